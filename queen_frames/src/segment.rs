@@ -1,0 +1,100 @@
+//! A segment: `count` consecutive frames stored as one zstd frame. Message
+//! `i` of a segment has offset `base_offset + i`; the offsets live in the
+//! segment's row, not in its bytes.
+
+use std::io::Read;
+
+use crate::frame::{encode_frame, FrameRef};
+use crate::FrameError;
+
+/// The largest decompressed segment a decoder accepts. A push is split long
+/// before this (a whole push body is bounded by the caller's own limits), so
+/// anything larger is garbage or hostile. Not measured: chosen as a round
+/// bound well above any batch a client sends.
+pub const MAX_SEGMENT_RAW_BYTES: usize = 256 * 1024 * 1024;
+
+/// The zstd window a decoder accepts (2^24 = 16 MiB). A compressor at its
+/// default levels uses at most 2^22 on inputs of any size; a larger window is
+/// refused instead of allocated.
+const MAX_WINDOW_LOG: u32 = 24;
+
+/// zstd level for segments the engine packs itself. Level 1 keeps the push
+/// path cheap; not measured against other levels yet.
+pub const SEGMENT_ZSTD_LEVEL: i32 = 1;
+
+/// Compresses raw frame bytes into a segment blob.
+pub fn compress_segment(raw: &[u8]) -> Vec<u8> {
+    // zstd can only fail here on allocation failure or an invalid level.
+    zstd::bulk::compress(raw, SEGMENT_ZSTD_LEVEL).expect("zstd compression with a valid level")
+}
+
+/// Encodes frames and compresses them as one segment blob.
+pub fn encode_segment<'a, I>(frames: I) -> Result<Vec<u8>, FrameError>
+where
+    I: IntoIterator<Item = &'a FrameRef<'a>>,
+{
+    let mut raw = Vec::new();
+    for frame in frames {
+        encode_frame(&mut raw, frame)?;
+    }
+    Ok(compress_segment(&raw))
+}
+
+/// Decompresses a segment blob (or any zstd frame from a client), allocating
+/// only as output actually appears and never more than `limit` bytes.
+pub fn decompress_segment(blob: &[u8], limit: usize) -> Result<Vec<u8>, FrameError> {
+    if blob.is_empty() {
+        return Err(FrameError::Truncated("empty zstd frame"));
+    }
+    let mut decoder =
+        zstd::stream::read::Decoder::with_buffer(blob).map_err(|e| FrameError::Zstd(e.to_string()))?;
+    decoder.window_log_max(MAX_WINDOW_LOG).map_err(|e| FrameError::Zstd(e.to_string()))?;
+    let mut out = Vec::new();
+    let mut bounded = decoder.take(limit as u64 + 1);
+    bounded.read_to_end(&mut out).map_err(|e| FrameError::Zstd(e.to_string()))?;
+    if out.len() > limit {
+        return Err(FrameError::TooLarge { what: "decompressed segment", limit });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_frames;
+
+    #[test]
+    fn round_trip() {
+        let frames: Vec<FrameRef> = (0..10)
+            .map(|i| FrameRef {
+                flags: 0,
+                message_id: [i as u8; 16],
+                trace_id: None,
+                transaction_id: "txn",
+                producer: None,
+                payload: b"{\"a\":1}",
+            })
+            .collect();
+        let blob = encode_segment(frames.iter()).unwrap();
+        let raw = decompress_segment(&blob, MAX_SEGMENT_RAW_BYTES).unwrap();
+        assert_eq!(parse_frames(&raw, 10).unwrap(), frames);
+    }
+
+    #[test]
+    fn limit_is_enforced_without_allocating_the_claim() {
+        let raw = vec![b'x'; 1 << 20];
+        let blob = compress_segment(&raw);
+        assert!(blob.len() < 1024);
+        let err = decompress_segment(&blob, 1000).unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge { .. }));
+        assert_eq!(decompress_segment(&blob, 1 << 20).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(decompress_segment(b"", 100).is_err());
+        assert!(decompress_segment(b"not zstd at all", 100).is_err());
+        let blob = compress_segment(b"hello world hello world");
+        assert!(decompress_segment(&blob[..blob.len() - 3], 100).is_err());
+    }
+}
