@@ -1,0 +1,440 @@
+//! Acknowledgements, lease renewal and dead-lettering.
+//!
+//! An ack names a message by (partitionId, transactionId); the transaction id
+//! resolves to an offset through the hash sidecar. One that can not be
+//! resolved counts as not acked: redelivery over loss. The ack path takes
+//! consumer row locks only, ordered by (partition_id, consumer_group), and
+//! never a partition lock.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::errors;
+use crate::json::{as_i64, check_name, parse_uuid, Obj, MAX_NAME_BYTES};
+use crate::pop::QUEUE_MODE;
+use crate::push::txn_hash;
+use crate::sql::{self, exec};
+
+/// One byte of lease state per offset of a leased batch.
+const OPEN: u8 = 0;
+const DONE: u8 = 1;
+const FAILED: u8 = 2;
+const RETRY: u8 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Completed,
+    Failed,
+    Retry,
+    Dlq,
+}
+
+impl Status {
+    fn parse(field: &str, s: &str) -> Status {
+        match s {
+            "completed" | "success" => Status::Completed,
+            "failed" => Status::Failed,
+            "retry" => Status::Retry,
+            "dlq" => Status::Dlq,
+            other => errors::invalid(field, format!("{other:?} is not one of completed, failed, retry, dlq")),
+        }
+    }
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Retry => "retry",
+            Status::Dlq => "dlq",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AckIn {
+    pub index: usize,
+    pub transaction_id: String,
+    pub partition_id: i64,
+    pub status: Status,
+    pub lease_id: Option<uuid::Uuid>,
+    pub group: String,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AckOut {
+    pub index: usize,
+    pub transaction_id: String,
+    pub partition_id: i64,
+    pub status: Status,
+    pub group: String,
+    pub error: Option<String>,
+    pub dead_lettered: bool,
+    /// The offset the transaction id resolved to.
+    pub offset: Option<i64>,
+}
+
+impl AckOut {
+    pub fn success(&self) -> bool {
+        self.error.is_none()
+    }
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "index": self.index,
+            "transactionId": self.transaction_id,
+            "partitionId": self.partition_id.to_string(),
+            "status": self.status.as_str(),
+            "consumerGroup": if self.group == QUEUE_MODE { Value::Null } else { Value::String(self.group.clone()) },
+            "success": self.success(),
+        });
+        if let Some(e) = &self.error {
+            v["error"] = Value::String(e.clone());
+        }
+        if self.dead_lettered {
+            v["dlq"] = Value::Bool(true);
+        }
+        v
+    }
+}
+
+/// Parses one ack object; `group` is the body-level consumer group.
+pub fn parse_one(value: &Value, path: &str, index: usize, group: Option<&str>) -> AckIn {
+    let o = Obj::new(value, path);
+    let transaction_id = o.req_str("transactionId");
+    if transaction_id.is_empty() {
+        errors::invalid(&o.field("transactionId"), "must not be empty");
+    }
+    if transaction_id.len() > MAX_NAME_BYTES {
+        errors::too_long(&o.field("transactionId"), transaction_id.len());
+    }
+    let partition_id = match o.get("partitionId") {
+        Some(v) => as_i64(&o.field("partitionId"), v),
+        None => errors::invalid(&o.field("partitionId"), "is required"),
+    };
+    let status = Status::parse(&o.field("status"), o.opt_str("status").unwrap_or("completed"));
+    let lease_id = o.opt_str("leaseId").filter(|s| !s.is_empty()).map(|s| parse_uuid(&o.field("leaseId"), s));
+    let group = o
+        .opt_str("consumerGroup")
+        .or(group)
+        .map(|g| check_name(&o.field("consumerGroup"), g))
+        .unwrap_or(QUEUE_MODE)
+        .to_owned();
+    let error = o.opt_str("error").map(str::to_owned);
+    AckIn { index, transaction_id: transaction_id.to_owned(), partition_id, status, lease_id, group, error }
+}
+
+/// Parses an ack body: one ack object, an array of them, or
+/// `{"acknowledgments": [...], "consumerGroup": ...}`.
+pub fn parse_acks(body: &Value) -> Vec<AckIn> {
+    let (items, group): (Vec<&Value>, Option<&str>) = match body {
+        Value::Array(a) => (a.iter().collect(), None),
+        Value::Object(m) if m.contains_key("acknowledgments") => {
+            let o = Obj::new(body, "");
+            let list = o.opt_array("acknowledgments").unwrap_or_else(|| errors::invalid("acknowledgments", "is required"));
+            let group = o.opt_str("consumerGroup");
+            (list.iter().collect(), group)
+        }
+        Value::Object(_) => (vec![body], None),
+        _ => errors::wrong_type("acks", "an ack object or an array of them"),
+    };
+    if items.is_empty() {
+        errors::invalid("acknowledgments", "must not be empty");
+    }
+    let max = crate::guc::ACK_MAX_ITEMS.get() as usize;
+    if items.len() > max {
+        errors::invalid("acknowledgments", format!("{} acks is more than queen.ack_max_items ({max})", items.len()));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_one(v, &format!("acknowledgments[{i}]"), i, group))
+        .collect()
+}
+
+struct ConsumerRow {
+    committed: i64,
+    lease_id: Option<uuid::Uuid>,
+    lease_start: i64,
+    lease_end: i64,
+    state: Vec<u8>,
+    head_offset: Option<i64>,
+    head_attempts: i32,
+    retry_limit: i32,
+    retry_delay_ms: i32,
+}
+
+fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<ConsumerRow> {
+    let row = exec(
+        client,
+        "SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
+                c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay
+           FROM queen.log_consumers c
+           JOIN queen.log_partitions p ON p.id = c.partition_id
+           JOIN queen.queues q ON q.id = p.queue_id
+          WHERE c.partition_id = $1 AND c.consumer_group = $2
+          FOR UPDATE OF c",
+        &[sql::INT8, sql::TEXT],
+        &[pid.into(), group.into()],
+    )
+    .next()?;
+    let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
+    Some(ConsumerRow {
+        committed: row.get(1).unwrap().unwrap(),
+        lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
+        lease_start: row.get::<i64>(3).unwrap().unwrap_or(0),
+        lease_end: row.get::<i64>(4).unwrap().unwrap_or(-1),
+        state: row.get::<Vec<u8>>(5).unwrap().unwrap_or_default(),
+        head_offset: row.get(6).unwrap(),
+        head_attempts: row.get(7).unwrap().unwrap(),
+        retry_limit: row.get(8).unwrap().unwrap(),
+        retry_delay_ms: row.get(9).unwrap().unwrap(),
+    })
+}
+
+/// Offsets of the transaction ids, read from the sidecar rows that cover
+/// `lo..=hi`, or (without a range) found through the hash index.
+fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], range: Option<(i64, i64)>) -> HashMap<String, i64> {
+    let wanted: HashMap<i64, &str> = txns.iter().map(|t| (txn_hash(t), *t)).collect();
+    let rows = match range {
+        Some((lo, hi)) => exec(
+            client,
+            "SELECT base_offset, txn_hashes FROM queen.log_txns
+              WHERE partition_id = $1 AND base_offset <= $3
+                AND base_offset >= COALESCE((SELECT max(base_offset) FROM queen.log_txns
+                                              WHERE partition_id = $1 AND base_offset <= $2), $2)",
+            &[sql::INT8, sql::INT8, sql::INT8],
+            &[pid.into(), lo.into(), hi.into()],
+        ),
+        None => exec(
+            client,
+            "SELECT base_offset, txn_hashes FROM queen.log_txns WHERE txn_hashes && $2 AND partition_id = $1",
+            &[sql::INT8, sql::INT8_ARRAY],
+            &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
+        ),
+    };
+    let mut out = HashMap::new();
+    for row in rows {
+        let base: i64 = row.get(1).unwrap().unwrap();
+        let hashes: Vec<Option<i64>> = row.get(2).unwrap().unwrap();
+        for (i, h) in hashes.into_iter().enumerate() {
+            let offset = base + i as i64;
+            if let Some(t) = h.and_then(|h| wanted.get(&h)) {
+                if range.is_none_or(|(lo, hi)| offset >= lo && offset <= hi) {
+                    // The newest occurrence wins: a redelivered duplicate id
+                    // resolves to the message the consumer holds now.
+                    out.insert((*t).to_owned(), offset);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes (or refreshes) the narrow dead-letter row of one message.
+pub fn dead_letter(client: &mut SpiClient<'_>, pid: i64, group: &str, offset: i64, error: Option<&str>, attempts: i32) {
+    exec(
+        client,
+        "INSERT INTO queen.log_dlq (partition_id, consumer_group, message_offset, error, attempts)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (partition_id, consumer_group, message_offset)
+         DO UPDATE SET error = EXCLUDED.error, attempts = EXCLUDED.attempts, failed_at = now()",
+        &[sql::INT8, sql::TEXT, sql::INT8, sql::TEXT, sql::INT4],
+        &[pid.into(), group.into(), offset.into(), error.into(), attempts.into()],
+    );
+}
+
+/// Applies the acks; one answer per ack, in request order.
+pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
+    let mut by_cursor: BTreeMap<(i64, &str), Vec<&AckIn>> = BTreeMap::new();
+    for a in acks {
+        by_cursor.entry((a.partition_id, a.group.as_str())).or_default().push(a);
+    }
+    let mut out: Vec<AckOut> = Vec::with_capacity(acks.len());
+    for ((pid, group), items) in by_cursor {
+        out.extend(ack_cursor(client, pid, group, &items));
+    }
+    out.sort_by_key(|o| o.index);
+    out
+}
+
+fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
+    let answer = |a: &AckIn, error: Option<String>| AckOut {
+        index: a.index,
+        transaction_id: a.transaction_id.clone(),
+        partition_id: a.partition_id,
+        status: a.status,
+        group: a.group.clone(),
+        error,
+        dead_lettered: false,
+        offset: None,
+    };
+    let Some(mut c) = lock_consumer(client, pid, group) else {
+        let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
+        return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
+    };
+    let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
+    let leased = c.lease_id.is_some();
+    let offsets = resolve(client, pid, &txns, leased.then_some((c.lease_start, c.lease_end)));
+    let fallback = if leased {
+        // Ids outside the lease: already done ones are answered as such.
+        let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();
+        if missing.is_empty() { HashMap::new() } else { resolve(client, pid, &missing, None) }
+    } else {
+        HashMap::new()
+    };
+    let mut results = Vec::with_capacity(items.len());
+    let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
+    let mut dirty = false;
+    for a in items {
+        let Some(&offset) = offsets.get(&a.transaction_id).or_else(|| fallback.get(&a.transaction_id)) else {
+            results.push(answer(a, Some(format!(
+                "transaction id {:?} is not known in partition {pid} (never pushed, or its record was purged); not acknowledged",
+                a.transaction_id
+            ))));
+            continue;
+        };
+        if offset <= c.committed {
+            // Already done for this group: acknowledging again changes nothing.
+            results.push(answer(a, None));
+            continue;
+        }
+        let held = match (a.lease_id, c.lease_id) {
+            (_, None) => Err(format!("message at offset {offset} of partition {pid} is not leased to consumer group {group:?}")),
+            (Some(mine), Some(cur)) if mine != cur => Err(format!(
+                "lease {mine} is not held: the batch was leased again after it expired (current lease {cur})"
+            )),
+            _ if offset < c.lease_start || offset > c.lease_end => {
+                Err(format!("message at offset {offset} of partition {pid} is not in the current lease"))
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = held {
+            results.push(answer(a, Some(e)));
+            continue;
+        }
+        let i = (offset - c.lease_start) as usize;
+        let mut out = answer(a, None);
+        out.offset = Some(offset);
+        c.state[i] = match a.status {
+            Status::Completed => DONE,
+            Status::Dlq => {
+                dead_letter(client, pid, group, offset, a.error.as_deref(), c.head_attempts.max(1));
+                out.dead_lettered = true;
+                DONE
+            }
+            Status::Failed => FAILED,
+            Status::Retry => RETRY,
+        };
+        errors_at.insert(offset, a.error.clone());
+        dirty = true;
+        results.push(out);
+    }
+    if dirty {
+        settle(client, pid, group, &mut c, &errors_at, &mut results);
+    }
+    results
+}
+
+/// Moves the cursor over the done prefix of the lease and, once every
+/// message of the lease is answered, ends the lease: redelivery of the first
+/// failure after the retry delay, or dead-lettering it when its retries are
+/// exhausted.
+fn settle(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    c: &mut ConsumerRow,
+    errors_at: &HashMap<i64, Option<String>>,
+    results: &mut [AckOut],
+) {
+    let advance = |c: &mut ConsumerRow| {
+        while c.committed < c.lease_end && c.state[(c.committed + 1 - c.lease_start) as usize] == DONE {
+            c.committed += 1;
+        }
+    };
+    advance(c);
+    let answered = c.state.iter().all(|s| *s != OPEN);
+    let mut retry_in_ms: Option<i32> = None;
+    let mut head: (Option<i64>, i32) = (c.head_offset, c.head_attempts);
+    if answered {
+        loop {
+            if c.committed >= c.lease_end {
+                head = (None, 0);
+                break;
+            }
+            let f = c.committed + 1;
+            let kind = c.state[(f - c.lease_start) as usize];
+            let attempts = if c.head_offset == Some(f) { c.head_attempts } else { c.head_attempts.max(1) };
+            if attempts > c.retry_limit {
+                let error = errors_at.get(&f).cloned().flatten();
+                let error = error.unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
+                dead_letter(client, pid, group, f, Some(&error), attempts);
+                for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
+                    r.dead_lettered = true;
+                }
+                c.state[(f - c.lease_start) as usize] = DONE;
+                advance(c);
+                continue;
+            }
+            retry_in_ms = Some(if kind == RETRY { 0 } else { c.retry_delay_ms });
+            head = (Some(f), attempts);
+            break;
+        }
+    }
+    if answered {
+        exec(
+            client,
+            "UPDATE queen.log_consumers SET committed = $3, lease_id = NULL, lease_start = NULL, lease_end = NULL,
+                    lease_state = NULL, head_offset = $4, head_attempts = $5,
+                    retry_at = CASE WHEN $6::int4 IS NULL THEN NULL
+                                    ELSE now() + make_interval(secs => $6::int4 / 1000.0) END
+              WHERE partition_id = $1 AND consumer_group = $2",
+            &[sql::INT8, sql::TEXT, sql::INT8, sql::INT8, sql::INT4, sql::INT4],
+            &[pid.into(), group.into(), c.committed.into(), head.0.into(), head.1.into(), retry_in_ms.into()],
+        );
+    } else {
+        exec(
+            client,
+            "UPDATE queen.log_consumers SET committed = $3, lease_state = $4
+              WHERE partition_id = $1 AND consumer_group = $2",
+            &[sql::INT8, sql::TEXT, sql::INT8, sql::BYTEA],
+            &[pid.into(), group.into(), c.committed.into(), c.state.clone().into()],
+        );
+    }
+}
+
+/// Extends every partition lease held under `lease_id`, by `seconds` or by
+/// each queue's lease time.
+pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -> Value {
+    let id = parse_uuid("lease_id", lease_id);
+    if let Some(s) = seconds {
+        if s <= 0 {
+            errors::invalid("seconds", format!("{s} must be at least 1"));
+        }
+    }
+    let rows = exec(
+        client,
+        "UPDATE queen.log_consumers c
+            SET lease_expires_at = now() + make_interval(secs => COALESCE($2, q.lease_time))
+           FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+          WHERE c.lease_id = $1 AND c.lease_expires_at > now() AND p.id = c.partition_id
+          RETURNING (extract(epoch FROM c.lease_expires_at) * 1000000)::int8",
+        &[sql::UUID, sql::INT4],
+        &[pgrx::Uuid::from_bytes(*id.as_bytes()).into(), seconds.into()],
+    );
+    let expiries: Vec<i64> = rows.map(|r| r.get::<i64>(1).unwrap().unwrap()).collect();
+    let renewed = expiries.len();
+    let expires = expiries.iter().max().map(|us| crate::sql::micros_to_iso(*us));
+    let mut v = json!({
+        "leaseId": id.to_string(),
+        "success": renewed > 0,
+        "renewed": renewed,
+        "newExpiresAt": expires,
+        "expiresAt": expires,
+    });
+    if renewed == 0 {
+        v["error"] = Value::String(format!("lease {id} is not held (expired, released by an ack, or never existed)"));
+    }
+    v
+}

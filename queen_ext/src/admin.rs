@@ -1,0 +1,67 @@
+//! Queue management: configure and delete.
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::errors;
+use crate::json::{check_name, Obj};
+use crate::options::{Mode, QueueOptions};
+use crate::queues;
+use crate::sql::{self, exec};
+
+/// Creates or edits a queue. `merge` keeps the stored value of every option
+/// the body omits; `replace` (and a create) starts from the defaults. A key
+/// sent as null goes back to its default either way.
+pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode: &str) -> Value {
+    let queue = check_name("queue", queue);
+    let mode = Mode::parse(mode);
+    let body = Obj::new(options, "options");
+    let existing = queues::find(client, queue);
+    let base = match (&existing, mode) {
+        (Some(q), Mode::Merge) => q.options.clone(),
+        _ => QueueOptions::default(),
+    };
+    let new = QueueOptions::apply(&base, body.map, "options");
+    let created = match &existing {
+        Some(q) => {
+            queues::update(client, q.id, &new);
+            false
+        }
+        None => {
+            if !queues::insert(client, queue, &new) {
+                // Created concurrently: apply this edit on top of it.
+                let q = queues::find(client, queue).expect("queue exists after a conflicting insert");
+                let merged = QueueOptions::apply(if mode == Mode::Merge { &q.options } else { &base }, body.map, "options");
+                queues::update(client, q.id, &merged);
+            }
+            true
+        }
+    };
+    let stored = queues::find(client, queue).expect("configured queue exists");
+    json!({
+        "success": true,
+        "queue": queue,
+        "namespace": stored.options.namespace,
+        "task": stored.options.task,
+        "created": created,
+        "options": stored.options.to_json(),
+    })
+}
+
+/// Deletes a queue in one call: the sidecar and dead-letter rows explicitly
+/// (they have no foreign key), everything else by cascade.
+pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
+    let queue = check_name("queue", queue);
+    let Some(q) = queues::find(client, queue) else {
+        errors::undefined("queue", queue);
+    };
+    // Lock the queue row first (queues before partitions in the lock order).
+    exec(client, "SELECT 1 FROM queen.queues WHERE id = $1 FOR UPDATE", &[sql::INT8], &[q.id.into()]);
+    let pids: Vec<i64> = exec(client, "SELECT id FROM queen.log_partitions WHERE queue_id = $1", &[sql::INT8], &[q.id.into()])
+        .map(|r| r.get::<i64>(1).unwrap().unwrap())
+        .collect();
+    exec(client, "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
+    exec(client, "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
+    exec(client, "DELETE FROM queen.queues WHERE id = $1", &[sql::INT8], &[q.id.into()]);
+    json!({ "success": true, "deleted": true, "queue": queue, "partitions": pids.len() })
+}

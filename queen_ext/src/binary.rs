@@ -1,0 +1,82 @@
+//! The binary push body (QPB1) as push groups. Every payload must be one JSON
+//! document; a pre-packed group (flag 8) is checked frame by frame and kept
+//! as the client compressed it.
+
+use queen_frames::push_body::{decode_push_body, GroupMessages};
+use queen_frames::{parse_frames, FLAG_ENCRYPTED};
+
+use crate::errors;
+use crate::json::check_name;
+use crate::push::{GroupIn, ItemIn};
+
+fn check_json(what: &str, payload: &[u8]) {
+    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(payload) {
+        errors::bad_binary(what, format!("payload is not one JSON document: {e}"));
+    }
+}
+
+/// Parses a QPB1 body; returns the groups and whether the caller asked for
+/// counts only.
+pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
+    let decoded = decode_push_body(body).unwrap_or_else(|e| errors::bad_binary("binary push body", e));
+    let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
+    let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
+    if total == 0 {
+        errors::invalid("items", "must not be empty");
+    }
+    if total > max {
+        errors::invalid("items", format!("{total} items is more than queen.push_max_items ({max})"));
+    }
+    let mut index = 0usize;
+    let mut groups = Vec::with_capacity(decoded.groups.len());
+    for (gi, g) in decoded.groups.into_iter().enumerate() {
+        let queue = check_name(&format!("groups[{gi}].queue"), &g.queue).to_owned();
+        let partition = check_name(&format!("groups[{gi}].partition"), &g.partition).to_owned();
+        let mut items = Vec::new();
+        let mut packed = None;
+        match g.messages {
+            GroupMessages::Items(list) => {
+                for (k, it) in list.into_iter().enumerate() {
+                    check_json(&format!("groups[{gi}].items[{k}]"), &it.payload);
+                    items.push(ItemIn {
+                        index,
+                        txn: it.transaction_id,
+                        trace: None,
+                        payload: it.payload,
+                        encrypted: false,
+                        message_id: None,
+                    });
+                    index += 1;
+                }
+            }
+            GroupMessages::Packed { count, zstd } => {
+                let what = format!("groups[{gi}]");
+                let raw = queen_frames::decompress_segment(&zstd, queen_frames::MAX_SEGMENT_RAW_BYTES)
+                    .unwrap_or_else(|e| errors::bad_binary(&what, e));
+                let frames = parse_frames(&raw, count).unwrap_or_else(|e| errors::bad_binary(&what, e));
+                for (k, f) in frames.iter().enumerate() {
+                    let at = format!("{what}.frames[{k}]");
+                    if f.flags & FLAG_ENCRYPTED != 0 || f.trace_id.is_some() || f.producer.is_some() {
+                        errors::bad_binary(&at, "a client frame carries flags 0 only (no trace, producer or encryption)");
+                    }
+                    if f.transaction_id.is_empty() {
+                        errors::bad_binary(&at, "transaction id is empty");
+                    }
+                    check_json(&at, f.payload);
+                    items.push(ItemIn {
+                        index,
+                        txn: Some(f.transaction_id.to_owned()),
+                        trace: None,
+                        payload: f.payload.to_vec(),
+                        encrypted: false,
+                        message_id: Some(f.message_id),
+                    });
+                    index += 1;
+                }
+                packed = Some(zstd);
+            }
+        }
+        groups.push(GroupIn { queue, partition, items, packed });
+    }
+    (groups, decoded.counts_only)
+}

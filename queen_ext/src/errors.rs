@@ -1,0 +1,57 @@
+//! Raising ERRORs with a fitting SQLSTATE and a message naming the problem.
+
+use pgrx::prelude::*;
+use std::fmt::Display;
+
+/// A value is missing, out of range or not one of the allowed ones (22023).
+pub fn invalid(field: &str, msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("{field}: {msg}"));
+}
+
+/// A JSON value has the wrong type (42804).
+pub fn wrong_type(field: &str, want: &str) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH, format!("{field}: must be {want}"));
+}
+
+/// A name or id is longer than the 65535 bytes its u16 length allows (22001).
+pub fn too_long(field: &str, len: usize) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_STRING_DATA_RIGHT_TRUNCATION,
+        format!("{field}: {len} bytes is longer than the 65535 allowed")
+    );
+}
+
+/// Text that should be a UUID is not one (22P02).
+pub fn bad_uuid(field: &str, value: &str) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!("{field}: {value:?} is not a valid UUID")
+    );
+}
+
+/// A queue (or other named object) that must exist does not (42704).
+pub fn undefined(what: &str, name: &str) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_UNDEFINED_OBJECT, format!("{what} {name:?} does not exist"));
+}
+
+/// Bytes that are not a valid frame or wire body (22P03).
+pub fn bad_binary(what: &str, msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION, format!("{what}: {msg}"));
+}
+
+/// A concurrent change the caller should retry over (40001).
+pub fn retry_needed(msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE, format!("{msg}"));
+}
+
+/// A lease that is not (or no longer) the caller's (55000: object not in prerequisite state).
+pub fn lease_not_held(msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, format!("{msg}"));
+}
+
+/// An internal invariant failed: data in the tables is not what the engine wrote.
+pub fn corrupt(msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_DATA_CORRUPTED, format!("{msg}"));
+}

@@ -1,0 +1,103 @@
+//! Typed access to the JSON bodies the public API takes, with errors that name
+//! the field (`items[3].queue: must be a string`).
+
+use serde_json::{Map, Value};
+
+use crate::errors;
+
+pub const MAX_NAME_BYTES: usize = 65535;
+
+/// An object from a request body, with the path used in error messages.
+pub struct Obj<'a> {
+    pub map: &'a Map<String, Value>,
+    pub path: String,
+}
+
+impl<'a> Obj<'a> {
+    pub fn new(value: &'a Value, path: impl Into<String>) -> Obj<'a> {
+        let path = path.into();
+        match value {
+            Value::Object(map) => Obj { map, path },
+            _ => errors::wrong_type(&path, "a JSON object"),
+        }
+    }
+
+    pub fn field(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    /// The value, with JSON null read as absent.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    pub fn opt_str(&self, key: &str) -> Option<&'a str> {
+        self.get(key).map(|v| match v {
+            Value::String(s) => s.as_str(),
+            _ => errors::wrong_type(&self.field(key), "a string"),
+        })
+    }
+
+    pub fn req_str(&self, key: &str) -> &'a str {
+        self.opt_str(key).unwrap_or_else(|| errors::invalid(&self.field(key), "is required"))
+    }
+
+    /// A name: a non-empty string of at most 65535 bytes.
+    pub fn opt_name(&self, key: &str) -> Option<&'a str> {
+        self.opt_str(key).map(|s| check_name(&self.field(key), s))
+    }
+
+    pub fn req_name(&self, key: &str) -> &'a str {
+        check_name(&self.field(key), self.req_str(key))
+    }
+
+    pub fn opt_bool(&self, key: &str) -> Option<bool> {
+        self.get(key).map(|v| match v {
+            Value::Bool(b) => *b,
+            _ => errors::wrong_type(&self.field(key), "true or false"),
+        })
+    }
+
+    pub fn opt_i64(&self, key: &str) -> Option<i64> {
+        self.get(key).map(|v| as_i64(&self.field(key), v))
+    }
+
+    pub fn opt_array(&self, key: &str) -> Option<&'a Vec<Value>> {
+        self.get(key).map(|v| match v {
+            Value::Array(a) => a,
+            _ => errors::wrong_type(&self.field(key), "an array"),
+        })
+    }
+}
+
+/// An integer, from a JSON number or a string of digits (ids travel as both).
+pub fn as_i64(field: &str, v: &Value) -> i64 {
+    match v {
+        Value::Number(n) => n
+            .as_i64()
+            .unwrap_or_else(|| errors::invalid(field, format!("{n} is not a 64-bit integer"))),
+        Value::String(s) => s
+            .parse::<i64>()
+            .unwrap_or_else(|_| errors::invalid(field, format!("{s:?} is not an integer"))),
+        _ => errors::wrong_type(field, "an integer"),
+    }
+}
+
+pub fn check_name<'s>(field: &str, s: &'s str) -> &'s str {
+    if s.is_empty() {
+        errors::invalid(field, "must not be empty");
+    }
+    if s.len() > MAX_NAME_BYTES {
+        errors::too_long(field, s.len());
+    }
+    s
+}
+
+/// A UUID in its text form.
+pub fn parse_uuid(field: &str, s: &str) -> uuid::Uuid {
+    uuid::Uuid::parse_str(s).unwrap_or_else(|_| errors::bad_uuid(field, s))
+}

@@ -1,0 +1,152 @@
+//! queen: a partitioned message log inside PostgreSQL.
+//!
+//! The public SQL API (schema `queen`) takes and answers JSON shaped like
+//! Queen's HTTP bodies, so a front-end passes requests through untouched.
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+
+pub mod ack;
+pub mod admin;
+pub mod binary;
+pub mod errors;
+pub mod guc;
+pub mod json;
+pub mod options;
+pub mod pop;
+pub mod push;
+pub mod queues;
+pub mod segments;
+pub mod sql;
+pub mod transaction;
+
+::pgrx::pg_module_magic!(name, version);
+
+extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    guc::register();
+}
+
+fn required(field: &str, v: Option<JsonB>) -> serde_json::Value {
+    v.map(|JsonB(v)| v).unwrap_or_else(|| errors::invalid(field, "is required"))
+}
+
+/// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
+/// traceId}]` or `{"items": [...]}`); answers one result per item.
+#[pg_extern]
+fn push(items: Option<JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonB {
+    let body = required("items", items);
+    let groups = push::parse_items(&body);
+    let out = Spi::connect_mut(|client| push::push_groups(client, &groups, producer));
+    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+}
+
+/// Pushes a binary push body (QPB1, content type application/x-queen-push).
+#[pg_extern]
+fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonB {
+    let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
+    let (groups, counts_only) = binary::parse_push_body(body);
+    let out = Spi::connect_mut(|client| push::push_groups(client, &groups, producer));
+    if counts_only {
+        let duplicate = out.iter().filter(|o| o.duplicate).count();
+        return JsonB(serde_json::json!({
+            "count": out.len(),
+            "queued": out.len() - duplicate,
+            "duplicate": duplicate,
+            "error": 0,
+        }));
+    }
+    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+}
+
+fn pop_request(
+    queue: Option<&str>,
+    partition: Option<&str>,
+    consumer_group: Option<&str>,
+    batch: Option<i32>,
+    options: Option<JsonB>,
+) -> pop::PopRequest {
+    let options = options.map(|JsonB(v)| v).unwrap_or_else(|| serde_json::json!({}));
+    pop::PopRequest::parse(queue, partition, consumer_group, batch.unwrap_or(1), &options)
+}
+
+/// Leases up to `batch` messages for a consumer group (NULL: queue mode).
+#[pg_extern]
+fn pop(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> JsonB {
+    let req = pop_request(queue, partition, consumer_group, batch, options);
+    JsonB(Spi::connect_mut(|client| pop::pop(client, &req).to_json()))
+}
+
+/// The same pop, answered as a framed pop body (QPF1).
+#[pg_extern]
+fn pop_frames(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> Vec<u8> {
+    let req = pop_request(queue, partition, consumer_group, batch, options);
+    Spi::connect_mut(|client| pop::pop(client, &req).to_frames())
+}
+
+/// Acknowledges messages: one ack object, an array, or
+/// `{"acknowledgments": [...], "consumerGroup": ...}`.
+#[pg_extern]
+fn ack(acks: Option<JsonB>) -> JsonB {
+    let body = required("acks", acks);
+    let parsed = ack::parse_acks(&body);
+    let out = Spi::connect_mut(|client| ack::ack(client, &parsed));
+    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+}
+
+/// Extends a lease by `seconds` (NULL: each queue's lease time).
+#[pg_extern]
+fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonB {
+    let lease_id = lease_id.unwrap_or_else(|| errors::invalid("lease_id", "is required"));
+    JsonB(Spi::connect_mut(|client| ack::renew(client, lease_id, seconds)))
+}
+
+/// Pushes and acks, all or nothing.
+#[pg_extern]
+fn transaction(ops: Option<JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonB {
+    let body = required("ops", ops);
+    JsonB(Spi::connect_mut(|client| transaction::transaction(client, &body, producer)))
+}
+
+/// Creates or edits a queue; mode `merge` (default) or `replace`.
+#[pg_extern]
+fn configure(queue: Option<&str>, options: default!(Option<JsonB>, "'{}'"), mode: default!(Option<&str>, "'merge'")) -> JsonB {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    let options = options.map(|JsonB(v)| v).unwrap_or_else(|| serde_json::json!({}));
+    let mode = mode.unwrap_or("merge");
+    JsonB(Spi::connect_mut(|client| admin::configure(client, queue, &options, mode)))
+}
+
+/// Deletes a queue with all its partitions, messages, cursors and dead letters.
+#[pg_extern]
+fn delete_queue(queue: Option<&str>) -> JsonB {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    JsonB(Spi::connect_mut(|client| admin::delete_queue(client, queue)))
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests;
+
+/// Required by `cargo pgrx test`.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec!["shared_preload_libraries = 'queen'"]
+    }
+}

@@ -1,0 +1,411 @@
+//! Engine tests that run inside PostgreSQL (`cargo pgrx test`). Each runs in
+//! one transaction; behaviour that needs several sessions or the clock to
+//! move is covered by the integration tests under `tests/`.
+
+#[pgrx::pg_schema]
+mod tests {
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::{json, Value};
+
+fn q(sql: &str) -> Value {
+    Spi::get_one::<JsonB>(sql).unwrap().map(|JsonB(v)| v).unwrap_or(Value::Null)
+}
+
+fn n(sql: &str) -> i64 {
+    Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
+}
+
+fn push(items: Value) -> Value {
+    Spi::get_one_with_args::<JsonB>("SELECT queen.push($1)", &[JsonB(items).into()]).unwrap().unwrap().0
+}
+
+fn pop(queue: &str, group: Option<&str>, batch: i32, options: Value) -> Value {
+    Spi::get_one_with_args::<JsonB>(
+        "SELECT queen.pop($1, NULL, $2, $3, $4)",
+        &[queue.into(), group.into(), batch.into(), JsonB(options).into()],
+    )
+    .unwrap()
+    .unwrap()
+    .0
+}
+
+fn ack(body: Value) -> Value {
+    Spi::get_one_with_args::<JsonB>("SELECT queen.ack($1)", &[JsonB(body).into()]).unwrap().unwrap().0
+}
+
+fn ack_all(popped: &Value, status: &str, group: Option<&str>) -> Value {
+    let acks: Vec<Value> = popped["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                   "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
+        })
+        .collect();
+    ack(Value::Array(acks))
+}
+
+fn datas(popped: &Value) -> Vec<Value> {
+    popped["messages"].as_array().unwrap().iter().map(|m| m["data"].clone()).collect()
+}
+
+#[pg_test]
+fn options_json_round_trip_covers_every_column() {
+    use crate::options::{QueueOptions, COLUMNS};
+    let o = QueueOptions { lease_time: 5, namespace: Some("ns".into()), ..Default::default() };
+    let j = o.to_json();
+    assert_eq!(j.as_object().unwrap().len(), COLUMNS.len());
+    for (key, _) in COLUMNS {
+        assert!(j.get(*key).is_some(), "{key}");
+    }
+    assert_eq!(QueueOptions::from_json(&j), o);
+}
+
+#[pg_test]
+fn push_then_pop_in_order() {
+    let items: Vec<Value> = (0..5).map(|i| json!({"queue": "orders", "payload": {"n": i}})).collect();
+    let res = push(Value::Array(items));
+    let res = res.as_array().unwrap();
+    assert_eq!(res.len(), 5);
+    for (i, r) in res.iter().enumerate() {
+        assert_eq!(r["status"], "queued");
+        assert_eq!(r["offset"], i as i64);
+        assert_eq!(r["partition"], "Default");
+    }
+    // One segment for one push into one partition.
+    assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 1);
+    assert_eq!(n("SELECT count(*) FROM queen.log_txns"), 1);
+    let popped = pop("orders", None, 3, json!({}));
+    assert_eq!(datas(&popped), vec![json!({"n":0}), json!({"n":1}), json!({"n":2})]);
+    let m = &popped["messages"][0];
+    assert_eq!(m["offset"], 0);
+    assert_eq!(m["deliveryAttempt"], 1);
+    assert!(m["leaseId"].is_string());
+    assert_eq!(m["transactionId"], m["id"], "a minted transaction id is the message id's text");
+}
+
+#[pg_test]
+fn leased_partition_is_skipped_and_ack_moves_cursor() {
+    let items: Vec<Value> = (0..4).map(|i| json!({"queue": "q", "payload": i})).collect();
+    push(Value::Array(items));
+    let first = pop("q", None, 2, json!({}));
+    assert_eq!(datas(&first), vec![json!(0), json!(1)]);
+    // The only partition is leased: another pop of the same group gets nothing.
+    let second = pop("q", None, 2, json!({}));
+    assert_eq!(second["messages"].as_array().unwrap().len(), 0);
+    let acked = ack_all(&first, "completed", None);
+    assert!(acked.as_array().unwrap().iter().all(|a| a["success"] == true), "{acked}");
+    let third = pop("q", None, 10, json!({}));
+    assert_eq!(datas(&third), vec![json!(2), json!(3)]);
+    // Acking the same message again is harmless.
+    let again = ack_all(&first, "completed", None);
+    assert!(again.as_array().unwrap().iter().all(|a| a["success"] == true));
+}
+
+#[pg_test]
+fn consumer_groups_have_their_own_cursors() {
+    push(json!([{"queue": "g", "payload": "a"}, {"queue": "g", "payload": "b"}]));
+    let a = pop("g", Some("alpha"), 10, json!({}));
+    let b = pop("g", Some("beta"), 10, json!({}));
+    assert_eq!(datas(&a), vec![json!("a"), json!("b")]);
+    assert_eq!(datas(&b), vec![json!("a"), json!("b")]);
+    assert_eq!(a["consumerGroup"], "alpha");
+    ack_all(&a, "completed", Some("alpha"));
+    assert_eq!(n("SELECT committed FROM queen.log_consumers WHERE consumer_group = 'alpha'"), 1);
+    assert_eq!(n("SELECT committed FROM queen.log_consumers WHERE consumer_group = 'beta'"), -1);
+}
+
+#[pg_test]
+fn subscription_mode_new_skips_history() {
+    push(json!([{"queue": "s", "payload": "old"}]));
+    // Make the history visibly older than the subscription.
+    Spi::run("UPDATE queen.log_segments SET created_at = now() - interval '1 hour'").unwrap();
+    let none = pop("s", Some("late"), 10, json!({"subscriptionMode": "new"}));
+    assert_eq!(none["messages"].as_array().unwrap().len(), 0);
+    push(json!([{"queue": "s", "payload": "fresh"}]));
+    let got = pop("s", Some("late"), 10, json!({"subscriptionMode": "new"}));
+    assert_eq!(datas(&got), vec![json!("fresh")]);
+    let all = pop("s", Some("early"), 10, json!({"subscriptionMode": "all"}));
+    assert_eq!(datas(&all), vec![json!("old"), json!("fresh")]);
+}
+
+#[pg_test]
+fn transaction_id_deduplicates() {
+    let first = push(json!([{"queue": "d", "payload": 1, "transactionId": "t-1"}]));
+    assert_eq!(first[0]["status"], "queued");
+    let again = push(json!([
+        {"queue": "d", "payload": 1, "transactionId": "t-1"},
+        {"queue": "d", "payload": 2, "transactionId": "t-2"},
+        {"queue": "d", "payload": 2, "transactionId": "t-2"}
+    ]));
+    assert_eq!(again[0]["status"], "duplicate");
+    assert_eq!(again[0]["offset"], 0);
+    assert_eq!(again[0]["messageId"], first[0]["messageId"]);
+    assert_eq!(again[1]["status"], "queued");
+    assert_eq!(again[2]["status"], "duplicate");
+    assert_eq!(again[2]["offset"], again[1]["offset"]);
+    assert_eq!(n("SELECT sum(frame_count)::int8 FROM queen.log_segments"), 2);
+    // Another partition is another log: the same id is not a duplicate there.
+    let other = push(json!([{"queue": "d", "partition": "p2", "payload": 1, "transactionId": "t-1"}]));
+    assert_eq!(other[0]["status"], "queued");
+    // A queue with deduplication off stores every copy.
+    q("SELECT queen.configure('nodedup', '{\"dedupWindowSeconds\": 0}')");
+    push(json!([{"queue": "nodedup", "payload": 1, "transactionId": "x"}]));
+    let dup = push(json!([{"queue": "nodedup", "payload": 1, "transactionId": "x"}]));
+    assert_eq!(dup[0]["status"], "queued");
+}
+
+#[pg_test]
+fn configure_merge_keeps_and_replace_resets() {
+    let created = q("SELECT queen.configure('c', '{\"leaseTime\": 30, \"retryLimit\": 7}')");
+    assert_eq!(created["created"], true);
+    assert_eq!(created["options"]["leaseTime"], 30);
+    let merged = q("SELECT queen.configure('c', '{\"retentionEnabled\": true}')");
+    assert_eq!(merged["options"]["leaseTime"], 30);
+    assert_eq!(merged["options"]["retryLimit"], 7);
+    assert_eq!(merged["options"]["retentionEnabled"], true);
+    let nulled = q("SELECT queen.configure('c', '{\"retryLimit\": null}')");
+    assert_eq!(nulled["options"]["retryLimit"], 3);
+    assert_eq!(nulled["options"]["leaseTime"], 30);
+    let replaced = q("SELECT queen.configure('c', '{\"retryLimit\": 1}', 'replace')");
+    assert_eq!(replaced["options"]["leaseTime"], 60);
+    assert_eq!(replaced["options"]["retentionEnabled"], false);
+    assert_eq!(replaced["options"]["retryLimit"], 1);
+}
+
+#[pg_test]
+fn failed_redelivers_then_dead_letters() {
+    q("SELECT queen.configure('f', '{\"retryLimit\": 1, \"retryDelay\": 0}')");
+    push(json!([{"queue": "f", "payload": "bad"}, {"queue": "f", "payload": "good"}]));
+    let first = pop("f", None, 1, json!({}));
+    assert_eq!(first["messages"][0]["deliveryAttempt"], 1);
+    ack_all(&first, "failed", None);
+    let second = pop("f", None, 1, json!({}));
+    assert_eq!(datas(&second), vec![json!("bad")]);
+    assert_eq!(second["messages"][0]["deliveryAttempt"], 2);
+    let res = ack(json!([{"transactionId": second["messages"][0]["transactionId"],
+        "partitionId": second["messages"][0]["partitionId"], "leaseId": second["leaseId"],
+        "status": "failed", "error": "boom"}]));
+    assert_eq!(res[0]["dlq"], true, "{res}");
+    assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE error = 'boom' AND attempts = 2"), 1);
+    let third = pop("f", None, 1, json!({}));
+    assert_eq!(datas(&third), vec![json!("good")]);
+}
+
+#[pg_test]
+fn dlq_status_dead_letters_at_once() {
+    push(json!([{"queue": "x", "payload": 1}, {"queue": "x", "payload": 2}]));
+    let p = pop("x", None, 2, json!({}));
+    let m = &p["messages"][0];
+    ack(json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "dlq", "error": "poison"}));
+    assert_eq!(n("SELECT count(*) FROM queen.log_dlq"), 1);
+    assert_eq!(n("SELECT committed FROM queen.log_consumers"), 0);
+}
+
+#[pg_test]
+fn stale_lease_is_refused() {
+    push(json!([{"queue": "l", "payload": 1}]));
+    let p = pop("l", None, 1, json!({}));
+    let m = &p["messages"][0];
+    let res = ack(json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+        "leaseId": "00000000-0000-4000-8000-000000000000"}));
+    assert_eq!(res[0]["success"], false);
+    assert!(res[0]["error"].as_str().unwrap().contains("is not held"), "{res}");
+    let unknown = ack(json!({"transactionId": "nope", "partitionId": m["partitionId"], "leaseId": m["leaseId"]}));
+    assert_eq!(unknown[0]["success"], false);
+    assert!(unknown[0]["error"].as_str().unwrap().contains("not acknowledged"));
+    // Simulate the lease running out: the batch is handed out again.
+    Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'").unwrap();
+    let again = pop("l", None, 1, json!({}));
+    assert_eq!(datas(&again), vec![json!(1)]);
+    assert_eq!(again["messages"][0]["deliveryAttempt"], 2);
+    let late = ack(json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"]}));
+    assert_eq!(late[0]["success"], false);
+}
+
+#[pg_test]
+fn multi_partition_pop_shares_one_lease() {
+    push(json!([
+        {"queue": "m", "partition": "a", "payload": 1},
+        {"queue": "m", "partition": "b", "payload": 2},
+        {"queue": "m", "partition": "c", "payload": 3}
+    ]));
+    let p = pop("m", None, 10, json!({"partitions": 3}));
+    assert_eq!(p["partitionsClaimed"], 3);
+    let leases: std::collections::HashSet<String> =
+        p["messages"].as_array().unwrap().iter().map(|m| m["leaseId"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(leases.len(), 1);
+    let renewed = Spi::get_one_with_args::<JsonB>("SELECT queen.renew_lease($1, 120)", &[p["leaseId"].as_str().unwrap().into()])
+        .unwrap()
+        .unwrap()
+        .0;
+    assert_eq!(renewed["renewed"], 3);
+    // batch is the global cap across partitions
+    push(json!([{"queue": "m2", "partition": "a", "payload": 1}, {"queue": "m2", "partition": "a", "payload": 1},
+                {"queue": "m2", "partition": "b", "payload": 2}, {"queue": "m2", "partition": "b", "payload": 2}]));
+    let capped = pop("m2", None, 3, json!({"partitions": 2}));
+    assert_eq!(capped["messages"].as_array().unwrap().len(), 3);
+}
+
+#[pg_test]
+fn auto_ack_commits_at_delivery() {
+    push(json!([{"queue": "aa", "payload": 1}, {"queue": "aa", "payload": 2}]));
+    let p = pop("aa", None, 1, json!({"autoAck": true}));
+    assert!(p["leaseId"].is_null());
+    let next = pop("aa", None, 1, json!({"autoAck": true}));
+    assert_eq!(datas(&next), vec![json!(2)]);
+}
+
+#[pg_test]
+fn delayed_processing_hides_young_messages() {
+    q("SELECT queen.configure('dp', '{\"delayedProcessing\": 60}')");
+    push(json!([{"queue": "dp", "payload": 1}]));
+    assert_eq!(pop("dp", None, 1, json!({}))["messages"].as_array().unwrap().len(), 0);
+    Spi::run("UPDATE queen.log_segments SET created_at = now() - interval '2 minutes'").unwrap();
+    assert_eq!(pop("dp", None, 1, json!({}))["messages"].as_array().unwrap().len(), 1);
+}
+
+#[pg_test]
+fn namespace_pop_spans_queues() {
+    q("SELECT queen.configure('n1', '{\"namespace\": \"billing\"}')");
+    q("SELECT queen.configure('n2', '{\"namespace\": \"billing\"}')");
+    push(json!([{"queue": "n1", "payload": 1}, {"queue": "n2", "payload": 2}]));
+    let p = Spi::get_one::<JsonB>("SELECT queen.pop(NULL, NULL, 'g', 10, '{\"namespace\": \"billing\", \"partitions\": 2}')")
+        .unwrap()
+        .unwrap()
+        .0;
+    let mut got = datas(&p);
+    got.sort_by_key(|v| v.as_i64());
+    assert_eq!(got, vec![json!(1), json!(2)]);
+}
+
+#[pg_test]
+fn delete_queue_removes_everything() {
+    push(json!([{"queue": "del", "payload": 1}, {"queue": "keep", "payload": 1}]));
+    let p = pop("del", None, 1, json!({}));
+    ack_all(&p, "dlq", None);
+    q("SELECT queen.delete_queue('del')");
+    assert_eq!(n("SELECT count(*) FROM queen.queues WHERE name = 'del'"), 0);
+    assert_eq!(n("SELECT count(*) FROM queen.log_partitions"), 1);
+    assert_eq!(n("SELECT count(*) FROM queen.log_txns"), 1);
+    assert_eq!(n("SELECT count(*) FROM queen.log_dlq"), 0);
+    assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 1);
+}
+
+#[pg_test]
+fn partition_state_is_seeded_by_first_push() {
+    push(json!([{"queue": "w", "payload": 1}]));
+    assert_eq!(n("SELECT count(*) FROM queen.log_partitions WHERE oldest_live_at IS NOT NULL AND oldest_txn_at IS NOT NULL AND last_offset = 0"), 1);
+    let before = n("SELECT (extract(epoch FROM last_write_at) * 1e6)::int8 FROM queen.log_partitions");
+    push(json!([{"queue": "w", "payload": 2}]));
+    let after = n("SELECT (extract(epoch FROM last_write_at) * 1e6)::int8 FROM queen.log_partitions");
+    assert!(after >= before);
+    // created_at never decreases with the offset.
+    assert_eq!(n("SELECT count(*) FROM (SELECT created_at < lag(created_at) OVER (ORDER BY base_offset) AS back FROM queen.log_segments) s WHERE back"), 0);
+}
+
+#[pg_test]
+fn binary_push_plain_and_packed_and_framed_pop() {
+    use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
+    let plain = encode_push_body(
+        &[PushGroup {
+            queue: "bin".into(),
+            partition: "p".into(),
+            messages: GroupMessages::Items(vec![PushItem { transaction_id: Some("b-1".into()), payload: b"{\"k\":1}".to_vec() }]),
+        }],
+        false,
+    )
+    .unwrap();
+    let r = Spi::get_one_with_args::<JsonB>("SELECT queen.push_binary($1)", &[plain.into()]).unwrap().unwrap().0;
+    assert_eq!(r[0]["status"], "queued");
+    // Pre-packed frames are kept byte for byte.
+    let id = queen_frames::new_message_id();
+    let frame = queen_frames::FrameRef {
+        flags: 0,
+        message_id: id,
+        trace_id: None,
+        transaction_id: "b-2",
+        producer: None,
+        payload: b"[1,2]",
+    };
+    let z = queen_frames::segment::encode_segment([frame].iter()).unwrap();
+    let packed = encode_push_body(
+        &[PushGroup { queue: "bin".into(), partition: "p".into(), messages: GroupMessages::Packed { count: 1, zstd: z.clone() } }],
+        true,
+    )
+    .unwrap();
+    let counts = Spi::get_one_with_args::<JsonB>("SELECT queen.push_binary($1)", &[packed.into()]).unwrap().unwrap().0;
+    assert_eq!(counts, json!({"count": 1, "queued": 1, "duplicate": 0, "error": 0}));
+    let stored = Spi::get_one::<Vec<u8>>("SELECT blob FROM queen.log_segments WHERE base_offset = 1").unwrap().unwrap();
+    assert_eq!(stored, z);
+    let framed = Spi::get_one::<Vec<u8>>("SELECT queen.pop_frames('bin', 'p', NULL, 10)").unwrap().unwrap();
+    let answer = queen_frames::pop_body::decode_pop_answer(&framed).unwrap();
+    assert_eq!(answer.claims.len(), 1);
+    assert_eq!((answer.claims[0].start, answer.claims[0].end), (0, 1));
+    assert_eq!(answer.claims[0].records.len(), 2);
+    let raw = queen_frames::decompress_segment(&answer.claims[0].records[1].bytes, 1 << 20).unwrap();
+    let frames = queen_frames::parse_frames(&raw, 1).unwrap();
+    assert_eq!(frames[0].message_id, id);
+    assert_eq!(frames[0].payload, b"[1,2]");
+}
+
+#[pg_test]
+fn producer_identity_is_stamped_into_frames() {
+    Spi::run("SELECT queen.push('[{\"queue\": \"prod\", \"payload\": 1}]', 'svc-a')").unwrap();
+    let p = pop("prod", None, 1, json!({}));
+    assert_eq!(p["messages"][0]["producerSub"], "svc-a");
+}
+
+#[pg_test]
+fn transaction_pushes_and_acks_together() {
+    push(json!([{"queue": "t", "payload": 1}]));
+    let p = pop("t", None, 1, json!({}));
+    let m = &p["messages"][0];
+    let res = Spi::get_one_with_args::<JsonB>(
+        "SELECT queen.transaction($1)",
+        &[JsonB(json!({
+            "operations": [
+                {"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"], "status": "completed"},
+                {"type": "push", "items": [{"queue": "t2", "payload": "next"}]}
+            ],
+            "requiredLeases": [p["leaseId"]]
+        }))
+        .into()],
+    )
+    .unwrap()
+    .unwrap()
+    .0;
+    assert_eq!(res["success"], true);
+    assert_eq!(res["results"][0]["type"], "ack");
+    assert_eq!(res["results"][1]["type"], "push");
+    assert_eq!(n("SELECT committed FROM queen.log_consumers"), 0);
+    assert_eq!(datas(&pop("t2", None, 1, json!({}))), vec![json!("next")]);
+}
+
+#[pg_test(error = "items[0].queue: is required")]
+fn push_without_queue_is_refused() {
+    push(json!([{"payload": 1}]));
+}
+
+#[pg_test(error = "batch: 0 must be at least 1")]
+fn pop_batch_zero_is_refused() {
+    pop("q", None, 0, json!({}));
+}
+
+#[pg_test(error = "acknowledgments[0].status: \"maybe\" is not one of completed, failed, retry, dlq")]
+fn unknown_ack_status_is_refused() {
+    ack(json!({"transactionId": "t", "partitionId": 1, "status": "maybe"}));
+}
+
+#[pg_test(error = "queue \"ghost\" does not exist")]
+fn deleting_unknown_queue_is_refused() {
+    q("SELECT queen.delete_queue('ghost')");
+}
+
+#[pg_test(error = "options.leaseTime: must be an integer")]
+fn configure_wrong_type_is_refused() {
+    q("SELECT queen.configure('c', '{\"leaseTime\": \"long\"}')");
+}
+}

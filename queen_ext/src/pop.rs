@@ -1,0 +1,469 @@
+//! The read path: claim partitions for a consumer group, lease a batch from
+//! each, and decode its messages from the segments.
+//!
+//! A partition leased to one consumer of a group is skipped by the others:
+//! its `log_consumers` row is taken with SKIP LOCKED (a pop never waits on a
+//! lock) and its lease must be free or expired. Everything a pop hands out is
+//! one lease id, whatever the number of partitions it claimed.
+
+use pgrx::spi::SpiClient;
+use queen_frames::pop_body::{PopAnswer, PopClaim, PopRecord, CODEC_ZSTD};
+use serde_json::{json, Value};
+
+use crate::errors;
+use crate::guc;
+use crate::json::{check_name, Obj};
+use crate::queues::{self, QueueRow};
+use crate::segments::{self, Segment};
+use crate::sql::{self, exec, micros_to_iso};
+
+pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
+
+/// How a new consumer group's cursor starts on a partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subscription {
+    /// From the oldest message still kept.
+    All,
+    /// From messages written after the group first subscribed.
+    New,
+    /// From messages written at or after the timestamp (ISO 8601 text).
+    From(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct PopRequest {
+    pub queue: Option<String>,
+    pub partition: Option<String>,
+    pub group: String,
+    pub batch: i64,
+    pub partitions: i64,
+    pub auto_ack: bool,
+    pub subscription: Subscription,
+    pub namespace: Option<String>,
+    pub task: Option<String>,
+}
+
+impl PopRequest {
+    pub fn parse(
+        queue: Option<&str>,
+        partition: Option<&str>,
+        consumer_group: Option<&str>,
+        batch: i32,
+        options: &Value,
+    ) -> PopRequest {
+        let o = Obj::new(options, "options");
+        let queue = queue.map(|q| check_name("queue", q).to_owned());
+        let partition = partition.map(|p| check_name("partition", p).to_owned());
+        let group = consumer_group.map(|g| check_name("consumer_group", g)).unwrap_or(QUEUE_MODE).to_owned();
+        let max_batch = guc::POP_MAX_BATCH.get() as i64;
+        if batch <= 0 {
+            errors::invalid("batch", format!("{batch} must be at least 1"));
+        }
+        if batch as i64 > max_batch {
+            errors::invalid("batch", format!("{batch} is more than queen.pop_max_batch ({max_batch})"));
+        }
+        let partitions = o.opt_i64("partitions").unwrap_or(1);
+        let max_parts = guc::POP_MAX_PARTITIONS.get() as i64;
+        if partitions <= 0 || partitions > max_parts {
+            errors::invalid(&o.field("partitions"), format!("{partitions} is not between 1 and queen.pop_max_partitions ({max_parts})"));
+        }
+        let namespace = o.opt_name("namespace").map(str::to_owned);
+        let task = o.opt_name("task").map(str::to_owned);
+        if queue.is_none() && namespace.is_none() && task.is_none() {
+            errors::invalid("queue", "is required unless options.namespace or options.task is given");
+        }
+        if queue.is_none() && partition.is_some() {
+            errors::invalid("partition", "needs a queue");
+        }
+        let from = o.opt_str("subscriptionFrom").filter(|s| !s.is_empty());
+        let subscription = match (o.opt_str("subscriptionMode"), from) {
+            (_, Some("now")) => Subscription::New,
+            (_, Some(ts)) => {
+                let looks_like_date = ts.len() >= 10
+                    && ts.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                    && ts.as_bytes()[4] == b'-';
+                if !looks_like_date {
+                    errors::invalid(&o.field("subscriptionFrom"), format!("{ts:?} is not 'now' or an ISO 8601 timestamp"));
+                }
+                Subscription::From(ts.to_owned())
+            }
+            (None | Some("all") | Some("") , None) => Subscription::All,
+            (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
+            (Some(other), None) => errors::invalid(&o.field("subscriptionMode"), format!("{other:?} is not one of all, new")),
+        };
+        PopRequest {
+            queue,
+            partition,
+            group,
+            batch: batch as i64,
+            partitions,
+            auto_ack: o.opt_bool("autoAck").unwrap_or(false),
+            subscription,
+            namespace,
+            task,
+        }
+    }
+}
+
+/// What one claimed partition handed out.
+pub struct Claim {
+    pub partition_id: i64,
+    pub partition: String,
+    pub queue: String,
+    pub start: i64,
+    pub end: i64,
+    pub delivery_attempt: i32,
+    pub segments: Vec<Segment>,
+}
+
+pub struct PopOut {
+    pub lease_id: Option<uuid::Uuid>,
+    pub group: String,
+    pub claims: Vec<Claim>,
+}
+
+struct Candidate {
+    pid: i64,
+    name: String,
+    queue_idx: usize,
+    log_start: i64,
+    fresh: bool,
+}
+
+fn target_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<QueueRow> {
+    if let Some(q) = &req.queue {
+        return vec![queues::find_or_create(client, q)];
+    }
+    let rows = exec(
+        client,
+        "SELECT name FROM queen.queues WHERE ($1::text IS NULL OR namespace = $1) \
+         AND ($2::text IS NULL OR task = $2) ORDER BY priority DESC, id",
+        &[sql::TEXT, sql::TEXT],
+        &[req.namespace.as_deref().into(), req.task.as_deref().into()],
+    );
+    let names: Vec<String> = rows.map(|r| r.get::<String>(1).unwrap().unwrap()).collect();
+    names.iter().filter_map(|n| queues::find(client, n)).collect()
+}
+
+fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> Vec<Candidate> {
+    let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
+    let windows: Vec<i32> = qs.iter().map(|q| q.options.window_buffer).collect();
+    let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
+    let rows = exec(
+        client,
+        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL
+           FROM queen.log_partitions p
+           JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id
+           LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
+          WHERE ($4::text IS NULL OR p.name = $4)
+            AND p.last_offset >= p.log_start
+            AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
+            AND (c.partition_id IS NULL OR (
+                  c.committed < p.last_offset
+                  AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
+                  AND (c.retry_at IS NULL OR c.retry_at <= now())))
+          ORDER BY c.lease_expires_at NULLS FIRST, p.id
+          LIMIT $5",
+        &[sql::INT8_ARRAY, sql::INT4_ARRAY, sql::TEXT, sql::TEXT, sql::INT8],
+        &[ids.into(), windows.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
+    );
+    rows.map(|r| {
+        let qid: i64 = r.get(3).unwrap().unwrap();
+        Candidate {
+            pid: r.get(1).unwrap().unwrap(),
+            name: r.get(2).unwrap().unwrap(),
+            queue_idx: qs.iter().position(|q| q.id == qid).expect("candidate of a target queue"),
+            log_start: r.get(4).unwrap().unwrap(),
+            fresh: r.get(5).unwrap().unwrap(),
+        }
+    })
+    .collect()
+}
+
+/// The cursor (last done offset) a new consumer row starts from.
+fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64, pid: i64, log_start: i64) -> i64 {
+    if req.group == QUEUE_MODE {
+        return log_start - 1;
+    }
+    let (mode, from): (&str, Option<&str>) = match &req.subscription {
+        Subscription::All => ("all", None),
+        Subscription::New => ("new", None),
+        Subscription::From(ts) => ("timestamp", Some(ts.as_str())),
+    };
+    exec(
+        client,
+        "INSERT INTO queen.consumer_groups (queue_id, consumer_group, subscription_mode, subscription_from)
+         VALUES ($1, $2, $3, $4::timestamptz) ON CONFLICT (queue_id, consumer_group) DO NOTHING",
+        &[sql::INT8, sql::TEXT, sql::TEXT, sql::TEXT],
+        &[queue_id.into(), req.group.as_str().into(), mode.into(), from.into()],
+    );
+    // The group's stored subscription wins over this request's.
+    let row = exec(
+        client,
+        "SELECT CASE subscription_mode WHEN 'all' THEN NULL
+                                      WHEN 'new' THEN created_at
+                                      ELSE subscription_from END
+           FROM queen.consumer_groups WHERE queue_id = $1 AND consumer_group = $2",
+        &[sql::INT8, sql::TEXT],
+        &[queue_id.into(), req.group.as_str().into()],
+    )
+    .next()
+    .expect("group row exists after insert");
+    let since: Option<pgrx::datum::TimestampWithTimeZone> = row.get(1).unwrap();
+    let Some(since) = since else {
+        return log_start - 1;
+    };
+    // created_at never decreases with the offset: the newest segment written
+    // before `since` ends where the group starts.
+    let before = exec(
+        client,
+        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND created_at < $2
+          ORDER BY base_offset DESC LIMIT 1",
+        &[sql::INT8, sql::TIMESTAMPTZ],
+        &[pid.into(), since.into()],
+    )
+    .next()
+    .map(|r| r.get::<i64>(1).unwrap().unwrap());
+    before.unwrap_or(-1).max(log_start - 1)
+}
+
+struct Cursor {
+    committed: i64,
+    head_offset: Option<i64>,
+    head_attempts: i32,
+}
+
+/// Takes the consumer row of (pid, group) without waiting, and only when its
+/// lease is free; None when another consumer holds it.
+fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Cursor> {
+    let row = exec(
+        client,
+        "SELECT committed, head_offset, head_attempts FROM queen.log_consumers
+          WHERE partition_id = $1 AND consumer_group = $2
+            AND (lease_id IS NULL OR lease_expires_at <= now())
+            AND (retry_at IS NULL OR retry_at <= now())
+          FOR UPDATE SKIP LOCKED",
+        &[sql::INT8, sql::TEXT],
+        &[pid.into(), group.into()],
+    )
+    .next()?;
+    Some(Cursor {
+        committed: row.get(1).unwrap().unwrap(),
+        head_offset: row.get(2).unwrap(),
+        head_attempts: row.get(3).unwrap().unwrap(),
+    })
+}
+
+/// Segments holding offsets from `from`, up to `want` messages, stopping at
+/// the first segment younger than the queue's delayed-processing horizon.
+fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visible_before_us: Option<i64>) -> Vec<Segment> {
+    // Segments fetched per query; not measured, a round number that covers a
+    // batch of 100 single-message pushes in two round trips.
+    const CHUNK: i64 = 64;
+    let mut out: Vec<Segment> = Vec::new();
+    let mut next = from;
+    let mut have = 0i64;
+    loop {
+        let chunk = segments::scan_from(client, pid, next, CHUNK);
+        let exhausted = (chunk.len() as i64) < CHUNK;
+        for seg in chunk {
+            if visible_before_us.is_some_and(|t| seg.created_at_us > t) {
+                return out;
+            }
+            let first = seg.base_offset.max(next);
+            have += seg.end_offset - first + 1;
+            next = seg.end_offset + 1;
+            out.push(seg);
+            if have >= want {
+                return out;
+            }
+        }
+        if exhausted {
+            return out;
+        }
+    }
+}
+
+pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
+    let qs = target_queues(client, req);
+    let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
+    let mut out = PopOut { lease_id, group: req.group.clone(), claims: Vec::new() };
+    if qs.is_empty() {
+        return out;
+    }
+    let now_us: i64 = exec(client, "SELECT (extract(epoch FROM now()) * 1000000)::int8", &[], &[])
+        .next()
+        .unwrap()
+        .get(1)
+        .unwrap()
+        .unwrap();
+    let mut remaining = req.batch;
+    for cand in candidates(client, req, &qs) {
+        if remaining == 0 || out.claims.len() as i64 >= req.partitions {
+            break;
+        }
+        let queue = &qs[cand.queue_idx];
+        if cand.fresh {
+            let committed = initial_committed(client, req, queue.id, cand.pid, cand.log_start);
+            exec(
+                client,
+                "INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ($1, $2, $3)
+                 ON CONFLICT (partition_id, consumer_group) DO NOTHING",
+                &[sql::INT8, sql::TEXT, sql::INT8],
+                &[cand.pid.into(), req.group.as_str().into(), committed.into()],
+            );
+        }
+        let Some(cursor) = take_cursor(client, cand.pid, &req.group) else {
+            continue;
+        };
+        // A cursor below the partition's log start resumes at the next offset
+        // that still exists.
+        let from = (cursor.committed + 1).max(cand.log_start);
+        let delay = queue.options.delayed_processing as i64;
+        let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
+        let segs = read_batch(client, cand.pid, from, remaining, visible_before);
+        let Some(first) = segs.first() else { continue };
+        let start = first.base_offset.max(from);
+        let last_seg_end = segs.last().unwrap().end_offset;
+        let end = last_seg_end.min(start + remaining - 1);
+        let attempts = if cursor.head_offset == Some(start) { cursor.head_attempts + 1 } else { 1 };
+        if req.auto_ack {
+            exec(
+                client,
+                "UPDATE queen.log_consumers SET committed = $3, lease_id = NULL, lease_expires_at = now(),
+                        lease_start = NULL, lease_end = NULL, lease_state = NULL,
+                        head_offset = NULL, head_attempts = 0, retry_at = NULL
+                  WHERE partition_id = $1 AND consumer_group = $2",
+                &[sql::INT8, sql::TEXT, sql::INT8],
+                &[cand.pid.into(), req.group.as_str().into(), end.into()],
+            );
+        } else {
+            let state = vec![0u8; (end - start + 1) as usize];
+            exec(
+                client,
+                "UPDATE queen.log_consumers SET committed = $3, lease_id = $4,
+                        lease_expires_at = now() + make_interval(secs => $5),
+                        lease_start = $6, lease_end = $7, lease_state = $8,
+                        head_offset = $6, head_attempts = $9, retry_at = NULL
+                  WHERE partition_id = $1 AND consumer_group = $2",
+                &[sql::INT8, sql::TEXT, sql::INT8, sql::UUID, sql::INT4, sql::INT8, sql::INT8, sql::BYTEA, sql::INT4],
+                &[
+                    cand.pid.into(),
+                    req.group.as_str().into(),
+                    (start - 1).into(),
+                    pgrx::Uuid::from_bytes(*lease_id.unwrap().as_bytes()).into(),
+                    queue.options.lease_time.into(),
+                    start.into(),
+                    end.into(),
+                    state.into(),
+                    attempts.into(),
+                ],
+            );
+        }
+        remaining -= end - start + 1;
+        out.claims.push(Claim {
+            partition_id: cand.pid,
+            partition: cand.name,
+            queue: queue.name.clone(),
+            start,
+            end,
+            delivery_attempt: attempts,
+            segments: segs,
+        });
+    }
+    out
+}
+
+impl PopOut {
+    fn group_json(&self) -> Value {
+        if self.group == QUEUE_MODE {
+            Value::Null
+        } else {
+            Value::String(self.group.clone())
+        }
+    }
+
+    /// The JSON answer: `{"messages": [...], "leaseId", ...}`.
+    pub fn to_json(&self) -> Value {
+        let lease = self.lease_id.map(|l| l.to_string());
+        let group = self.group_json();
+        let mut messages = Vec::new();
+        for c in &self.claims {
+            for seg in &c.segments {
+                for (i, f) in seg.frames().enumerate() {
+                    let offset = seg.base_offset + i as i64;
+                    if offset < c.start || offset > c.end {
+                        continue;
+                    }
+                    let data: Value = if f.is_encrypted() {
+                        errors::corrupt("encrypted payloads can not be decoded by this server")
+                    } else {
+                        serde_json::from_slice(f.payload).unwrap_or_else(|e| {
+                            errors::corrupt(format!("message at offset {offset} of partition {}: payload is not JSON: {e}", c.partition_id))
+                        })
+                    };
+                    messages.push(json!({
+                        "id": queen_frames::id_text(&f.message_id),
+                        "transactionId": f.transaction_id,
+                        "traceId": f.trace_id.map(|t| queen_frames::id_text(&t)),
+                        "data": data,
+                        "producerSub": f.producer,
+                        "createdAt": micros_to_iso(seg.created_at_us),
+                        "queue": c.queue,
+                        "partition": c.partition,
+                        "partitionId": c.partition_id.to_string(),
+                        "offset": offset,
+                        "leaseId": lease,
+                        "consumerGroup": group,
+                        "deliveryAttempt": c.delivery_attempt,
+                        "retryCount": c.delivery_attempt - 1,
+                    }));
+                }
+            }
+        }
+        let first = self.claims.first();
+        json!({
+            "success": true,
+            "queue": first.map(|c| c.queue.clone()),
+            "partition": first.map(|c| c.partition.clone()),
+            "partitionId": first.map(|c| c.partition_id.to_string()),
+            "leaseId": lease,
+            "consumerGroup": group,
+            "partitionsClaimed": self.claims.len(),
+            "messages": messages,
+        })
+    }
+
+    /// The framed answer (QPF1): the stored segments as they are.
+    pub fn to_frames(&self) -> Vec<u8> {
+        let answer = PopAnswer {
+            own_json: b"{\"frames\":true}".to_vec(),
+            queue: self.claims.first().map(|c| c.queue.clone()).unwrap_or_default(),
+            lease_id: self.lease_id.map(|l| l.to_string()).unwrap_or_default(),
+            consumer_group: self.group.clone(),
+            claims: self
+                .claims
+                .iter()
+                .map(|c| PopClaim {
+                    partition_id: c.partition_id as u64,
+                    partition: c.partition.clone(),
+                    start: c.start as u64,
+                    end: c.end as u64,
+                    delivery_attempt: c.delivery_attempt as u32,
+                    records: c
+                        .segments
+                        .iter()
+                        .map(|s| PopRecord {
+                            base_offset: s.base_offset as u64,
+                            created_at_us: s.created_at_us,
+                            count: s.count as u32,
+                            codec: CODEC_ZSTD,
+                            bytes: s.blob.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        queen_frames::pop_body::encode_pop_answer(&answer).unwrap_or_else(|e| errors::invalid("pop", e))
+    }
+}

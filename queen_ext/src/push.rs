@@ -1,0 +1,405 @@
+//! The write path. Offsets are assigned here and nowhere else, under the
+//! `log_partitions` row lock; a push touching several partitions locks them
+//! ascending by id in one statement. One segment row per (push call,
+//! partition).
+
+use std::collections::{BTreeMap, HashMap};
+
+use pgrx::spi::SpiClient;
+use queen_frames::{FrameRef, FLAG_ENCRYPTED};
+use serde_json::{json, Value};
+
+use crate::errors;
+use crate::json::{check_name, Obj, MAX_NAME_BYTES};
+use crate::queues;
+use crate::sql::{self, exec};
+
+pub const DEFAULT_PARTITION: &str = "Default";
+
+/// The 64-bit hash the sidecar keeps for a transaction id.
+pub fn txn_hash(txn: &str) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(txn.as_bytes()) as i64
+}
+
+/// One message to push.
+#[derive(Debug, Clone)]
+pub struct ItemIn {
+    /// Its place in the caller's request; answers come back in this order.
+    pub index: usize,
+    /// The caller's transaction id; `None` mints one from the message id.
+    pub txn: Option<String>,
+    pub trace: Option<[u8; 16]>,
+    /// One JSON document.
+    pub payload: Vec<u8>,
+    pub encrypted: bool,
+    /// The id a client minted in a pre-packed frame; `None` mints one here.
+    pub message_id: Option<[u8; 16]>,
+}
+
+/// Messages for one partition.
+#[derive(Debug, Clone)]
+pub struct GroupIn {
+    pub queue: String,
+    pub partition: String,
+    pub items: Vec<ItemIn>,
+    /// The client's own zstd frame holding exactly `items` (binary push,
+    /// flag 8), stored as it is when nothing in it has to change.
+    pub packed: Option<Vec<u8>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemOut {
+    pub index: usize,
+    pub queue: String,
+    pub partition: String,
+    pub partition_id: i64,
+    pub message_id: Option<[u8; 16]>,
+    pub transaction_id: String,
+    pub offset: Option<i64>,
+    pub duplicate: bool,
+}
+
+impl ItemOut {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "index": self.index,
+            "queue": self.queue,
+            "partition": self.partition,
+            "partitionId": self.partition_id.to_string(),
+            "transactionId": self.transaction_id,
+            "messageId": self.message_id.map(|id| queen_frames::id_text(&id)),
+            "offset": self.offset,
+            "status": if self.duplicate { "duplicate" } else { "queued" },
+        })
+    }
+}
+
+/// Parses Queen's push body: an array of items, or `{"items": [...]}`.
+/// Consecutive items are grouped by (queue, partition), keeping their order.
+pub fn parse_items(body: &Value) -> Vec<GroupIn> {
+    let items = match body {
+        Value::Array(a) => a,
+        Value::Object(_) => Obj::new(body, "").opt_array("items").unwrap_or_else(|| errors::invalid("items", "is required")),
+        _ => errors::wrong_type("items", "an array of items"),
+    };
+    if items.is_empty() {
+        errors::invalid("items", "must not be empty");
+    }
+    let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
+    if items.len() > max {
+        errors::invalid("items", format!("{} items is more than queen.push_max_items ({max})", items.len()));
+    }
+    let mut groups: Vec<GroupIn> = Vec::new();
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    for (index, item) in items.iter().enumerate() {
+        let o = Obj::new(item, format!("items[{index}]"));
+        let queue = o.req_name("queue");
+        let partition = o.opt_name("partition").unwrap_or(DEFAULT_PARTITION);
+        let txn = o.opt_str("transactionId").filter(|t| !t.is_empty()).map(|t| {
+            if t.len() > MAX_NAME_BYTES {
+                errors::too_long(&o.field("transactionId"), t.len());
+            }
+            t.to_owned()
+        });
+        let trace = o
+            .opt_str("traceId")
+            .filter(|t| !t.is_empty())
+            .map(|t| *crate::json::parse_uuid(&o.field("traceId"), t).as_bytes());
+        let payload_value = o.map.get("payload").unwrap_or(&Value::Null);
+        let payload = serde_json::to_vec(payload_value).expect("a JSON value serializes");
+        let key = (queue.to_owned(), partition.to_owned());
+        let slot = *at.entry(key).or_insert_with(|| {
+            groups.push(GroupIn {
+                queue: queue.to_owned(),
+                partition: partition.to_owned(),
+                items: Vec::new(),
+                packed: None,
+            });
+            groups.len() - 1
+        });
+        groups[slot].items.push(ItemIn { index, txn, trace, payload, encrypted: false, message_id: None });
+    }
+    groups
+}
+
+struct LockedPartition {
+    last_offset: i64,
+    txns_start: i64,
+}
+
+/// Resolves every (queue id, partition name) to a partition id, creating the
+/// missing partitions in (queue, name) order.
+fn resolve_partitions(client: &mut SpiClient<'_>, keys: &[(i64, String)]) -> HashMap<(i64, String), i64> {
+    const SELECT: &str = "SELECT p.queue_id, p.name, p.id FROM queen.log_partitions p \
+                          JOIN unnest($1::int8[], $2::text[]) AS k(queue_id, name) \
+                          ON p.queue_id = k.queue_id AND p.name = k.name";
+    let qids: Vec<i64> = keys.iter().map(|k| k.0).collect();
+    let names: Vec<String> = keys.iter().map(|k| k.1.clone()).collect();
+    let read = |client: &mut SpiClient<'_>| {
+        let mut out = HashMap::new();
+        for row in exec(client, SELECT, &[sql::INT8_ARRAY, sql::TEXT_ARRAY], &[qids.clone().into(), names.clone().into()]) {
+            let qid: i64 = row.get(1).unwrap().unwrap();
+            let name: String = row.get(2).unwrap().unwrap();
+            let id: i64 = row.get(3).unwrap().unwrap();
+            out.insert((qid, name), id);
+        }
+        out
+    };
+    let mut found = read(client);
+    if found.len() < keys.len() {
+        let mut missing: Vec<&(i64, String)> = keys.iter().filter(|k| !found.contains_key(*k)).collect();
+        missing.sort();
+        for (qid, name) in missing {
+            exec(
+                client,
+                "INSERT INTO queen.log_partitions (queue_id, name) VALUES ($1, $2) ON CONFLICT (queue_id, name) DO NOTHING",
+                &[sql::INT8, sql::TEXT],
+                &[(*qid).into(), name.as_str().into()],
+            );
+        }
+        found = read(client);
+        if found.len() < keys.len() {
+            errors::retry_needed("a queue was deleted while this push created its partitions; retry the push");
+        }
+    }
+    found
+}
+
+/// Locks the partitions ascending by id, in one statement.
+fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, LockedPartition> {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let rows = exec(
+        client,
+        "SELECT id, last_offset, txns_start FROM queen.log_partitions WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[sql::INT8_ARRAY],
+        &[sorted.clone().into()],
+    );
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let id: i64 = row.get(1).unwrap().unwrap();
+        out.insert(
+            id,
+            LockedPartition { last_offset: row.get(2).unwrap().unwrap(), txns_start: row.get(3).unwrap().unwrap() },
+        );
+    }
+    if out.len() != sorted.len() {
+        errors::retry_needed("a partition was deleted while this push was writing to it; retry the push");
+    }
+    out
+}
+
+/// The earlier copy a duplicate stands for.
+#[derive(Clone, Copy)]
+struct Original {
+    message_id: Option<[u8; 16]>,
+    offset: i64,
+}
+
+/// Finds which of `txns` (caller-supplied ids) already sit in the partition
+/// within the dedup window. Hash hits are confirmed against the frames; a
+/// hit whose segment is already gone is trusted (the message existed).
+fn probe_duplicates(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    txns_start: i64,
+    window_secs: i32,
+    txns: &[&str],
+) -> HashMap<String, Original> {
+    let hashes: Vec<i64> = txns.iter().map(|t| txn_hash(t)).collect();
+    let wanted: HashMap<i64, Vec<&str>> = txns.iter().fold(HashMap::new(), |mut m, t| {
+        m.entry(txn_hash(t)).or_insert_with(Vec::new).push(*t);
+        m
+    });
+    let rows = exec(
+        client,
+        "SELECT base_offset, txn_hashes FROM queen.log_txns \
+         WHERE txn_hashes && $2 AND partition_id = $1 AND base_offset >= $3 \
+           AND created_at >= now() - make_interval(secs => $4)",
+        &[sql::INT8, sql::INT8_ARRAY, sql::INT8, sql::INT4],
+        &[pid.into(), hashes.into(), txns_start.into(), window_secs.into()],
+    );
+    // candidate offset -> (segment base, hash)
+    let mut candidates: Vec<(i64, i64, i64)> = Vec::new();
+    for row in rows {
+        let base: i64 = row.get(1).unwrap().unwrap();
+        let row_hashes: Vec<Option<i64>> = row.get(2).unwrap().unwrap();
+        for (i, h) in row_hashes.iter().enumerate() {
+            if let Some(h) = h {
+                if wanted.contains_key(h) {
+                    candidates.push((base, base + i as i64, *h));
+                }
+            }
+        }
+    }
+    let mut found = HashMap::new();
+    if candidates.is_empty() {
+        return found;
+    }
+    let mut bases: Vec<i64> = candidates.iter().map(|c| c.0).collect();
+    bases.sort_unstable();
+    bases.dedup();
+    let mut frames_at: HashMap<i64, ([u8; 16], String)> = HashMap::new();
+    for seg in crate::segments::load(client, pid, &bases) {
+        for (i, f) in seg.frames().enumerate() {
+            frames_at.insert(seg.base_offset + i as i64, (f.message_id, f.transaction_id.to_owned()));
+        }
+    }
+    for (_, offset, h) in candidates {
+        match frames_at.get(&offset) {
+            Some((id, txn)) => {
+                if wanted[&h].contains(&txn.as_str()) {
+                    found.entry(txn.clone()).or_insert(Original { message_id: Some(*id), offset });
+                }
+            }
+            None => {
+                for t in &wanted[&h] {
+                    found.entry((*t).to_owned()).or_insert(Original { message_id: None, offset });
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Writes every group; answers one `ItemOut` per item, in request order.
+pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Option<&str>) -> Vec<ItemOut> {
+    if let Some(p) = producer {
+        check_name("producer", p);
+    }
+    let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+    queue_names.sort_unstable();
+    queue_names.dedup();
+    let queue_ids = queues::resolve_for_push(client, &queue_names);
+    if queue_ids.len() < queue_names.len() {
+        errors::retry_needed("a queue was deleted while this push was creating it; retry the push");
+    }
+    let keys: Vec<(i64, String)> = groups.iter().map(|g| (queue_ids[&g.queue].0, g.partition.clone())).collect();
+    let partition_ids = resolve_partitions(client, &keys);
+    let group_pids: Vec<i64> = keys.iter().map(|k| partition_ids[k]).collect();
+    let mut locked = lock_partitions(client, &group_pids);
+
+    let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
+    for (g, pid) in groups.iter().zip(group_pids) {
+        let window = queue_ids[&g.queue].1;
+        let part = locked.get_mut(&pid).expect("locked above");
+        out.extend(write_group(client, g, pid, part, window, producer));
+    }
+    out.sort_by_key(|o| o.index);
+    out
+}
+
+fn write_group(
+    client: &mut SpiClient<'_>,
+    g: &GroupIn,
+    pid: i64,
+    part: &mut LockedPartition,
+    window_secs: i32,
+    producer: Option<&str>,
+) -> Vec<ItemOut> {
+    let ids: Vec<[u8; 16]> =
+        g.items.iter().map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id)).collect();
+    let txns: Vec<String> = g
+        .items
+        .iter()
+        .zip(&ids)
+        .map(|(it, id)| it.txn.clone().unwrap_or_else(|| queen_frames::id_text(id)))
+        .collect();
+
+    // Deduplicate caller-supplied ids: against the sidecar, and within this push.
+    let mut earlier: HashMap<String, Original> = HashMap::new();
+    if window_secs > 0 {
+        let supplied: Vec<&str> = g.items.iter().filter_map(|it| it.txn.as_deref()).collect();
+        if !supplied.is_empty() {
+            earlier = probe_duplicates(client, pid, part.txns_start, window_secs, &supplied);
+        }
+    }
+    let mut in_batch: HashMap<&str, usize> = HashMap::new();
+    let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
+    let mut frames: Vec<FrameRef<'_>> = Vec::with_capacity(g.items.len());
+    let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
+    let base = part.last_offset + 1;
+    for (k, it) in g.items.iter().enumerate() {
+        let txn = txns[k].as_str();
+        let mut result = ItemOut {
+            index: it.index,
+            queue: g.queue.clone(),
+            partition: g.partition.clone(),
+            partition_id: pid,
+            message_id: Some(ids[k]),
+            transaction_id: txn.to_owned(),
+            offset: None,
+            duplicate: false,
+        };
+        if it.txn.is_some() && window_secs > 0 {
+            if let Some(orig) = earlier.get(txn) {
+                result.duplicate = true;
+                result.message_id = orig.message_id;
+                result.offset = Some(orig.offset);
+                results.push(result);
+                continue;
+            }
+            if let Some(&first) = in_batch.get(txn) {
+                result.duplicate = true;
+                result.message_id = results[first].message_id;
+                result.offset = results[first].offset;
+                results.push(result);
+                continue;
+            }
+            in_batch.insert(txn, results.len());
+        }
+        result.offset = Some(base + frames.len() as i64);
+        frames.push(FrameRef {
+            flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
+            message_id: ids[k],
+            trace_id: it.trace,
+            transaction_id: txn,
+            producer,
+            payload: &it.payload,
+        });
+        hashes.push(txn_hash(txn));
+        results.push(result);
+    }
+    if frames.is_empty() {
+        return results;
+    }
+    // A client's packed frame is kept byte for byte unless a duplicate was
+    // dropped from it or a producer identity has to be stamped in.
+    let blob = match &g.packed {
+        Some(z) if frames.len() == g.items.len() && producer.is_none() => z.clone(),
+        _ => queen_frames::segment::encode_segment(frames.iter()).unwrap_or_else(|e| errors::invalid("items", e)),
+    };
+    let end = base + frames.len() as i64 - 1;
+    append_segment(client, pid, base, frames.len() as i32, &blob, &hashes);
+    part.last_offset = end;
+    results
+}
+
+/// Inserts one segment and its sidecar row and advances the partition, in
+/// one statement. The caller holds the partition row lock. created_at never
+/// goes backwards within a partition (retention relies on it).
+pub fn append_segment(client: &mut SpiClient<'_>, pid: i64, base: i64, count: i32, blob: &[u8], hashes: &[i64]) {
+    let end = base + count as i64 - 1;
+    exec(
+        client,
+        "WITH clock AS (
+             SELECT GREATEST(clock_timestamp(), last_write_at) AS ts FROM queen.log_partitions WHERE id = $1
+         ), seg AS (
+             INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
+             SELECT $1, $2, $3, $4, ts, $5 FROM clock
+         ), side AS (
+             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes)
+             SELECT $1, $2, ts, $6 FROM clock
+         )
+         UPDATE queen.log_partitions p
+            SET last_offset = $3,
+                last_write_at = clock.ts,
+                oldest_live_at = COALESCE(p.oldest_live_at, clock.ts),
+                oldest_txn_at = COALESCE(p.oldest_txn_at, clock.ts)
+           FROM clock
+          WHERE p.id = $1",
+        &[sql::INT8, sql::INT8, sql::INT8, sql::INT4, sql::BYTEA, sql::INT8_ARRAY],
+        &[pid.into(), base.into(), end.into(), count.into(), blob.into(), hashes.to_vec().into()],
+    );
+}

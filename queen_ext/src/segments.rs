@@ -1,0 +1,81 @@
+//! Reading segments back: rows of `queen.log_segments`, decompressed and
+//! walked frame by frame.
+
+use pgrx::spi::SpiClient;
+use queen_frames::frame::FrameIter;
+use queen_frames::FrameRef;
+
+use crate::errors;
+use crate::sql::{self, exec};
+
+/// One stored segment row.
+pub struct Segment {
+    pub base_offset: i64,
+    pub end_offset: i64,
+    pub count: i32,
+    pub created_at_us: i64,
+    /// The stored zstd frame.
+    pub blob: Vec<u8>,
+    raw: std::cell::OnceCell<Vec<u8>>,
+}
+
+impl Segment {
+    fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Segment {
+        Segment {
+            base_offset: row.get(1).unwrap().unwrap(),
+            end_offset: row.get(2).unwrap().unwrap(),
+            count: row.get(3).unwrap().unwrap(),
+            created_at_us: row.get(4).unwrap().unwrap(),
+            blob: row.get(5).unwrap().unwrap(),
+            raw: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The decompressed frames' bytes.
+    pub fn raw(&self) -> &[u8] {
+        self.raw.get_or_init(|| {
+            queen_frames::decompress_segment(&self.blob, queen_frames::MAX_SEGMENT_RAW_BYTES)
+                .unwrap_or_else(|e| errors::corrupt(format!("segment at offset {}: {e}", self.base_offset)))
+        })
+    }
+
+    /// Its frames, in offset order.
+    pub fn frames(&self) -> impl Iterator<Item = FrameRef<'_>> {
+        let base = self.base_offset;
+        FrameIter::new(self.raw(), self.count as u32)
+            .map(move |f| f.unwrap_or_else(|e| errors::corrupt(format!("segment at offset {base}: {e}"))))
+    }
+}
+
+const COLUMNS: &str = "base_offset, end_offset, frame_count, \
+                       (extract(epoch FROM created_at) * 1000000)::int8, blob";
+
+/// The segments of `pid` whose base offsets are `bases`.
+pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment> {
+    const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
+                       (extract(epoch FROM created_at) * 1000000)::int8, blob \
+                       FROM queen.log_segments WHERE partition_id = $1 AND base_offset = ANY($2) \
+                       ORDER BY base_offset";
+    debug_assert!(SQL.contains(COLUMNS));
+    exec(client, SQL, &[sql::INT8, sql::INT8_ARRAY], &[pid.into(), bases.to_vec().into()])
+        .map(|row| Segment::from_row(&row))
+        .collect()
+}
+
+/// Up to `limit` segments of `pid` holding offsets from `from` on, in order:
+/// the segment covering `from` (if any is left) and those after it. Gaps left
+/// by deleted segments are skipped.
+pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, limit: i64) -> Vec<Segment> {
+    const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
+                       (extract(epoch FROM created_at) * 1000000)::int8, blob \
+                       FROM queen.log_segments \
+                       WHERE partition_id = $1 AND base_offset >= COALESCE( \
+                           (SELECT max(base_offset) FROM queen.log_segments \
+                             WHERE partition_id = $1 AND base_offset <= $2), $2) \
+                       ORDER BY base_offset LIMIT $3";
+    debug_assert!(SQL.contains(COLUMNS));
+    exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into()])
+        .map(|row| Segment::from_row(&row))
+        .filter(|s| s.end_offset >= from)
+        .collect()
+}

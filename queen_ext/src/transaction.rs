@@ -1,0 +1,121 @@
+//! `queen.transaction(ops)`: pushes and acks, all or nothing.
+//!
+//! Every push runs first (partition locks, ascending by id), then every ack
+//! (consumer locks, ordered): the declared lock order. Any refused ack or
+//! lease raises an error, which rolls the whole transaction back.
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::ack::{self, AckIn};
+use crate::errors;
+use crate::json::{parse_uuid, Obj};
+use crate::push::{self, GroupIn};
+use crate::sql::{self, exec};
+
+enum Op {
+    /// Indexes of its items in the flattened push list.
+    Push(std::ops::Range<usize>),
+    Ack(usize),
+}
+
+pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>) -> Value {
+    let (ops, leases): (&Vec<Value>, Option<&Vec<Value>>) = match body {
+        Value::Array(a) => (a, None),
+        Value::Object(_) => {
+            let o = Obj::new(body, "");
+            (o.opt_array("operations").unwrap_or_else(|| errors::invalid("operations", "is required")), o.opt_array("requiredLeases"))
+        }
+        _ => errors::wrong_type("transaction", "an object with operations"),
+    };
+    if ops.is_empty() {
+        errors::invalid("operations", "must not be empty");
+    }
+    let mut push_items: Vec<Value> = Vec::new();
+    let mut acks: Vec<AckIn> = Vec::new();
+    let mut plan: Vec<Op> = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        let path = format!("operations[{i}]");
+        let o = Obj::new(op, path.clone());
+        match o.req_str("type") {
+            "push" => {
+                let start = push_items.len();
+                match o.opt_array("items") {
+                    Some(items) => push_items.extend(items.iter().cloned()),
+                    None => push_items.push(op.clone()),
+                }
+                plan.push(Op::Push(start..push_items.len()));
+            }
+            "ack" => {
+                plan.push(Op::Ack(acks.len()));
+                acks.push(ack::parse_one(op, &path, acks.len(), None));
+            }
+            other => errors::invalid(&o.field("type"), format!("{other:?} is not one of push, ack")),
+        }
+    }
+    let leases: Vec<uuid::Uuid> = leases
+        .map(|l| {
+            l.iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => parse_uuid(&format!("requiredLeases[{i}]"), s),
+                    _ => errors::wrong_type(&format!("requiredLeases[{i}]"), "a lease id string"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // A single required lease is lent to the acks that name none.
+    if leases.len() == 1 {
+        for a in acks.iter_mut().filter(|a| a.lease_id.is_none()) {
+            a.lease_id = Some(leases[0]);
+        }
+    }
+    for lease in &leases {
+        let held = exec(
+            client,
+            "SELECT 1 FROM queen.log_consumers WHERE lease_id = $1 AND lease_expires_at > now() LIMIT 1",
+            &[sql::UUID],
+            &[pgrx::Uuid::from_bytes(*lease.as_bytes()).into()],
+        )
+        .next()
+        .is_some();
+        if !held {
+            errors::lease_not_held(format!("requiredLeases: lease {lease} is not held (expired or released); nothing was applied"));
+        }
+    }
+
+    let pushed = if push_items.is_empty() {
+        Vec::new()
+    } else {
+        let groups: Vec<GroupIn> = push::parse_items(&Value::Array(push_items));
+        push::push_groups(client, &groups, producer)
+    };
+    let acked = if acks.is_empty() { Vec::new() } else { ack::ack(client, &acks) };
+    if let Some(bad) = acked.iter().find(|a| !a.success()) {
+        errors::lease_not_held(format!(
+            "operations: ack of {:?} in partition {} refused: {}; nothing was applied",
+            bad.transaction_id,
+            bad.partition_id,
+            bad.error.as_deref().unwrap_or("")
+        ));
+    }
+    let mut results = Vec::new();
+    for op in plan {
+        match op {
+            Op::Push(range) => results.extend(pushed[range].iter().map(|r| {
+                let mut v = r.to_json();
+                v["type"] = json!("push");
+                v
+            })),
+            Op::Ack(i) => {
+                let mut v = acked[i].to_json();
+                v["type"] = json!("ack");
+                results.push(v);
+            }
+        }
+    }
+    for (i, r) in results.iter_mut().enumerate() {
+        r["index"] = json!(i);
+    }
+    json!({ "success": true, "results": results })
+}

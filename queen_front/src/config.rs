@@ -1,0 +1,48 @@
+//! Configuration, read once from the environment.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// libpq connection string or URL; `DATABASE_URL`, else built from the
+    /// `PG*` variables.
+    pub database_url: String,
+    pub host: String,
+    pub port: u16,
+    pub pool_size: usize,
+    pub request_timeout: Duration,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
+    match var(name) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| format!("{name}={v:?} is not valid")),
+    }
+}
+
+impl Config {
+    pub fn from_env() -> Result<Config, String> {
+        let database_url = match var("DATABASE_URL") {
+            Some(url) => url,
+            None => format!(
+                "host={} port={} user={} dbname={}{}",
+                var("PGHOST").unwrap_or_else(|| "127.0.0.1".into()),
+                var("PGPORT").unwrap_or_else(|| "6532".into()),
+                var("PGUSER").unwrap_or_else(|| "postgres".into()),
+                var("PGDATABASE").unwrap_or_else(|| "queen".into()),
+                var("PGPASSWORD").map(|p| format!(" password={p}")).unwrap_or_default(),
+            ),
+        };
+        Ok(Config {
+            database_url,
+            host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
+            port: parsed("PORT", 6632)?,
+            pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
+            request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 30_000)?),
+        })
+    }
+}

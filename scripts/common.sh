@@ -1,0 +1,75 @@
+# Shared settings and helpers of the set-up, run and test scripts.
+# Sourced, not run.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PGRX_VERSION="0.18.0"
+PG_MAJOR=15
+PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+PG_CONFIG="${PG_BIN}/pg_config"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() { if is_root; then "$@"; else sudo "$@"; fi; }
+
+# PostgreSQL refuses to run as root: as root, the cluster belongs to the
+# postgres system user; otherwise to whoever runs the script.
+pg_user() { if is_root; then echo postgres; else id -un; fi; }
+as_pg() { if is_root; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# Creates a directory the cluster user owns.
+pg_dir() {
+    mkdir -p "$1"
+    if is_root; then chown postgres:postgres "$1"; fi
+    chmod 700 "$1"
+}
+
+# Initialises (once) and starts a cluster: pg_start DIR PORT [extra conf lines]
+pg_start() {
+    local dir="$1" port="$2"; shift 2
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        say "initialising a PostgreSQL cluster in $dir/data"
+        pg_dir "$dir"
+        pg_dir "$dir/data"
+        as_pg "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+        {
+            echo "listen_addresses = '127.0.0.1'"
+            echo "port = $port"
+            echo "unix_socket_directories = '$dir'"
+            echo "shared_preload_libraries = 'queen'"
+            echo "queen.database_name = 'queen'"
+            echo "max_connections = 200"
+            echo "shared_buffers = 512MB"
+            echo "logging_collector = off"
+            for line in "$@"; do echo "$line"; done
+        } | as_pg tee -a "$dir/data/postgresql.conf" >/dev/null
+    fi
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        say "starting PostgreSQL on 127.0.0.1:$port"
+        as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null
+    fi
+    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -qAt \
+        -c "SELECT 1 FROM pg_database WHERE datname = 'queen'" | grep -q 1 \
+        || as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U postgres queen
+    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d queen -q -v ON_ERROR_STOP=1 \
+        -c "CREATE EXTENSION IF NOT EXISTS queen"
+}
+
+pg_stop() {
+    local dir="$1"
+    if [ -f "$dir/data/PG_VERSION" ]; then
+        as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+}
+
+# Builds the extension and installs it into the system PostgreSQL.
+install_extension() {
+    say "building and installing the queen extension"
+    local sudo_flag=()
+    is_root || sudo_flag=(--sudo)
+    (cd "$ROOT/queen_ext" && cargo pgrx install --release --pg-config "$PG_CONFIG" "${sudo_flag[@]}" >/dev/null)
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the project needs and is missing: Debian packages, cargo-pgrx
+# pinned to the pgrx version of the workspace, and pgrx's PostgreSQL 15 config.
+source "$(dirname "$0")/common.sh"
+
+packages=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo pkg-config python3-venv)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    if ! is_root && ! command -v sudo >/dev/null; then
+        echo "need root or sudo to install: ${missing[*]}" >&2
+        exit 1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
+    say "installing cargo-pgrx $PGRX_VERSION (a few minutes, once)"
+    cargo install cargo-pgrx --version "$PGRX_VERSION" --locked
+fi
+
+if ! grep -q "pg${PG_MAJOR}" "${PGRX_HOME:-$HOME/.pgrx}/config.toml" 2>/dev/null; then
+    say "pointing pgrx at the system PostgreSQL $PG_MAJOR"
+    cargo pgrx init --pg${PG_MAJOR} "$PG_CONFIG" >/dev/null
+fi

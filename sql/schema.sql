@@ -1,0 +1,225 @@
+-- queen: the tables of the message log.
+--
+-- Applied by CREATE EXTENSION queen (the extension's install script includes
+-- this file before any function). Every object lives in schema queen. The
+-- defaults of the queue options live in Rust (queen_ext/src/options.rs); the
+-- columns here carry none, so there is one place that says what an omitted
+-- option means.
+
+-- Queue identity: one row per queue, identity (tenant_id, name). Every
+-- partition joins to its queue by id, never by name.
+CREATE TABLE queen.queues (
+    id                          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant_id                   uuid NOT NULL DEFAULT '00000000-0000-0000-0000-000000000001',
+    name                        text NOT NULL,
+    namespace                   text,
+    task                        text,
+    priority                    integer NOT NULL,
+    lease_time                  integer NOT NULL,   -- seconds
+    retry_limit                 integer NOT NULL,
+    retry_delay                 integer NOT NULL,   -- milliseconds
+    dead_letter_queue           boolean NOT NULL,
+    dlq_after_max_retries       boolean NOT NULL,
+    delayed_processing          integer NOT NULL,   -- seconds
+    window_buffer               integer NOT NULL,   -- seconds
+    max_size                    integer NOT NULL,
+    max_queue_size              integer NOT NULL,
+    retention_enabled           boolean NOT NULL,
+    retention_seconds           integer NOT NULL,
+    completed_retention_seconds integer NOT NULL,
+    max_wait_time_seconds       integer NOT NULL,
+    dedup_window_seconds        integer NOT NULL,
+    dlq_retention_seconds       integer NOT NULL,
+    min_pop_wait_time           integer NOT NULL,   -- milliseconds
+    encryption_enabled          boolean NOT NULL,
+    created_at                  timestamptz NOT NULL DEFAULT now(),
+    updated_at                  timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX queues_tenant_name_uk ON queen.queues (tenant_id, name);
+CREATE INDEX idx_queues_namespace_task ON queen.queues (namespace, task);
+
+-- One row per partition, and the per-partition write serializer: offsets are
+-- assigned only under this row's lock.
+--   last_offset     the highest assigned offset (-1 while nothing was pushed)
+--   log_start       every offset below it is deleted; the first live segment's base
+--   txns_start      the same watermark for the sidecar (log_txns)
+--   oldest_live_at  created_at of the segment at log_start (NULL: no live segment)
+--   oldest_txn_at   created_at of the sidecar row at txns_start (NULL: none)
+--   last_write_at   created_at of the newest segment; also the monotone clock
+--                   that keeps created_at non-decreasing in base_offset
+CREATE TABLE queen.log_partitions (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    queue_id       bigint NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
+    name           text NOT NULL,
+    last_offset    bigint NOT NULL DEFAULT -1,
+    log_start      bigint NOT NULL DEFAULT 0,
+    txns_start     bigint NOT NULL DEFAULT 0,
+    oldest_live_at timestamptz,
+    oldest_txn_at  timestamptz,
+    created_at     timestamptz NOT NULL DEFAULT now(),
+    last_write_at  timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (queue_id, name)
+) WITH (
+    -- Every push rewrites this row: free space on the page keeps the new
+    -- version on the same page.
+    fillfactor = 70,
+    -- A small, fixed population of very hot rows: vacuum on a dead-row count,
+    -- not a fraction of a table that never grows, and never throttled.
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 500,
+    autovacuum_vacuum_cost_delay = 0,
+    -- Heap truncation takes ACCESS EXCLUSIVE, which would stall every push and
+    -- pop while reclaiming next to nothing.
+    vacuum_truncate = off
+);
+-- The wildcard pop's candidate scan.
+CREATE INDEX idx_log_partitions_queue_write ON queen.log_partitions (queue_id, last_write_at);
+-- The retention work list's due probes: one indexed range scan per queue and
+-- phase; NULL (nothing live) keeps a partition out of them.
+CREATE INDEX idx_log_partitions_oldest_live ON queen.log_partitions (queue_id, oldest_live_at)
+    WHERE oldest_live_at IS NOT NULL;
+CREATE INDEX idx_log_partitions_oldest_txn ON queen.log_partitions (queue_id, oldest_txn_at)
+    WHERE oldest_txn_at IS NOT NULL;
+
+-- The messages: frame_count frames per row, offsets base_offset..end_offset
+-- (inclusive), stored as one zstd frame. The primary key is also the pop path.
+CREATE TABLE queen.log_segments (
+    partition_id bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    base_offset  bigint NOT NULL,
+    end_offset   bigint NOT NULL,
+    frame_count  integer NOT NULL,
+    created_at   timestamptz NOT NULL,
+    blob         bytea NOT NULL,
+    PRIMARY KEY (partition_id, base_offset),
+    CHECK (end_offset = base_offset + frame_count - 1)
+) WITH (
+    -- Insert-mostly, deleted in whole ranges by retention: vacuum after a tenth
+    -- dead, freeze/visibility work after 30% new rows, unthrottled so it keeps
+    -- up with ranged deletes. The same on the TOAST table that holds the blobs.
+    autovacuum_vacuum_scale_factor = 0.1,
+    autovacuum_vacuum_insert_scale_factor = 0.3,
+    autovacuum_vacuum_cost_limit = 4000,
+    autovacuum_vacuum_cost_delay = 0,
+    toast.autovacuum_vacuum_scale_factor = 0.1,
+    toast.autovacuum_vacuum_insert_scale_factor = 0.3,
+    toast.autovacuum_vacuum_cost_limit = 4000,
+    toast.autovacuum_vacuum_cost_delay = 0
+);
+-- The blob is zstd already: compressing it again costs CPU and saves nothing.
+ALTER TABLE queen.log_segments ALTER COLUMN blob SET STORAGE EXTERNAL;
+
+-- The hash sidecar: for each segment, the 64-bit hashes of its transaction ids
+-- (txn_hashes[i] belongs to offset base_offset + i - 1). Written on every
+-- push: ack resolves a transaction id to an offset through it, and the push
+-- deduplication probe reads it. Deliberately no foreign key: the two deleters
+-- of partitions (queue deletion and empty-partition cleanup) delete these rows
+-- explicitly.
+CREATE TABLE queen.log_txns (
+    partition_id bigint NOT NULL,
+    base_offset  bigint NOT NULL,
+    created_at   timestamptz NOT NULL,
+    txn_hashes   bigint[] NOT NULL,
+    PRIMARY KEY (partition_id, base_offset)
+) WITH (
+    autovacuum_vacuum_scale_factor = 0.1,
+    autovacuum_vacuum_insert_scale_factor = 0.3,
+    autovacuum_vacuum_cost_delay = 0
+);
+-- The deduplication probe looks hashes up, and must cost in proportion to the
+-- items pushed, not to the rows inside the dedup window. fastupdate appends
+-- new entries to a pending list (cheap for the push); the small pending limit
+-- bounds what every probe scans linearly. 256 kB is not measured.
+CREATE INDEX idx_log_txns_hashes ON queen.log_txns USING gin (txn_hashes)
+    WITH (fastupdate = on, gin_pending_list_limit = 256);
+
+-- Coordination per (partition, consumer group): the cursor, the lease and the
+-- retry budget.
+--   committed       every offset <= committed is done for this group
+--   lease_*         the batch handed out: lease_start..lease_end, one byte of
+--                   state per offset in lease_state (0 open, 1 done, 2 failed,
+--                   3 retry)
+--   head_offset     the offset whose deliveries head_attempts counts
+CREATE TABLE queen.log_consumers (
+    partition_id     bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    consumer_group   text NOT NULL,
+    committed        bigint NOT NULL,
+    lease_id         uuid,
+    lease_expires_at timestamptz,
+    lease_start      bigint,
+    lease_end        bigint,
+    lease_state      bytea,
+    head_offset      bigint,
+    head_attempts    integer NOT NULL DEFAULT 0,
+    retry_at         timestamptz,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (partition_id, consumer_group)
+) WITH (
+    -- Rewritten by every pop and ack: half the page free keeps updates HOT.
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 500,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
+);
+-- Lease renewal and multi-partition acks find their rows by lease id.
+CREATE INDEX idx_log_consumers_lease ON queen.log_consumers (lease_id) WHERE lease_id IS NOT NULL;
+
+-- A consumer group's subscription on a queue: where a new cursor starts.
+CREATE TABLE queen.consumer_groups (
+    queue_id          bigint NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
+    consumer_group    text NOT NULL,
+    subscription_mode text NOT NULL CHECK (subscription_mode IN ('all', 'new', 'timestamp')),
+    subscription_from timestamptz,
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_id, consumer_group)
+);
+
+-- Dead-lettered messages. Written narrow: a pointer to the frame
+-- (partition, offset, group) plus the failure; the payload is read from the
+-- segment. The wide columns are filled only when the segment is about to be
+-- reclaimed, so a failure never disappears with its segment. No foreign key:
+-- queue deletion removes these rows explicitly.
+CREATE TABLE queen.log_dlq (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    partition_id   bigint NOT NULL,
+    consumer_group text NOT NULL,
+    message_offset bigint NOT NULL,
+    error          text,
+    attempts       integer NOT NULL,
+    failed_at      timestamptz NOT NULL DEFAULT now(),
+    -- wide columns: NULL while the row is narrow
+    message_id     uuid,
+    transaction_id text,
+    trace_id       uuid,
+    payload        jsonb,
+    created_at     timestamptz,
+    UNIQUE (partition_id, consumer_group, message_offset)
+);
+CREATE INDEX idx_log_dlq_partition_failed_at ON queen.log_dlq (partition_id, failed_at DESC);
+
+-- One audit row per deleting retention step (committed if and only if its
+-- delete was), and one '__partition_deleted__' row per reclaimed partition.
+-- No foreign key: the row must outlive the partition it describes.
+CREATE TABLE queen.retention_history (
+    id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    partition_id     bigint NOT NULL,
+    retention_type   text NOT NULL,
+    messages_deleted bigint NOT NULL,
+    segments_deleted bigint NOT NULL DEFAULT 0,
+    executed_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX idx_retention_history_executed_at ON queen.retention_history (executed_at DESC);
+
+-- Durable per-task schedule and leader gate of the maintenance cycles: one
+-- atomic UPDATE claims a task when it is due, not leased and enabled.
+CREATE TABLE queen.maintenance_leases (
+    task             text PRIMARY KEY,
+    enabled          boolean NOT NULL DEFAULT true,
+    next_due_at      timestamptz NOT NULL DEFAULT now(),
+    lease_holder     text,
+    lease_expires_at timestamptz,
+    fencing_token    bigint NOT NULL DEFAULT 0,
+    last_started_at  timestamptz,
+    last_finished_at timestamptz
+);
+INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark');

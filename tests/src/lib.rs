@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests: connections to the cluster that
+//! `make test` starts, and small wrappers over the SQL API.
+
+use postgres::{Client, NoTls};
+use serde_json::Value;
+
+/// The cluster under test (`make test` starts one and sets this).
+pub fn dsn() -> String {
+    std::env::var("QUEEN_TEST_DSN")
+        .unwrap_or_else(|_| "host=127.0.0.1 port=6533 user=postgres dbname=queen".to_owned())
+}
+
+pub fn connect() -> Client {
+    Client::connect(&dsn(), NoTls).unwrap_or_else(|e| panic!("connecting to {}: {e}", dsn()))
+}
+
+/// A queue name no other test uses.
+pub fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}", uuid::Uuid::new_v4().simple())
+}
+
+pub fn push(c: &mut Client, items: &Value) -> Value {
+    c.query_one("SELECT queen.push($1)", &[items]).expect("push").get(0)
+}
+
+pub fn pop(c: &mut Client, queue: &str, group: Option<&str>, batch: i32, options: &Value) -> Value {
+    c.query_one("SELECT queen.pop($1, NULL, $2, $3, $4)", &[&queue, &group, &batch, options])
+        .expect("pop")
+        .get(0)
+}
+
+pub fn ack(c: &mut Client, body: &Value) -> Value {
+    c.query_one("SELECT queen.ack($1)", &[body]).expect("ack").get(0)
+}
+
+pub fn messages(popped: &Value) -> Vec<Value> {
+    popped["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// The acks that complete every message of a pop answer.
+pub fn acks_for(popped: &Value, status: &str, group: Option<&str>) -> Value {
+    Value::Array(
+        messages(popped)
+            .iter()
+            .map(|m| {
+                serde_json::json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                    "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
+            })
+            .collect(),
+    )
+}
+
+/// The SQLSTATE of a failed statement.
+pub fn sqlstate(e: &postgres::Error) -> String {
+    e.code().map(|c| c.code().to_owned()).unwrap_or_else(|| format!("no SQLSTATE: {e}"))
+}

@@ -1,0 +1,306 @@
+//! The engine through real connections: concurrency, leases that run out in
+//! real time, transactions that roll back, and bad input.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use queen_it::*;
+use serde_json::{json, Value};
+
+/// N pushers and M poppers over a few partitions: every message is delivered
+/// and acknowledged exactly once per consumer group, in order within its
+/// partition, and no statement fails (no deadlock, no serialization error).
+#[test]
+fn exactly_once_per_group_under_concurrency() {
+    const PUSHERS: usize = 4;
+    const PER_PUSHER: usize = 300;
+    const PARTITIONS: usize = 3;
+    const POPPERS: usize = 4;
+    let queue = unique("eo");
+    let total = PUSHERS * PER_PUSHER;
+
+    let pushers: Vec<_> = (0..PUSHERS)
+        .map(|w| {
+            let queue = queue.clone();
+            thread::spawn(move || {
+                let mut c = connect();
+                let mut seq = 0usize;
+                while seq < PER_PUSHER {
+                    // Batches of up to 7 spread over the partitions.
+                    let n = 7.min(PER_PUSHER - seq);
+                    let items: Vec<Value> = (seq..seq + n)
+                        .map(|i| json!({"queue": queue, "partition": format!("p{}", i % PARTITIONS),
+                                        "payload": {"w": w, "i": i}}))
+                        .collect();
+                    let res = push(&mut c, &Value::Array(items));
+                    assert!(res.as_array().unwrap().iter().all(|r| r["status"] == "queued"));
+                    seq += n;
+                }
+            })
+        })
+        .collect();
+
+    let seen: Arc<Mutex<HashMap<String, Vec<(String, i64, Value)>>>> = Arc::new(Mutex::new(HashMap::new()));
+    let poppers: Vec<_> = (0..POPPERS)
+        .map(|k| {
+            let queue = queue.clone();
+            let seen = Arc::clone(&seen);
+            thread::spawn(move || {
+                let mut c = connect();
+                let group = if k % 2 == 0 { None } else { Some("analytics") };
+                let key = group.unwrap_or("queue-mode").to_owned();
+                let deadline = Instant::now() + Duration::from_secs(120);
+                loop {
+                    let done = seen.lock().unwrap().get(&key).map_or(0, |v| v.len()) >= total;
+                    if done || Instant::now() > deadline {
+                        break;
+                    }
+                    let popped = pop(&mut c, &queue, group, 10, &json!({"partitions": 2}));
+                    let msgs = messages(&popped);
+                    if msgs.is_empty() {
+                        thread::sleep(Duration::from_millis(5));
+                        continue;
+                    }
+                    {
+                        let mut s = seen.lock().unwrap();
+                        let list = s.entry(key.clone()).or_default();
+                        for m in &msgs {
+                            list.push((m["partitionId"].as_str().unwrap().to_owned(), m["offset"].as_i64().unwrap(), m["data"].clone()));
+                        }
+                    }
+                    let res = ack(&mut c, &acks_for(&popped, "completed", group));
+                    for r in res.as_array().unwrap() {
+                        assert_eq!(r["success"], true, "{r}");
+                    }
+                }
+            })
+        })
+        .collect();
+
+    for p in pushers {
+        p.join().expect("pusher");
+    }
+    for p in poppers {
+        p.join().expect("popper");
+    }
+    let seen = seen.lock().unwrap();
+    for group in ["queue-mode", "analytics"] {
+        let list = &seen[group];
+        assert_eq!(list.len(), total, "{group}: every message once");
+        let unique: HashSet<(String, i64)> = list.iter().map(|(p, o, _)| (p.clone(), *o)).collect();
+        assert_eq!(unique.len(), total, "{group}: no message twice");
+        // Per partition, offsets come out ascending, and each pusher's
+        // messages come out in the order it pushed them.
+        let mut by_partition: BTreeMap<&str, Vec<(i64, &Value)>> = BTreeMap::new();
+        for (p, o, d) in list {
+            by_partition.entry(p.as_str()).or_default().push((*o, d));
+        }
+        for (p, msgs) in &by_partition {
+            let mut sorted = msgs.clone();
+            sorted.sort_by_key(|(o, _)| *o);
+            let mut last_i: HashMap<i64, i64> = HashMap::new();
+            for (_, d) in &sorted {
+                let w = d["w"].as_i64().unwrap();
+                let i = d["i"].as_i64().unwrap();
+                if let Some(prev) = last_i.insert(w, i) {
+                    assert!(i > prev, "{group}/{p}: pusher {w} message {i} after {prev}");
+                }
+            }
+        }
+    }
+}
+
+/// A batch that is not acknowledged within its lease is handed out again.
+#[test]
+fn expired_lease_redelivers() {
+    let mut c = connect();
+    let queue = unique("lease");
+    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
+    push(&mut c, &json!([{"queue": queue, "payload": "x"}]));
+    let first = pop(&mut c, &queue, None, 1, &json!({}));
+    assert_eq!(messages(&first).len(), 1);
+    assert!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty(), "leased");
+    thread::sleep(Duration::from_millis(1300));
+    let again = pop(&mut c, &queue, None, 1, &json!({}));
+    let m = &messages(&again)[0];
+    assert_eq!(m["data"], "x");
+    assert_eq!(m["deliveryAttempt"], 2);
+    assert_ne!(m["leaseId"], first["leaseId"]);
+    // The old holder's late ack is refused; the new holder's is taken.
+    let late = ack(&mut c, &acks_for(&first, "completed", None));
+    assert_eq!(late[0]["success"], false);
+    let ok = ack(&mut c, &acks_for(&again, "completed", None));
+    assert_eq!(ok[0]["success"], true);
+}
+
+/// A renewed lease is not handed out when the original one would have run out.
+#[test]
+fn renewed_lease_holds() {
+    let mut c = connect();
+    let queue = unique("renew");
+    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
+    push(&mut c, &json!([{"queue": queue, "payload": "x"}]));
+    let first = pop(&mut c, &queue, None, 1, &json!({}));
+    let lease = first["leaseId"].as_str().unwrap().to_owned();
+    let r: Value = c.query_one("SELECT queen.renew_lease($1, 5)", &[&lease]).unwrap().get(0);
+    assert_eq!(r["success"], true);
+    thread::sleep(Duration::from_millis(1300));
+    assert!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty());
+}
+
+/// A failed message waits out its retry delay before it is delivered again.
+#[test]
+fn retry_delay_is_respected() {
+    let mut c = connect();
+    let queue = unique("retry");
+    c.query_one("SELECT queen.configure($1, '{\"retryDelay\": 800}')", &[&queue]).unwrap();
+    push(&mut c, &json!([{"queue": queue, "payload": 1}]));
+    let p = pop(&mut c, &queue, None, 1, &json!({}));
+    ack(&mut c, &acks_for(&p, "failed", None));
+    assert!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty());
+    thread::sleep(Duration::from_millis(1000));
+    assert_eq!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).len(), 1);
+}
+
+/// Two claimers: while one pop's transaction holds a partition, another pop
+/// of the same group skips it at once instead of waiting.
+#[test]
+fn second_claimer_skips_without_waiting() {
+    let mut a = connect();
+    let mut b = connect();
+    let queue = unique("claim");
+    push(&mut a, &json!([{"queue": queue, "payload": 1}]));
+    let mut txn = a.transaction().unwrap();
+    let got: Value = txn.query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue]).unwrap().get(0);
+    assert_eq!(messages(&got).len(), 1);
+    b.batch_execute("SET lock_timeout = '2s'").unwrap();
+    let started = Instant::now();
+    let other = pop(&mut b, &queue, None, 1, &json!({}));
+    assert!(messages(&other).is_empty());
+    assert!(started.elapsed() < Duration::from_secs(1), "a pop never waits on a lock");
+    txn.rollback().unwrap();
+    // Rolled back: the message was never handed out.
+    assert_eq!(messages(&pop(&mut b, &queue, None, 1, &json!({}))).len(), 1);
+}
+
+/// A transaction whose ack is refused applies nothing, its pushes included.
+#[test]
+fn transaction_is_all_or_nothing() {
+    let mut c = connect();
+    let queue = unique("txn");
+    let other = unique("txn-out");
+    push(&mut c, &json!([{"queue": queue, "payload": 1}]));
+    let p = pop(&mut c, &queue, None, 1, &json!({}));
+    let m = &messages(&p)[0];
+    let body = json!({"operations": [
+        {"type": "push", "items": [{"queue": other, "payload": "side effect"}]},
+        {"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"],
+         "leaseId": "00000000-0000-4000-8000-000000000000", "status": "completed"}
+    ]});
+    let err = c.query_one("SELECT queen.transaction($1)", &[&body]).unwrap_err();
+    assert_eq!(sqlstate(&err), "55000", "{err}");
+    let pushed: i64 = c
+        .query_one("SELECT count(*) FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE q.name = $1", &[&other])
+        .unwrap()
+        .get(0);
+    assert_eq!(pushed, 0);
+    let committed: i64 = c
+        .query_one("SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1", &[&queue])
+        .unwrap()
+        .get(0);
+    assert_eq!(committed, -1);
+}
+
+/// A push racing a queue deletion either lands or fails loudly; nothing is
+/// half-written and nothing deadlocks.
+#[test]
+fn push_racing_delete_fails_loudly_or_lands() {
+    let queue = unique("race");
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let pusher = {
+        let queue = queue.clone();
+        let stop = Arc::clone(&stop);
+        thread::spawn(move || {
+            let mut c = connect();
+            let (mut ok, mut failed) = (0, 0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match c.query_one("SELECT queen.push($1)", &[&json!([{"queue": queue, "payload": 1}, {"queue": queue, "partition": "b", "payload": 2}])]) {
+                    Ok(_) => ok += 1,
+                    Err(e) => {
+                        let code = sqlstate(&e);
+                        // Loud and retryable: the queue or partition went away under the push.
+                        assert!(code == "40001" || code == "23503", "unexpected {code}: {e}");
+                        failed += 1;
+                    }
+                }
+            }
+            (ok, failed)
+        })
+    };
+    let mut c = connect();
+    let mut deletes = 0;
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        match c.query_one("SELECT queen.delete_queue($1)", &[&queue]) {
+            Ok(_) => deletes += 1,
+            Err(e) => assert_eq!(sqlstate(&e), "42704", "{e}"),
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (ok, _failed) = pusher.join().expect("pusher");
+    assert!(ok > 0 && deletes > 0, "both sides ran: {ok} pushes, {deletes} deletes");
+    // Whatever survived is whole: every segment has its sidecar row.
+    let orphans: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id
+              JOIN queen.queues q ON q.id = p.queue_id
+             WHERE q.name = $1 AND NOT EXISTS (SELECT 1 FROM queen.log_txns t WHERE t.partition_id = s.partition_id AND t.base_offset = s.base_offset)",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(orphans, 0);
+}
+
+/// Bad input raises an ERROR with a fitting SQLSTATE, names the field, and
+/// writes nothing.
+#[test]
+fn bad_input_is_refused_with_sqlstate() {
+    let mut c = connect();
+    let queue = unique("bad");
+    let long = "x".repeat(70_000);
+    let cases: Vec<(&str, Value, &str, &str)> = vec![
+        ("SELECT queen.push($1)", json!([{"payload": 1}]), "22023", "items[0].queue"),
+        ("SELECT queen.push($1)", json!([{"queue": 5, "payload": 1}]), "42804", "items[0].queue"),
+        ("SELECT queen.push($1)", json!([{"queue": long, "payload": 1}]), "22001", "items[0].queue"),
+        ("SELECT queen.push($1)", json!([{"queue": queue, "payload": 1, "traceId": "nope"}]), "22P02", "items[0].traceId"),
+        ("SELECT queen.push($1)", json!([]), "22023", "items"),
+        ("SELECT queen.push($1)", json!("text"), "42804", "items"),
+        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": 1, "status": "nah"}), "22023", "status"),
+        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": "abc"}), "22023", "partitionId"),
+        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": 1, "leaseId": "zzz"}), "22P02", "leaseId"),
+        ("SELECT queen.transaction($1)", json!({"operations": [{"type": "teleport"}]}), "22023", "operations[0].type"),
+    ];
+    for (sql, arg, code, field) in cases {
+        let err = c.query_one(sql, &[&arg]).unwrap_err();
+        assert_eq!(sqlstate(&err), code, "{sql} {arg}: {err}");
+        let msg = err.as_db_error().unwrap().message().to_owned();
+        assert!(msg.contains(field), "{msg:?} names {field}");
+    }
+    let err = c.query_one("SELECT queen.pop($1, NULL, NULL, 0, '{}')", &[&queue]).unwrap_err();
+    assert_eq!(sqlstate(&err), "22023");
+    let err = c.query_one("SELECT queen.delete_queue($1)", &[&queue]).unwrap_err();
+    assert_eq!(sqlstate(&err), "42704");
+    let err = c.query_one("SELECT queen.configure($1, '{\"leaseTime\": \"x\"}')", &[&queue]).unwrap_err();
+    assert_eq!(sqlstate(&err), "42804");
+    let err = c.query_one("SELECT queen.configure($1, '{\"colour\": 1}')", &[&queue]).unwrap_err();
+    assert_eq!(sqlstate(&err), "22023");
+    let err = c.query_one("SELECT queen.push_binary($1)", &[&b"QPB1\x00\xff\xff\xff\xff".to_vec()]).unwrap_err();
+    assert_eq!(sqlstate(&err), "22P03");
+    // Nothing was written by any of them.
+    let n: i64 = c.query_one("SELECT count(*) FROM queen.queues WHERE name = $1", &[&queue]).unwrap().get(0);
+    assert_eq!(n, 0);
+}
