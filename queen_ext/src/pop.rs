@@ -180,10 +180,40 @@ fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> 
     .collect()
 }
 
-/// The cursor (last done offset) a new consumer row starts from.
-fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64, pid: i64, log_start: i64) -> i64 {
+/// Takes a transaction-scoped advisory lock on (`what`, `id`, `group`)
+/// without waiting. It stands in front of the inserts that create a cursor or
+/// a group row: an insert that conflicts with another transaction's
+/// uncommitted insert would wait for it, and a pop never waits.
+fn try_creation_lock(client: &mut SpiClient<'_>, what: u32, id: i64, group: &str) -> bool {
+    // The two-int4 key space is separate from the bigint keys of the
+    // maintenance locks; a collision only makes a pop skip a candidate.
+    let k1 = (xxhash_rust::xxh3::xxh3_64(group.as_bytes()) as u32 ^ what) as i32;
+    let k2 = (id as u64 ^ (id as u64 >> 32)) as u32 as i32;
+    exec(client, "SELECT pg_try_advisory_xact_lock($1, $2)", &[sql::INT4, sql::INT4], &[k1.into(), k2.into()])
+        .next()
+        .and_then(|r| r.get::<bool>(1).unwrap())
+        .unwrap_or(false)
+}
+
+const LOCK_CURSOR: u32 = 0x5155_0001;
+const LOCK_GROUP: u32 = 0x5155_0002;
+
+/// The cursor (last done offset) a new consumer row starts from; None when
+/// another pop is registering the group right now.
+fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64, pid: i64, log_start: i64) -> Option<i64> {
     if req.group == QUEUE_MODE {
-        return log_start - 1;
+        return Some(log_start - 1);
+    }
+    let registered = exec(
+        client,
+        "SELECT 1 FROM queen.consumer_groups WHERE queue_id = $1 AND consumer_group = $2",
+        &[sql::INT8, sql::TEXT],
+        &[queue_id.into(), req.group.as_str().into()],
+    )
+    .next()
+    .is_some();
+    if !registered && !try_creation_lock(client, LOCK_GROUP, queue_id, &req.group) {
+        return None;
     }
     let (mode, from): (&str, Option<&str>) = match &req.subscription {
         Subscription::All => ("all", None),
@@ -211,7 +241,7 @@ fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64
     .expect("group row exists after insert");
     let since: Option<pgrx::datum::TimestampWithTimeZone> = row.get(1).unwrap();
     let Some(since) = since else {
-        return log_start - 1;
+        return Some(log_start - 1);
     };
     // created_at never decreases with the offset: the newest segment written
     // before `since` ends where the group starts.
@@ -224,7 +254,7 @@ fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64
     )
     .next()
     .map(|r| r.get::<i64>(1).unwrap().unwrap());
-    before.unwrap_or(-1).max(log_start - 1)
+    Some(before.unwrap_or(-1).max(log_start - 1))
 }
 
 struct Cursor {
@@ -304,7 +334,12 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         }
         let queue = &qs[cand.queue_idx];
         if cand.fresh {
-            let committed = initial_committed(client, req, queue.id, cand.pid, cand.log_start);
+            if !try_creation_lock(client, LOCK_CURSOR, cand.pid, &req.group) {
+                continue;
+            }
+            let Some(committed) = initial_committed(client, req, queue.id, cand.pid, cand.log_start) else {
+                continue;
+            };
             exec(
                 client,
                 "INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ($1, $2, $3)

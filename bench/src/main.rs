@@ -1,0 +1,292 @@
+//! Push and pop+ack throughput of queen, pgmq and the physical ceiling (a
+//! plain INSERT of the same compressed bytes), measured side by side in one
+//! run on one cluster, printed as figures and ratios.
+//!
+//! Usage: queen_bench <dsn> [seconds per cell]
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use postgres::{Client, NoTls};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+const WORDS: &[&str] = &[
+    "alpha", "bravo", "delta", "urgent", "gift", "express", "standard", "fragile", "returns", "priority", "weekend",
+    "invoice", "warehouse", "north", "south", "east", "west", "bulk", "retail", "online",
+];
+const NAMES: &[&str] = &["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov", "Ken Thompson"];
+const CURRENCIES: &[&str] = &["EUR", "USD", "GBP", "CHF", "JPY"];
+const STATUSES: &[&str] = &["created", "paid", "packed", "shipped", "delivered"];
+
+/// An order event of about 256 bytes with varied fields.
+fn payload(rng: &mut SmallRng) -> Value {
+    let items: Vec<Value> = (0..rng.random_range(1..=2))
+        .map(|_| json!({"sku": format!("SKU-{:06}", rng.random_range(0..1_000_000)), "qty": rng.random_range(1..10),
+                        "price": (rng.random_range(100..100_000) as f64) / 100.0}))
+        .collect();
+    let note: Vec<&str> = (0..rng.random_range(1..4)).map(|_| WORDS[rng.random_range(0..WORDS.len())]).collect();
+    json!({
+        "orderId": format!("{:016x}", rng.random::<u64>()),
+        "customer": {"id": rng.random_range(1..5_000_000), "name": NAMES[rng.random_range(0..NAMES.len())]},
+        "items": items,
+        "total": (rng.random_range(100..1_000_000) as f64) / 100.0,
+        "currency": CURRENCIES[rng.random_range(0..CURRENCIES.len())],
+        "status": STATUSES[rng.random_range(0..STATUSES.len())],
+        "ts": 1_790_000_000_000i64 + rng.random_range(0..100_000_000i64),
+        "note": note.join(" "),
+    })
+}
+
+struct Bench {
+    dsn: String,
+    secs: f64,
+    conns: usize,
+}
+
+impl Bench {
+    fn connect(&self) -> Client {
+        Client::connect(&self.dsn, NoTls).expect("connect")
+    }
+
+    /// Runs `work` on `conns` connections for the cell's duration; `work`
+    /// returns the messages one call handled. Answers messages per second.
+    fn run<F>(&self, make: impl Fn(usize) -> F) -> f64
+    where
+        F: FnMut(&mut Client) -> u64 + Send + 'static,
+    {
+        let stop = Arc::new(AtomicBool::new(false));
+        let total = Arc::new(AtomicU64::new(0));
+        let start = Instant::now();
+        let handles: Vec<_> = (0..self.conns)
+            .map(|k| {
+                let mut work = make(k);
+                let mut c = self.connect();
+                let stop = Arc::clone(&stop);
+                let total = Arc::clone(&total);
+                thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        let n = work(&mut c);
+                        total.fetch_add(n, Ordering::Relaxed);
+                        if n == 0 {
+                            thread::sleep(Duration::from_millis(1));
+                        }
+                    }
+                })
+            })
+            .collect();
+        thread::sleep(Duration::from_secs_f64(self.secs));
+        stop.store(true, Ordering::Relaxed);
+        for h in handles {
+            h.join().expect("worker");
+        }
+        total.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    }
+}
+
+fn batch_of(rng: &mut SmallRng, n: usize) -> Vec<Value> {
+    (0..n).map(|_| payload(rng)).collect()
+}
+
+fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
+    let queue = queue.to_owned();
+    b.run(move |k| {
+        let queue = queue.clone();
+        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let mut call = 0usize;
+        move |c: &mut Client| {
+            let partition = format!("p{}", (call * 7 + k) % partitions);
+            call += 1;
+            let items: Vec<Value> = batch_of(&mut rng, batch)
+                .into_iter()
+                .map(|p| json!({"queue": queue, "partition": partition, "payload": p}))
+                .collect();
+            c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).expect("queen push");
+            batch as u64
+        }
+    })
+}
+
+fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> f64 {
+    let queue = queue.to_owned();
+    b.run(move |k| {
+        let queue = queue.clone();
+        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        move |c: &mut Client| {
+            let msgs: Vec<Value> = batch_of(&mut rng, batch);
+            c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&queue, &msgs]).expect("pgmq send_batch");
+            batch as u64
+        }
+    })
+}
+
+/// The same compressed bytes a queen segment would hold, one INSERT per call.
+fn ceiling_push(b: &Bench, batch: usize) -> f64 {
+    b.run(move |k| {
+        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        move |c: &mut Client| {
+            let payloads: Vec<Vec<u8>> = batch_of(&mut rng, batch).iter().map(|p| serde_json::to_vec(p).unwrap()).collect();
+            let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
+            let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
+            let frames: Vec<queen_frames::FrameRef> = payloads
+                .iter()
+                .zip(&ids)
+                .zip(&txns)
+                .map(|((p, id), t)| queen_frames::FrameRef {
+                    flags: 0,
+                    message_id: *id,
+                    trace_id: None,
+                    transaction_id: t,
+                    producer: None,
+                    payload: p,
+                })
+                .collect();
+            let blob = queen_frames::segment::encode_segment(frames.iter()).unwrap();
+            c.execute("INSERT INTO bench_ceiling (blob) VALUES ($1)", &[&blob]).expect("ceiling insert");
+            batch as u64
+        }
+    })
+}
+
+fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> f64 {
+    let queue = queue.to_owned();
+    b.run(move |_| {
+        let queue = queue.clone();
+        move |c: &mut Client| {
+            let popped: Value = c
+                .query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')", &[&queue, &batch])
+                .expect("queen pop")
+                .get(0);
+            let msgs = popped["messages"].as_array().cloned().unwrap_or_default();
+            if msgs.is_empty() {
+                return 0;
+            }
+            let acks: Vec<Value> = msgs
+                .iter()
+                .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"]}))
+                .collect();
+            c.execute("SELECT queen.ack($1)", &[&Value::Array(acks)]).expect("queen ack");
+            msgs.len() as u64
+        }
+    })
+}
+
+fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32) -> f64 {
+    let queue = queue.to_owned();
+    b.run(move |_| {
+        let queue = queue.clone();
+        move |c: &mut Client| {
+            let ids: Vec<i64> = c
+                .query("SELECT msg_id FROM pgmq.read($1, 30, $2)", &[&queue, &batch])
+                .expect("pgmq read")
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            if ids.is_empty() {
+                return 0;
+            }
+            c.execute("SELECT pgmq.delete($1, $2::bigint[])", &[&queue, &ids]).expect("pgmq delete");
+            ids.len() as u64
+        }
+    })
+}
+
+fn scalar(c: &mut Client, sql: &str) -> i64 {
+    c.query_one(sql, &[]).unwrap().get(0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dsn = args.next().unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
+    let secs: f64 = args.next().map(|s| s.parse().expect("seconds")).unwrap_or(5.0);
+    let conns = thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let b = Bench { dsn: dsn.clone(), secs, conns };
+
+    // pgmq from the crate's embedded install SQL, in the same database.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let pool = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(&format!("postgres:///queen?host=127.0.0.1&port={}&user=postgres", port_of(&dsn))).await.expect("sqlx connect");
+        pgmq::install::install_sql_from_embedded(&pool).await.expect("pgmq install");
+    });
+    let mut c = b.connect();
+    c.batch_execute("DROP TABLE IF EXISTS bench_ceiling; CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, blob bytea); ALTER TABLE bench_ceiling ALTER COLUMN blob SET STORAGE EXTERNAL;").unwrap();
+    for batch in [1, 100, 1000] {
+        for q in [format!("bench_push_{batch}"), format!("bench_pop_{batch}")] {
+            let _ = c.execute("SELECT pgmq.drop_queue($1)", &[&q]);
+            c.execute("SELECT pgmq.create($1)", &[&q]).unwrap();
+        }
+    }
+    c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'").unwrap();
+
+    println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
+    println!("{:<28} {:>12} {:>12} {:>12} {:>9} {:>9}", "push", "queen msg/s", "pgmq msg/s", "ceiling", "q/pgmq", "q/ceil");
+    let mut push_ratios = Vec::new();
+    for batch in [1usize, 100, 1000] {
+        let ceiling = ceiling_push(&b, batch);
+        let pgmq = pgmq_push(&b, &format!("bench_push_{batch}"), batch);
+        for partitions in [1usize, 16] {
+            let queen = queen_push(&b, &format!("bench_push_{batch}_{partitions}"), batch, partitions);
+            println!(
+                "{:<28} {:>12.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2}",
+                format!("batch {batch}, {partitions} partition(s)"),
+                queen,
+                pgmq,
+                ceiling,
+                queen / pgmq,
+                queen / ceiling
+            );
+            push_ratios.push((batch, partitions, queen / pgmq, queen / ceiling));
+        }
+    }
+
+    // Disk per message, from what the push cells wrote.
+    c.batch_execute("VACUUM ANALYZE").unwrap();
+    let queen_msgs = scalar(&mut c, "SELECT COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments");
+    let queen_bytes = scalar(
+        &mut c,
+        "SELECT (pg_total_relation_size('queen.log_segments') + pg_total_relation_size('queen.log_txns'))::int8",
+    );
+    let mut pgmq_msgs = 0i64;
+    let mut pgmq_bytes = 0i64;
+    for batch in [1, 100, 1000] {
+        pgmq_msgs += scalar(&mut c, &format!("SELECT count(*) FROM pgmq.q_bench_push_{batch}"));
+        pgmq_bytes += scalar(&mut c, &format!("SELECT pg_total_relation_size('pgmq.q_bench_push_{batch}')::int8"));
+    }
+    let queen_per = queen_bytes as f64 / queen_msgs.max(1) as f64;
+    let pgmq_per = pgmq_bytes as f64 / pgmq_msgs.max(1) as f64;
+    println!("\ndisk per message: queen {queen_per:.0} B, pgmq {pgmq_per:.0} B, ratio {:.2}", queen_per / pgmq_per);
+
+    // Pop + ack from a prefilled backlog (16 partitions so every connection
+    // has a partition to lease).
+    println!("\n{:<28} {:>12} {:>12} {:>9}", "pop+ack", "queen msg/s", "pgmq msg/s", "q/pgmq");
+    for batch in [1i32, 100] {
+        let backlog = if batch == 1 { 20_000 } else { 400_000 };
+        let qname = format!("bench_pop_{batch}");
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut left = backlog;
+        while left > 0 {
+            let n = left.min(1000);
+            let msgs = batch_of(&mut rng, n);
+            let items: Vec<Value> = msgs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
+                .collect();
+            c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).unwrap();
+            c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs]).unwrap();
+            left -= n;
+        }
+        c.batch_execute("VACUUM ANALYZE").unwrap();
+        let queen = queen_pop_ack(&b, &qname, batch);
+        let pgmq = pgmq_pop_ack(&b, &qname, batch);
+        println!("{:<28} {:>12.0} {:>12.0} {:>9.2}", format!("batch {batch}"), queen, pgmq, queen / pgmq);
+    }
+    println!("\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, pop+ack b100 >= 3x pgmq, disk <= 0.3x pgmq");
+}
+
+fn port_of(dsn: &str) -> String {
+    dsn.split_whitespace().find_map(|kv| kv.strip_prefix("port=")).unwrap_or("5432").to_owned()
+}
