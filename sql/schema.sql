@@ -72,8 +72,9 @@ CREATE TABLE queen.log_partitions (
     -- pop while reclaiming next to nothing.
     vacuum_truncate = off
 );
--- The wildcard pop's candidate scan.
-CREATE INDEX idx_log_partitions_queue_write ON queen.log_partitions (queue_id, last_write_at);
+-- No index on last_write_at: every push moves it, and an indexed column that
+-- changes makes every push a non-HOT update with an entry in each index. Pop
+-- finds a queue's partitions through (queue_id, name).
 -- The retention work list's due probes: one indexed range scan per queue and
 -- phase; NULL (nothing live) keeps a partition out of them.
 CREATE INDEX idx_log_partitions_oldest_live ON queen.log_partitions (queue_id, oldest_live_at)
@@ -110,15 +111,18 @@ ALTER TABLE queen.log_segments ALTER COLUMN blob SET STORAGE EXTERNAL;
 
 -- The hash sidecar: for each segment, the 64-bit hashes of its transaction ids
 -- (txn_hashes[i] belongs to offset base_offset + i - 1). Written on every
--- push: ack resolves a transaction id to an offset through it, and the push
--- deduplication probe reads it. Deliberately no foreign key: the two deleters
--- of partitions (queue deletion and empty-partition cleanup) delete these rows
--- explicitly.
+-- push: ack resolves a transaction id to an offset through it. dedup_hashes
+-- holds the hashes of the ids the caller supplied (NULL when the engine
+-- minted them all: a minted id is unique by construction and never looked up
+-- by value); the push deduplication probe reads it. Deliberately no foreign
+-- key: the two deleters of partitions (queue deletion and empty-partition
+-- cleanup) delete these rows explicitly.
 CREATE TABLE queen.log_txns (
     partition_id bigint NOT NULL,
     base_offset  bigint NOT NULL,
     created_at   timestamptz NOT NULL,
     txn_hashes   bigint[] NOT NULL,
+    dedup_hashes bigint[],
     PRIMARY KEY (partition_id, base_offset)
 ) WITH (
     autovacuum_vacuum_scale_factor = 0.1,
@@ -129,8 +133,9 @@ CREATE TABLE queen.log_txns (
 -- items pushed, not to the rows inside the dedup window. fastupdate appends
 -- new entries to a pending list (cheap for the push); the small pending limit
 -- bounds what every probe scans linearly. 256 kB is not measured.
-CREATE INDEX idx_log_txns_hashes ON queen.log_txns USING gin (txn_hashes)
-    WITH (fastupdate = on, gin_pending_list_limit = 256);
+CREATE INDEX idx_log_txns_dedup ON queen.log_txns USING gin (dedup_hashes)
+    WITH (fastupdate = on, gin_pending_list_limit = 256)
+    WHERE dedup_hashes IS NOT NULL;
 
 -- Coordination per (partition, consumer group): the cursor, the lease and the
 -- retry budget.

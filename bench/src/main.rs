@@ -110,6 +110,32 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
     })
 }
 
+/// The same messages as a binary push body (QPB1, counts-only answer).
+fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
+    use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
+    let queue = queue.to_owned();
+    b.run(move |k| {
+        let queue = queue.clone();
+        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let mut call = 0usize;
+        move |c: &mut Client| {
+            let partition = format!("p{}", (call * 7 + k) % partitions);
+            call += 1;
+            let items = batch_of(&mut rng, batch)
+                .iter()
+                .map(|p| PushItem { transaction_id: None, payload: serde_json::to_vec(p).unwrap() })
+                .collect();
+            let body = encode_push_body(
+                &[PushGroup { queue: queue.clone(), partition, messages: GroupMessages::Items(items) }],
+                true,
+            )
+            .unwrap();
+            c.execute("SELECT queen.push_binary($1)", &[&body]).expect("queen push_binary");
+            batch as u64
+        }
+    })
+}
+
 fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> f64 {
     let queue = queue.to_owned();
     b.run(move |k| {
@@ -222,23 +248,28 @@ fn main() {
     c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'").unwrap();
 
     println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
-    println!("{:<28} {:>12} {:>12} {:>12} {:>9} {:>9}", "push", "queen msg/s", "pgmq msg/s", "ceiling", "q/pgmq", "q/ceil");
-    let mut push_ratios = Vec::new();
+    println!(
+        "{:<26} {:>11} {:>11} {:>11} {:>10} {:>7} {:>7} {:>8} {:>8}",
+        "push", "queen json", "queen bin", "pgmq", "ceiling", "json/pg", "bin/pg", "json/ceil", "bin/ceil"
+    );
     for batch in [1usize, 100, 1000] {
         let ceiling = ceiling_push(&b, batch);
         let pgmq = pgmq_push(&b, &format!("bench_push_{batch}"), batch);
         for partitions in [1usize, 16] {
             let queen = queen_push(&b, &format!("bench_push_{batch}_{partitions}"), batch, partitions);
+            let binary = queen_push_binary(&b, &format!("bench_bin_{batch}_{partitions}"), batch, partitions);
             println!(
-                "{:<28} {:>12.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2}",
+                "{:<26} {:>11.0} {:>11.0} {:>11.0} {:>10.0} {:>7.2} {:>7.2} {:>8.2} {:>8.2}",
                 format!("batch {batch}, {partitions} partition(s)"),
                 queen,
+                binary,
                 pgmq,
                 ceiling,
                 queen / pgmq,
-                queen / ceiling
+                binary / pgmq,
+                queen / ceiling,
+                binary / ceiling
             );
-            push_ratios.push((batch, partitions, queen / pgmq, queen / ceiling));
         }
     }
 

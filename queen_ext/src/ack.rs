@@ -192,12 +192,23 @@ fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Co
     })
 }
 
-/// Offsets of the transaction ids, read from the sidecar rows that cover
-/// `lo..=hi`, or (without a range) found through the hash index.
-fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], range: Option<(i64, i64)>) -> HashMap<String, i64> {
+/// Where to look a transaction id up in the sidecar.
+#[derive(Clone, Copy)]
+enum Lookup {
+    /// The rows covering the offsets `lo..=hi` (a lease).
+    Range(i64, i64),
+    /// The index of caller-supplied ids.
+    Supplied,
+    /// The newest rows at or below an offset (an id the engine minted, acked
+    /// again after it was done), at most `queen.ack_lookback_segments` of them.
+    Before(i64),
+}
+
+/// Offsets of the transaction ids found by `how`.
+fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> HashMap<String, i64> {
     let wanted: HashMap<i64, &str> = txns.iter().map(|t| (txn_hash(t), *t)).collect();
-    let rows = match range {
-        Some((lo, hi)) => exec(
+    let rows = match how {
+        Lookup::Range(lo, hi) => exec(
             client,
             "SELECT base_offset, txn_hashes FROM queen.log_txns
               WHERE partition_id = $1 AND base_offset <= $3
@@ -206,11 +217,20 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], range: Option<(i
             &[sql::INT8, sql::INT8, sql::INT8],
             &[pid.into(), lo.into(), hi.into()],
         ),
-        None => exec(
+        Lookup::Supplied => exec(
             client,
-            "SELECT base_offset, txn_hashes FROM queen.log_txns WHERE txn_hashes && $2 AND partition_id = $1",
+            "SELECT base_offset, txn_hashes FROM queen.log_txns
+              WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1",
             &[sql::INT8, sql::INT8_ARRAY],
             &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
+        ),
+        Lookup::Before(at) => exec(
+            client,
+            "SELECT base_offset, txn_hashes FROM queen.log_txns
+              WHERE partition_id = $1 AND base_offset <= $2
+              ORDER BY base_offset DESC LIMIT $3",
+            &[sql::INT8, sql::INT8, sql::INT8],
+            &[pid.into(), at.into(), (crate::guc::ACK_LOOKBACK_SEGMENTS.get() as i64).into()],
         ),
     };
     let mut out = HashMap::new();
@@ -220,10 +240,15 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], range: Option<(i
         for (i, h) in hashes.into_iter().enumerate() {
             let offset = base + i as i64;
             if let Some(t) = h.and_then(|h| wanted.get(&h)) {
-                if range.is_none_or(|(lo, hi)| offset >= lo && offset <= hi) {
+                let in_range = match how {
+                    Lookup::Range(lo, hi) => offset >= lo && offset <= hi,
+                    _ => true,
+                };
+                if in_range {
                     // The newest occurrence wins: a redelivered duplicate id
                     // resolves to the message the consumer holds now.
-                    out.insert((*t).to_owned(), offset);
+                    let e = out.entry((*t).to_owned()).or_insert(offset);
+                    *e = (*e).max(offset);
                 }
             }
         }
@@ -275,19 +300,21 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     let leased = c.lease_id.is_some();
-    let offsets = resolve(client, pid, &txns, leased.then_some((c.lease_start, c.lease_end)));
-    let fallback = if leased {
-        // Ids outside the lease: already done ones are answered as such.
+    let mut offsets =
+        if leased { resolve(client, pid, &txns, Lookup::Range(c.lease_start, c.lease_end)) } else { HashMap::new() };
+    // Ids outside the lease: an already done message is answered as done.
+    for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();
-        if missing.is_empty() { HashMap::new() } else { resolve(client, pid, &missing, None) }
-    } else {
-        HashMap::new()
-    };
+        if missing.is_empty() {
+            break;
+        }
+        offsets.extend(resolve(client, pid, &missing, how));
+    }
     let mut results = Vec::with_capacity(items.len());
     let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
     let mut dirty = false;
     for a in items {
-        let Some(&offset) = offsets.get(&a.transaction_id).or_else(|| fallback.get(&a.transaction_id)) else {
+        let Some(&offset) = offsets.get(&a.transaction_id) else {
             results.push(answer(a, Some(format!(
                 "transaction id {:?} is not known in partition {pid} (never pushed, or its record was purged); not acknowledged",
                 a.transaction_id

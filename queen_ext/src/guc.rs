@@ -14,6 +14,8 @@ pub static POP_MAX_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
 /// Most candidate partitions one pop examines (per claimed partition).
 pub static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
+/// Sidecar rows an ack of an id outside any lease looks back over.
+pub static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// Most acknowledgements one ack call takes.
 pub static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
@@ -63,6 +65,16 @@ pub fn register() {
         &POP_CANDIDATES,
         1,
         10_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.ack_lookback_segments",
+        c"Sidecar rows searched for an acknowledged id outside any lease.",
+        c"Such an ack is of a message already done; one older than this is answered as unknown.",
+        &ACK_LOOKBACK_SEGMENTS,
+        0,
+        100_000,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -4,7 +4,7 @@
 //! Queen's HTTP bodies, so a front-end passes requests through untouched.
 
 use pgrx::prelude::*;
-use pgrx::JsonB;
+use jsonio::{JsonOut, JsonbArg};
 
 pub mod ack;
 pub mod admin;
@@ -12,6 +12,7 @@ pub mod binary;
 pub mod errors;
 pub mod guc;
 pub mod json;
+pub mod jsonio;
 pub mod options;
 pub mod pop;
 pub mod push;
@@ -29,36 +30,44 @@ pub extern "C-unwind" fn _PG_init() {
     guc::register();
 }
 
-fn required(field: &str, v: Option<JsonB>) -> serde_json::Value {
-    v.map(|JsonB(v)| v).unwrap_or_else(|| errors::invalid(field, "is required"))
+fn required_text(field: &str, v: Option<JsonbArg>) -> String {
+    v.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid(field, "is required"))
+}
+
+fn required(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
+    serde_json::from_str(&required_text(field, v)).expect("jsonb prints valid JSON")
+}
+
+fn optional(v: Option<JsonbArg>) -> serde_json::Value {
+    v.map(|JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints valid JSON")).unwrap_or_else(|| serde_json::json!({}))
 }
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
 /// traceId}]` or `{"items": [...]}`); answers one result per item.
 #[pg_extern]
-fn push(items: Option<JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonB {
-    let body = required("items", items);
+fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let body = required_text("items", items);
     let groups = push::parse_items(&body);
-    let out = Spi::connect_mut(|client| push::push_groups(client, &groups, producer));
-    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+    let out = sql::spi(|client| push::push_groups(client, &groups, producer));
+    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
 /// Pushes a binary push body (QPB1, content type application/x-queen-push).
 #[pg_extern]
-fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonB {
+fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
     let (groups, counts_only) = binary::parse_push_body(body);
-    let out = Spi::connect_mut(|client| push::push_groups(client, &groups, producer));
+    let out = sql::spi(|client| push::push_groups(client, &groups, producer));
     if counts_only {
         let duplicate = out.iter().filter(|o| o.duplicate).count();
-        return JsonB(serde_json::json!({
+        return JsonOut::of(&serde_json::json!({
             "count": out.len(),
             "queued": out.len() - duplicate,
             "duplicate": duplicate,
             "error": 0,
         }));
     }
-    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
 fn pop_request(
@@ -66,9 +75,9 @@ fn pop_request(
     partition: Option<&str>,
     consumer_group: Option<&str>,
     batch: Option<i32>,
-    options: Option<JsonB>,
+    options: Option<JsonbArg>,
 ) -> pop::PopRequest {
-    let options = options.map(|JsonB(v)| v).unwrap_or_else(|| serde_json::json!({}));
+    let options = optional(options);
     pop::PopRequest::parse(queue, partition, consumer_group, batch.unwrap_or(1), &options)
 }
 
@@ -79,10 +88,10 @@ fn pop(
     partition: default!(Option<&str>, "NULL"),
     consumer_group: default!(Option<&str>, "NULL"),
     batch: default!(Option<i32>, 1),
-    options: default!(Option<JsonB>, "'{}'"),
-) -> JsonB {
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> JsonOut {
     let req = pop_request(queue, partition, consumer_group, batch, options);
-    JsonB(Spi::connect_mut(|client| pop::pop(client, &req).to_json()))
+    JsonOut(sql::spi(|client| pop::pop(client, &req).to_json_text()))
 }
 
 /// The same pop, answered as a framed pop body (QPF1).
@@ -92,50 +101,54 @@ fn pop_frames(
     partition: default!(Option<&str>, "NULL"),
     consumer_group: default!(Option<&str>, "NULL"),
     batch: default!(Option<i32>, 1),
-    options: default!(Option<JsonB>, "'{}'"),
+    options: default!(Option<JsonbArg>, "'{}'"),
 ) -> Vec<u8> {
     let req = pop_request(queue, partition, consumer_group, batch, options);
-    Spi::connect_mut(|client| pop::pop(client, &req).to_frames())
+    sql::spi(|client| pop::pop(client, &req).to_frames())
 }
 
 /// Acknowledges messages: one ack object, an array, or
 /// `{"acknowledgments": [...], "consumerGroup": ...}`.
 #[pg_extern]
-fn ack(acks: Option<JsonB>) -> JsonB {
+fn ack(acks: Option<JsonbArg>) -> JsonOut {
     let body = required("acks", acks);
     let parsed = ack::parse_acks(&body);
-    let out = Spi::connect_mut(|client| ack::ack(client, &parsed));
-    JsonB(serde_json::Value::Array(out.iter().map(|o| o.to_json()).collect()))
+    let out = sql::spi(|client| ack::ack(client, &parsed));
+    JsonOut::of(&out.iter().map(|o| o.to_json()).collect::<Vec<_>>())
 }
 
 /// Extends a lease by `seconds` (NULL: each queue's lease time).
 #[pg_extern]
-fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonB {
+fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonOut {
     let lease_id = lease_id.unwrap_or_else(|| errors::invalid("lease_id", "is required"));
-    JsonB(Spi::connect_mut(|client| ack::renew(client, lease_id, seconds)))
+    JsonOut::of(&sql::spi(|client| ack::renew(client, lease_id, seconds)))
 }
 
 /// Pushes and acks, all or nothing.
 #[pg_extern]
-fn transaction(ops: Option<JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonB {
+fn transaction(ops: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = required("ops", ops);
-    JsonB(Spi::connect_mut(|client| transaction::transaction(client, &body, producer)))
+    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &body, producer)))
 }
 
 /// Creates or edits a queue; mode `merge` (default) or `replace`.
 #[pg_extern]
-fn configure(queue: Option<&str>, options: default!(Option<JsonB>, "'{}'"), mode: default!(Option<&str>, "'merge'")) -> JsonB {
+fn configure(
+    queue: Option<&str>,
+    options: default!(Option<JsonbArg>, "'{}'"),
+    mode: default!(Option<&str>, "'merge'"),
+) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
-    let options = options.map(|JsonB(v)| v).unwrap_or_else(|| serde_json::json!({}));
+    let options = optional(options);
     let mode = mode.unwrap_or("merge");
-    JsonB(Spi::connect_mut(|client| admin::configure(client, queue, &options, mode)))
+    JsonOut::of(&sql::spi(|client| admin::configure(client, queue, &options, mode)))
 }
 
 /// Deletes a queue with all its partitions, messages, cursors and dead letters.
 #[pg_extern]
-fn delete_queue(queue: Option<&str>) -> JsonB {
+fn delete_queue(queue: Option<&str>) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
-    JsonB(Spi::connect_mut(|client| admin::delete_queue(client, queue)))
+    JsonOut::of(&sql::spi(|client| admin::delete_queue(client, queue)))
 }
 
 #[cfg(any(test, feature = "pg_test"))]

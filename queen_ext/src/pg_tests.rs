@@ -5,11 +5,11 @@
 #[pgrx::pg_schema]
 mod tests {
 use pgrx::prelude::*;
-use pgrx::JsonB;
+use pgrx::{Json, JsonB};
 use serde_json::{json, Value};
 
 fn q(sql: &str) -> Value {
-    Spi::get_one::<JsonB>(sql).unwrap().map(|JsonB(v)| v).unwrap_or(Value::Null)
+    Spi::get_one::<Json>(sql).unwrap().map(|Json(v)| v).unwrap_or(Value::Null)
 }
 
 fn n(sql: &str) -> i64 {
@@ -17,11 +17,11 @@ fn n(sql: &str) -> i64 {
 }
 
 fn push(items: Value) -> Value {
-    Spi::get_one_with_args::<JsonB>("SELECT queen.push($1)", &[JsonB(items).into()]).unwrap().unwrap().0
+    Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(items).into()]).unwrap().unwrap().0
 }
 
 fn pop(queue: &str, group: Option<&str>, batch: i32, options: Value) -> Value {
-    Spi::get_one_with_args::<JsonB>(
+    Spi::get_one_with_args::<Json>(
         "SELECT queen.pop($1, NULL, $2, $3, $4)",
         &[queue.into(), group.into(), batch.into(), JsonB(options).into()],
     )
@@ -31,7 +31,7 @@ fn pop(queue: &str, group: Option<&str>, batch: i32, options: Value) -> Value {
 }
 
 fn ack(body: Value) -> Value {
-    Spi::get_one_with_args::<JsonB>("SELECT queen.ack($1)", &[JsonB(body).into()]).unwrap().unwrap().0
+    Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(body).into()]).unwrap().unwrap().0
 }
 
 fn ack_all(popped: &Value, status: &str, group: Option<&str>) -> Value {
@@ -237,7 +237,7 @@ fn multi_partition_pop_shares_one_lease() {
     let leases: std::collections::HashSet<String> =
         p["messages"].as_array().unwrap().iter().map(|m| m["leaseId"].as_str().unwrap().to_owned()).collect();
     assert_eq!(leases.len(), 1);
-    let renewed = Spi::get_one_with_args::<JsonB>("SELECT queen.renew_lease($1, 120)", &[p["leaseId"].as_str().unwrap().into()])
+    let renewed = Spi::get_one_with_args::<Json>("SELECT queen.renew_lease($1, 120)", &[p["leaseId"].as_str().unwrap().into()])
         .unwrap()
         .unwrap()
         .0;
@@ -272,7 +272,7 @@ fn namespace_pop_spans_queues() {
     q("SELECT queen.configure('n1', '{\"namespace\": \"billing\"}')");
     q("SELECT queen.configure('n2', '{\"namespace\": \"billing\"}')");
     push(json!([{"queue": "n1", "payload": 1}, {"queue": "n2", "payload": 2}]));
-    let p = Spi::get_one::<JsonB>("SELECT queen.pop(NULL, NULL, 'g', 10, '{\"namespace\": \"billing\", \"partitions\": 2}')")
+    let p = Spi::get_one::<Json>("SELECT queen.pop(NULL, NULL, 'g', 10, '{\"namespace\": \"billing\", \"partitions\": 2}')")
         .unwrap()
         .unwrap()
         .0;
@@ -318,7 +318,7 @@ fn binary_push_plain_and_packed_and_framed_pop() {
         false,
     )
     .unwrap();
-    let r = Spi::get_one_with_args::<JsonB>("SELECT queen.push_binary($1)", &[plain.into()]).unwrap().unwrap().0;
+    let r = Spi::get_one_with_args::<Json>("SELECT queen.push_binary($1)", &[plain.into()]).unwrap().unwrap().0;
     assert_eq!(r[0]["status"], "queued");
     // Pre-packed frames are kept byte for byte.
     let id = queen_frames::new_message_id();
@@ -336,7 +336,7 @@ fn binary_push_plain_and_packed_and_framed_pop() {
         true,
     )
     .unwrap();
-    let counts = Spi::get_one_with_args::<JsonB>("SELECT queen.push_binary($1)", &[packed.into()]).unwrap().unwrap().0;
+    let counts = Spi::get_one_with_args::<Json>("SELECT queen.push_binary($1)", &[packed.into()]).unwrap().unwrap().0;
     assert_eq!(counts, json!({"count": 1, "queued": 1, "duplicate": 0, "error": 0}));
     let stored = Spi::get_one::<Vec<u8>>("SELECT blob FROM queen.log_segments WHERE base_offset = 1").unwrap().unwrap();
     assert_eq!(stored, z);
@@ -363,7 +363,7 @@ fn transaction_pushes_and_acks_together() {
     push(json!([{"queue": "t", "payload": 1}]));
     let p = pop("t", None, 1, json!({}));
     let m = &p["messages"][0];
-    let res = Spi::get_one_with_args::<JsonB>(
+    let res = Spi::get_one_with_args::<Json>(
         "SELECT queen.transaction($1)",
         &[JsonB(json!({
             "operations": [

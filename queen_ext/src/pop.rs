@@ -8,7 +8,9 @@
 
 use pgrx::spi::SpiClient;
 use queen_frames::pop_body::{PopAnswer, PopClaim, PopRecord, CODEC_ZSTD};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::errors;
 use crate::guc;
@@ -409,64 +411,100 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     out
 }
 
-impl PopOut {
-    fn group_json(&self) -> Value {
-        if self.group == QUEUE_MODE {
-            Value::Null
-        } else {
-            Value::String(self.group.clone())
-        }
-    }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageOut<'a> {
+    id: String,
+    transaction_id: &'a str,
+    trace_id: Option<String>,
+    data: &'a RawValue,
+    producer_sub: Option<&'a str>,
+    created_at: String,
+    queue: &'a str,
+    partition: &'a str,
+    partition_id: String,
+    offset: i64,
+    lease_id: Option<&'a str>,
+    consumer_group: Option<&'a str>,
+    delivery_attempt: i32,
+    retry_count: i32,
+}
 
-    /// The JSON answer: `{"messages": [...], "leaseId", ...}`.
-    pub fn to_json(&self) -> Value {
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PopAnswerOut<'a> {
+    success: bool,
+    queue: Option<&'a str>,
+    partition: Option<&'a str>,
+    partition_id: Option<String>,
+    lease_id: Option<&'a str>,
+    consumer_group: Option<&'a str>,
+    partitions_claimed: usize,
+    messages: Vec<MessageOut<'a>>,
+}
+
+impl PopOut {
+    /// The JSON answer: `{"messages": [...], "leaseId", ...}`, serialized.
+    pub fn to_json_text(&self) -> String {
         let lease = self.lease_id.map(|l| l.to_string());
-        let group = self.group_json();
+        let group = (self.group != QUEUE_MODE).then_some(self.group.as_str());
         let mut messages = Vec::new();
         for c in &self.claims {
+            let partition_id = c.partition_id.to_string();
             for seg in &c.segments {
+                let created_at = micros_to_iso(seg.created_at_us);
                 for (i, f) in seg.frames().enumerate() {
                     let offset = seg.base_offset + i as i64;
                     if offset < c.start || offset > c.end {
                         continue;
                     }
-                    let data: Value = if f.is_encrypted() {
-                        errors::corrupt("encrypted payloads can not be decoded by this server")
-                    } else {
-                        serde_json::from_slice(f.payload).unwrap_or_else(|e| {
-                            errors::corrupt(format!("message at offset {offset} of partition {}: payload is not JSON: {e}", c.partition_id))
-                        })
-                    };
-                    messages.push(json!({
-                        "id": queen_frames::id_text(&f.message_id),
-                        "transactionId": f.transaction_id,
-                        "traceId": f.trace_id.map(|t| queen_frames::id_text(&t)),
-                        "data": data,
-                        "producerSub": f.producer,
-                        "createdAt": micros_to_iso(seg.created_at_us),
-                        "queue": c.queue,
-                        "partition": c.partition,
-                        "partitionId": c.partition_id.to_string(),
-                        "offset": offset,
-                        "leaseId": lease,
-                        "consumerGroup": group,
-                        "deliveryAttempt": c.delivery_attempt,
-                        "retryCount": c.delivery_attempt - 1,
-                    }));
+                    if f.is_encrypted() {
+                        errors::corrupt(format!(
+                            "message at offset {offset} of partition {} is encrypted and can not be decoded here",
+                            c.partition_id
+                        ));
+                    }
+                    let data = std::str::from_utf8(f.payload)
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<&RawValue>(t).ok())
+                        .unwrap_or_else(|| {
+                            errors::corrupt(format!("message at offset {offset} of partition {}: payload is not JSON", c.partition_id))
+                        });
+                    messages.push(MessageOut {
+                        id: queen_frames::id_text(&f.message_id),
+                        transaction_id: f.transaction_id,
+                        trace_id: f.trace_id.map(|t| queen_frames::id_text(&t)),
+                        data,
+                        producer_sub: f.producer,
+                        created_at: created_at.clone(),
+                        queue: &c.queue,
+                        partition: &c.partition,
+                        partition_id: partition_id.clone(),
+                        offset,
+                        lease_id: lease.as_deref(),
+                        consumer_group: group,
+                        delivery_attempt: c.delivery_attempt,
+                        retry_count: c.delivery_attempt - 1,
+                    });
                 }
             }
         }
         let first = self.claims.first();
-        json!({
-            "success": true,
-            "queue": first.map(|c| c.queue.clone()),
-            "partition": first.map(|c| c.partition.clone()),
-            "partitionId": first.map(|c| c.partition_id.to_string()),
-            "leaseId": lease,
-            "consumerGroup": group,
-            "partitionsClaimed": self.claims.len(),
-            "messages": messages,
-        })
+        let answer = PopAnswerOut {
+            success: true,
+            queue: first.map(|c| c.queue.as_str()),
+            partition: first.map(|c| c.partition.as_str()),
+            partition_id: first.map(|c| c.partition_id.to_string()),
+            lease_id: lease.as_deref(),
+            consumer_group: group,
+            partitions_claimed: self.claims.len(),
+            messages,
+        };
+        serde_json::to_string(&answer).expect("answers serialize")
+    }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::from_str(&self.to_json_text()).expect("own answer parses")
     }
 
     /// The framed answer (QPF1): the stored segments as they are.

@@ -3,14 +3,17 @@
 //! ascending by id in one statement. One segment row per (push call,
 //! partition).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use pgrx::spi::SpiClient;
 use queen_frames::{FrameRef, FLAG_ENCRYPTED};
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::errors;
-use crate::json::{check_name, Obj, MAX_NAME_BYTES};
+use crate::json::{check_name, MAX_NAME_BYTES};
 use crate::queues;
 use crate::sql::{self, exec};
 
@@ -61,25 +64,72 @@ pub struct ItemOut {
 
 impl ItemOut {
     pub fn to_json(&self) -> Value {
-        json!({
-            "index": self.index,
-            "queue": self.queue,
-            "partition": self.partition,
-            "partitionId": self.partition_id.to_string(),
-            "transactionId": self.transaction_id,
-            "messageId": self.message_id.map(|id| queen_frames::id_text(&id)),
-            "offset": self.offset,
-            "status": if self.duplicate { "duplicate" } else { "queued" },
-        })
+        serde_json::to_value(self.answer()).expect("answers serialize")
+    }
+
+    pub fn answer(&self) -> PushAnswer<'_> {
+        PushAnswer {
+            index: self.index,
+            queue: &self.queue,
+            partition: &self.partition,
+            partition_id: self.partition_id.to_string(),
+            transaction_id: &self.transaction_id,
+            message_id: self.message_id.map(|id| queen_frames::id_text(&id)),
+            offset: self.offset,
+            status: if self.duplicate { "duplicate" } else { "queued" },
+        }
     }
 }
 
-/// Parses Queen's push body: an array of items, or `{"items": [...]}`.
-/// Consecutive items are grouped by (queue, partition), keeping their order.
-pub fn parse_items(body: &Value) -> Vec<GroupIn> {
-    let items = match body {
-        Value::Array(a) => a,
-        Value::Object(_) => Obj::new(body, "").opt_array("items").unwrap_or_else(|| errors::invalid("items", "is required")),
+/// One item of a push answer.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushAnswer<'a> {
+    index: usize,
+    queue: &'a str,
+    partition: &'a str,
+    partition_id: String,
+    transaction_id: &'a str,
+    message_id: Option<String>,
+    offset: Option<i64>,
+    status: &'static str,
+}
+
+/// The fields of a push item, still as raw JSON.
+#[derive(Deserialize)]
+struct RawItem<'a> {
+    #[serde(borrow, default)]
+    queue: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    partition: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "transactionId")]
+    transaction_id: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "traceId")]
+    trace_id: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Wrapper<'a> {
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+fn raw_str<'a>(field: &str, raw: &'a RawValue) -> Cow<'a, str> {
+    serde_json::from_str::<Cow<'a, str>>(raw.get()).unwrap_or_else(|_| errors::wrong_type(field, "a string"))
+}
+
+/// Parses Queen's push body (JSON text): an array of items, or
+/// `{"items": [...]}`. Items of one (queue, partition) form one group, in
+/// their order.
+pub fn parse_items(body: &str) -> Vec<GroupIn> {
+    let items: Vec<&RawValue> = match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).unwrap_or_else(|e| errors::invalid("items", e)),
+        Some(b'{') => serde_json::from_str::<Wrapper>(body)
+            .unwrap_or_else(|e| errors::invalid("items", e))
+            .items
+            .unwrap_or_else(|| errors::invalid("items", "is required")),
         _ => errors::wrong_type("items", "an array of items"),
     };
     if items.is_empty() {
@@ -91,32 +141,42 @@ pub fn parse_items(body: &Value) -> Vec<GroupIn> {
     }
     let mut groups: Vec<GroupIn> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
-    for (index, item) in items.iter().enumerate() {
-        let o = Obj::new(item, format!("items[{index}]"));
-        let queue = o.req_name("queue");
-        let partition = o.opt_name("partition").unwrap_or(DEFAULT_PARTITION);
-        let txn = o.opt_str("transactionId").filter(|t| !t.is_empty()).map(|t| {
+    for (index, raw) in items.iter().enumerate() {
+        let path = format!("items[{index}]");
+        if !raw.get().starts_with('{') {
+            errors::wrong_type(&path, "a JSON object");
+        }
+        let item: RawItem = serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&path, e));
+        let field = |name: &str| format!("{path}.{name}");
+        let queue = match item.queue {
+            Some(q) => raw_str(&field("queue"), q),
+            None => errors::invalid(&field("queue"), "is required"),
+        };
+        check_name(&field("queue"), &queue);
+        let partition = item.partition.map(|p| raw_str(&field("partition"), p));
+        let partition = partition.as_deref().unwrap_or(DEFAULT_PARTITION);
+        check_name(&field("partition"), partition);
+        let txn = item.transaction_id.map(|t| raw_str(&field("transactionId"), t)).filter(|t| !t.is_empty()).map(|t| {
             if t.len() > MAX_NAME_BYTES {
-                errors::too_long(&o.field("transactionId"), t.len());
+                errors::too_long(&field("transactionId"), t.len());
             }
-            t.to_owned()
+            t.into_owned()
         });
-        let trace = o
-            .opt_str("traceId")
+        let trace = item
+            .trace_id
+            .map(|t| raw_str(&field("traceId"), t))
             .filter(|t| !t.is_empty())
-            .map(|t| *crate::json::parse_uuid(&o.field("traceId"), t).as_bytes());
-        let payload_value = o.map.get("payload").unwrap_or(&Value::Null);
-        let payload = serde_json::to_vec(payload_value).expect("a JSON value serializes");
-        let key = (queue.to_owned(), partition.to_owned());
-        let slot = *at.entry(key).or_insert_with(|| {
-            groups.push(GroupIn {
-                queue: queue.to_owned(),
-                partition: partition.to_owned(),
-                items: Vec::new(),
-                packed: None,
-            });
-            groups.len() - 1
-        });
+            .map(|t| *crate::json::parse_uuid(&field("traceId"), &t).as_bytes());
+        let payload = item.payload.map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
+        let key = (queue.into_owned(), partition.to_owned());
+        let slot = match at.get(&key) {
+            Some(slot) => *slot,
+            None => {
+                groups.push(GroupIn { queue: key.0.clone(), partition: key.1.clone(), items: Vec::new(), packed: None });
+                at.insert(key, groups.len() - 1);
+                groups.len() - 1
+            }
+        };
         groups[slot].items.push(ItemIn { index, txn, trace, payload, encrypted: false, message_id: None });
     }
     groups
@@ -215,7 +275,7 @@ fn probe_duplicates(
     let rows = exec(
         client,
         "SELECT base_offset, txn_hashes FROM queen.log_txns \
-         WHERE txn_hashes && $2 AND partition_id = $1 AND base_offset >= $3 \
+         WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1 AND base_offset >= $3 \
            AND created_at >= now() - make_interval(secs => $4)",
         &[sql::INT8, sql::INT8_ARRAY, sql::INT8, sql::INT4],
         &[pid.into(), hashes.into(), txns_start.into(), window_secs.into()],
@@ -319,6 +379,7 @@ fn write_group(
     let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
     let mut frames: Vec<FrameRef<'_>> = Vec::with_capacity(g.items.len());
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
+    let mut supplied_hashes: Vec<i64> = Vec::new();
     let base = part.last_offset + 1;
     for (k, it) in g.items.iter().enumerate() {
         let txn = txns[k].as_str();
@@ -359,6 +420,9 @@ fn write_group(
             payload: &it.payload,
         });
         hashes.push(txn_hash(txn));
+        if it.txn.is_some() {
+            supplied_hashes.push(txn_hash(txn));
+        }
         results.push(result);
     }
     if frames.is_empty() {
@@ -371,7 +435,8 @@ fn write_group(
         _ => queen_frames::segment::encode_segment(frames.iter()).unwrap_or_else(|e| errors::invalid("items", e)),
     };
     let end = base + frames.len() as i64 - 1;
-    append_segment(client, pid, base, frames.len() as i32, &blob, &hashes);
+    let dedup = (!supplied_hashes.is_empty()).then_some(supplied_hashes);
+    append_segment(client, pid, base, frames.len() as i32, &blob, &hashes, dedup);
     part.last_offset = end;
     results
 }
@@ -379,7 +444,15 @@ fn write_group(
 /// Inserts one segment and its sidecar row and advances the partition, in
 /// one statement. The caller holds the partition row lock. created_at never
 /// goes backwards within a partition (retention relies on it).
-pub fn append_segment(client: &mut SpiClient<'_>, pid: i64, base: i64, count: i32, blob: &[u8], hashes: &[i64]) {
+pub fn append_segment(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    base: i64,
+    count: i32,
+    blob: &[u8],
+    hashes: &[i64],
+    dedup_hashes: Option<Vec<i64>>,
+) {
     let end = base + count as i64 - 1;
     exec(
         client,
@@ -389,8 +462,8 @@ pub fn append_segment(client: &mut SpiClient<'_>, pid: i64, base: i64, count: i3
              INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
              SELECT $1, $2, $3, $4, ts, $5 FROM clock
          ), side AS (
-             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes)
-             SELECT $1, $2, ts, $6 FROM clock
+             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
+             SELECT $1, $2, ts, $6, $7 FROM clock
          )
          UPDATE queen.log_partitions p
             SET last_offset = $3,
@@ -399,7 +472,7 @@ pub fn append_segment(client: &mut SpiClient<'_>, pid: i64, base: i64, count: i3
                 oldest_txn_at = COALESCE(p.oldest_txn_at, clock.ts)
            FROM clock
           WHERE p.id = $1",
-        &[sql::INT8, sql::INT8, sql::INT8, sql::INT4, sql::BYTEA, sql::INT8_ARRAY],
-        &[pid.into(), base.into(), end.into(), count.into(), blob.into(), hashes.to_vec().into()],
+        &[sql::INT8, sql::INT8, sql::INT8, sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY],
+        &[pid.into(), base.into(), end.into(), count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()],
     );
 }

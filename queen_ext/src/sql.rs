@@ -51,6 +51,28 @@ pub fn exec<'conn>(
     })
 }
 
+/// Runs `f` with generic plans for every kept statement. The engine's
+/// statements are short index probes whose best plan does not depend on the
+/// parameter values; re-planning them for each call (what the automatic mode
+/// keeps doing for array parameters) costs more than the statement itself.
+/// The caller's own setting is back in place when `f` returns or unwinds.
+pub fn generic_plans<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(std::ffi::c_int);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            unsafe { pg_sys::plan_cache_mode = self.0 }
+        }
+    }
+    let _restore = Restore(unsafe { pg_sys::plan_cache_mode });
+    unsafe { pg_sys::plan_cache_mode = pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_GENERIC_PLAN as std::ffi::c_int };
+    f()
+}
+
+/// Runs `f` on an SPI connection, with generic plans.
+pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
+    generic_plans(|| pgrx::spi::Spi::connect_mut(f))
+}
+
 /// The epoch-microseconds form every query returns timestamps in.
 pub fn micros_to_iso(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);

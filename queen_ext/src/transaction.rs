@@ -87,7 +87,8 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
     let pushed = if push_items.is_empty() {
         Vec::new()
     } else {
-        let groups: Vec<GroupIn> = push::parse_items(&Value::Array(push_items));
+        let text = serde_json::to_string(&Value::Array(push_items)).expect("items serialize");
+        let groups: Vec<GroupIn> = push::parse_items(&text);
         push::push_groups(client, &groups, producer)
     };
     let acked = if acks.is_empty() { Vec::new() } else { ack::ack(client, &acks) };

@@ -20,9 +20,47 @@ pub use error::FrameError;
 pub use frame::{encode_frame, parse_frames, FrameRef, FLAG_ENCRYPTED, FLAG_PRODUCER, FLAG_TRACE};
 pub use segment::{compress_segment, decompress_segment, MAX_SEGMENT_RAW_BYTES};
 
-/// A new version-7 UUID (time-ordered), as every message id is.
+/// A new version-7 UUID (time-ordered), as every message id is. The random
+/// bits come from a per-thread generator seeded once from the OS, not from a
+/// system call per id.
 pub fn new_message_id() -> [u8; 16] {
-    *uuid::Uuid::now_v7().as_bytes()
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new({
+            let seed = *uuid::Uuid::new_v4().as_bytes();
+            u64::from_le_bytes(seed[..8].try_into().unwrap()) | 1
+        });
+    }
+    // xorshift64*: fast and plenty for the 74 random bits of an id.
+    let next = || {
+        STATE.with(|s| {
+            let mut x = s.get();
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            s.set(x);
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        })
+    };
+    let mut random = [0u8; 10];
+    random[..8].copy_from_slice(&next().to_le_bytes());
+    random[8..].copy_from_slice(&next().to_le_bytes()[..2]);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    *uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid().as_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn message_ids_are_version_7_and_distinct() {
+        let a = uuid::Uuid::from_bytes(super::new_message_id());
+        let b = uuid::Uuid::from_bytes(super::new_message_id());
+        assert_eq!(a.get_version_num(), 7);
+        assert_ne!(a, b);
+    }
 }
 
 /// The canonical hyphenated text of a 16-byte id.
