@@ -225,6 +225,7 @@ CREATE TABLE queen.maintenance_leases (
     lease_expires_at timestamptz,
     fencing_token    bigint NOT NULL DEFAULT 0,
     last_started_at  timestamptz,
-    last_finished_at timestamptz
+    last_finished_at timestamptz,
+    last_error       text
 );
-INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark');
+INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark'), ('partition_cleanup');

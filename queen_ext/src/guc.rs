@@ -19,7 +19,64 @@ pub static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// Most acknowledgements one ack call takes.
 pub static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
+/// Retention: the cycle period (the cluster cadence, kept in the lease row).
+pub static RETENTION_INTERVAL_MS: GucSetting<i32> = GucSetting::<i32>::new(5000);
+/// Rows one retention step deletes at most (`p_max_rows`).
+pub static RETENTION_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// Concurrent step workers in phases 1 to 3.
+pub static RETENTION_PARALLELISM: GucSetting<i32> = GucSetting::<i32>::new(1);
+/// Due partitions per phase and cycle; 0 derives batch x parallelism x 5.
+pub static RETENTION_DUE_CAP: GucSetting<i32> = GucSetting::<i32>::new(0);
+/// Period of the watermark safety walk; 0 stops the recurrence (never the first backfill).
+pub static RETENTION_SAFETY_WALK_MS: GucSetting<i32> = GucSetting::<i32>::new(86_400_000);
+/// How long a claimed maintenance lease lasts; a dead holder stalls its task at most this long.
+pub static MAINTENANCE_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(60_000);
+pub static PARTITION_CLEANUP_DAYS: GucSetting<i32> = GucSetting::<i32>::new(30);
+pub static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
+/// Whether the background workers run at all (they still need shared_preload_libraries).
+pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+/// The effective due cap.
+pub fn retention_due_cap() -> i64 {
+    match RETENTION_DUE_CAP.get() {
+        0 => RETENTION_BATCH_SIZE.get() as i64 * RETENTION_PARALLELISM.get() as i64 * 5,
+        n => n as i64,
+    }
+}
+
+/// A maintenance setting: read from postgresql.conf by the workers (reloaded
+/// on SIGHUP), and settable by a superuser session that drives the cycle
+/// from SQL.
+fn int(name: &'static std::ffi::CStr, short: &'static std::ffi::CStr, setting: &'static GucSetting<i32>, min: i32, max: i32) {
+    GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
+}
+
 pub fn register() {
+    int(c"queen.retention_interval_ms", c"Period of the retention cycle, in milliseconds.", &RETENTION_INTERVAL_MS, 100, i32::MAX);
+    int(c"queen.retention_batch_size", c"Rows one retention step deletes at most.", &RETENTION_BATCH_SIZE, 1, 100_000);
+    int(c"queen.retention_parallelism", c"Concurrent retention step workers (1 to 16).", &RETENTION_PARALLELISM, 1, 16);
+    int(c"queen.retention_due_cap", c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.", &RETENTION_DUE_CAP, 0, i32::MAX);
+    int(c"queen.retention_safety_walk_ms", c"Period of the watermark safety walk; 0 stops it recurring.", &RETENTION_SAFETY_WALK_MS, 0, i32::MAX);
+    int(c"queen.maintenance_lease_ms", c"Lease of a claimed maintenance task, in milliseconds.", &MAINTENANCE_LEASE_MS, 1000, i32::MAX);
+    int(c"queen.partition_cleanup_days", c"Days a partition must be empty and idle before it is deleted (at least 1).", &PARTITION_CLEANUP_DAYS, 1, 100_000);
+    int(c"queen.metrics_retention_days", c"Days observability rows are kept.", &METRICS_RETENTION_DAYS, 1, 100_000);
+    GucRegistry::define_bool_guc(
+        c"queen.partition_cleanup_enabled",
+        c"Whether empty, idle partitions are deleted.",
+        c"",
+        &PARTITION_CLEANUP_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.workers_enabled",
+        c"Whether the maintenance background workers do any work.",
+        c"Everything they do can also be driven from SQL.",
+        &WORKERS_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_string_guc(
         c"queen.database_name",
         c"Database the queen background workers connect to.",

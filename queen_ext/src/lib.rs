@@ -9,6 +9,7 @@ use jsonio::{JsonOut, JsonbArg};
 pub mod ack;
 pub mod admin;
 pub mod binary;
+pub mod dlq;
 pub mod errors;
 pub mod guc;
 pub mod json;
@@ -17,6 +18,7 @@ pub mod options;
 pub mod pop;
 pub mod push;
 pub mod queues;
+pub mod retention;
 pub mod segments;
 pub mod sql;
 pub mod transaction;
@@ -24,10 +26,12 @@ pub mod transaction;
 ::pgrx::pg_module_magic!(name, version);
 
 extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
+extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires = ["schema"]);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
+    retention::worker::register();
 }
 
 fn required_text(field: &str, v: Option<JsonbArg>) -> String {
@@ -153,6 +157,8 @@ fn delete_queue(queue: Option<&str>) -> JsonOut {
 
 #[cfg(any(test, feature = "pg_test"))]
 mod pg_tests;
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests_retention;
 
 /// Required by `cargo pgrx test`.
 #[cfg(test)]

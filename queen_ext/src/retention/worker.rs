@@ -1,0 +1,310 @@
+//! The maintenance background workers.
+//!
+//! `queen maintenance` (static, started from shared_preload_libraries) polls
+//! the `queen.maintenance_leases` rows once per tenth of the retention
+//! interval. When it claims `retention` it becomes the holder: it opens a
+//! transaction whose only statement is `pg_try_advisory_xact_lock(737001)`
+//! and that touches no table, starts a `queen retention cycle` dynamic worker
+//! that runs the whole cycle on its own backend (every step its own
+//! transaction), waits for it, ends the holder transaction (the lock goes
+//! with it, on every exit path) and releases the claim. The cycle worker
+//! reports its outcome in the lease row, fenced by the token.
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
+
+use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags};
+use pgrx::prelude::*;
+use pgrx::{pg_sys, IntoDatum};
+
+use super::cycle::{self, Runner};
+use super::{lease, watermark};
+use crate::guc;
+use crate::sql::{self, exec};
+
+/// The advisory lock whose holder is sweeping (transaction scoped).
+pub const RETENTION_LOCK: i64 = 737001;
+/// Cycle errors are logged at most this often.
+const ERROR_LOG_EVERY: Duration = Duration::from_secs(30);
+
+pub fn register() {
+    if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        return;
+    }
+    BackgroundWorkerBuilder::new("queen maintenance")
+        .set_function("queen_maintenance_main")
+        .set_library("queen")
+        .enable_spi_access()
+        // A worker whose database does not exist yet exits; try again later.
+        .set_restart_time(Some(Duration::from_secs(10)))
+        .load();
+}
+
+/// Runs `f` in a transaction of its own; an ERROR rolls it back and comes
+/// back as Err.
+pub fn in_own_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    unsafe {
+        pg_sys::SetCurrentStatementStartTimestamp();
+        pg_sys::StartTransactionCommand();
+        pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot());
+    }
+    let result = PgTryBuilder::new(AssertUnwindSafe(|| Ok(f())))
+        .catch_others(|e| Err(describe(&e)))
+        .execute();
+    match result {
+        Ok(v) => {
+            unsafe {
+                pg_sys::PopActiveSnapshot();
+                pg_sys::CommitTransactionCommand();
+            }
+            Ok(v)
+        }
+        Err(e) => {
+            unsafe { pg_sys::AbortCurrentTransaction() };
+            Err(e)
+        }
+    }
+}
+
+fn describe(e: &pg_sys::panic::CaughtError) -> String {
+    match e {
+        pg_sys::panic::CaughtError::PostgresError(r)
+        | pg_sys::panic::CaughtError::ErrorReport(r)
+        | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => r.message().to_owned(),
+    }
+}
+
+/// Every unit of work in its own transaction; stops at SIGTERM.
+struct OwnTransactions;
+
+impl Runner for OwnTransactions {
+    fn run<R>(&mut self, f: impl FnOnce(&mut pgrx::spi::SpiClient<'_>) -> R) -> Result<R, String> {
+        if BackgroundWorker::sigterm_received() {
+            return Err("terminated".into());
+        }
+        in_own_transaction(|| sql::spi(f))
+    }
+}
+
+fn database_name() -> String {
+    guc::DATABASE_NAME
+        .get()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "postgres".into())
+}
+
+fn extension_present() -> bool {
+    in_own_transaction(|| {
+        Spi::get_one::<bool>("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen')")
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+    })
+    .unwrap_or(false)
+}
+
+struct Scheduler {
+    holder: String,
+    last_error_log: Option<Instant>,
+}
+
+impl Scheduler {
+    fn log_error(&mut self, what: &str, e: &str) {
+        if self.last_error_log.is_none_or(|t| t.elapsed() >= ERROR_LOG_EVERY) {
+            pgrx::log!("{what} failed: {e}");
+            self.last_error_log = Some(Instant::now());
+        }
+    }
+
+    fn tick(&mut self) {
+        if let Err(e) = self.watermark() {
+            self.log_error("retention watermark walk", &e);
+        }
+        if let Err(e) = self.retention() {
+            self.log_error("retention cycle", &e);
+        }
+    }
+
+    /// The first backfill, then the safety walk every period.
+    fn watermark(&mut self) -> Result<(), String> {
+        let lease_ms = guc::MAINTENANCE_LEASE_MS.get() as i64;
+        let Some(token) = in_own_transaction(|| sql::spi(|c| lease::claim(c, lease::WATERMARK, &self.holder, lease_ms)))? else {
+            return Ok(());
+        };
+        let mut after = 0i64;
+        let mut fixed = 0i64;
+        loop {
+            match in_own_transaction(|| sql::spi(|c| watermark::walk_batch(c, after, watermark::WALK_BATCH))) {
+                Ok(r) => {
+                    fixed += r.fixed;
+                    match r.last_id {
+                        Some(id) if !r.done => after = id,
+                        _ => break,
+                    }
+                }
+                Err(e) => {
+                    in_own_transaction(|| sql::spi(|c| lease::release(c, lease::WATERMARK, token, None)))?;
+                    return Err(e);
+                }
+            }
+            if BackgroundWorker::sigterm_received() {
+                return Ok(());
+            }
+        }
+        if fixed > 0 {
+            pgrx::log!("retention watermark walk fixed {fixed} partitions");
+        }
+        let period = guc::RETENTION_SAFETY_WALK_MS.get() as i64;
+        in_own_transaction(|| sql::spi(|c| lease::release(c, lease::WATERMARK, token, Some(period))))?;
+        Ok(())
+    }
+
+    fn retention(&mut self) -> Result<(), String> {
+        let lease_ms = guc::MAINTENANCE_LEASE_MS.get() as i64;
+        let period = guc::RETENTION_INTERVAL_MS.get() as i64;
+        let Some(token) = in_own_transaction(|| sql::spi(|c| lease::claim(c, lease::RETENTION, &self.holder, lease_ms)))? else {
+            return Ok(());
+        };
+        // The holder transaction: one statement, no table.
+        unsafe {
+            pg_sys::SetCurrentStatementStartTimestamp();
+            pg_sys::StartTransactionCommand();
+        }
+        let held = PgTryBuilder::new(AssertUnwindSafe(|| {
+            Ok(Spi::get_one_with_args::<bool>("SELECT pg_try_advisory_xact_lock($1)", &[RETENTION_LOCK.into()])
+                .ok()
+                .flatten()
+                .unwrap_or(false))
+        }))
+        .catch_others(|e| Err(describe(&e)))
+        .execute();
+        let outcome = match held {
+            Ok(true) => run_cycle_worker(token),
+            // Another sweeper holds the lock: this period is served.
+            Ok(false) => Ok(true),
+            Err(e) => Err(e),
+        };
+        unsafe {
+            if outcome.is_ok() {
+                pg_sys::CommitTransactionCommand();
+            } else {
+                pg_sys::AbortCurrentTransaction();
+            }
+        }
+        let ok = match &outcome {
+            Ok(ok) => *ok,
+            Err(_) => false,
+        };
+        in_own_transaction(|| sql::spi(|c| lease::release(c, lease::RETENTION, token, ok.then_some(period))))?;
+        match outcome {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(last_error(token).unwrap_or_else(|| "the cycle worker stopped without a result".into())),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Starts the cycle worker for `token`, waits for it, and answers whether it
+/// finished the cycle.
+fn run_cycle_worker(token: i64) -> Result<bool, String> {
+    let worker = BackgroundWorkerBuilder::new("queen retention cycle")
+        .set_function("queen_retention_cycle_main")
+        .set_library("queen")
+        .set_argument(token.into_datum())
+        .enable_spi_access()
+        .set_restart_time(None)
+        .set_notify_pid(unsafe { pg_sys::MyProcPid })
+        .load_dynamic()
+        .map_err(|_| "could not start the retention cycle worker (max_worker_processes?)".to_string())?;
+    worker.wait_for_shutdown().map_err(|s| format!("retention cycle worker: {s:?}"))?;
+    Ok(finished(token))
+}
+
+fn finished(token: i64) -> bool {
+    in_own_transaction(|| {
+        sql::spi(|c| {
+            exec(
+                c,
+                "SELECT last_finished_at >= last_started_at AND last_error IS NULL FROM queen.maintenance_leases
+                  WHERE task = 'retention' AND fencing_token = $1",
+                &[sql::INT8],
+                &[token.into()],
+            )
+            .next()
+            .and_then(|r| r.get::<bool>(1).unwrap())
+            .unwrap_or(false)
+        })
+    })
+    .unwrap_or(false)
+}
+
+fn last_error(token: i64) -> Option<String> {
+    in_own_transaction(|| {
+        sql::spi(|c| {
+            exec(
+                c,
+                "SELECT last_error FROM queen.maintenance_leases WHERE task = 'retention' AND fencing_token = $1",
+                &[sql::INT8],
+                &[token.into()],
+            )
+            .next()
+            .and_then(|r| r.get::<String>(1).unwrap())
+        })
+    })
+    .ok()
+    .flatten()
+}
+
+/// Records the cycle's outcome in the lease row, if the token still holds it.
+fn report(token: i64, error: Option<&str>) {
+    let _ = in_own_transaction(|| {
+        sql::spi(|c| {
+            exec(
+                c,
+                "UPDATE queen.maintenance_leases
+                    SET last_finished_at = CASE WHEN $2::text IS NULL THEN now() ELSE last_finished_at END,
+                        last_error = $2
+                  WHERE task = 'retention' AND fencing_token = $1 AND lease_holder IS NOT NULL",
+                &[sql::INT8, sql::TEXT],
+                &[token.into(), error.into()],
+            );
+        })
+    });
+}
+
+#[pg_guard]
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
+    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
+    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    let mut scheduler = Scheduler { holder: format!("pid {}", unsafe { pg_sys::MyProcPid }), last_error_log: None };
+    loop {
+        let poll = Duration::from_millis((guc::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000));
+        if !BackgroundWorker::wait_latch(Some(poll)) {
+            break;
+        }
+        if BackgroundWorker::sighup_received() {
+            unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
+        }
+        if !guc::WORKERS_ENABLED.get() || sql::in_recovery() || !extension_present() {
+            continue;
+        }
+        scheduler.tick();
+    }
+}
+
+#[pg_guard]
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
+    let token = arg.value() as i64;
+    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
+    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    let settings = cycle::Settings::from_gucs();
+    match cycle::run_cycle(&mut OwnTransactions, &settings) {
+        Ok(r) => {
+            r.log();
+            report(token, None);
+        }
+        Err(e) => report(token, Some(&e)),
+    }
+}
