@@ -315,6 +315,54 @@ mod tests {
         assert_eq!(jb("SELECT queen.retention_watermark_walk_v1(0, 5000)")["fixed"], 0);
     }
 
+    /// After any interleaving of push, pop, ack and steps: log_start is the
+    /// first live segment's base, every offset below it is gone, and the two
+    /// watermark columns say the age of what sits at the watermarks.
+    #[pg_test]
+    fn watermarks_hold_after_random_interleavings() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        Spi::get_one::<Json>("SELECT queen.configure('inv', '{\"retentionEnabled\": true, \"completedRetentionSeconds\": 60}')").unwrap();
+        let pid = backlog("inv", "p", 1, 1, "0 seconds");
+        for round in 0..300 {
+            match rnd(6) {
+                0 | 1 => {
+                    let k = 1 + rnd(4) as usize;
+                    let items: Vec<Value> = (0..k).map(|i| json!({"queue": "inv", "partition": "p", "payload": i})).collect();
+                    Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(Value::Array(items)).into()]).unwrap();
+                    if rnd(2) == 0 {
+                        age_partition(pid, "2 minutes");
+                    }
+                }
+                2 => pop_ack("inv", Some(["a", "b"][rnd(2) as usize]), 1 + rnd(5) as i32),
+                3 => {
+                    step(pid, "NULL", "now() - interval '1 minute'", 1 + rnd(3) as i32);
+                }
+                4 => {
+                    step(pid, "now() - interval '1 minute'", "NULL", 1 + rnd(3) as i32);
+                }
+                _ => {
+                    jb(&format!("SELECT queen.log_txns_purge_step_v1({pid}, now() - interval '1 minute', {})", 1 + rnd(3)));
+                }
+            }
+            let broken = n(&format!(
+                "SELECT count(*) FROM queen.log_partitions p WHERE p.id = {pid} AND (
+                     EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id AND s.base_offset < p.log_start)
+                  OR p.log_start <> COALESCE((SELECT min(base_offset) FROM queen.log_segments s WHERE s.partition_id = p.id), p.log_start)
+                  OR p.oldest_live_at IS DISTINCT FROM (SELECT created_at FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY base_offset LIMIT 1)
+                  OR EXISTS (SELECT 1 FROM queen.log_txns t WHERE t.partition_id = p.id AND t.base_offset < p.txns_start)
+                  OR p.oldest_txn_at IS DISTINCT FROM (SELECT created_at FROM queen.log_txns t WHERE t.partition_id = p.id ORDER BY base_offset LIMIT 1)
+                  OR p.log_start > p.last_offset + 1)"
+            ));
+            assert_eq!(broken, 0, "invariant broken after round {round}");
+        }
+    }
+
     #[pg_test(error = "p_max_rows: 0 must be at least 1")]
     fn a_step_refuses_an_empty_batch() {
         step(1, "now()", "NULL", 0);

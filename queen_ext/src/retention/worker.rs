@@ -170,31 +170,39 @@ impl Scheduler {
             pg_sys::SetCurrentStatementStartTimestamp();
             pg_sys::StartTransactionCommand();
         }
+        // The statement's snapshot is popped at once: the holder keeps its
+        // transaction (and the lock) open without holding back any xmin.
         let held = PgTryBuilder::new(AssertUnwindSafe(|| {
-            Ok(Spi::get_one_with_args::<bool>("SELECT pg_try_advisory_xact_lock($1)", &[RETENTION_LOCK.into()])
+            unsafe { pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot()) };
+            let got = Spi::get_one_with_args::<bool>("SELECT pg_try_advisory_xact_lock($1)", &[RETENTION_LOCK.into()])
                 .ok()
                 .flatten()
-                .unwrap_or(false))
+                .unwrap_or(false);
+            unsafe { pg_sys::PopActiveSnapshot() };
+            Ok(got)
         }))
         .catch_others(|e| Err(describe(&e)))
         .execute();
-        let outcome = match held {
-            Ok(true) => run_cycle_worker(token),
+        let ran = match held {
+            Ok(true) => run_cycle_worker(token).map(|()| true),
             // Another sweeper holds the lock: this period is served.
-            Ok(false) => Ok(true),
+            Ok(false) => Ok(false),
             Err(e) => Err(e),
         };
+        // Ending the holder transaction releases the lock.
         unsafe {
-            if outcome.is_ok() {
+            if ran.is_ok() {
                 pg_sys::CommitTransactionCommand();
             } else {
                 pg_sys::AbortCurrentTransaction();
             }
         }
-        let ok = match &outcome {
-            Ok(ok) => *ok,
-            Err(_) => false,
+        let outcome = match ran {
+            Ok(true) => Ok(finished(token)),
+            Ok(false) => Ok(true),
+            Err(e) => Err(e),
         };
+        let ok = matches!(outcome, Ok(true));
         in_own_transaction(|| sql::spi(|c| lease::release(c, lease::RETENTION, token, ok.then_some(period))))?;
         match outcome {
             Ok(true) => Ok(()),
@@ -204,9 +212,8 @@ impl Scheduler {
     }
 }
 
-/// Starts the cycle worker for `token`, waits for it, and answers whether it
-/// finished the cycle.
-fn run_cycle_worker(token: i64) -> Result<bool, String> {
+/// Starts the cycle worker for the current claim and waits for it to exit.
+fn run_cycle_worker(token: i64) -> Result<(), String> {
     let worker = BackgroundWorkerBuilder::new("queen retention cycle")
         .set_function("queen_retention_cycle_main")
         .set_library("queen")
@@ -216,8 +223,7 @@ fn run_cycle_worker(token: i64) -> Result<bool, String> {
         .set_notify_pid(unsafe { pg_sys::MyProcPid })
         .load_dynamic()
         .map_err(|_| "could not start the retention cycle worker (max_worker_processes?)".to_string())?;
-    worker.wait_for_shutdown().map_err(|s| format!("retention cycle worker: {s:?}"))?;
-    Ok(finished(token))
+    worker.wait_for_shutdown().map_err(|s| format!("retention cycle worker: {s:?}"))
 }
 
 fn finished(token: i64) -> bool {
