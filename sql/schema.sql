@@ -229,3 +229,40 @@ CREATE TABLE queen.maintenance_leases (
     last_error       text
 );
 INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark'), ('partition_cleanup');
+
+-- Retention's working state between cycles and between the processes of one
+-- cycle. Unlogged: losing it in a crash costs one cycle's backoff, nothing
+-- else, and it never needs to reach a standby.
+
+-- Phase-1 partitions that were due by age and deleted nothing (cursor
+-- capped): skipped for a doubling number of cycles.
+CREATE UNLOGGED TABLE queen.retention_backoff (
+    partition_id bigint PRIMARY KEY,
+    skip         integer NOT NULL,
+    streak       integer NOT NULL
+);
+
+-- The shared cursor of a parallel cycle: its due partitions, pulled one at a
+-- time by the step workers with SKIP LOCKED.
+CREATE UNLOGGED TABLE queen.retention_work (
+    token            bigint NOT NULL,
+    seq              integer NOT NULL,
+    phase            smallint NOT NULL,
+    partition_id     bigint NOT NULL,
+    all_cutoff       timestamptz,
+    completed_cutoff timestamptz,
+    cutoff           timestamptz,
+    PRIMARY KEY (token, seq)
+);
+
+-- What each step worker of a parallel cycle did.
+CREATE UNLOGGED TABLE queen.retention_work_done (
+    token    bigint NOT NULL,
+    worker   integer NOT NULL,
+    segments bigint NOT NULL,
+    messages bigint NOT NULL,
+    txns     bigint NOT NULL,
+    evicted  bigint NOT NULL,
+    error    text,
+    PRIMARY KEY (token, worker)
+);

@@ -26,6 +26,8 @@ pub const BYTEA_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::BYTEAARRAYOID);
 pub const INT4_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT4ARRAYOID);
 pub const JSONB: PgOid = PgOid::BuiltIn(PgBuiltInOids::JSONBOID);
 pub const TIMESTAMPTZ: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZOID);
+pub const TIMESTAMPTZ_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZARRAYOID);
+pub const INT2_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT2ARRAYOID);
 
 /// Runs `sql` (a static statement text, also the cache key) with `args`,
 /// whose types are `types`.

@@ -7,8 +7,6 @@
 //!   phase 4  empty-partition cleanup, batched, at most once a minute
 //!   phase 5  metrics purge, batched
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::time::Instant;
 
 use pgrx::datum::TimestampWithTimeZone;
@@ -102,20 +100,49 @@ impl Report {
     }
 }
 
-/// Backoff of phase-1 partitions that were due by age and deleted nothing
-/// (cursor-capped): skipped for a doubling number of cycles.
-#[derive(Debug, Clone, Copy)]
-struct Backoff {
-    skip: u32,
-    streak: u32,
-}
-
 /// The longest a fruitless partition is skipped, in cycles. Not measured: at
 /// the default 5 s cadence, about five minutes.
-const MAX_BACKOFF_CYCLES: u32 = 64;
+const MAX_BACKOFF_CYCLES: i32 = 64;
 
-thread_local! {
-    static BACKOFF: RefCell<HashMap<i64, Backoff>> = RefCell::new(HashMap::new());
+fn cutoffs(client: &mut SpiClient<'_>, cleanup_days: i32, metrics_days: i32) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
+    let row = exec(
+        client,
+        "SELECT now() - make_interval(days => $1), now() - make_interval(days => $2)",
+        &[sql::INT4, sql::INT4],
+        &[cleanup_days.into(), metrics_days.into()],
+    )
+    .next()
+    .unwrap();
+    (row.get(1).unwrap().unwrap(), row.get(2).unwrap().unwrap())
+}
+
+/// One due partition of one phase, with the cutoffs its step needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Item {
+    pub phase: i16,
+    pub pid: i64,
+    pub all_cutoff: Option<TimestampWithTimeZone>,
+    pub completed_cutoff: Option<TimestampWithTimeZone>,
+    /// Phase 2: the sidecar cutoff; phase 3: the max-wait cutoff.
+    pub cutoff: Option<TimestampWithTimeZone>,
+}
+
+/// What the per-partition phases did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    pub segments: i64,
+    pub messages: i64,
+    pub txns: i64,
+    pub evicted: i64,
+}
+
+impl Tally {
+    pub fn add(&mut self, o: Tally) {
+        self.segments += o.segments;
+        self.messages += o.messages;
+        self.txns += o.txns;
+        self.evicted += o.evicted;
+    }
 }
 
 /// Loops a per-partition step until it reports done (or deletes nothing).
@@ -131,73 +158,112 @@ fn drain<R: Runner>(runner: &mut R, mut step: impl FnMut(&mut SpiClient<'_>) -> 
     }
 }
 
-fn cutoffs(client: &mut SpiClient<'_>, cleanup_days: i32, metrics_days: i32) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
-    let row = exec(
-        client,
-        "SELECT now() - make_interval(days => $1), now() - make_interval(days => $2)",
-        &[sql::INT4, sql::INT4],
-        &[cleanup_days.into(), metrics_days.into()],
-    )
-    .next()
-    .unwrap();
-    (row.get(1).unwrap().unwrap(), row.get(2).unwrap().unwrap())
+/// Runs one item to completion, and keeps the backoff of a phase-1
+/// partition: a fruitless visit doubles its skip, a fruitful one clears it.
+pub fn process<R: Runner>(runner: &mut R, item: &Item, batch: i32) -> Result<Tally, String> {
+    let mut t = Tally::default();
+    match item.phase {
+        1 => {
+            let r = drain(runner, |c| retention_step(c, item.pid, item.all_cutoff, item.completed_cutoff, batch, None))?;
+            t.segments = r.deleted;
+            t.messages = r.messages;
+            let fruitless = r.deleted == 0;
+            runner.run(|c| {
+                if fruitless {
+                    exec(
+                        c,
+                        "INSERT INTO queen.retention_backoff AS b (partition_id, skip, streak) VALUES ($1, 1, 1)
+                         ON CONFLICT (partition_id) DO UPDATE
+                            SET streak = LEAST(b.streak + 1, 30),
+                                skip = LEAST(power(2, LEAST(b.streak + 1, 30) - 1)::int, $2)",
+                        &[sql::INT8, sql::INT4],
+                        &[item.pid.into(), MAX_BACKOFF_CYCLES.into()],
+                    );
+                } else {
+                    exec(c, "DELETE FROM queen.retention_backoff WHERE partition_id = $1", &[sql::INT8], &[item.pid.into()]);
+                }
+            })?;
+        }
+        2 => {
+            if let Some(cutoff) = item.cutoff {
+                t.txns = drain(runner, |c| txns_purge_step(c, item.pid, cutoff, batch))?.deleted;
+            }
+        }
+        _ => {
+            if let Some(cutoff) = item.cutoff {
+                let r = drain(runner, |c| retention_step(c, item.pid, Some(cutoff), None, batch, Some("max_wait_time_eviction")))?;
+                t.evicted = r.messages;
+            }
+        }
+    }
+    Ok(t)
 }
 
-pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings) -> Result<Report, String> {
+/// The items of a work list, in phase order, minus the phase-1 partitions
+/// that are backing off (whose skip counts down here). Answers the items and
+/// how many were skipped.
+fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> (Vec<Item>, usize) {
+    let due: Vec<i64> = list.phases[0].iter().map(|(p, _)| *p).collect();
+    // Entries of partitions that are no longer due go: the table stays
+    // bounded by the due cap.
+    exec(client, "DELETE FROM queen.retention_backoff WHERE partition_id <> ALL($1)", &[sql::INT8_ARRAY], &[due.clone().into()]);
+    let skipped: Vec<i64> = exec(
+        client,
+        "UPDATE queen.retention_backoff SET skip = skip - 1 WHERE partition_id = ANY($1) AND skip > 0 RETURNING partition_id",
+        &[sql::INT8_ARRAY],
+        &[due.into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    let mut items = Vec::with_capacity(list.due());
+    for (phase, list_phase) in list.phases.iter().enumerate() {
+        for &(pid, queue) in list_phase {
+            let rule = list.rules[&queue];
+            let phase = phase as i16 + 1;
+            if phase == 1 && skipped.contains(&pid) {
+                continue;
+            }
+            items.push(Item {
+                phase,
+                pid,
+                all_cutoff: rule.all_cutoff,
+                completed_cutoff: rule.completed_cutoff,
+                cutoff: match phase {
+                    2 => rule.txn_cutoff,
+                    3 => rule.max_wait_cutoff,
+                    _ => None,
+                },
+            });
+        }
+    }
+    (items, skipped.len())
+}
+
+/// Runs the per-partition phases over `items` with more step workers than
+/// this one; answers what all of them did. Provided by the worker.
+pub type FanOut<'a> = &'a mut dyn FnMut(&[Item]) -> Result<Tally, String>;
+
+pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings, fan_out: Option<FanOut<'_>>) -> Result<Report, String> {
     let started = Instant::now();
     let list: WorkList = runner.run(|c| work_list::build(c, s.due_cap))?;
-    let mut report = Report { queues: list.rules.len(), due: list.due(), ..Report::default() };
+    let (items, backed_off) = runner.run(|c| plan(c, &list))?;
+    let mut report = Report { queues: list.rules.len(), due: list.due(), backed_off, ..Report::default() };
 
-    // Phase 1: rules 1 and 2.
-    let mut seen = Vec::with_capacity(list.phases[0].len());
-    for &(pid, queue) in &list.phases[0] {
-        seen.push(pid);
-        let skip = BACKOFF.with(|b| {
-            let mut b = b.borrow_mut();
-            match b.get_mut(&pid) {
-                Some(e) if e.skip > 0 => {
-                    e.skip -= 1;
-                    true
-                }
-                _ => false,
+    // Phases 1 to 3.
+    let tally = match fan_out {
+        Some(f) if items.len() > 1 => f(&items)?,
+        _ => {
+            let mut t = Tally::default();
+            for item in &items {
+                t.add(process(runner, item, s.batch)?);
             }
-        });
-        if skip {
-            report.backed_off += 1;
-            continue;
+            t
         }
-        let rule = list.rules[&queue];
-        let r = drain(runner, |c| retention_step(c, pid, rule.all_cutoff, rule.completed_cutoff, s.batch, None))?;
-        report.segments_deleted += r.deleted;
-        report.messages_deleted += r.messages;
-        BACKOFF.with(|b| {
-            let mut b = b.borrow_mut();
-            if r.deleted == 0 {
-                let e = b.entry(pid).or_insert(Backoff { skip: 0, streak: 0 });
-                e.streak = (e.streak + 1).min(31);
-                e.skip = (1u32 << (e.streak - 1)).min(MAX_BACKOFF_CYCLES);
-            } else {
-                b.remove(&pid);
-            }
-        });
-    }
-    // Only partitions still due keep a backoff entry: the map stays bounded
-    // by the due cap.
-    BACKOFF.with(|b| b.borrow_mut().retain(|pid, _| seen.contains(pid)));
-
-    // Phase 2: the sidecar.
-    for &(pid, queue) in &list.phases[1] {
-        let Some(cutoff) = list.rules[&queue].txn_cutoff else { continue };
-        let r = drain(runner, |c| txns_purge_step(c, pid, cutoff, s.batch))?;
-        report.txns_purged += r.deleted;
-    }
-
-    // Phase 3: max-wait eviction (rule 2 off, whatever retentionEnabled says).
-    for &(pid, queue) in &list.phases[2] {
-        let Some(cutoff) = list.rules[&queue].max_wait_cutoff else { continue };
-        let r = drain(runner, |c| retention_step(c, pid, Some(cutoff), None, s.batch, Some("max_wait_time_eviction")))?;
-        report.max_wait_evicted += r.messages;
-    }
+    };
+    report.segments_deleted = tally.segments;
+    report.messages_deleted = tally.messages;
+    report.txns_purged = tally.txns;
+    report.max_wait_evicted = tally.evicted;
 
     let (cleanup_cutoff, metrics_cutoff) = runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
 

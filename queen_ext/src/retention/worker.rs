@@ -17,7 +17,9 @@ use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum};
 
-use super::cycle::{self, Runner};
+use pgrx::datum::TimestampWithTimeZone;
+
+use super::cycle::{self, Item, Runner, Tally};
 use super::{lease, watermark};
 use crate::guc;
 use crate::sql::{self, exec};
@@ -299,6 +301,141 @@ pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
     }
 }
 
+/// Takes the next item of a parallel cycle off the shared cursor.
+fn pull(c: &mut pgrx::spi::SpiClient<'_>, token: i64) -> Option<Item> {
+    let row = exec(
+        c,
+        "DELETE FROM queen.retention_work w
+          WHERE (w.token, w.seq) = (SELECT token, seq FROM queen.retention_work WHERE token = $1
+                                     ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING phase, partition_id, all_cutoff, completed_cutoff, cutoff",
+        &[sql::INT8],
+        &[token.into()],
+    )
+    .next()?;
+    Some(Item {
+        phase: row.get(1).unwrap().unwrap(),
+        pid: row.get(2).unwrap().unwrap(),
+        all_cutoff: row.get(3).unwrap(),
+        completed_cutoff: row.get(4).unwrap(),
+        cutoff: row.get(5).unwrap(),
+    })
+}
+
+/// Pulls and runs items until the shared cursor is empty.
+fn pull_loop(token: i64, batch: i32) -> Result<Tally, String> {
+    let mut runner = OwnTransactions;
+    let mut tally = Tally::default();
+    while let Some(item) = runner.run(|c| pull(c, token))? {
+        tally.add(cycle::process(&mut runner, &item, batch)?);
+    }
+    Ok(tally)
+}
+
+/// Phases 1 to 3 over `items` with `parallelism` step workers: this one and
+/// helpers on their own backends, all pulling from the shared cursor.
+fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item]) -> Result<Tally, String> {
+    in_own_transaction(|| {
+        sql::spi(|c| {
+            let phases: Vec<i16> = items.iter().map(|i| i.phase).collect();
+            let pids: Vec<i64> = items.iter().map(|i| i.pid).collect();
+            let all: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.all_cutoff).collect();
+            let completed: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.completed_cutoff).collect();
+            let cutoff: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.cutoff).collect();
+            exec(
+                c,
+                "INSERT INTO queen.retention_work (token, seq, phase, partition_id, all_cutoff, completed_cutoff, cutoff)
+                 SELECT $1, ord::int, phase, pid, a, cm, cu
+                   FROM unnest($2::int2[], $3::int8[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+                        WITH ORDINALITY AS u(phase, pid, a, cm, cu, ord)",
+                &[sql::INT8, sql::INT2_ARRAY, sql::INT8_ARRAY, sql::TIMESTAMPTZ_ARRAY, sql::TIMESTAMPTZ_ARRAY, sql::TIMESTAMPTZ_ARRAY],
+                &[token.into(), phases.into(), pids.into(), all.into(), completed.into(), cutoff.into()],
+            );
+        })
+    })?;
+    let helpers: Vec<_> = (1..parallelism)
+        .filter_map(|w| {
+            BackgroundWorkerBuilder::new("queen retention step")
+                .set_function("queen_retention_step_main")
+                .set_library("queen")
+                .set_argument(token.into_datum())
+                .set_extra(&w.to_string())
+                .enable_spi_access()
+                .set_restart_time(None)
+                .set_notify_pid(unsafe { pg_sys::MyProcPid })
+                .load_dynamic()
+                .ok()
+        })
+        .collect();
+    let mine = pull_loop(token, batch);
+    for h in helpers {
+        let _ = h.wait_for_shutdown();
+    }
+    let (others, error) = in_own_transaction(|| {
+        sql::spi(|c| {
+            let row = exec(
+                c,
+                "SELECT COALESCE(sum(segments), 0)::int8, COALESCE(sum(messages), 0)::int8,
+                        COALESCE(sum(txns), 0)::int8, COALESCE(sum(evicted), 0)::int8, string_agg(error, '; ')
+                   FROM queen.retention_work_done WHERE token = $1",
+                &[sql::INT8],
+                &[token.into()],
+            )
+            .next()
+            .unwrap();
+            let tally = Tally {
+                segments: row.get(1).unwrap().unwrap(),
+                messages: row.get(2).unwrap().unwrap(),
+                txns: row.get(3).unwrap().unwrap(),
+                evicted: row.get(4).unwrap().unwrap(),
+            };
+            let error: Option<String> = row.get(5).unwrap();
+            exec(c, "DELETE FROM queen.retention_work WHERE token = $1", &[sql::INT8], &[token.into()]);
+            exec(c, "DELETE FROM queen.retention_work_done WHERE token = $1", &[sql::INT8], &[token.into()]);
+            (tally, error)
+        })
+    })?;
+    let mut total = mine?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    total.add(others);
+    Ok(total)
+}
+
+#[pg_guard]
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn queen_retention_step_main(arg: pg_sys::Datum) {
+    let token = arg.value() as i64;
+    let worker: i32 = BackgroundWorker::get_extra().parse().unwrap_or(0);
+    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
+    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    let settings = cycle::Settings::from_gucs();
+    let (tally, error) = match pull_loop(token, settings.batch) {
+        Ok(t) => (t, None),
+        Err(e) => (Tally::default(), Some(e)),
+    };
+    let _ = in_own_transaction(|| {
+        sql::spi(|c| {
+            exec(
+                c,
+                "INSERT INTO queen.retention_work_done (token, worker, segments, messages, txns, evicted, error)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                &[sql::INT8, sql::INT4, sql::INT8, sql::INT8, sql::INT8, sql::INT8, sql::TEXT],
+                &[
+                    token.into(),
+                    worker.into(),
+                    tally.segments.into(),
+                    tally.messages.into(),
+                    tally.txns.into(),
+                    tally.evicted.into(),
+                    error.as_deref().into(),
+                ],
+            );
+        })
+    });
+}
+
 #[pg_guard]
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
@@ -306,7 +443,10 @@ pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
     BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
     let settings = cycle::Settings::from_gucs();
-    match cycle::run_cycle(&mut OwnTransactions, &settings) {
+    let parallelism = guc::RETENTION_PARALLELISM.get();
+    let mut spread = |items: &[Item]| fan_out(token, parallelism, settings.batch, items);
+    let fan: Option<cycle::FanOut<'_>> = if parallelism > 1 { Some(&mut spread) } else { None };
+    match cycle::run_cycle(&mut OwnTransactions, &settings, fan) {
         Ok(r) => {
             r.log();
             report(token, None);
