@@ -9,7 +9,7 @@ test:
 	@scripts/test.sh
 
 bench:
-	@scripts/bench.sh
+	@scripts/bench.sh $(WHAT)
 
 setup:
 	@scripts/setup.sh

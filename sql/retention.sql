@@ -15,7 +15,8 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
       FROM queen.log_segments s
      WHERE s.partition_id = p_pid
        AND s.base_offset >= p_from
-       AND (p_horizon IS NULL OR s.base_offset < p_horizon)
+       -- A plain range bound (no OR), so the index scan stops at the horizon.
+       AND s.base_offset < COALESCE(p_horizon, 9223372036854775807)
        AND s.created_at >= p_cutoff
      ORDER BY s.base_offset
      LIMIT 1

@@ -153,6 +153,7 @@ pub fn parse_acks(body: &Value) -> Vec<AckIn> {
 }
 
 struct ConsumerRow {
+    queue_id: i64,
     committed: i64,
     lease_id: Option<uuid::Uuid>,
     lease_start: i64,
@@ -168,7 +169,7 @@ fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Co
     let row = exec(
         client,
         "SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
-                c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay
+                c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
            FROM queen.log_consumers c
            JOIN queen.log_partitions p ON p.id = c.partition_id
            JOIN queen.queues q ON q.id = p.queue_id
@@ -180,6 +181,7 @@ fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Co
     .next()?;
     let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
     Some(ConsumerRow {
+        queue_id: row.get(10).unwrap().unwrap(),
         committed: row.get(1).unwrap().unwrap(),
         lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
         lease_start: row.get::<i64>(3).unwrap().unwrap_or(0),
@@ -256,16 +258,39 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> 
     out
 }
 
-/// Writes (or refreshes) the narrow dead-letter row of one message.
-pub fn dead_letter(client: &mut SpiClient<'_>, pid: i64, group: &str, offset: i64, error: Option<&str>, attempts: i32) {
+/// Where a dead letter points.
+pub struct Failed<'a> {
+    pub queue_id: i64,
+    pub pid: i64,
+    pub group: &'a str,
+    pub offset: i64,
+    /// The message's transaction id; None reads it from its frame.
+    pub transaction_id: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub attempts: i32,
+}
+
+/// Writes (or refreshes) the narrow dead-letter row of one message: a
+/// pointer to its frame, the failure, and the transaction id that names it.
+pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) {
+    let txn = match f.transaction_id {
+        Some(t) => t.to_owned(),
+        None => {
+            let segs = crate::segments::scan_from(client, f.pid, f.offset, 1);
+            let txn = segs
+                .first()
+                .and_then(|seg| seg.frames().nth((f.offset - seg.base_offset) as usize).map(|fr| fr.transaction_id.to_owned()));
+            txn.unwrap_or_else(|| errors::corrupt(format!("message at offset {} of partition {} is gone", f.offset, f.pid)))
+        }
+    };
     exec(
         client,
-        "INSERT INTO queen.log_dlq (partition_id, consumer_group, message_offset, error, attempts)
-         VALUES ($1, $2, $3, $4, $5)
+        "INSERT INTO queen.log_dlq (queue_id, partition_id, consumer_group, message_offset, transaction_id, error, attempts)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (partition_id, consumer_group, message_offset)
          DO UPDATE SET error = EXCLUDED.error, attempts = EXCLUDED.attempts, failed_at = now()",
-        &[sql::INT8, sql::TEXT, sql::INT8, sql::TEXT, sql::INT4],
-        &[pid.into(), group.into(), offset.into(), error.into(), attempts.into()],
+        &[sql::INT8, sql::INT8, sql::TEXT, sql::INT8, sql::TEXT, sql::TEXT, sql::INT4],
+        &[f.queue_id.into(), f.pid.into(), f.group.into(), f.offset.into(), txn.into(), f.error.into(), f.attempts.into()],
     );
 }
 
@@ -346,7 +371,16 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         c.state[i] = match a.status {
             Status::Completed => DONE,
             Status::Dlq => {
-                dead_letter(client, pid, group, offset, a.error.as_deref(), c.head_attempts.max(1));
+                let failed = Failed {
+                    queue_id: c.queue_id,
+                    pid,
+                    group,
+                    offset,
+                    transaction_id: Some(&a.transaction_id),
+                    error: a.error.as_deref(),
+                    attempts: c.head_attempts.max(1),
+                };
+                dead_letter(client, &failed);
                 out.dead_lettered = true;
                 DONE
             }
@@ -396,7 +430,16 @@ fn settle(
             if attempts > c.retry_limit {
                 let error = errors_at.get(&f).cloned().flatten();
                 let error = error.unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
-                dead_letter(client, pid, group, f, Some(&error), attempts);
+                let failed = Failed {
+                    queue_id: c.queue_id,
+                    pid,
+                    group,
+                    offset: f,
+                    transaction_id: None,
+                    error: Some(&error),
+                    attempts,
+                };
+                dead_letter(client, &failed);
                 for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
                     r.dead_lettered = true;
                 }

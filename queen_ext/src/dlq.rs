@@ -85,3 +85,190 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) {
         &[ids.into(), mids.into(), txns.into(), traces.into(), payloads.into(), created.into()],
     );
 }
+
+/// DLQ retention: deletes up to `max_rows` dead letters of `queue_id` that
+/// failed before `cutoff`, and folds how many into the queue's
+/// `pruned_failed_count`, in the same transaction. Answers how many went.
+pub fn purge_step(client: &mut SpiClient<'_>, queue_id: i64, cutoff: pgrx::datum::TimestampWithTimeZone, max_rows: i32) -> i64 {
+    exec(
+        client,
+        "WITH gone AS (
+             DELETE FROM queen.log_dlq WHERE id IN (
+                 SELECT id FROM queen.log_dlq WHERE queue_id = $1 AND failed_at < $2
+                  ORDER BY failed_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+             RETURNING 1
+         ), n AS (SELECT count(*)::int8 AS n FROM gone),
+         counted AS (
+             INSERT INTO queen.queue_terminal_rollups AS r (queue_id, pruned_failed_count)
+             SELECT $1, n FROM n WHERE n > 0
+             ON CONFLICT (queue_id) DO UPDATE
+                SET pruned_failed_count = r.pruned_failed_count + EXCLUDED.pruned_failed_count, updated_at = now()
+             RETURNING 1)
+         SELECT n FROM n",
+        &[sql::INT8, sql::TIMESTAMPTZ, sql::INT8],
+        &[queue_id.into(), cutoff.into(), (max_rows as i64).into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .unwrap_or(0)
+}
+
+/// The cumulative count of dead letters DLQ retention removed from a queue.
+pub fn pruned_failed_count(client: &mut SpiClient<'_>, queue_id: i64) -> i64 {
+    exec(
+        client,
+        "SELECT pruned_failed_count FROM queen.queue_terminal_rollups WHERE queue_id = $1",
+        &[sql::INT8],
+        &[queue_id.into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .unwrap_or(0)
+}
+
+/// A dead letter as a reader sees it: the wide columns, or the frame they
+/// point at while the row is narrow.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    #[serde(skip)]
+    pub id: i64,
+    pub queue: String,
+    pub partition: String,
+    pub partition_id: String,
+    pub consumer_group: Option<String>,
+    pub offset: i64,
+    pub transaction_id: String,
+    pub message_id: Option<String>,
+    pub trace_id: Option<String>,
+    pub data: serde_json::Value,
+    pub error_message: Option<String>,
+    pub retry_count: i32,
+    pub failed_at: String,
+    pub created_at: Option<String>,
+}
+
+const DLQ_SELECT: &str = "SELECT d.id, q.name, p.name, d.partition_id, d.consumer_group, d.message_offset,
+        d.transaction_id, d.message_id::text, d.trace_id::text, d.payload::text, d.error, d.attempts,
+        (extract(epoch FROM d.failed_at) * 1000000)::int8, (extract(epoch FROM d.created_at) * 1000000)::int8
+   FROM queen.log_dlq d
+   JOIN queen.log_partitions p ON p.id = d.partition_id
+   JOIN queen.queues q ON q.id = d.queue_id";
+
+fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<DeadLetter> {
+    let mut out: Vec<DeadLetter> = rows
+        .map(|r| {
+            let group: String = r.get(5).unwrap().unwrap();
+            let payload: Option<String> = r.get(10).unwrap();
+            DeadLetter {
+                id: r.get(1).unwrap().unwrap(),
+                queue: r.get(2).unwrap().unwrap(),
+                partition: r.get(3).unwrap().unwrap(),
+                partition_id: r.get::<i64>(4).unwrap().unwrap().to_string(),
+                consumer_group: (group != crate::pop::QUEUE_MODE).then_some(group),
+                offset: r.get(6).unwrap().unwrap(),
+                transaction_id: r.get(7).unwrap().unwrap(),
+                message_id: r.get(8).unwrap(),
+                trace_id: r.get(9).unwrap(),
+                data: payload.map(|p| serde_json::from_str(&p).expect("jsonb prints JSON")).unwrap_or(serde_json::Value::Null),
+                error_message: r.get(11).unwrap(),
+                retry_count: r.get(12).unwrap().unwrap(),
+                failed_at: crate::sql::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
+                created_at: r.get::<i64>(14).unwrap().map(crate::sql::micros_to_iso),
+            }
+        })
+        .collect();
+    hydrate(client, &mut out);
+    out
+}
+
+/// Fills narrow rows from their frames.
+fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
+    for row in rows.iter_mut().filter(|r| r.created_at.is_none()) {
+        let pid: i64 = row.partition_id.parse().unwrap();
+        let segs = crate::segments::scan_from(client, pid, row.offset, 1);
+        let Some(seg) = segs.first() else { continue };
+        let frame = seg.frames().nth((row.offset - seg.base_offset) as usize).map(|f| {
+            (
+                queen_frames::id_text(&f.message_id),
+                f.trace_id.map(|t| queen_frames::id_text(&t)),
+                serde_json::from_slice(f.payload).unwrap_or(serde_json::Value::Null),
+            )
+        });
+        if let Some((id, trace, data)) = frame {
+            row.message_id = Some(id);
+            row.trace_id = trace;
+            row.data = data;
+            row.created_at = Some(crate::sql::micros_to_iso(seg.created_at_us));
+        }
+    }
+}
+
+/// Dead letters matching the filters, newest failure first, one page.
+#[allow(clippy::too_many_arguments)]
+pub fn list(
+    client: &mut SpiClient<'_>,
+    queue_id: Option<i64>,
+    group: Option<&str>,
+    from: Option<pgrx::datum::TimestampWithTimeZone>,
+    to: Option<pgrx::datum::TimestampWithTimeZone>,
+    limit: i64,
+    offset: i64,
+) -> (Vec<DeadLetter>, i64) {
+    const FILTER: &str = " WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
+                            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)";
+    let total: i64 = exec(
+        client,
+        "SELECT count(*)::int8 FROM queen.log_dlq d WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
+            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)",
+        &[sql::INT8, sql::TEXT, sql::TIMESTAMPTZ, sql::TIMESTAMPTZ],
+        &[queue_id.into(), group.into(), from.into(), to.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap())
+    .unwrap_or(0);
+    let sql_text = format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $5 OFFSET $6");
+    let rows = client
+        .update(
+            sql_text.as_str(),
+            None,
+            &[queue_id.into(), group.into(), from.into(), to.into(), limit.into(), offset.into()],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    (read_rows(client, rows), total)
+}
+
+/// The dead letters of (partition, transaction id), any group.
+pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -> Vec<DeadLetter> {
+    let sql_text = format!(
+        "{DLQ_SELECT} WHERE d.partition_id = $1 AND d.transaction_id = $2 ORDER BY d.id{}",
+        if lock { " FOR UPDATE OF d SKIP LOCKED" } else { "" }
+    );
+    let rows = client.update(sql_text.as_str(), None, &[pid.into(), txn.into()]).unwrap_or_else(|e| panic!("{e}"));
+    read_rows(client, rows)
+}
+
+/// Matching dead letters of a queue, oldest failure first, locked; with
+/// how many matched before locking.
+pub fn for_retry(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>, limit: i64) -> (Vec<DeadLetter>, i64) {
+    let matched: i64 = exec(
+        client,
+        "SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = $1
+            AND ($2::text IS NULL OR d.consumer_group = $2) LIMIT $3) m",
+        &[sql::INT8, sql::TEXT, sql::INT8],
+        &[queue_id.into(), group.into(), limit.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap())
+    .unwrap_or(0);
+    let sql_text = format!(
+        "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
+          ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
+    );
+    let rows = client.update(sql_text.as_str(), None, &[queue_id.into(), group.into(), limit.into()]).unwrap_or_else(|e| panic!("{e}"));
+    (read_rows(client, rows), matched)
+}
+
+pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
+    exec(client, "DELETE FROM queen.log_dlq WHERE id = ANY($1) RETURNING 1", &[sql::INT8_ARRAY], &[ids.to_vec().into()]).len() as i64
+}

@@ -34,6 +34,8 @@ pub static MAINTENANCE_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(60_000
 pub static PARTITION_CLEANUP_DAYS: GucSetting<i32> = GucSetting::<i32>::new(30);
 pub static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 pub static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
+/// The floor under per-queue DLQ retention, in whole seconds (0: no floor).
+pub static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
 /// Whether the background workers run at all (they still need shared_preload_libraries).
 pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 
@@ -61,6 +63,16 @@ pub fn register() {
     int(c"queen.maintenance_lease_ms", c"Lease of a claimed maintenance task, in milliseconds.", &MAINTENANCE_LEASE_MS, 1000, i32::MAX);
     int(c"queen.partition_cleanup_days", c"Days a partition must be empty and idle before it is deleted (at least 1).", &PARTITION_CLEANUP_DAYS, 1, 100_000);
     int(c"queen.metrics_retention_days", c"Days observability rows are kept.", &METRICS_RETENTION_DAYS, 1, 100_000);
+    GucRegistry::define_int_guc(
+        c"queen.failed_retention",
+        c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",
+        c"0 removes the floor.",
+        &FAILED_RETENTION,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::UNIT_S,
+    );
     GucRegistry::define_bool_guc(
         c"queen.partition_cleanup_enabled",
         c"Whether empty, idle partitions are deleted.",

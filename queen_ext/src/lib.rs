@@ -11,6 +11,7 @@ pub mod admin;
 pub mod binary;
 pub mod dlq;
 pub mod errors;
+pub mod failures;
 pub mod guc;
 pub mod json;
 pub mod jsonio;
@@ -52,7 +53,7 @@ fn optional(v: Option<JsonbArg>) -> serde_json::Value {
 fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = required_text("items", items);
     let groups = push::parse_items(&body);
-    let out = sql::spi(|client| push::push_groups(client, &groups, producer));
+    let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
     JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
@@ -61,7 +62,7 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
     let (groups, counts_only) = binary::parse_push_body(body);
-    let out = sql::spi(|client| push::push_groups(client, &groups, producer));
+    let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
     if counts_only {
         let duplicate = out.iter().filter(|o| o.duplicate).count();
         return JsonOut::of(&serde_json::json!({
@@ -159,6 +160,8 @@ fn delete_queue(queue: Option<&str>) -> JsonOut {
 mod pg_tests;
 #[cfg(any(test, feature = "pg_test"))]
 mod pg_tests_retention;
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests_failures;
 
 /// Required by `cargo pgrx test`.
 #[cfg(test)]

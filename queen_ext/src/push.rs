@@ -324,7 +324,9 @@ fn probe_duplicates(
 }
 
 /// Writes every group; answers one `ItemOut` per item, in request order.
-pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Option<&str>) -> Vec<ItemOut> {
+/// `dedup` false stores every item even when its transaction id was seen
+/// (a retry of a dead letter re-pushes its message under the same id).
+pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Option<&str>, dedup: bool) -> Vec<ItemOut> {
     if let Some(p) = producer {
         check_name("producer", p);
     }
@@ -342,7 +344,7 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
 
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     for (g, pid) in groups.iter().zip(group_pids) {
-        let window = queue_ids[&g.queue].1;
+        let window = if dedup { queue_ids[&g.queue].1 } else { 0 };
         let part = locked.get_mut(&pid).expect("locked above");
         out.extend(write_group(client, g, pid, part, window, producer));
     }

@@ -89,7 +89,7 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
     } else {
         let text = serde_json::to_string(&Value::Array(push_items)).expect("items serialize");
         let groups: Vec<GroupIn> = push::parse_items(&text);
-        push::push_groups(client, &groups, producer)
+        push::push_groups(client, &groups, producer, true)
     };
     let acked = if acks.is_empty() { Vec::new() } else { ack::ack(client, &acks) };
     if let Some(bad) = acked.iter().find(|a| !a.success()) {

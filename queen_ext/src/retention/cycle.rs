@@ -69,6 +69,7 @@ pub struct Report {
     pub messages_deleted: i64,
     pub txns_purged: i64,
     pub max_wait_evicted: i64,
+    pub dlq_pruned: i64,
     pub partitions_deleted: i64,
     pub metrics_purged: i64,
     pub elapsed_ms: u128,
@@ -76,18 +77,20 @@ pub struct Report {
 
 impl Report {
     pub fn deleted_something(&self) -> bool {
-        self.segments_deleted + self.txns_purged + self.max_wait_evicted + self.partitions_deleted + self.metrics_purged > 0
+        self.segments_deleted + self.txns_purged + self.max_wait_evicted + self.dlq_pruned + self.partitions_deleted + self.metrics_purged
+            > 0
     }
 
     pub fn log(&self) {
         let line = format!(
-            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} partitions_deleted={} metrics_purged={} elapsed_ms={}",
+            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} elapsed_ms={}",
             self.queues,
             self.due,
             self.backed_off,
             self.segments_deleted,
             self.txns_purged,
             self.max_wait_evicted,
+            self.dlq_pruned,
             self.partitions_deleted,
             self.metrics_purged,
             self.elapsed_ms
@@ -264,6 +267,19 @@ pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings, fan_out: Option<FanOut
     report.messages_deleted = tally.messages;
     report.txns_purged = tally.txns;
     report.max_wait_evicted = tally.evicted;
+
+    // DLQ retention, per due queue, in batches; each batch counts what it
+    // removed in the same transaction.
+    for queue in &list.dlq_due {
+        let Some(cutoff) = list.rules.get(queue).and_then(|r| r.dlq_cutoff) else { continue };
+        loop {
+            let n = runner.run(|c| crate::dlq::purge_step(c, *queue, cutoff, s.batch))?;
+            report.dlq_pruned += n;
+            if n < s.batch as i64 {
+                break;
+            }
+        }
+    }
 
     let (cleanup_cutoff, metrics_cutoff) = runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
 

@@ -33,6 +33,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             completed_cutoff: row.get(2).unwrap(),
             txn_cutoff: row.get(3).unwrap(),
             max_wait_cutoff: row.get(4).unwrap(),
+            dlq_cutoff: row.get(5).unwrap(),
         }
     };
     let parts: Vec<(i64, String, i64, i64)> = exec(
@@ -117,6 +118,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             "completedRetention": ts_json(rule.completed_cutoff),
             "transactionIds": ts_json(rule.txn_cutoff),
             "maxWait": ts_json(rule.max_wait_cutoff),
+            "deadLetters": ts_json(rule.dlq_cutoff),
         },
         "partitions": out,
     })

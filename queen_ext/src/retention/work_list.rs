@@ -22,7 +22,9 @@ const RULES: &str = "
          THEN c.now - make_interval(secs => q.completed_retention_seconds) END AS completed_cutoff,
     c.now - make_interval(secs => GREATEST(q.dedup_window_seconds, q.completed_retention_seconds, {floor})) AS txn_cutoff,
     CASE WHEN q.max_wait_time_seconds > 0
-         THEN c.now - make_interval(secs => q.max_wait_time_seconds) END AS max_wait_cutoff";
+         THEN c.now - make_interval(secs => q.max_wait_time_seconds) END AS max_wait_cutoff,
+    CASE WHEN q.dlq_retention_seconds > 0
+         THEN c.now - make_interval(secs => GREATEST(q.dlq_retention_seconds, {failed_floor})) END AS dlq_cutoff";
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
@@ -30,6 +32,8 @@ pub struct Rule {
     pub completed_cutoff: Option<TimestampWithTimeZone>,
     pub txn_cutoff: Option<TimestampWithTimeZone>,
     pub max_wait_cutoff: Option<TimestampWithTimeZone>,
+    /// Dead letters failed before this go (NULL: kept forever).
+    pub dlq_cutoff: Option<TimestampWithTimeZone>,
 }
 
 #[derive(Debug, Default)]
@@ -37,6 +41,8 @@ pub struct WorkList {
     pub rules: HashMap<i64, Rule>,
     /// (partition, queue) per phase: 1 retention, 2 sidecar purge, 3 max-wait eviction.
     pub phases: [Vec<(i64, i64)>; 3],
+    /// Queues holding dead letters past their DLQ retention.
+    pub dlq_due: Vec<i64>,
 }
 
 impl WorkList {
@@ -48,7 +54,9 @@ impl WorkList {
 /// The select-list computing a queue's four cutoffs from `q` (queues) and
 /// `c.now`.
 pub fn rules_sql() -> String {
-    RULES.replace("{floor}", &TXN_FLOOR_SECONDS.to_string())
+    RULES
+        .replace("{floor}", &TXN_FLOOR_SECONDS.to_string())
+        .replace("{failed_floor}", &crate::guc::FAILED_RETENTION.get().max(0).to_string())
 }
 
 /// The work-list query with the due cap written in as a literal: a bound
@@ -70,10 +78,13 @@ pub fn query(cap: i64) -> String {
          p1 AS ({p1} ORDER BY w LIMIT {cap}),
          p2 AS ({p2} ORDER BY w LIMIT {cap}),
          p3 AS ({p3} ORDER BY w LIMIT {cap})
-         SELECT 0, queue_id, NULL::int8, all_cutoff, completed_cutoff, txn_cutoff, max_wait_cutoff, NULL::int8 FROM rules
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8 FROM p1
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8 FROM p2
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8 FROM p3",
+         SELECT 0, queue_id, NULL::int8, all_cutoff, completed_cutoff, txn_cutoff, max_wait_cutoff, NULL::int8, dlq_cutoff FROM rules
+         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p1
+         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p2
+         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p3
+         UNION ALL SELECT 4, r.queue_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM rules r
+          WHERE r.dlq_cutoff IS NOT NULL
+            AND EXISTS (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = r.queue_id AND d.failed_at < r.dlq_cutoff)",
         p1 = due(1, "oldest_live_at", "GREATEST(r.all_cutoff, r.completed_cutoff)"),
         p2 = due(2, "oldest_txn_at", "r.txn_cutoff"),
         p3 = due(3, "oldest_live_at", "r.max_wait_cutoff"),
@@ -89,7 +100,9 @@ pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
     for row in rows {
         let phase: i32 = row.get(1).unwrap().unwrap();
         let queue: i64 = row.get(2).unwrap().unwrap();
-        if phase == 0 {
+        if phase == 4 {
+            list.dlq_due.push(queue);
+        } else if phase == 0 {
             list.rules.insert(
                 queue,
                 Rule {
@@ -97,6 +110,7 @@ pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
                     completed_cutoff: row.get(5).unwrap(),
                     txn_cutoff: row.get(6).unwrap(),
                     max_wait_cutoff: row.get(7).unwrap(),
+                    dlq_cutoff: row.get(9).unwrap(),
                 },
             );
         } else {
