@@ -178,3 +178,102 @@ fn log_dlq_purge_step_v1(p_queue_id: i64, p_cutoff: TimestampWithTimeZone, p_max
     let deleted = sql::spi(|c| dlq::purge_step(c, p_queue_id, p_cutoff, p_max_rows));
     pgrx::JsonB(json!({"deleted": deleted, "done": deleted < p_max_rows as i64}))
 }
+
+/// Every queue with its counts and options, by name.
+#[pg_extern]
+fn list_queues() -> JsonOut {
+    JsonOut::of(&sql::spi(|c| {
+        let rows = exec(
+            c,
+            "SELECT q.name, q.namespace, q.task, (extract(epoch FROM q.created_at) * 1000000)::int8,
+                    count(p.id)::int8, COALESCE(sum(p.last_offset + 1 - p.log_start), 0)::int8,
+                    (SELECT count(*)::int8 FROM queen.log_dlq d WHERE d.queue_id = q.id),
+                    COALESCE((SELECT r.pruned_failed_count FROM queen.queue_terminal_rollups r WHERE r.queue_id = q.id), 0)
+               FROM queen.queues q LEFT JOIN queen.log_partitions p ON p.queue_id = q.id
+              GROUP BY q.id ORDER BY q.name",
+            &[],
+            &[],
+        );
+        let queues: Vec<Value> = rows
+            .map(|r| {
+                json!({
+                    "name": r.get::<String>(1).unwrap().unwrap(),
+                    "namespace": r.get::<String>(2).unwrap(),
+                    "task": r.get::<String>(3).unwrap(),
+                    "createdAt": crate::sql::micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
+                    "partitions": r.get::<i64>(5).unwrap().unwrap(),
+                    "messages": r.get::<i64>(6).unwrap().unwrap(),
+                    "failed": r.get::<i64>(7).unwrap().unwrap(),
+                    "pruned_failed": r.get::<i64>(8).unwrap().unwrap(),
+                })
+            })
+            .collect();
+        json!({"queues": queues, "total": queues.len()})
+    }))
+}
+
+/// One queue: its options and counts.
+#[pg_extern]
+fn get_queue(queue: &str) -> JsonOut {
+    JsonOut::of(&sql::spi(|c| {
+        let q = queues::find(c, check_name("queue", queue)).unwrap_or_else(|| errors::undefined("queue", queue));
+        let parts: Vec<Value> = exec(
+            c,
+            "SELECT id, name, last_offset, log_start, (extract(epoch FROM last_write_at) * 1000000)::int8
+               FROM queen.log_partitions WHERE queue_id = $1 ORDER BY name LIMIT $2",
+            &[sql::INT8, sql::INT8],
+            &[q.id.into(), (crate::guc::POP_MAX_BATCH.get() as i64).into()],
+        )
+        .map(|r| {
+            json!({
+                "id": r.get::<i64>(1).unwrap().unwrap().to_string(),
+                "name": r.get::<String>(2).unwrap().unwrap(),
+                "lastOffset": r.get::<i64>(3).unwrap().unwrap(),
+                "logStart": r.get::<i64>(4).unwrap().unwrap(),
+                "lastWriteAt": crate::sql::micros_to_iso(r.get::<i64>(5).unwrap().unwrap()),
+            })
+        })
+        .collect();
+        json!({"name": q.name, "namespace": q.options.namespace, "task": q.options.task,
+               "options": q.options.to_json(), "partitions": parts,
+               "pruned_failed": dlq::pruned_failed_count(c, q.id)})
+    }))
+}
+
+/// Totals over every queue.
+#[pg_extern]
+fn overview() -> JsonOut {
+    JsonOut::of(&sql::spi(|c| {
+        let r = exec(
+            c,
+            "SELECT (SELECT count(*)::int8 FROM queen.queues), count(*)::int8,
+                    COALESCE(sum(last_offset + 1 - log_start), 0)::int8,
+                    (SELECT count(*)::int8 FROM queen.log_dlq),
+                    (SELECT COALESCE(sum(pruned_failed_count), 0)::int8 FROM queen.queue_terminal_rollups)
+               FROM queen.log_partitions",
+            &[],
+            &[],
+        )
+        .next()
+        .unwrap();
+        json!({
+            "queues": r.get::<i64>(1).unwrap().unwrap(),
+            "partitions": r.get::<i64>(2).unwrap().unwrap(),
+            "messages": r.get::<i64>(3).unwrap().unwrap(),
+            "failed": r.get::<i64>(4).unwrap().unwrap(),
+            "pruned_failed": r.get::<i64>(5).unwrap().unwrap(),
+        })
+    }))
+}
+
+/// The dead letters of one message (every group that dead-lettered it).
+#[pg_extern]
+fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    JsonOut::of(&sql::spi(|c| {
+        let rows = dlq::by_message(c, partition_id, transaction_id, false);
+        if rows.is_empty() {
+            errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
+        }
+        json!({"messages": rows})
+    }))
+}

@@ -11,6 +11,12 @@ pub struct Config {
     pub port: u16,
     pub pool_size: usize,
     pub request_timeout: Duration,
+    /// HS256 secret; when set every route but /health needs a bearer token.
+    pub jwt_secret: Option<String>,
+    /// Largest request body accepted (413 beyond).
+    pub body_limit_bytes: usize,
+    /// How often the shared poller of a long-polled key asks the database.
+    pub long_poll_period: Duration,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -42,7 +48,10 @@ impl Config {
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: parsed("PORT", 6632)?,
             pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
-            request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 30_000)?),
+            request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
+            jwt_secret: var("JWT_SECRET"),
+            body_limit_bytes: parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
+            long_poll_period: Duration::from_millis(parsed("QUEEN_LONG_POLL_MS", 500)?),
         })
     }
 }

@@ -1,35 +1,368 @@
-//! Routes. Each is one SQL call to the extension's public API.
+//! Routes. Each is one call to the extension's public SQL API: the JSON body
+//! goes through as jsonb, binary bodies as bytea, and the answer comes back
+//! as it is. No business logic lives here.
 
-use axum::extract::State;
-use axum::http::StatusCode;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::json;
+use serde_json::{json, Value};
+use tokio_postgres::types::ToSql;
 
+use crate::error::ApiError;
+use crate::longpoll::Key;
 use crate::AppState;
 
+const PUSH_BINARY: &str = "application/x-queen-push";
+const POP_FRAMES: &str = "application/x-queen-pop";
+
 pub fn router(state: AppState) -> Router {
-    Router::new().route("/health", get(health)).with_state(state)
+    Router::new()
+        .route("/health", get(health))
+        .route("/api/v1/configure", post(configure))
+        .route("/api/v1/push", post(push))
+        .route("/api/v1/pop", get(pop_filtered))
+        .route("/api/v1/pop/queue/{queue}", get(pop_queue))
+        .route("/api/v1/pop/queue/{queue}/partition/{partition}", get(pop_partition))
+        .route("/api/v1/ack", post(ack))
+        .route("/api/v1/ack/batch", post(ack))
+        .route("/api/v1/transaction", post(transaction))
+        .route("/api/v1/lease/{lease}/extend", post(extend_lease))
+        .route("/api/v1/resources/overview", get(overview))
+        .route("/api/v1/status", get(overview))
+        .route("/api/v1/resources/queues", get(list_queues))
+        .route("/api/v1/resources/queues/{queue}", get(get_queue).delete(delete_queue))
+        .route("/api/v1/dlq", get(dlq))
+        .route("/api/v1/messages/{partition_id}/{transaction_id}", get(get_message).delete(delete_message))
+        .route("/api/v1/messages/{partition_id}/{transaction_id}/retry", post(retry_message))
+        .route("/api/v1/analytics/retention", get(retention_analytics))
+        .route("/api/v1/analytics/postgres-stats", get(postgres_stats))
+        .route("/metrics/prometheus", get(prometheus))
+        .with_state(state)
+}
+
+type Answer = Result<Response, ApiError>;
+
+/// Runs one SQL call that answers one JSON value, within the request timeout.
+async fn call(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Value, ApiError> {
+    let work = async {
+        let client = state.pool.get().await?;
+        let stmt = client.prepare_cached(sql).await?;
+        let row = client.query_one(&stmt, params).await?;
+        Ok::<Value, ApiError>(row.get(0))
+    };
+    match tokio::time::timeout(state.config.request_timeout, work).await {
+        Ok(r) => r,
+        Err(_) => Err(ApiError::unavailable("the database did not answer within the request timeout")),
+    }
+}
+
+async fn call_bytes(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<u8>, ApiError> {
+    let work = async {
+        let client = state.pool.get().await?;
+        let stmt = client.prepare_cached(sql).await?;
+        let row = client.query_one(&stmt, params).await?;
+        Ok::<Vec<u8>, ApiError>(row.get(0))
+    };
+    match tokio::time::timeout(state.config.request_timeout, work).await {
+        Ok(r) => r,
+        Err(_) => Err(ApiError::unavailable("the database did not answer within the request timeout")),
+    }
+}
+
+fn ok(v: Value) -> Answer {
+    Ok(Json(v).into_response())
+}
+
+fn json_body(body: &Bytes) -> Result<Value, ApiError> {
+    if body.is_empty() {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
 }
 
 /// 200 when the database answers and the extension is installed; 503 otherwise.
 async fn health(State(state): State<AppState>) -> Response {
-    let check = async {
-        let client = state.pool.get().await.map_err(|e| e.to_string())?;
-        let row = client
-            .query_one("SELECT extversion FROM pg_extension WHERE extname = 'queen'", &[])
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok::<String, String>(row.get(0))
-    };
-    match tokio::time::timeout(state.config.request_timeout, check).await {
-        Ok(Ok(version)) => Json(json!({"status": "healthy", "database": "connected", "extension": version})).into_response(),
-        Ok(Err(e)) => unavailable(e),
-        Err(_) => unavailable("database did not answer within the request timeout".into()),
+    match call(&state, "SELECT json_build_object('extension', extversion) FROM pg_extension WHERE extname = 'queen'", &[]).await {
+        Ok(v) => Json(json!({"status": "healthy", "database": "connected", "extension": v["extension"]})).into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({"status": "unhealthy", "database": "disconnected", "error": e.message})),
+        )
+            .into_response(),
     }
 }
 
-fn unavailable(error: String) -> Response {
-    (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"status": "unhealthy", "database": "disconnected", "error": error}))).into_response()
+async fn configure(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    let queue = body.get("queue").and_then(Value::as_str).ok_or_else(|| ApiError::bad_request("queue: is required"))?.to_owned();
+    let mut options = body.get("options").cloned().unwrap_or(json!({}));
+    if !options.is_object() {
+        return Err(ApiError::bad_request("options: must be a JSON object"));
+    }
+    for key in ["namespace", "task"] {
+        if let Some(v) = body.get(key).filter(|v| !v.is_null()) {
+            options[key] = v.clone();
+        }
+    }
+    let mode = body.get("mode").and_then(Value::as_str).unwrap_or("merge").to_owned();
+    ok(call(&state, "SELECT queen.configure($1, $2::jsonb, $3)", &[&queue, &options, &mode]).await?)
+}
+
+async fn push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    let producer = state.auth.subject(&headers)?;
+    let binary = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with(PUSH_BINARY));
+    let (answer, queues) = if binary {
+        let body = body.to_vec();
+        let answer = call(&state, "SELECT queen.push_binary($1, $2)", &[&body, &producer]).await?;
+        (answer, Vec::new())
+    } else {
+        let body = json_body(&body)?;
+        let items = body.get("items").or(Some(&body)).and_then(Value::as_array);
+        let queues: Vec<String> = items
+            .map(|a| a.iter().filter_map(|i| i.get("queue").and_then(Value::as_str).map(str::to_owned)).collect())
+            .unwrap_or_default();
+        (call(&state, "SELECT queen.push($1::jsonb, $2)", &[&body, &producer]).await?, queues)
+    };
+    // Wake the long polls of what was pushed to (every filter, for binary
+    // bodies whose queues are not read here).
+    let mut woken: Vec<String> = queues;
+    if let Some(a) = answer.as_array() {
+        woken.extend(a.iter().filter_map(|r| r.get("queue").and_then(Value::as_str).map(str::to_owned)));
+    }
+    woken.sort();
+    woken.dedup();
+    if woken.is_empty() {
+        state.waiters.wake_queue("");
+    }
+    for q in &woken {
+        state.waiters.wake_queue(q);
+    }
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+fn flag(params: &HashMap<String, String>, key: &str) -> Result<bool, ApiError> {
+    match params.get(key).map(String::as_str) {
+        None | Some("") | Some("false") | Some("0") => Ok(false),
+        Some("true") | Some("1") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!("{key}: {other:?} is not true or false"))),
+    }
+}
+
+fn number(params: &HashMap<String, String>, key: &str) -> Result<Option<i64>, ApiError> {
+    params
+        .get(key)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse::<i64>().map_err(|_| ApiError::bad_request(format!("{key}: {v:?} is not an integer"))))
+        .transpose()
+}
+
+async fn pop_queue(state: State<AppState>, headers: HeaderMap, Path(queue): Path<String>, q: Query<HashMap<String, String>>) -> Answer {
+    pop(state, headers, Some(queue), None, q).await
+}
+
+async fn pop_partition(
+    state: State<AppState>,
+    headers: HeaderMap,
+    Path((queue, partition)): Path<(String, String)>,
+    q: Query<HashMap<String, String>>,
+) -> Answer {
+    pop(state, headers, Some(queue), Some(partition), q).await
+}
+
+async fn pop_filtered(state: State<AppState>, headers: HeaderMap, q: Query<HashMap<String, String>>) -> Answer {
+    pop(state, headers, None, None, q).await
+}
+
+/// A pop; with wait=true it holds the request until messages come or the
+/// timeout passes (204 when nothing came).
+async fn pop(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    queue: Option<String>,
+    partition: Option<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let batch = number(&params, "batch")?.unwrap_or(1);
+    let batch = i32::try_from(batch).map_err(|_| ApiError::bad_request(format!("batch: {batch} is out of range")))?;
+    let wait = flag(&params, "wait")?;
+    let frames = flag(&params, "frames")?;
+    let timeout_ms = number(&params, "timeout")?.unwrap_or(30_000).max(0) as u64;
+    let group = params.get("consumerGroup").filter(|g| !g.is_empty()).cloned();
+    let mut options = json!({});
+    if flag(&params, "autoAck")? {
+        options["autoAck"] = json!(true);
+    }
+    if let Some(p) = number(&params, "partitions")? {
+        options["partitions"] = json!(p);
+    }
+    for key in ["subscriptionMode", "subscriptionFrom", "namespace", "task"] {
+        if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
+            options[key] = json!(v);
+        }
+    }
+    let key = match &queue {
+        Some(q) => Key::Queue(q.clone()),
+        None => Key::Filter { namespace: params.get("namespace").cloned(), task: params.get("task").cloned() },
+    };
+    // Never hold a request past the request timeout.
+    let hold = Duration::from_millis(timeout_ms).min(state.config.request_timeout.saturating_sub(Duration::from_millis(500)));
+    let deadline = Instant::now() + hold;
+    loop {
+        if frames {
+            let bytes = call_bytes(
+                &state,
+                "SELECT queen.pop_frames($1, $2, $3, $4, $5::jsonb)",
+                &[&queue, &partition, &group, &batch, &options],
+            )
+            .await?;
+            let claimed = queen_frames::pop_body::decode_pop_answer(&bytes).map(|a| !a.claims.is_empty()).unwrap_or(false);
+            if claimed {
+                state.waiters.wake(&key);
+                return Ok(([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response());
+            }
+        } else {
+            let answer = call(&state, "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)", &[&queue, &partition, &group, &batch, &options]).await?;
+            if answer["messages"].as_array().is_some_and(|m| !m.is_empty()) {
+                state.waiters.wake(&key);
+                return ok(answer);
+            }
+        }
+        let now = Instant::now();
+        if !wait || now >= deadline {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        state.waiters.wait(&key, deadline - now).await;
+    }
+}
+
+async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.ack($1::jsonb)", &[&body]).await?)
+}
+
+async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    let producer = state.auth.subject(&headers)?;
+    if body.starts_with(b"QTB1") {
+        return Err(ApiError::bad_request("binary transaction bodies (QTB1) are not supported; send the JSON body"));
+    }
+    let body = json_body(&body)?;
+    let answer = call(&state, "SELECT queen.transaction($1::jsonb, $2)", &[&body, &producer]).await?;
+    state.waiters.wake_queue("");
+    ok(answer)
+}
+
+async fn extend_lease(State(state): State<AppState>, headers: HeaderMap, Path(lease): Path<String>, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    let seconds = match body.get("seconds").filter(|v| !v.is_null()) {
+        Some(v) => Some(v.as_i64().and_then(|s| i32::try_from(s).ok()).ok_or_else(|| ApiError::bad_request("seconds: must be an integer"))?),
+        None => None,
+    };
+    ok(call(&state, "SELECT queen.renew_lease($1, $2)", &[&lease, &seconds]).await?)
+}
+
+async fn overview(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.overview()", &[]).await?)
+}
+
+async fn list_queues(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
+}
+
+async fn get_queue(State(state): State<AppState>, headers: HeaderMap, Path(queue): Path<String>) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
+}
+
+async fn delete_queue(State(state): State<AppState>, headers: HeaderMap, Path(queue): Path<String>) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
+}
+
+async fn dlq(State(state): State<AppState>, headers: HeaderMap, Query(params): Query<HashMap<String, String>>) -> Answer {
+    state.auth.subject(&headers)?;
+    let mut options = json!({});
+    for key in ["queue", "consumerGroup", "from", "to"] {
+        if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
+            options[key] = json!(v);
+        }
+    }
+    for key in ["limit", "offset"] {
+        if let Some(n) = number(&params, key)? {
+            options[key] = json!(n);
+        }
+    }
+    ok(call(&state, "SELECT queen.dlq_messages($1::jsonb)", &[&options]).await?)
+}
+
+fn partition_id(raw: &str) -> Result<i64, ApiError> {
+    raw.parse().map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
+}
+
+async fn get_message(State(state): State<AppState>, headers: HeaderMap, Path((pid, txn)): Path<(String, String)>) -> Answer {
+    state.auth.subject(&headers)?;
+    let pid = partition_id(&pid)?;
+    ok(call(&state, "SELECT queen.get_dlq_message($1, $2)", &[&pid, &txn]).await?)
+}
+
+async fn delete_message(State(state): State<AppState>, headers: HeaderMap, Path((pid, txn)): Path<(String, String)>) -> Answer {
+    state.auth.subject(&headers)?;
+    let pid = partition_id(&pid)?;
+    ok(call(&state, "SELECT queen.delete_dlq_message($1, $2)", &[&pid, &txn]).await?)
+}
+
+async fn retry_message(State(state): State<AppState>, headers: HeaderMap, Path((pid, txn)): Path<(String, String)>) -> Answer {
+    state.auth.subject(&headers)?;
+    let pid = partition_id(&pid)?;
+    let answer = call(&state, "SELECT queen.retry_dlq_message($1, $2)", &[&pid, &txn]).await?;
+    state.waiters.wake_queue("");
+    ok(answer)
+}
+
+async fn retention_analytics(State(state): State<AppState>, headers: HeaderMap, Query(params): Query<HashMap<String, String>>) -> Answer {
+    state.auth.subject(&headers)?;
+    let bucket = params.get("bucket").cloned().unwrap_or_else(|| "hour".into());
+    let hours = number(&params, "hours")?.unwrap_or(24) as f64;
+    ok(call(
+        &state,
+        "SELECT queen.retention_timeseries(now() - make_interval(hours => $1::float8::int), $2)",
+        &[&hours, &bucket],
+    )
+    .await?)
+}
+
+async fn postgres_stats(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.table_sizes()", &[]).await?)
+}
+
+/// Per-queue gauges and counters in the Prometheus text format.
+async fn prometheus(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    state.auth.subject(&headers)?;
+    let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
+    let mut out = String::new();
+    for (metric, help, kind, key) in [
+        ("queen_queue_messages", "Messages kept in the queue's partitions.", "gauge", "messages"),
+        ("queen_queue_partitions", "Partitions of the queue.", "gauge", "partitions"),
+        ("queen_queue_failed", "Dead letters of the queue.", "gauge", "failed"),
+        ("queen_queue_pruned_failed_total", "Dead letters removed by DLQ retention (cumulative).", "counter", "pruned_failed"),
+    ] {
+        out.push_str(&format!("# HELP {metric} {help}\n# TYPE {metric} {kind}\n"));
+        for q in queues["queues"].as_array().into_iter().flatten() {
+            let name = q["name"].as_str().unwrap_or("").replace('\\', "\\\\").replace('"', "\\\"");
+            out.push_str(&format!("{metric}{{queue=\"{name}\"}} {}\n", q[key].as_i64().unwrap_or(0)));
+        }
+    }
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
 }

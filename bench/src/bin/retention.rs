@@ -38,7 +38,8 @@ fn reset(c: &mut Client) {
     // A bench cluster: emptied wholesale between figures.
     c.batch_execute(
         "TRUNCATE queen.queues, queen.log_partitions, queen.log_segments, queen.log_txns, queen.log_consumers,
-                  queen.consumer_groups, queen.log_dlq, queen.retention_history, queen.retention_backoff;
+                  queen.consumer_groups, queen.log_dlq, queen.retention_history, queen.retention_backoff,
+                  queen.queue_terminal_rollups;
          UPDATE queen.maintenance_leases SET enabled = false;",
     )
     .unwrap();
@@ -296,6 +297,36 @@ fn main() {
             q99.as_secs_f64() * 1000.0,
             b99.as_secs_f64() * 1000.0,
             b99.as_secs_f64() / q99.as_secs_f64()
+        );
+        reset(&mut c);
+    }
+
+    // 5. The cost of carry-forward: drain rate with 0%, 1% and 10% of the
+    // messages dead-lettered (narrow rows the drain must widen first).
+    let mut base_rate = 0.0;
+    for percent in [0i64, 1, 10] {
+        let queue = format!("cf-{percent}");
+        let pid = stale_backlog(&mut c, &queue, 50_000);
+        if percent > 0 {
+            c.execute(
+                "INSERT INTO queen.log_dlq (queue_id, partition_id, consumer_group, message_offset, transaction_id, attempts)
+                 SELECT p.queue_id, p.id, 'g', g, 'failed-' || g, 1
+                   FROM queen.log_partitions p, generate_series(0::int8, 49999::int8) g
+                  WHERE p.id = $1 AND g % (100 / $2::int8) = 0",
+                &[&pid, &percent],
+            )
+            .unwrap();
+        }
+        c.batch_execute("CHECKPOINT").unwrap();
+        let (t, d) = drain(&mut c, pid, 1000);
+        let rate = d as f64 / t.as_secs_f64();
+        if percent == 0 {
+            base_rate = rate;
+        }
+        let widened = scalar(&mut c, &format!("SELECT count(*) FROM queen.log_dlq WHERE partition_id = {pid} AND created_at IS NOT NULL"));
+        println!(
+            "drain with {percent}% dead-lettered: {rate:.0} segments/s ({widened} rows widened); rate vs 0%: {:.2}",
+            rate / base_rate
         );
         reset(&mut c);
     }
