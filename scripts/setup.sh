@@ -3,7 +3,7 @@
 # pinned to the pgrx version of the workspace, and pgrx's PostgreSQL 15 config.
 source "$(dirname "$0")/common.sh"
 
-packages=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo pkg-config python3-venv)
+packages=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo pkg-config python3-venv curl)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

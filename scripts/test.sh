@@ -24,12 +24,43 @@ else
 fi
 
 install_extension
-trap 'pg_stop "$DIR"' EXIT
+cargo build --release -p queen_front
+
+fronts=()
+stop_all() {
+    for pid in "${fronts[@]+"${fronts[@]}"}"; do kill "$pid" 2>/dev/null || true; done
+    pg_stop "$DIR"
+}
+trap stop_all EXIT
 # A fresh cluster every run: the tests assert on what they alone wrote.
 pg_stop "$DIR"
 rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT"
 
+DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
+JWT_TEST_SECRET="queen-test-secret"
+# Three front-ends: a plain one, one with JWT, one whose database is unreachable.
+DATABASE_URL="$DSN" PORT=6633 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+DATABASE_URL="$DSN" PORT=6634 JWT_SECRET="$JWT_TEST_SECRET" RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+DATABASE_URL="host=127.0.0.1 port=1 user=postgres dbname=queen" PORT=6635 QUEEN_REQUEST_TIMEOUT_MS=5000 RUST_LOG=error \
+    "$ROOT/target/release/queen_front" & fronts+=($!)
+for port in 6633 6634 6635; do
+    for _ in $(seq 1 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
+        sleep 0.1
+    done
+done
+
 say "integration tests"
-QUEEN_TEST_DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen" cargo test --release -p queen_it
+QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127.0.0.1:6634 \
+    QUEEN_HTTP_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_HTTP_DOWN=http://127.0.0.1:6635 \
+    cargo test --release -p queen_it
+
+say "the queen-mq Python client against the front-end"
+VENV="$ROOT/.queen-test/venv"
+if [ ! -x "$VENV/bin/pytest" ]; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q -r "$ROOT/tests/python/requirements.txt"
+fi
+QUEEN_URL=http://127.0.0.1:6633 "$VENV/bin/pytest" -q "$ROOT/tests/python"
 say "all tests passed"

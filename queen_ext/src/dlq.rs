@@ -210,29 +210,33 @@ pub fn list(
     client: &mut SpiClient<'_>,
     queue_id: Option<i64>,
     group: Option<&str>,
+    partition: Option<&str>,
     from: Option<pgrx::datum::TimestampWithTimeZone>,
     to: Option<pgrx::datum::TimestampWithTimeZone>,
     limit: i64,
     offset: i64,
 ) -> (Vec<DeadLetter>, i64) {
     const FILTER: &str = " WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
-                            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)";
+                            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
+                            AND ($5::text IS NULL OR p.name = $5)";
     let total: i64 = exec(
         client,
-        "SELECT count(*)::int8 FROM queen.log_dlq d WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
-            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)",
-        &[sql::INT8, sql::TEXT, sql::TIMESTAMPTZ, sql::TIMESTAMPTZ],
-        &[queue_id.into(), group.into(), from.into(), to.into()],
+        "SELECT count(*)::int8 FROM queen.log_dlq d JOIN queen.log_partitions p ON p.id = d.partition_id
+          WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
+            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
+            AND ($5::text IS NULL OR p.name = $5)",
+        &[sql::INT8, sql::TEXT, sql::TIMESTAMPTZ, sql::TIMESTAMPTZ, sql::TEXT],
+        &[queue_id.into(), group.into(), from.into(), to.into(), partition.into()],
     )
     .next()
     .and_then(|r| r.get(1).unwrap())
     .unwrap_or(0);
-    let sql_text = format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $5 OFFSET $6");
+    let sql_text = format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
     let rows = client
         .update(
             sql_text.as_str(),
             None,
-            &[queue_id.into(), group.into(), from.into(), to.into(), limit.into(), offset.into()],
+            &[queue_id.into(), group.into(), from.into(), to.into(), partition.into(), limit.into(), offset.into()],
         )
         .unwrap_or_else(|e| panic!("{e}"));
     (read_rows(client, rows), total)

@@ -109,14 +109,15 @@ fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     }))
 }
 
-/// Dead letters, newest failure first. Options: queue, consumerGroup, from,
-/// to (ISO timestamps), limit (default 100), offset.
+/// Dead letters, newest failure first. Options: queue, consumerGroup,
+/// partition, from, to (ISO timestamps), limit (default 100), offset.
 #[pg_extern]
 fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints JSON")).unwrap_or(json!({}));
     let o = Obj::new(&options, "options");
     let queue = o.opt_name("queue");
     let group = o.opt_name("consumerGroup");
+    let partition = o.opt_name("partition");
     let limit = check_limit("options.limit", o.opt_i64("limit").unwrap_or(100).clamp(i32::MIN as i64, i32::MAX as i64) as i32);
     let offset = o.opt_i64("offset").unwrap_or(0);
     if offset < 0 {
@@ -133,7 +134,7 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let (from, to) = (ts("from"), ts("to"));
     JsonOut::of(&sql::spi(|c| {
         let qid = queue.map(|q| queue_id(c, q));
-        let (messages, total) = dlq::list(c, qid, group, from, to, limit, offset);
+        let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
         json!({"messages": messages, "total": total, "limit": limit, "offset": offset})
     }))
 }

@@ -293,7 +293,7 @@ async fn delete_queue(State(state): State<AppState>, headers: HeaderMap, Path(qu
 async fn dlq(State(state): State<AppState>, headers: HeaderMap, Query(params): Query<HashMap<String, String>>) -> Answer {
     state.auth.subject(&headers)?;
     let mut options = json!({});
-    for key in ["queue", "consumerGroup", "from", "to"] {
+    for key in ["queue", "consumerGroup", "partition", "from", "to"] {
         if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
             options[key] = json!(v);
         }

@@ -1,0 +1,134 @@
+"""The real queen-mq client (2.6.0) against a running queen_front: the
+client's own behaviour is the oracle; nothing here patches or stubs it."""
+
+import os
+import uuid
+
+import pytest
+
+from queen import Queen
+
+URL = os.environ.get("QUEEN_URL", "http://127.0.0.1:6633")
+
+pytestmark = pytest.mark.asyncio
+
+
+def name(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+async def test_health_and_create():
+    async with Queen(URL) as q:
+        queue = name("create")
+        result = await q.queue(queue).config({"lease_time": 30}).create()
+        assert result["options"]["leaseTime"] == 30
+        info = await q.admin.get_queue(queue)
+        assert info["name"] == queue
+
+
+async def test_push_pop_ack_in_order():
+    async with Queen(URL) as q:
+        queue = name("order")
+        await q.queue(queue).create()
+        await q.queue(queue).push([{"data": {"n": i}} for i in range(5)])
+        msgs = await q.queue(queue).batch(5).autopilot(False).wait(False).pop()
+        assert [m["data"]["n"] for m in msgs] == list(range(5))
+        ack = await q.ack(msgs, True)
+        assert ack["success"], ack
+        assert await q.queue(queue).batch(5).autopilot(False).wait(False).pop() == []
+
+
+async def test_duplicate_transaction_id_is_reported():
+    async with Queen(URL) as q:
+        queue = name("dup")
+        first = await q.queue(queue).push([{"data": 1, "transactionId": "same"}])
+        again = await q.queue(queue).push([{"data": 1, "transactionId": "same"}])
+        assert first[0]["status"] == "queued"
+        assert again[0]["status"] == "duplicate"
+
+
+async def test_consumer_groups_read_independently():
+    async with Queen(URL) as q:
+        queue = name("groups")
+        await q.queue(queue).push([{"data": i} for i in range(3)])
+        a = await q.queue(queue).group("a").batch(3).autopilot(False).wait(False).pop()
+        b = await q.queue(queue).group("b").batch(3).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in a] == [0, 1, 2]
+        assert [m["data"] for m in b] == [0, 1, 2]
+        assert (await q.ack(a, True, {"group": "a"}))["success"]
+        assert (await q.ack(b, True, {"group": "b"}))["success"]
+
+
+async def test_long_poll_is_woken_by_a_push():
+    import asyncio
+
+    async with Queen(URL) as q:
+        queue = name("wait")
+        await q.queue(queue).create()
+        waiter = asyncio.create_task(q.queue(queue).batch(1).autopilot(False).wait(True).pop())
+        await asyncio.sleep(0.3)
+        await q.queue(queue).push([{"data": "late"}])
+        msgs = await asyncio.wait_for(waiter, 10)
+        assert [m["data"] for m in msgs] == ["late"]
+
+
+async def test_binary_push_and_framed_pop():
+    async with Queen(URL, binary_push=True, push_compression=True, framed_pop=True) as q:
+        queue = name("binary")
+        await q.queue(queue).push([{"data": {"k": i}} for i in range(4)])
+        msgs = await q.queue(queue).batch(4).autopilot(False).wait(False).pop()
+        assert [m["data"]["k"] for m in msgs] == [0, 1, 2, 3]
+        assert (await q.ack(msgs, True))["success"]
+    async with Queen(URL, binary_push=True) as q:
+        queue = name("binary-plain")
+        await q.queue(queue).push([{"data": "x", "transactionId": "t-1"}])
+        msgs = await q.queue(queue).batch(1).autopilot(False).wait(False).pop()
+        assert msgs[0]["transactionId"] == "t-1"
+
+
+async def test_failure_goes_to_dlq_and_is_retried():
+    async with Queen(URL) as q:
+        queue = name("dlq")
+        await q.queue(queue).config({"retry_limit": 0}).create()
+        await q.queue(queue).push([{"data": {"bad": True}}])
+        msgs = await q.queue(queue).batch(1).autopilot(False).wait(False).pop()
+        await q.ack(msgs, False, {"error": "boom"})
+        dlq = await q.queue(queue).dlq().get()
+        assert dlq["total"] == 1
+        failed = dlq["messages"][0]
+        assert failed["data"] == {"bad": True}
+        retried = await q.admin.retry_message(failed["partitionId"], failed["transactionId"])
+        assert len(retried["retried"]) == 1
+        again = await q.queue(queue).batch(1).autopilot(False).wait(False).pop()
+        assert again[0]["data"] == {"bad": True}
+
+
+async def test_transaction_acks_and_pushes_together():
+    async with Queen(URL) as q:
+        src, dst = name("tx-src"), name("tx-dst")
+        await q.queue(src).push([{"data": "in"}])
+        msgs = await q.queue(src).batch(1).autopilot(False).wait(False).pop()
+        result = await q.transaction().ack(msgs[0]).queue(dst).push([{"data": "out"}]).commit()
+        assert result["success"]
+        out = await q.queue(dst).batch(1).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in out] == ["out"]
+
+
+async def test_lease_renewal():
+    async with Queen(URL) as q:
+        queue = name("renew")
+        await q.queue(queue).push([{"data": 1}])
+        msgs = await q.queue(queue).batch(1).autopilot(False).wait(False).pop()
+        renewed = await q.renew(msgs[0])
+        assert renewed["success"], renewed
+        gone = await q.renew("00000000-0000-4000-8000-000000000000")
+        assert not gone["success"]
+
+
+async def test_delete_queue():
+    async with Queen(URL) as q:
+        queue = name("delete")
+        await q.queue(queue).push([{"data": 1}])
+        await q.queue(queue).delete()
+        queues = await q.admin.list_queues()
+        assert queue not in [x["name"] for x in queues["queues"]]

@@ -1,0 +1,204 @@
+//! queen_front against a real cluster: one test per route family and per
+//! error class. `make test` starts three front-ends: a plain one, one with
+//! JWT_SECRET, and one whose database is unreachable.
+
+use std::time::{Duration, Instant};
+
+use queen_it::unique;
+use serde_json::{json, Value};
+
+fn base() -> String {
+    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
+}
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build()
+}
+
+/// (status, body) whatever the status.
+fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
+    let res = match body {
+        Some(b) => req.send_json(b.clone()),
+        None => req.call(),
+    };
+    let resp = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport: {e}"),
+    };
+    let status = resp.status();
+    let text = resp.into_string().unwrap_or_default();
+    (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) })
+}
+
+fn get(path: &str) -> (u16, Value) {
+    send(agent().get(&format!("{}{path}", base())), None)
+}
+
+fn post(path: &str, body: &Value) -> (u16, Value) {
+    send(agent().post(&format!("{}{path}", base())), Some(body))
+}
+
+#[test]
+fn health_answers() {
+    let (status, body) = get("/health");
+    assert_eq!(status, 200);
+    assert_eq!(body["status"], "healthy");
+}
+
+#[test]
+fn push_pop_ack_over_http() {
+    let q = unique("http");
+    let (status, pushed) = post("/api/v1/push", &json!({"items": [{"queue": q, "payload": {"n": 1}}, {"queue": q, "payload": {"n": 2}}]}));
+    assert_eq!(status, 201, "{pushed}");
+    assert_eq!(pushed.as_array().unwrap().len(), 2);
+    let (status, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=2&wait=false"));
+    assert_eq!(status, 200);
+    let msgs = popped["messages"].as_array().unwrap().clone();
+    assert_eq!(msgs.len(), 2);
+    let acks: Vec<Value> = msgs
+        .iter()
+        .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "completed"}))
+        .collect();
+    let (status, acked) = post("/api/v1/ack/batch", &json!({"acknowledgments": acks}));
+    assert_eq!(status, 200);
+    assert!(acked.as_array().unwrap().iter().all(|a| a["success"] == true), "{acked}");
+    // Nothing left: 204.
+    let (status, _) = get(&format!("/api/v1/pop/queue/{q}?batch=2&wait=false"));
+    assert_eq!(status, 204);
+    let (status, counts) = get(&format!("/api/v1/resources/queues/{q}"));
+    assert_eq!(status, 200, "{counts}");
+    let (status, _) = send(agent().delete(&format!("{}/api/v1/resources/queues/{q}", base())), None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_long_poll_returns_when_a_push_lands() {
+    let q = unique("poll");
+    let started = Instant::now();
+    let waiter = {
+        let q = q.clone();
+        std::thread::spawn(move || get(&format!("/api/v1/pop/queue/{q}?batch=1&wait=true&timeout=20000")))
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": "wake"}]}));
+    let (status, body) = waiter.join().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(body["messages"][0]["data"], "wake");
+    assert!(started.elapsed() < Duration::from_secs(15), "woken by the push, not by the timeout");
+    // An empty long poll ends at its timeout with 204.
+    let (status, _) = get(&format!("/api/v1/pop/queue/{}?wait=true&timeout=300", unique("empty")));
+    assert_eq!(status, 204);
+}
+
+#[test]
+fn bad_input_is_a_4xx_with_a_json_body() {
+    let resp = agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/json").send_string("{not json");
+    let (status, body) = match resp {
+        Err(ureq::Error::Status(s, r)) => (s, r.into_json::<Value>().unwrap()),
+        other => panic!("expected 400, got {other:?}"),
+    };
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("malformed JSON"));
+    let (status, body) = post("/api/v1/push", &json!({"items": [{"payload": 1}]}));
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("items[0].queue"), "{body}");
+    let (status, body) = post("/api/v1/configure", &json!({"queue": unique("c"), "options": {"leaseTime": "long"}}));
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = get(&format!("/api/v1/pop/queue/{}?batch=abc", unique("q")));
+    assert_eq!(status, 400);
+    let (status, body) = send(agent().delete(&format!("{}/api/v1/resources/queues/{}", base(), unique("ghost"))), None);
+    assert_eq!(status, 404, "{body}");
+    let (status, _) = send(agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/x-queen-push"), None);
+    assert_eq!(status, 400);
+    // Oversize: refused before anything is written.
+    let big = "x".repeat(17 * 1024 * 1024);
+    let resp = agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/json").send_string(&big);
+    match resp {
+        Err(ureq::Error::Status(413, r)) => assert!(r.into_json::<Value>().unwrap()["error"].as_str().unwrap().contains("larger than")),
+        Err(ureq::Error::Transport(_)) => {} // the server may close the connection mid-upload
+        other => panic!("expected 413, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_stale_lease_in_a_transaction_is_a_conflict() {
+    let q = unique("txn");
+    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": 1}]}));
+    let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=1"));
+    let m = &popped["messages"][0];
+    let (status, body) = post(
+        "/api/v1/transaction",
+        &json!({"operations": [{"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                               "leaseId": "00000000-0000-4000-8000-000000000000"}]}),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["success"], false);
+    let (status, renewed) = post(&format!("/api/v1/lease/{}/extend", m["leaseId"].as_str().unwrap()), &json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(renewed["success"], true);
+}
+
+#[test]
+fn dead_letters_over_http() {
+    let q = unique("dlq");
+    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": {"bad": 1}, "transactionId": "d-1"}]}));
+    let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=1"));
+    let m = &popped["messages"][0];
+    post("/api/v1/ack", &json!({"transactionId": "d-1", "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "dlq", "error": "boom"}));
+    let (status, dlq) = get(&format!("/api/v1/dlq?queue={q}"));
+    assert_eq!(status, 200);
+    assert_eq!(dlq["total"], 1);
+    let pid = m["partitionId"].as_str().unwrap();
+    let (status, one) = get(&format!("/api/v1/messages/{pid}/d-1"));
+    assert_eq!(status, 200);
+    assert_eq!(one["messages"][0]["errorMessage"], "boom");
+    let (status, retried) = post(&format!("/api/v1/messages/{pid}/d-1/retry"), &json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(retried["retried"].as_array().unwrap().len(), 1);
+    let (status, _) = send(agent().delete(&format!("{}/api/v1/messages/{pid}/d-1", base())), None);
+    assert_eq!(status, 404, "already retried");
+    let (status, metrics) = get("/metrics/prometheus");
+    assert_eq!(status, 200);
+    assert!(metrics.as_str().unwrap().contains("queen_queue_pruned_failed_total"));
+    let (status, _) = get("/api/v1/analytics/retention");
+    assert_eq!(status, 200);
+    let (status, sizes) = get("/api/v1/analytics/postgres-stats");
+    assert_eq!(status, 200);
+    assert!(sizes.to_string().contains("queen.log_segments"));
+}
+
+#[test]
+fn jwt_guards_routes_and_names_the_producer() {
+    let Ok(base) = std::env::var("QUEEN_HTTP_JWT") else { return };
+    let secret = std::env::var("QUEEN_HTTP_JWT_SECRET").unwrap();
+    let q = unique("jwt");
+    let push = json!({"items": [{"queue": q, "payload": 1}]});
+    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")), Some(&push));
+    assert_eq!(status, 401, "{body}");
+    let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", "Bearer not.a.token"), Some(&push));
+    assert_eq!(status, 401);
+    let token = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &json!({"sub": "billing-service"}),
+        &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()),
+    )
+    .unwrap();
+    let auth = format!("Bearer {token}");
+    let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &auth), Some(&push));
+    assert_eq!(status, 201);
+    let (status, popped) = send(agent().get(&format!("{base}/api/v1/pop/queue/{q}?batch=1")).set("Authorization", &auth), None);
+    assert_eq!(status, 200);
+    assert_eq!(popped["messages"][0]["producerSub"], "billing-service");
+}
+
+#[test]
+fn database_down_is_a_503_not_a_hang() {
+    let Ok(base) = std::env::var("QUEEN_HTTP_DOWN") else { return };
+    let started = Instant::now();
+    let (status, body) = send(agent().get(&format!("{base}/health")), None);
+    assert_eq!(status, 503, "{body}");
+    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")), Some(&json!({"items": [{"queue": "q", "payload": 1}]})));
+    assert_eq!(status, 503, "{body}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
