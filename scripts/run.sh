@@ -13,6 +13,9 @@ install_extension
 say "building the front-end"
 (cd "$ROOT" && cargo build --release -p queen_front >/dev/null)
 
+# A cluster left running holds the previously installed library: restart it
+# so the one just built is loaded.
+pg_stop "$DIR"
 pg_start "$DIR" "$PORT"
 as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d queen -q -c "ALTER EXTENSION queen UPDATE" 2>/dev/null || true
 
