@@ -46,11 +46,15 @@ fn column_list() -> String {
     COLUMNS.iter().map(|(_, c)| *c).collect::<Vec<_>>().join(", ")
 }
 
+/// The option columns read out of `jsonb_populate_record(...) r`.
+fn picked_list() -> String {
+    COLUMNS.iter().map(|(_, c)| format!("r.{c}")).collect::<Vec<_>>().join(", ")
+}
+
 fn insert_sql() -> &'static str {
     static SQL: OnceLock<String> = OnceLock::new();
     SQL.get_or_init(|| {
-        let cols = column_list();
-        let picked = COLUMNS.iter().map(|(_, c)| format!("r.{c}")).collect::<Vec<_>>().join(", ");
+        let (cols, picked) = (column_list(), picked_list());
         format!(
             "INSERT INTO queen.queues (tenant_id, name, {cols}) \
              SELECT $1, $2, {picked} FROM jsonb_populate_record(NULL::queen.queues, $3) r \
@@ -62,8 +66,7 @@ fn insert_sql() -> &'static str {
 fn update_sql() -> &'static str {
     static SQL: OnceLock<String> = OnceLock::new();
     SQL.get_or_init(|| {
-        let cols = column_list();
-        let picked = COLUMNS.iter().map(|(_, c)| format!("r.{c}")).collect::<Vec<_>>().join(", ");
+        let (cols, picked) = (column_list(), picked_list());
         format!(
             "UPDATE queen.queues q SET ({cols}) = \
              (SELECT {picked} FROM jsonb_populate_record(NULL::queen.queues, $2) r), updated_at = now() \

@@ -48,13 +48,17 @@ pub fn router(state: AppState) -> Router {
 
 type Answer = Result<Response, ApiError>;
 
-/// Runs one SQL call that answers one JSON value, within the request timeout.
-async fn call(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Value, ApiError> {
+/// Runs one SQL call answering one value (JSON, or bytes), within the
+/// request timeout.
+async fn call_as<T>(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<T, ApiError>
+where
+    T: for<'a> tokio_postgres::types::FromSql<'a>,
+{
     let work = async {
         let client = state.pool.get().await?;
         let stmt = client.prepare_cached(sql).await?;
         let row = client.query_one(&stmt, params).await?;
-        Ok::<Value, ApiError>(row.get(0))
+        Ok::<T, ApiError>(row.try_get(0)?)
     };
     match tokio::time::timeout(state.config.request_timeout, work).await {
         Ok(r) => r,
@@ -62,17 +66,8 @@ async fn call(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Re
     }
 }
 
-async fn call_bytes(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<u8>, ApiError> {
-    let work = async {
-        let client = state.pool.get().await?;
-        let stmt = client.prepare_cached(sql).await?;
-        let row = client.query_one(&stmt, params).await?;
-        Ok::<Vec<u8>, ApiError>(row.get(0))
-    };
-    match tokio::time::timeout(state.config.request_timeout, work).await {
-        Ok(r) => r,
-        Err(_) => Err(ApiError::unavailable("the database did not answer within the request timeout")),
-    }
+async fn call(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Value, ApiError> {
+    call_as::<Value>(state, sql, params).await
 }
 
 fn ok(v: Value) -> Answer {
@@ -217,7 +212,7 @@ async fn pop(
     let deadline = Instant::now() + hold;
     loop {
         if frames {
-            let bytes = call_bytes(
+            let bytes: Vec<u8> = call_as(
                 &state,
                 "SELECT queen.pop_frames($1, $2, $3, $4, $5::jsonb)",
                 &[&queue, &partition, &group, &batch, &options],
