@@ -9,6 +9,7 @@ use jsonio::{JsonOut, JsonbArg};
 pub mod ack;
 pub mod admin;
 pub mod binary;
+pub mod consumer_groups;
 pub mod dlq;
 pub mod errors;
 pub mod failures;

@@ -384,6 +384,35 @@ fn transaction_pushes_and_acks_together() {
     assert_eq!(datas(&pop("t2", None, 1, json!({}))), vec![json!("next")]);
 }
 
+#[pg_test]
+fn consumer_groups_can_be_listed_sought_and_deleted() {
+    push(json!([{"queue": "cg", "payload": 0}, {"queue": "cg", "payload": 1}, {"queue": "cg", "payload": 2}]));
+    let p = pop("cg", Some("g"), 2, json!({}));
+    ack_all(&p, "completed", Some("g"));
+    let list = q("SELECT queen.consumer_groups_list()");
+    assert_eq!(list["consumerGroups"][0]["consumerGroup"], "g");
+    assert_eq!(list["consumerGroups"][0]["queues"][0]["lag"], 1);
+    // Back to the beginning: everything is delivered again.
+    q("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"beginning\"}')");
+    assert_eq!(datas(&pop("cg", Some("g"), 10, json!({}))), vec![json!(0), json!(1), json!(2)]);
+    // To the end: nothing is left.
+    q("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"end\"}')");
+    assert_eq!(pop("cg", Some("g"), 10, json!({}))["messages"].as_array().unwrap().len(), 0);
+    let detail = q("SELECT queen.consumer_group_get('g')");
+    assert_eq!(detail["partitions"][0]["committedOffset"], 2);
+    let deleted = q("SELECT queen.consumer_group_delete('g')");
+    assert_eq!(deleted["partitionsDeleted"], 1);
+    assert_eq!(deleted["subscriptionsDeleted"], 1);
+    // A deleted group starts over.
+    assert_eq!(pop("cg", Some("g"), 10, json!({}))["messages"].as_array().unwrap().len(), 3);
+}
+
+#[pg_test(error = "options: give one of position, timestamp or toEnd")]
+fn a_seek_needs_a_target() {
+    push(json!([{"queue": "cg2", "payload": 0}]));
+    q("SELECT queen.consumer_group_seek('g', 'cg2', '{}')");
+}
+
 #[pg_test(error = "items[0].queue: is required")]
 fn push_without_queue_is_refused() {
     push(json!([{"payload": 1}]));

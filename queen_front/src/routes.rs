@@ -40,6 +40,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/dlq", get(dlq))
         .route("/api/v1/messages/{partition_id}/{transaction_id}", get(get_message).delete(delete_message))
         .route("/api/v1/messages/{partition_id}/{transaction_id}/retry", post(retry_message))
+        .route("/api/v1/consumer-groups", get(consumer_groups))
+        .route("/api/v1/consumer-groups/{group}", get(consumer_group).delete(delete_consumer_group))
+        .route("/api/v1/consumer-groups/{group}/queues/{queue}", axum::routing::delete(delete_consumer_group_on_queue))
+        .route("/api/v1/consumer-groups/{group}/queues/{queue}/seek", post(seek_consumer_group))
+        .route("/api/v1/consumer-groups/{group}/subscription", post(consumer_group_subscription))
         .route("/api/v1/analytics/retention", get(retention_analytics))
         .route("/api/v1/analytics/postgres-stats", get(postgres_stats))
         .route("/metrics/prometheus", get(prometheus))
@@ -323,6 +328,62 @@ async fn retry_message(State(state): State<AppState>, headers: HeaderMap, Path((
     let answer = call(&state, "SELECT queen.retry_dlq_message($1, $2)", &[&pid, &txn]).await?;
     state.waiters.wake_queue("");
     ok(answer)
+}
+
+async fn consumer_groups(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.consumer_groups_list()", &[]).await?)
+}
+
+async fn consumer_group(State(state): State<AppState>, headers: HeaderMap, Path(group): Path<String>) -> Answer {
+    state.auth.subject(&headers)?;
+    ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
+}
+
+async fn delete_consumer_group(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(group): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
+    let queue: Option<String> = None;
+    ok(call(&state, "SELECT queen.consumer_group_delete($1, $2, $3)", &[&group, &queue, &metadata]).await?)
+}
+
+async fn delete_consumer_group_on_queue(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((group, queue)): Path<(String, String)>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
+    let queue = Some(queue);
+    ok(call(&state, "SELECT queen.consumer_group_delete($1, $2, $3)", &[&group, &queue, &metadata]).await?)
+}
+
+async fn seek_consumer_group(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((group, queue)): Path<(String, String)>,
+    body: Bytes,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let options = json_body(&body)?;
+    ok(call(&state, "SELECT queen.consumer_group_seek($1, $2, $3::jsonb)", &[&group, &queue, &options]).await?)
+}
+
+async fn consumer_group_subscription(State(state): State<AppState>, headers: HeaderMap, Path(group): Path<String>, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    let ts = body
+        .get("subscriptionTimestamp")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("subscriptionTimestamp: is required"))?
+        .to_owned();
+    ok(call(&state, "SELECT queen.consumer_group_subscription($1, $2)", &[&group, &ts]).await?)
 }
 
 async fn retention_analytics(State(state): State<AppState>, headers: HeaderMap, Query(params): Query<HashMap<String, String>>) -> Answer {

@@ -132,3 +132,17 @@ async def test_delete_queue():
         await q.queue(queue).delete()
         queues = await q.admin.list_queues()
         assert queue not in [x["name"] for x in queues["queues"]]
+
+
+async def test_consumer_group_seek_and_delete():
+    async with Queen(URL) as q:
+        queue = name("cg")
+        await q.queue(queue).push([{"data": i} for i in range(3)])
+        first = await q.queue(queue).group("audit").batch(3).autopilot(False).wait(False).pop()
+        assert (await q.ack(first, True, {"group": "audit"}))["success"]
+        await q.admin.seek_consumer_group("audit", queue, {"position": "beginning"})
+        again = await q.queue(queue).group("audit").batch(3).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in again] == [0, 1, 2]
+        await q.delete_consumer_group("audit")
+        groups = await q.admin.list_consumer_groups()
+        assert "audit" not in str(groups)

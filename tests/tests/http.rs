@@ -202,3 +202,22 @@ fn database_down_is_a_503_not_a_hang() {
     assert_eq!(status, 503, "{body}");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+#[test]
+fn consumer_groups_over_http() {
+    let q = unique("cg");
+    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": 1}, {"queue": q, "payload": 2}]}));
+    let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"));
+    assert_eq!(popped["messages"].as_array().unwrap().len(), 2);
+    let (status, groups) = get("/api/v1/consumer-groups");
+    assert_eq!(status, 200);
+    assert!(groups.to_string().contains("reporting"));
+    let (status, _) = post(&format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"), &json!({"position": "beginning"}));
+    assert_eq!(status, 200);
+    let (_, again) = get(&format!("/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"));
+    assert_eq!(again["messages"].as_array().unwrap().len(), 2, "seeking drops the lease and rewinds");
+    let (status, _) = send(agent().delete(&format!("{}/api/v1/consumer-groups/reporting/queues/{q}?deleteMetadata=true", base())), None);
+    assert_eq!(status, 200);
+    let (status, body) = post(&format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"), &json!({"position": "sideways"}));
+    assert_eq!(status, 400, "{body}");
+}
