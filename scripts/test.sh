@@ -35,7 +35,8 @@ trap stop_all EXIT
 # A fresh cluster every run: the tests assert on what they alone wrote.
 pg_stop "$DIR"
 rm -rf "$DIR/data"
-pg_start "$DIR" "$PORT"
+# Two sweepers, so their leaderless sharing is exercised.
+pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2"
 
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
 JWT_TEST_SECRET="queen-test-secret"

@@ -36,6 +36,17 @@ pub static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new
 pub static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
 /// The floor under per-queue DLQ retention, in whole seconds (0: no floor).
 pub static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
+/// Sweeper: background workers started (at server start).
+pub static SWEEPER_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(1);
+pub static SWEEPER_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(30_000);
+pub static SWEEPER_CLAIM_BATCH: GucSetting<i32> = GucSetting::<i32>::new(200);
+pub static SWEEPER_CYCLE_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5000);
+pub static SWEEPER_MAX_FIRE_BYTES: GucSetting<i32> = GucSetting::<i32>::new(8 * 1024 * 1024);
+pub static SWEEPER_MAX_SLEEP_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// Kill switches: scheduling (harmless to stop) and firing (stopping it
+/// accumulates promised work).
+pub static TIMERS_SCHEDULE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static TIMERS_FIRE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 /// Whether the background workers run at all (they still need shared_preload_libraries).
 pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 
@@ -63,6 +74,23 @@ pub fn register() {
     int(c"queen.maintenance_lease_ms", c"Lease of a claimed maintenance task, in milliseconds.", &MAINTENANCE_LEASE_MS, 1000, i32::MAX);
     int(c"queen.partition_cleanup_days", c"Days a partition must be empty and idle before it is deleted (at least 1).", &PARTITION_CLEANUP_DAYS, 1, 100_000);
     int(c"queen.metrics_retention_days", c"Days observability rows are kept.", &METRICS_RETENTION_DAYS, 1, 100_000);
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_workers",
+        c"Sweeper background workers (they share every shard; 0 starts none).",
+        c"",
+        &SWEEPER_WORKERS,
+        0,
+        64,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    int(c"queen.sweeper_lease_ms", c"How long a sweeper's claim on due timers lasts.", &SWEEPER_LEASE_MS, 100, i32::MAX);
+    int(c"queen.sweeper_claim_batch", c"Timers one claim takes at most.", &SWEEPER_CLAIM_BATCH, 1, 100_000);
+    int(c"queen.sweeper_cycle_max_rows", c"Timers one sweeper cycle fires at most.", &SWEEPER_CYCLE_MAX_ROWS, 1, 10_000_000);
+    int(c"queen.sweeper_max_fire_bytes", c"Payload bytes one fire transaction carries at most.", &SWEEPER_MAX_FIRE_BYTES, 1024, i32::MAX);
+    int(c"queen.sweeper_max_sleep_ms", c"The longest a sweeper sleeps.", &SWEEPER_MAX_SLEEP_MS, 5, 60_000);
+    GucRegistry::define_bool_guc(c"queen.timers_schedule_enabled", c"Whether timers can be scheduled.", c"", &TIMERS_SCHEDULE_ENABLED, GucContext::Suset, GucFlags::default());
+    GucRegistry::define_bool_guc(c"queen.timers_fire_enabled", c"Whether the sweepers fire due timers.", c"", &TIMERS_FIRE_ENABLED, GucContext::Suset, GucFlags::default());
     GucRegistry::define_int_guc(
         c"queen.failed_retention",
         c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",

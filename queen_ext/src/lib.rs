@@ -23,6 +23,7 @@ pub mod queues;
 pub mod retention;
 pub mod segments;
 pub mod sql;
+pub mod sweeper;
 pub mod transaction;
 
 ::pgrx::pg_module_magic!(name, version);
@@ -34,6 +35,7 @@ extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires 
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
     retention::worker::register();
+    sweeper::worker::register();
 }
 
 fn required_text(field: &str, v: Option<JsonbArg>) -> String {
@@ -163,6 +165,8 @@ mod pg_tests;
 mod pg_tests_retention;
 #[cfg(any(test, feature = "pg_test"))]
 mod pg_tests_failures;
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests_sweeper;
 
 /// Required by `cargo pgrx test`.
 #[cfg(test)]

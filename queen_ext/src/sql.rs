@@ -14,6 +14,7 @@ thread_local! {
     static PLANS: RefCell<HashMap<&'static str, OwnedPreparedStatement>> = RefCell::new(HashMap::new());
 }
 
+pub const INT2: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT2OID);
 pub const INT4: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT4OID);
 pub const INT8: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT8OID);
 pub const TEXT: PgOid = PgOid::BuiltIn(PgBuiltInOids::TEXTOID);

@@ -1,0 +1,96 @@
+//! Timer tests inside PostgreSQL: schedule, fire exactly once, cancel, the
+//! byte cap, and a claim that is not fired until its lease runs out.
+
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+    use pgrx::Json;
+    use serde_json::{json, Value};
+
+    fn js(sql: &str) -> Value {
+        Spi::get_one::<Json>(sql).unwrap().map(|Json(v)| v).unwrap_or(Value::Null)
+    }
+
+    fn n(sql: &str) -> i64 {
+        Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
+    }
+
+    /// Makes every scheduled timer due.
+    fn due_now() {
+        Spi::run("UPDATE queen.log_timers SET deliver_at = now() - interval '1 second'").unwrap();
+    }
+
+    #[pg_test]
+    fn a_timer_fires_once_into_its_queue() {
+        let s = js("SELECT queen.timer_schedule('tq', 'remind-1', '{\"hello\": 1}', 60000, 'p1', 'tx-1')");
+        assert_eq!(s["transactionId"], "tx-1");
+        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "not due yet");
+        let probe = js("SELECT queen.sweeper_probe_v1()");
+        assert!(probe["nextInMs"].as_i64().unwrap() > 50_000);
+        due_now();
+        let probe = js("SELECT queen.sweeper_probe_v1()");
+        assert_eq!(probe["due"], 1);
+        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 1);
+        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "exactly once");
+        let popped = js("SELECT queen.pop('tq', 'p1', NULL, 10, '{}')");
+        assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
+        assert_eq!(popped["messages"][0]["data"], json!({"hello": 1}));
+        assert_eq!(popped["messages"][0]["transactionId"], "tx-1");
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 0);
+    }
+
+    #[pg_test]
+    fn rescheduling_replaces_and_cancel_removes() {
+        js("SELECT queen.timer_schedule('tq2', 'k', '1', 60000)");
+        js("SELECT queen.timer_schedule('tq2', 'k', '2', 60000)");
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 1);
+        assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], true);
+        assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], false);
+        due_now();
+        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "a cancelled timer never fires");
+    }
+
+    #[pg_test]
+    fn a_claim_is_fired_only_by_its_holder_until_it_expires() {
+        js("SELECT queen.timer_schedule('tq3', 'a', '1', 0)");
+        js("SELECT queen.timer_schedule('tq3', 'b', '2', 0)");
+        due_now();
+        let claim = js("SELECT queen.sweeper_claim_v1(0, 10, 60000)");
+        assert_eq!(claim["claimed"], 2);
+        // Another sweeper finds nothing to claim while the lease holds.
+        assert_eq!(js("SELECT queen.sweeper_claim_v1(5, 10, 60000)")["claimed"], 0);
+        // A fire under someone else's token fires nothing.
+        assert_eq!(js("SELECT queen.sweeper_fire_v1('00000000-0000-4000-8000-000000000000')")["fired"], 0);
+        // The holder dies; once its lease is over another claims and fires.
+        Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'").unwrap();
+        let again = js("SELECT queen.sweeper_claim_v1(9, 10, 60000)");
+        assert_eq!(again["claimed"], 2);
+        let token = again["token"].as_str().unwrap();
+        assert_eq!(js(&format!("SELECT queen.sweeper_fire_v1('{}')", token))["fired"], 2);
+        // The first holder's late fire finds nothing.
+        let late = claim["token"].as_str().unwrap();
+        assert_eq!(js(&format!("SELECT queen.sweeper_fire_v1('{}')", late))["fired"], 0);
+        assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
+    }
+
+    #[pg_test]
+    fn a_fire_is_capped_in_bytes_and_resumes() {
+        for i in 0..5 {
+            js(&format!("SELECT queen.timer_schedule('tq4', 'k{i}', '\"{}\"', 0)", "x".repeat(100)));
+        }
+        due_now();
+        let claim = js("SELECT queen.sweeper_claim_v1(0, 10, 60000)");
+        let token = claim["token"].as_str().unwrap().to_owned();
+        let first = js(&format!("SELECT queen.sweeper_fire_v1('{token}', 250)"));
+        assert_eq!(first["fired"], 2);
+        assert_eq!(first["done"], false);
+        let rest = js(&format!("SELECT queen.sweeper_fire_v1('{token}', 100000)"));
+        assert_eq!(rest["fired"], 3);
+        assert_eq!(rest["done"], true);
+    }
+
+    #[pg_test(error = "timer_key: must not be empty")]
+    fn an_empty_timer_key_is_refused() {
+        js("SELECT queen.timer_schedule('tq5', '', '1', 0)");
+    }
+}

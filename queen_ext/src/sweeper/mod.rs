@@ -1,0 +1,77 @@
+//! The sweeper: timers fired into the log, leaderless under SKIP LOCKED.
+//!
+//! PROBE (one read-only call, one now()), DRAIN (claim and fire in the same
+//! iteration, claiming stops at half the lease), SLEEP (a pure function of
+//! four bands). Every worker scans every shard; only the shard it starts at
+//! differs. No advisory lock, no election.
+
+pub mod sleep;
+pub mod timers;
+pub mod worker;
+
+use pgrx::prelude::*;
+use serde_json::json;
+
+use crate::errors;
+use crate::guc;
+use crate::jsonio::{JsonOut, JsonbArg};
+use crate::sql;
+
+/// Schedules (or reschedules: the same upsert) a timer: a message with
+/// `payload` delivered into queue/partition `delay_ms` from now, under
+/// `transaction_id` (minted when NULL).
+#[pg_extern]
+fn timer_schedule(
+    queue: &str,
+    timer_key: &str,
+    payload: Option<JsonbArg>,
+    delay_ms: i64,
+    partition: default!(Option<&str>, "NULL"),
+    transaction_id: default!(Option<&str>, "NULL"),
+) -> JsonOut {
+    if !guc::TIMERS_SCHEDULE_ENABLED.get() {
+        errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
+    }
+    let payload = payload.map(|JsonbArg(t)| t).unwrap_or_else(|| "null".into());
+    JsonOut::of(&sql::spi(|c| timers::schedule(c, queue, timer_key, payload.as_bytes(), delay_ms, partition, transaction_id)))
+}
+
+/// Cancels a timer; `cancelled: false` when there was none (it may already
+/// have fired: the log is the authority).
+#[pg_extern]
+fn timer_cancel(queue: &str, timer_key: &str) -> JsonOut {
+    JsonOut::of(&sql::spi(|c| json!({"cancelled": timers::cancel(c, queue, timer_key)})))
+}
+
+/// The probe: next due instant, due count and lateness, from one now().
+#[pg_extern]
+fn sweeper_probe_v1() -> JsonOut {
+    JsonOut::of(&sql::spi(timers::probe))
+}
+
+/// Claims up to `p_batch` due timers from shard `p_start_shard` on for
+/// `p_lease_ms`: `{"token", "claimed"}`.
+#[pg_extern]
+fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOut {
+    if p_batch <= 0 || p_lease_ms <= 0 {
+        errors::invalid("p_batch", "batch and lease must be positive");
+    }
+    JsonOut::of(&sql::spi(|c| timers::claim(c, p_start_shard, p_batch, p_lease_ms)))
+}
+
+/// Fires the timers claimed under `p_token`, at most `p_max_bytes` of
+/// payload: `{"fired", "bytes", "done"}`.
+#[pg_extern]
+fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) -> JsonOut {
+    let token = crate::json::parse_uuid("p_token", p_token);
+    let max = p_max_bytes.unwrap_or(guc::SWEEPER_MAX_FIRE_BYTES.get() as i64);
+    JsonOut::of(&sql::spi(|c| timers::fire(c, token, max)))
+}
+
+/// One sweep from SQL: probe, then claim and fire until nothing is due or
+/// `queen.sweeper_cycle_max_rows` fired. Answers what it did.
+#[pg_extern]
+fn sweeper_run_once() -> JsonOut {
+    let settings = worker::Settings::from_gucs();
+    JsonOut::of(&sql::spi(|c| timers::run_once(c, &settings, 0)))
+}
