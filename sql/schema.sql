@@ -292,6 +292,8 @@ CREATE TABLE queen.log_timers (
     partition      text NOT NULL,
     payload        bytea NOT NULL,
     transaction_id text NOT NULL,
+    -- promised at schedule time; the fired frame carries it
+    message_id     uuid NOT NULL,
     deliver_at     timestamptz NOT NULL,
     shard          smallint GENERATED ALWAYS AS ((hashtextextended(queue || '/' || timer_key, 0) & 63)::smallint) STORED,
     claim_token    uuid,

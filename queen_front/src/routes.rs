@@ -40,6 +40,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/dlq", get(dlq))
         .route("/api/v1/messages/{partition_id}/{transaction_id}", get(get_message).delete(delete_message))
         .route("/api/v1/messages/{partition_id}/{transaction_id}/retry", post(retry_message))
+        .route("/api/v1/timers", post(timers))
+        .route("/api/v1/timers/{queue}/{*timer_key}", axum::routing::delete(cancel_timer))
         .route("/api/v1/consumer-groups", get(consumer_groups))
         .route("/api/v1/consumer-groups/{group}", get(consumer_group).delete(delete_consumer_group))
         .route("/api/v1/consumer-groups/{group}/queues/{queue}", axum::routing::delete(delete_consumer_group_on_queue))
@@ -328,6 +330,25 @@ async fn retry_message(State(state): State<AppState>, headers: HeaderMap, Path((
     let answer = call(&state, "SELECT queen.retry_dlq_message($1, $2)", &[&pid, &txn]).await?;
     state.waiters.wake_queue("");
     ok(answer)
+}
+
+async fn timers(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
+}
+
+/// The cancel route: never refused by the scheduling switch.
+async fn cancel_timer(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((queue, timer_key)): Path<(String, String)>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json!({"operations": [{"op": "cancel", "queue": queue, "timerKey": timer_key, "txn": params.get("txn")}]});
+    let answer = call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?;
+    ok(answer["results"][0].clone())
 }
 
 async fn consumer_groups(State(state): State<AppState>, headers: HeaderMap) -> Answer {

@@ -146,3 +146,20 @@ async def test_consumer_group_seek_and_delete():
         await q.delete_consumer_group("audit")
         groups = await q.admin.list_consumer_groups()
         assert "audit" not in str(groups)
+
+
+async def test_timer_fires_into_the_queue_and_cancel():
+    async with Queen(URL) as q:
+        queue = name("timer")
+        result = await q.timers.schedule(queue, "remind-1", {"ping": 1}, delay_ms=0)
+        assert result["status"] == "scheduled", result
+        assert result["messageId"]
+        msgs = await q.queue(queue).batch(1).autopilot(False).wait(True).pop()
+        assert [m["data"] for m in msgs] == [{"ping": 1}]
+        assert msgs[0]["id"] == result["messageId"]
+        later = await q.timers.schedule(queue, "remind-2", {"ping": 2}, delay_ms=3_600_000)
+        assert later["status"] == "scheduled"
+        cancelled = await q.timers.cancel(queue, "remind-2")
+        assert cancelled["status"] == "cancelled"
+        again = await q.timers.cancel(queue, "remind-2", txn=later["txn"])
+        assert again["status"] == "absent" and not again

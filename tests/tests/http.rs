@@ -221,3 +221,26 @@ fn consumer_groups_over_http() {
     let (status, body) = post(&format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"), &json!({"position": "sideways"}));
     assert_eq!(status, 400, "{body}");
 }
+
+#[test]
+fn timers_over_http() {
+    let q = unique("timer");
+    let payload = "eyJ0IjoxfQ=="; // base64 of {"t":1}
+    let (status, r) = post(
+        "/api/v1/timers",
+        &json!({"operations": [{"op": "schedule", "queue": q, "timerKey": "k1", "payload": payload, "delayMs": 0, "txn": "t-1"},
+                               {"op": "schedule", "queue": q, "timerKey": "k2", "payload": payload, "delayMs": 3600000, "txn": "t-2"}]}),
+    );
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["results"][0]["status"], "scheduled");
+    let (status, cancelled) = send(agent().delete(&format!("{}/api/v1/timers/{q}/k2", base())), None);
+    assert_eq!(status, 200);
+    assert_eq!(cancelled["status"], "cancelled");
+    let (status, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=5&wait=true&timeout=10000"));
+    assert_eq!(status, 200);
+    assert_eq!(popped["messages"][0]["data"], json!({"t": 1}));
+    assert_eq!(popped["messages"][0]["transactionId"], "t-1");
+    let (status, body) = post("/api/v1/timers", &json!({"operations": [{"op": "schedule", "queue": q, "timerKey": "k3",
+        "payload": payload, "delayMs": 0, "deliverAt": "2030-01-01T00:00:00Z"}]}));
+    assert_eq!(status, 400, "server-owned fields are refused: {body}");
+}

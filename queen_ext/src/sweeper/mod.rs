@@ -29,11 +29,21 @@ fn timer_schedule(
     partition: default!(Option<&str>, "NULL"),
     transaction_id: default!(Option<&str>, "NULL"),
 ) -> JsonOut {
-    if !guc::TIMERS_SCHEDULE_ENABLED.get() {
-        errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
-    }
     let payload = payload.map(|JsonbArg(t)| t).unwrap_or_else(|| "null".into());
-    JsonOut::of(&sql::spi(|c| timers::schedule(c, queue, timer_key, payload.as_bytes(), delay_ms, partition, transaction_id)))
+    JsonOut::of(&sql::spi(|c| timers::schedule(c, queue, timer_key, payload.as_bytes(), delay_ms, partition, transaction_id, false)))
+}
+
+/// Timer operations in one transaction, Queen's timer body:
+/// `{"operations": [{"op": "schedule" | "reschedule" | "cancel", "queue",
+/// "timerKey", "payload" (base64 of one JSON document), "delayMs", "txn",
+/// "partition", "payloadZstd"}]}`. Rows are taken in (queue, timerKey)
+/// order; results come back in the request's order.
+#[pg_extern]
+fn timers(body: Option<JsonbArg>) -> JsonOut {
+    let text = body.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid("operations", "is required"));
+    let body: serde_json::Value = serde_json::from_str(&text).expect("jsonb prints JSON");
+    let ops = timers::parse_ops(&body);
+    JsonOut::of(&sql::spi(|c| json!({"results": timers::apply(c, &ops)})))
 }
 
 /// Cancels a timer; `cancelled: false` when there was none (it may already

@@ -12,6 +12,9 @@ use crate::sql::{self, exec, micros_to_iso};
 /// Every sweeper scans every one of these; where it starts differs.
 pub const SHARDS: i32 = 64;
 
+/// Schedules (upserts) a timer; with `only_existing` it reschedules one
+/// that exists and answers `absent` otherwise. Answers the op's result.
+#[allow(clippy::too_many_arguments)]
 pub fn schedule(
     c: &mut SpiClient<'_>,
     queue: &str,
@@ -20,6 +23,7 @@ pub fn schedule(
     delay_ms: i64,
     partition: Option<&str>,
     transaction_id: Option<&str>,
+    only_existing: bool,
 ) -> Value {
     let queue = check_name("queue", queue);
     let timer_key = check_name("timer_key", timer_key);
@@ -29,22 +33,50 @@ pub fn schedule(
         Some(t) => t.to_owned(),
         None => queen_frames::id_text(&queen_frames::new_message_id()),
     };
-    let at: i64 = exec(
+    if !crate::guc::TIMERS_SCHEDULE_ENABLED.get() {
+        errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
+    }
+    let message_id = queen_frames::new_message_id();
+    let mid = pgrx::Uuid::from_bytes(message_id);
+    let row = exec(
         c,
-        "INSERT INTO queen.log_timers (queue, timer_key, partition, payload, transaction_id, deliver_at)
-         VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6 / 1000.0))
+        "INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
+         SELECT $1, $2, $3, $4, $5, $7, now() + make_interval(secs => $6 / 1000.0)
+          WHERE NOT $8 OR EXISTS (SELECT 1 FROM queen.log_timers WHERE queue = $1 AND timer_key = $2)
          ON CONFLICT (queue, timer_key) DO UPDATE
-            SET partition = EXCLUDED.partition, payload = EXCLUDED.payload,
-                transaction_id = EXCLUDED.transaction_id, deliver_at = EXCLUDED.deliver_at,
+            SET partition = EXCLUDED.partition, payload = EXCLUDED.payload, transaction_id = EXCLUDED.transaction_id,
+                message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at,
                 claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
-         RETURNING (extract(epoch FROM deliver_at) * 1000000)::int8",
-        &[sql::TEXT, sql::TEXT, sql::TEXT, sql::BYTEA, sql::TEXT, sql::INT8],
-        &[queue.into(), timer_key.into(), partition.into(), payload.into(), txn.as_str().into(), delay_ms.into()],
+         RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, (xmax <> 0)",
+        &[sql::TEXT, sql::TEXT, sql::TEXT, sql::BYTEA, sql::TEXT, sql::INT8, sql::UUID, sql::BOOL],
+        &[
+            queue.into(),
+            timer_key.into(),
+            partition.into(),
+            payload.into(),
+            txn.as_str().into(),
+            delay_ms.into(),
+            mid.into(),
+            only_existing.into(),
+        ],
     )
-    .next()
-    .and_then(|r| r.get(1).unwrap())
-    .expect("upsert returns its row");
-    json!({"queue": queue, "timerKey": timer_key, "partition": partition, "transactionId": txn, "deliverAt": micros_to_iso(at)})
+    .next();
+    let Some(row) = row else {
+        return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
+    };
+    let at: i64 = row.get(1).unwrap().unwrap();
+    let existed: bool = row.get(2).unwrap().unwrap();
+    json!({
+        "ok": true,
+        "status": if existed { "rescheduled" } else { "scheduled" },
+        "queue": queue,
+        "timerKey": timer_key,
+        "partition": partition,
+        "txn": txn,
+        "transactionId": txn,
+        "messageId": queen_frames::id_text(&message_id),
+        "deliverAt": micros_to_iso(at),
+    })
 }
 
 pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {
@@ -57,6 +89,109 @@ pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {
         &[queue.into(), timer_key.into()],
     )
     .is_empty()
+}
+
+/// One parsed timer operation.
+#[derive(Debug, Clone)]
+pub struct TimerOp {
+    pub index: usize,
+    pub kind: OpKind,
+    pub queue: String,
+    pub timer_key: String,
+    pub payload: Vec<u8>,
+    pub delay_ms: i64,
+    pub txn: Option<String>,
+    pub partition: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Schedule,
+    Reschedule,
+    Cancel,
+}
+
+/// Parses Queen's timer body; every op is checked before any is applied.
+pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
+    use base64::Engine;
+    let o = crate::json::Obj::new(body, "");
+    let list = o.opt_array("operations").unwrap_or_else(|| errors::invalid("operations", "is required"));
+    if list.is_empty() {
+        errors::invalid("operations", "must not be empty");
+    }
+    let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
+    if list.len() > max {
+        errors::invalid("operations", format!("{} operations is more than queen.push_max_items ({max})", list.len()));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(index, op)| {
+            let o = crate::json::Obj::new(op, format!("operations[{index}]"));
+            for owned in ["producerSub", "messageId", "deliverAt", "delaySeconds", "attempts", "claimToken", "tenant", "tenantId"] {
+                if o.map.contains_key(owned) {
+                    errors::invalid(&o.field(owned), "is set by the server and can not be supplied");
+                }
+            }
+            let kind = match o.req_str("op") {
+                "schedule" => OpKind::Schedule,
+                "reschedule" => OpKind::Reschedule,
+                "cancel" => OpKind::Cancel,
+                other => errors::invalid(&o.field("op"), format!("{other:?} is not one of schedule, reschedule, cancel")),
+            };
+            let queue = o.req_name("queue").to_owned();
+            let timer_key = o.req_name("timerKey").to_owned();
+            let txn = o.opt_str("txn").map(str::to_owned);
+            let partition = o.opt_name("partition").map(str::to_owned);
+            let (payload, delay_ms) = if kind == OpKind::Cancel {
+                (Vec::new(), 0)
+            } else {
+                let encoded = o.req_str("payload");
+                let mut raw = base64::engine::general_purpose::STANDARD
+                    .decode(encoded)
+                    .unwrap_or_else(|e| errors::invalid(&o.field("payload"), format!("is not base64: {e}")));
+                if o.opt_bool("payloadZstd").unwrap_or(false) {
+                    raw = queen_frames::decompress_segment(&raw, queen_frames::MAX_SEGMENT_RAW_BYTES)
+                        .unwrap_or_else(|e| errors::bad_binary(&o.field("payload"), e));
+                }
+                if serde_json::from_slice::<serde::de::IgnoredAny>(&raw).is_err() {
+                    errors::invalid(&o.field("payload"), "is not one JSON document");
+                }
+                let delay = o.opt_i64("delayMs").unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
+                (raw, delay)
+            };
+            TimerOp { index, kind, queue, timer_key, payload, delay_ms, txn, partition }
+        })
+        .collect()
+}
+
+/// Applies the ops, taking timer rows in (queue, timer_key) order; results
+/// in request order.
+pub fn apply(c: &mut SpiClient<'_>, ops: &[TimerOp]) -> Vec<Value> {
+    let mut order: Vec<&TimerOp> = ops.iter().collect();
+    order.sort_by(|a, b| (a.queue.as_bytes(), a.timer_key.as_bytes(), a.index).cmp(&(b.queue.as_bytes(), b.timer_key.as_bytes(), b.index)));
+    let mut results: Vec<Value> = vec![Value::Null; ops.len()];
+    for op in order {
+        results[op.index] = match op.kind {
+            OpKind::Cancel => {
+                if cancel(c, &op.queue, &op.timer_key) {
+                    json!({"ok": true, "status": "cancelled", "queue": op.queue, "timerKey": op.timer_key})
+                } else {
+                    json!({"ok": false, "status": "absent", "queue": op.queue, "timerKey": op.timer_key, "txn": op.txn})
+                }
+            }
+            kind => schedule(
+                c,
+                &op.queue,
+                &op.timer_key,
+                &op.payload,
+                op.delay_ms,
+                op.partition.as_deref(),
+                op.txn.as_deref(),
+                kind == OpKind::Reschedule,
+            ),
+        };
+    }
+    results
 }
 
 /// How many due rows the probe counts at most (the count only steers the
@@ -120,10 +255,10 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
 /// timer_key) before any partition: the declared order.
 pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    let rows: Vec<(String, String, String, Vec<u8>, String, i64)> = exec(
+    let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
         c,
         "SELECT queue, timer_key, partition, payload, transaction_id,
-                GREATEST((extract(epoch FROM now() - deliver_at) * 1000)::int8, 0)
+                GREATEST((extract(epoch FROM now() - deliver_at) * 1000)::int8, 0), message_id
            FROM queen.log_timers WHERE claim_token = $1
           ORDER BY queue, timer_key FOR UPDATE",
         &[sql::UUID],
@@ -137,6 +272,7 @@ pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
             r.get(4).unwrap().unwrap(),
             r.get(5).unwrap().unwrap(),
             r.get(6).unwrap().unwrap(),
+            r.get(7).unwrap().unwrap(),
         )
     })
     .collect();
@@ -151,14 +287,14 @@ pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
     }
     let firing = &rows[..take];
     let mut groups: Vec<GroupIn> = Vec::new();
-    for (index, (queue, _, partition, payload, txn, _)) in firing.iter().enumerate() {
+    for (index, (queue, _, partition, payload, txn, _, mid)) in firing.iter().enumerate() {
         let item = ItemIn {
             index,
             txn: Some(txn.clone()),
             trace: None,
             payload: payload.clone(),
             encrypted: false,
-            message_id: None,
+            message_id: Some(*mid.as_bytes()),
         };
         match groups.iter_mut().find(|g| &g.queue == queue && &g.partition == partition) {
             Some(g) => g.items.push(item),
