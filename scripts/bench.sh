@@ -2,7 +2,7 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention) runs one of the two benchmarks.
+# (engine, retention, http) runs one of them.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
@@ -11,18 +11,28 @@ PORT="${QUEEN_BENCH_PG_PORT:-6534}"
 "$ROOT/scripts/setup.sh"
 install_extension
 cd "$ROOT"
-cargo build --release -p queen_bench >/dev/null
-trap 'pg_stop "$DIR"' EXIT
+cargo build --release -p queen_bench -p queen_front >/dev/null
+front=""
+trap '[ -n "$front" ] && kill "$front" 2>/dev/null; pg_stop "$DIR"' EXIT
 pg_stop "$DIR"
 rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT"
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
+run_http() {
+    DATABASE_URL="$DSN" PORT=6636 QUEEN_POOL_SIZE=32 RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    front=$!
+    sleep 1
+    "$ROOT/target/release/queen_bench_http" "$DSN" "http://127.0.0.1:6636"
+}
 case "${1:-all}" in
     engine) "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
+    http) run_http ;;
     *)
         "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo
         "$ROOT/target/release/queen_bench_retention" "$DSN"
+        echo
+        run_http
         ;;
 esac
