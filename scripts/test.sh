@@ -35,8 +35,9 @@ trap stop_all EXIT
 # A fresh cluster every run: the tests assert on what they alone wrote.
 pg_stop "$DIR"
 rm -rf "$DIR/data"
-# Two sweepers, so their leaderless sharing is exercised.
-pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2"
+# Two sweepers, so their leaderless sharing is exercised; a long sweeper
+# sleep, so that a prompt fire can only come from the wake at commit.
+pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2" "queen.sweeper_max_sleep_ms = 60000"
 
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
 JWT_TEST_SECRET="queen-test-secret"

@@ -80,7 +80,7 @@ pub fn register() {
         c"",
         &SWEEPER_WORKERS,
         0,
-        64,
+        crate::sweeper::wake::MAX_SWEEPERS as i32,
         GucContext::Postmaster,
         GucFlags::default(),
     );

@@ -34,6 +34,7 @@ extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
+    sweeper::wake::init_shmem();
     retention::worker::register();
     sweeper::worker::register();
 }

@@ -101,3 +101,21 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
     assert_eq!(claimed["claimed"], 1);
     wait_for(|| messages_in(&mut c, &queue) == 1, "the orphaned timer fired by a live sweeper");
 }
+
+/// The sweepers sleep up to a minute in the test cluster; a timer scheduled
+/// for now is fired at once because its commit sets their latches.
+#[test]
+fn a_commit_wakes_the_sleeping_sweepers() {
+    let mut c = connect();
+    let queue = unique("wake");
+    // Let the sweepers settle into their long sleep.
+    thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    c.query_one("SELECT queen.timer_schedule($1, 'now', '\"wake up\"', 0)", &[&queue]).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while messages_in(&mut c, &queue) == 0 {
+        assert!(Instant::now() < deadline, "the timer waited for the sweepers' long sleep: no wake");
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(started.elapsed() < Duration::from_secs(20));
+}

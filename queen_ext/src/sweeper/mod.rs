@@ -7,6 +7,7 @@
 
 pub mod sleep;
 pub mod timers;
+pub mod wake;
 pub mod worker;
 
 use pgrx::prelude::*;

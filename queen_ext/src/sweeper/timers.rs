@@ -66,6 +66,7 @@ pub fn schedule(
     };
     let at: i64 = row.get(1).unwrap().unwrap();
     let existed: bool = row.get(2).unwrap().unwrap();
+    super::wake::scheduled(at);
     json!({
         "ok": true,
         "status": if existed { "rescheduled" } else { "scheduled" },
@@ -216,6 +217,9 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     .unwrap();
     let next: Option<i64> = row.get(1).unwrap();
     let due: i64 = row.get(2).unwrap().unwrap();
+    let now_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    // What a sweeper now knows of: a schedule earlier than this wakes it.
+    super::wake::promised(next.map(|n| now_us + n * 1000));
     json!({"nextInMs": next, "due": due, "latenessMs": next.map(|n| (-n).max(0))})
 }
 

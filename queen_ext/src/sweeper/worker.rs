@@ -108,6 +108,7 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<i64, String> {
 pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let n = arg.value() as i32;
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
+    super::wake::register_sweeper(n as usize);
     let db = guc::DATABASE_NAME.get().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|| "postgres".into());
     BackgroundWorker::connect_worker_to_spi(Some(&db), None);
     let workers = guc::SWEEPER_WORKERS.get().max(1);
