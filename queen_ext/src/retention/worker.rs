@@ -88,14 +88,16 @@ impl Runner for OwnTransactions {
     }
 }
 
-fn database_name() -> String {
+/// The database the workers connect to (`queen.database_name`).
+pub fn database_name() -> String {
     guc::DATABASE_NAME
         .get()
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_else(|| "postgres".into())
 }
 
-fn extension_present() -> bool {
+/// Whether the extension is created in the workers' database.
+pub fn extension_present() -> bool {
     in_own_transaction(|| {
         Spi::get_one::<bool>("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen')")
             .ok()

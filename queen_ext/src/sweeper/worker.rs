@@ -12,7 +12,7 @@ use pgrx::{pg_sys, IntoDatum};
 
 use super::{sleep, timers};
 use crate::guc;
-use crate::retention::worker::in_own_transaction;
+use crate::retention::worker::{database_name, extension_present, in_own_transaction};
 use crate::sql;
 
 #[derive(Debug, Clone)]
@@ -49,16 +49,6 @@ pub fn register() {
             .set_restart_time(Some(Duration::from_secs(10)))
             .load();
     }
-}
-
-fn extension_present() -> bool {
-    in_own_transaction(|| {
-        Spi::get_one::<bool>("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen')")
-            .ok()
-            .flatten()
-            .unwrap_or(false)
-    })
-    .unwrap_or(false)
 }
 
 /// A jitter in 0..1 for the empty-claim band, from the worker's own state.
@@ -109,8 +99,7 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let n = arg.value() as i32;
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
     super::wake::register_sweeper(n as usize);
-    let db = guc::DATABASE_NAME.get().map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|| "postgres".into());
-    BackgroundWorker::connect_worker_to_spi(Some(&db), None);
+    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
     let workers = guc::SWEEPER_WORKERS.get().max(1);
     // Only the starting shard derives from the worker's identity, and it
     // rotates every cycle.
