@@ -89,6 +89,18 @@ mod tests {
         assert_eq!(rest["done"], true);
     }
 
+    #[pg_test]
+    fn a_transaction_schedules_timers_with_its_pushes() {
+        let r = js("SELECT queen.transaction('{\"operations\": [{\"type\": \"push\", \"items\": [{\"queue\": \"tx-t\", \"payload\": 1}]}],
+                     \"timers\": [{\"op\": \"schedule\", \"queue\": \"tx-t\", \"timerKey\": \"later\", \"payload\": \"Mg==\", \"delayMs\": 0}]}')");
+        assert_eq!(r["success"], true);
+        assert_eq!(r["timers"][0]["status"], "scheduled");
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tx-t'"), 1);
+        due_now();
+        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 1);
+        assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
+    }
+
     #[pg_test(error = "timer_key: must not be empty")]
     fn an_empty_timer_key_is_refused() {
         js("SELECT queen.timer_schedule('tq5', '', '1', 0)");

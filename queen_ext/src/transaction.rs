@@ -1,8 +1,9 @@
 //! `queen.transaction(ops)`: pushes and acks, all or nothing.
 //!
-//! Every push runs first (partition locks, ascending by id), then every ack
-//! (consumer locks, ordered): the declared lock order. Any refused ack or
-//! lease raises an error, which rolls the whole transaction back.
+//! Timer operations run first (timer rows, by (queue, timer_key)), then every
+//! push (partition locks, ascending by id), then every ack (consumer locks,
+//! ordered): the declared lock order. Any refused ack or lease raises an
+//! error, which rolls the whole transaction back.
 
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
@@ -20,15 +21,25 @@ enum Op {
 }
 
 pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>) -> Value {
-    let (ops, leases): (&Vec<Value>, Option<&Vec<Value>>) = match body {
-        Value::Array(a) => (a, None),
+    let empty = Vec::new();
+    let (ops, leases, timer_ops): (&Vec<Value>, Option<&Vec<Value>>, Vec<crate::sweeper::timers::TimerOp>) = match body {
+        Value::Array(a) => (a, None, Vec::new()),
         Value::Object(_) => {
             let o = Obj::new(body, "");
-            (o.opt_array("operations").unwrap_or_else(|| errors::invalid("operations", "is required")), o.opt_array("requiredLeases"))
+            let timers = match o.get("timers") {
+                Some(t) => crate::sweeper::timers::parse_ops(&serde_json::json!({"operations": t})),
+                None => Vec::new(),
+            };
+            let ops = match o.opt_array("operations") {
+                Some(ops) => ops,
+                None if !timers.is_empty() => &empty,
+                None => errors::invalid("operations", "is required"),
+            };
+            (ops, o.opt_array("requiredLeases"), timers)
         }
         _ => errors::wrong_type("transaction", "an object with operations"),
     };
-    if ops.is_empty() {
+    if ops.is_empty() && timer_ops.is_empty() {
         errors::invalid("operations", "must not be empty");
     }
     let mut push_items: Vec<Value> = Vec::new();
@@ -84,6 +95,7 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         }
     }
 
+    let timers = crate::sweeper::timers::apply(client, &timer_ops);
     let pushed = if push_items.is_empty() {
         Vec::new()
     } else {
@@ -118,5 +130,9 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
     for (i, r) in results.iter_mut().enumerate() {
         r["index"] = json!(i);
     }
-    json!({ "success": true, "results": results })
+    let mut answer = json!({ "success": true, "results": results });
+    if !timer_ops.is_empty() {
+        answer["timers"] = Value::Array(timers);
+    }
+    answer
 }

@@ -198,7 +198,7 @@ fn transaction_is_all_or_nothing() {
         {"type": "push", "items": [{"queue": other, "payload": "side effect"}]},
         {"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"],
          "leaseId": "00000000-0000-4000-8000-000000000000", "status": "completed"}
-    ]});
+    ], "timers": [{"op": "schedule", "queue": other, "timerKey": "side", "payload": "MQ==", "delayMs": 60000}]});
     let err = c.query_one("SELECT queen.transaction($1)", &[&body]).unwrap_err();
     assert_eq!(sqlstate(&err), "55000", "{err}");
     let pushed: i64 = c
@@ -206,6 +206,8 @@ fn transaction_is_all_or_nothing() {
         .unwrap()
         .get(0);
     assert_eq!(pushed, 0);
+    let timers: i64 = c.query_one("SELECT count(*) FROM queen.log_timers WHERE queue = $1", &[&other]).unwrap().get(0);
+    assert_eq!(timers, 0, "the timer rider rolled back with the rest");
     let committed: i64 = c
         .query_one("SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1", &[&queue])
         .unwrap()

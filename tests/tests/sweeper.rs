@@ -86,10 +86,11 @@ fn a_rolled_back_schedule_never_fires() {
 fn a_dead_holders_claim_is_fired_after_its_lease() {
     let mut c = connect();
     let queue = unique("orphan");
-    // Schedule in the future, then claim it ourselves the moment it is due,
-    // and "die": never fire.
-    c.query_one("SELECT queen.timer_schedule($1, 'k', '\"late\"', 0)", &[&queue]).unwrap();
-    let claimed: Value = c
+    // Schedule and claim it in one transaction (no sweeper sees it
+    // unclaimed), then "die": never fire.
+    let mut txn = c.transaction().unwrap();
+    txn.query_one("SELECT queen.timer_schedule($1, 'k', '\"late\"', 0)", &[&queue]).unwrap();
+    let claimed: Value = txn
         .query_one(
             "WITH t AS (UPDATE queen.log_timers SET claim_token = gen_random_uuid(), claimed_until = now() + interval '2 seconds'
                           WHERE queue = $1 RETURNING 1)
@@ -98,6 +99,7 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
         )
         .unwrap()
         .get(0);
+    txn.commit().unwrap();
     assert_eq!(claimed["claimed"], 1);
     wait_for(|| messages_in(&mut c, &queue) == 1, "the orphaned timer fired by a live sweeper");
 }
