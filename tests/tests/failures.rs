@@ -79,8 +79,9 @@ fn failures_are_conserved_under_acks_retries_and_retention() {
     let pruned = counts["pruned_failed"].as_i64().unwrap();
     let recorded = recorded.load(Ordering::Relaxed);
     let retried = retried.load(Ordering::Relaxed);
-    assert!(recorded > 0 && swept > 0 && retried > 0, "all three ran: {recorded} recorded, {swept} pruned, {retried} retried");
-    assert_eq!(pruned, swept, "the rollup counts exactly what the purges removed");
+    assert!(recorded > 0 && pruned > 0 && retried > 0, "all three ran: {recorded} recorded, {pruned} pruned, {retried} retried");
+    // The sweeps purged this queue's rows and maybe other queues' too.
+    assert!(pruned <= swept, "the rollup counts only what the purges removed: {pruned} > {swept}");
     assert_eq!(live + pruned + retried, recorded, "live {live} + pruned {pruned} + retried {retried}");
 }
 
