@@ -361,6 +361,13 @@ async fn consumer_group(State(state): State<AppState>, headers: HeaderMap, Path(
     ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
 }
 
+/// Deletes a group's cursors everywhere or on one queue; `deleteMetadata`
+/// (default true) drops its subscription too.
+async fn delete_group(state: &AppState, group: &str, queue: Option<String>, params: &HashMap<String, String>) -> Answer {
+    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
+    ok(call(state, "SELECT queen.consumer_group_delete($1, $2, $3)", &[&group, &queue, &metadata]).await?)
+}
+
 async fn delete_consumer_group(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -368,9 +375,7 @@ async fn delete_consumer_group(
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
     state.auth.subject(&headers)?;
-    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
-    let queue: Option<String> = None;
-    ok(call(&state, "SELECT queen.consumer_group_delete($1, $2, $3)", &[&group, &queue, &metadata]).await?)
+    delete_group(&state, &group, None, &params).await
 }
 
 async fn delete_consumer_group_on_queue(
@@ -380,9 +385,7 @@ async fn delete_consumer_group_on_queue(
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
     state.auth.subject(&headers)?;
-    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
-    let queue = Some(queue);
-    ok(call(&state, "SELECT queen.consumer_group_delete($1, $2, $3)", &[&group, &queue, &metadata]).await?)
+    delete_group(&state, &group, Some(queue), &params).await
 }
 
 async fn seek_consumer_group(

@@ -5,7 +5,7 @@
 //!
 //! Usage: queen_bench_http <dsn> <front-end url>
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};

@@ -132,11 +132,8 @@ fn idle_partitions(c: &mut Client, queue: &str, count: i64) {
     .unwrap();
 }
 
-fn due_partitions(c: &mut Client, queue: &str, count: usize) {
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')", &[&queue]).unwrap();
-    for i in 0..count {
-        c.query_one("SELECT queen.push($1)", &[&json!([{"queue": queue, "partition": format!("due-{i}"), "payload": i}])]).unwrap();
-    }
+/// Makes everything a queue holds two hours older (segments and watermarks).
+fn age_queue(c: &mut Client, queue: &str) {
     c.execute(
         "UPDATE queen.log_segments s SET created_at = s.created_at - interval '2 hours'
            FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
@@ -150,6 +147,14 @@ fn due_partitions(c: &mut Client, queue: &str, count: usize) {
         &[&queue],
     )
     .unwrap();
+}
+
+fn due_partitions(c: &mut Client, queue: &str, count: usize) {
+    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')", &[&queue]).unwrap();
+    for i in 0..count {
+        c.query_one("SELECT queen.push($1)", &[&json!([{"queue": queue, "partition": format!("due-{i}"), "payload": i}])]).unwrap();
+    }
+    age_queue(c, queue);
 }
 
 fn timed_cycle(c: &mut Client) -> (Duration, Value) {
@@ -194,18 +199,7 @@ fn produce(dsn: &str, queue: &str, secs: f64) -> f64 {
 fn worker_drain(c: &mut Client, queue: &str, parallelism: i32) -> f64 {
     set_system(c, "queen.retention_parallelism", Some(&parallelism.to_string()));
     thread::sleep(Duration::from_millis(500));
-    c.execute(
-        "UPDATE queen.log_segments s SET created_at = s.created_at - interval '2 hours'
-           FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE s.partition_id = p.id AND q.name = $1",
-        &[&queue],
-    )
-    .unwrap();
-    c.execute(
-        "UPDATE queen.log_partitions p SET oldest_live_at = oldest_live_at - interval '2 hours'
-           FROM queen.queues q WHERE q.id = p.queue_id AND q.name = $1",
-        &[&queue],
-    )
-    .unwrap();
+    age_queue(c, queue);
     let total = scalar(c, "SELECT count(*) FROM queen.log_segments");
     c.batch_execute("UPDATE queen.maintenance_leases SET enabled = true, next_due_at = now(), lease_holder = NULL, lease_expires_at = NULL WHERE task = 'retention'").unwrap();
     let t = Instant::now();
