@@ -55,3 +55,13 @@ pub fn lease_not_held(msg: impl Display) -> ! {
 pub fn corrupt(msg: impl Display) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_DATA_CORRUPTED, format!("{msg}"));
 }
+
+/// A request larger than a configured bound allows (54000).
+pub fn program_limit(field: &str, msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED, format!("{field}: {msg}"));
+}
+
+/// A write that would take a namespace past its quota (53400).
+pub fn quota_exceeded(msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED, format!("storage_quota_exceeded: {msg}"));
+}

@@ -47,6 +47,16 @@ pub static SWEEPER_MAX_SLEEP_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// accumulates promised work).
 pub static TIMERS_SCHEDULE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 pub static TIMERS_FIRE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static KV_EXPIRE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+pub static KV_EXPIRE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
+pub static KV_EXPIRED_COUNT_MAX: GucSetting<i32> = GucSetting::<i32>::new(100_000);
+pub static KV_USAGE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(300_000);
+pub static KV_USAGE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+pub static KV_BATCH_MAX_OPS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+pub static KV_KEY_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024);
+pub static KV_VALUE_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024 * 1024);
+pub static KV_READ_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(4 * 1024 * 1024);
+pub static KV_PREFIX_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// Whether the background workers run at all (they still need shared_preload_libraries).
 pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 
@@ -89,6 +99,20 @@ pub fn register() {
     int(c"queen.sweeper_cycle_max_rows", c"Timers one sweeper cycle fires at most.", &SWEEPER_CYCLE_MAX_ROWS, 1, 10_000_000);
     int(c"queen.sweeper_max_fire_bytes", c"Payload bytes one fire transaction carries at most.", &SWEEPER_MAX_FIRE_BYTES, 1024, i32::MAX);
     int(c"queen.sweeper_max_sleep_ms", c"The longest a sweeper sleeps.", &SWEEPER_MAX_SLEEP_MS, 5, 60_000);
+    int(c"queen.kv_expire_every_ms", c"Period of the sweepers' prune of expired keys.", &KV_EXPIRE_EVERY_MS, 10, i32::MAX);
+    int(c"queen.kv_expire_batch", c"Expired keys one prune pass deletes at most.", &KV_EXPIRE_BATCH, 1, 1_000_000);
+    int(c"queen.kv_expired_count_max", c"Expired-but-present keys a prune pass counts at most.", &KV_EXPIRED_COUNT_MAX, 64, i32::MAX);
+    int(c"queen.kv_usage_every_ms", c"Period of the per-namespace usage rollup that quotas read.", &KV_USAGE_EVERY_MS, 10, i32::MAX);
+    int(c"queen.kv_usage_batch", c"Keys one statement of the usage rollup reads.", &KV_USAGE_BATCH, 1, 10_000_000);
+    for (name, short, setting, min, max) in [
+        (c"queen.kv_batch_max_ops", c"Most operations one KV or locks call takes.", &KV_BATCH_MAX_OPS, 1, 1_000_000),
+        (c"queen.kv_key_max_bytes", c"Longest KV key, in bytes.", &KV_KEY_MAX_BYTES, 1, 65_535),
+        (c"queen.kv_value_max_bytes", c"Largest KV value (its JSON text), in bytes.", &KV_VALUE_MAX_BYTES, 16, i32::MAX),
+        (c"queen.kv_read_max_bytes", c"Bytes of values one getMany or getPrefix answers at most; the rest is marked truncated.", &KV_READ_MAX_BYTES, 1024, i32::MAX),
+        (c"queen.kv_prefix_max_rows", c"Rows one getPrefix answers at most (a larger limit is clamped).", &KV_PREFIX_MAX_ROWS, 1, 1_000_000),
+    ] {
+        GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
+    }
     GucRegistry::define_bool_guc(c"queen.timers_schedule_enabled", c"Whether timers can be scheduled.", c"", &TIMERS_SCHEDULE_ENABLED, GucContext::Suset, GucFlags::default());
     GucRegistry::define_bool_guc(c"queen.timers_fire_enabled", c"Whether the sweepers fire due timers.", c"", &TIMERS_FIRE_ENABLED, GucContext::Suset, GucFlags::default());
     GucRegistry::define_int_guc(

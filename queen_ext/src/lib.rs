@@ -16,6 +16,7 @@ pub mod failures;
 pub mod guc;
 pub mod json;
 pub mod jsonio;
+pub mod kv;
 pub mod options;
 pub mod pop;
 pub mod push;
@@ -35,6 +36,7 @@ extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires 
 pub extern "C-unwind" fn _PG_init() {
     guc::register();
     sweeper::wake::init_shmem();
+    sweeper::metrics::init_shmem();
     retention::worker::register();
     sweeper::worker::register();
 }

@@ -94,7 +94,8 @@ mod tests {
         let r = js("SELECT queen.transaction('{\"operations\": [{\"type\": \"push\", \"items\": [{\"queue\": \"tx-t\", \"payload\": 1}]}],
                      \"timers\": [{\"op\": \"schedule\", \"queue\": \"tx-t\", \"timerKey\": \"later\", \"payload\": \"Mg==\", \"delayMs\": 0}]}')");
         assert_eq!(r["success"], true);
-        assert_eq!(r["timers"][0]["status"], "scheduled");
+        assert_eq!(r["results"][1]["status"], "scheduled", "the timer rider follows the pushed items");
+        assert_eq!(r["results"][1]["index"], 1);
         assert_eq!(n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tx-t'"), 1);
         due_now();
         assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 1);

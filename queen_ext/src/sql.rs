@@ -119,3 +119,9 @@ mod tests {
         assert_eq!(super::micros_to_iso(951_782_400_000_000), "2000-02-29T00:00:00.000Z");
     }
 }
+
+/// The current statement's start, in microseconds since the Unix epoch.
+pub fn statement_start_us() -> i64 {
+    // PostgreSQL's timestamps count from 2000-01-01.
+    (unsafe { pg_sys::GetCurrentStatementStartTimestamp() }) + 946_684_800_000_000
+}

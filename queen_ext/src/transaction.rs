@@ -1,9 +1,14 @@
-//! `queen.transaction(ops)`: pushes and acks, all or nothing.
+//! `queen.transaction(ops)`: KV ops, timers, pushes and acks, all or nothing.
 //!
-//! Timer operations run first (timer rows, by (queue, timer_key)), then every
-//! push (partition locks, ascending by id), then every ack (consumer locks,
-//! ordered): the declared lock order. Any refused ack or lease raises an
-//! error, which rolls the whole transaction back.
+//! The KV rider runs first (kv rows, by (ns, key)), then the timer rider
+//! (timer rows, by (queue, timer_key)), then every push (partition locks,
+//! ascending by id), then every ack (consumer locks, ordered): the declared
+//! lock order. A lost `required` KV precondition answers
+//! `{"success": false, "reason": "kv_precondition", ...}` before a single
+//! partition lock is taken and with nothing written; any refused ack or
+//! lease raises an error, which rolls the whole transaction back. Results
+//! are one flat list: every pushed item and ack, then the KV ops, then the
+//! timer ops.
 
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
@@ -22,6 +27,7 @@ enum Op {
 
 pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>) -> Value {
     let empty = Vec::new();
+    let mut kv_ops = Vec::new();
     let (ops, leases, timer_ops): (&Vec<Value>, Option<&Vec<Value>>, Vec<crate::sweeper::timers::TimerOp>) = match body {
         Value::Array(a) => (a, None, Vec::new()),
         Value::Object(_) => {
@@ -30,16 +36,19 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
                 Some(t) => crate::sweeper::timers::parse_ops(&serde_json::json!({"operations": t})),
                 None => Vec::new(),
             };
+            if let Some(list) = o.opt_array("kv") {
+                kv_ops = crate::kv::parse::ops(list, "kv", true);
+            }
             let ops = match o.opt_array("operations") {
                 Some(ops) => ops,
-                None if !timers.is_empty() => &empty,
+                None if !timers.is_empty() || !kv_ops.is_empty() => &empty,
                 None => errors::invalid("operations", "is required"),
             };
             (ops, o.opt_array("requiredLeases"), timers)
         }
         _ => errors::wrong_type("transaction", "an object with operations"),
     };
-    if ops.is_empty() && timer_ops.is_empty() {
+    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() {
         errors::invalid("operations", "must not be empty");
     }
     let mut push_items: Vec<Value> = Vec::new();
@@ -95,6 +104,19 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         }
     }
 
+    let flat_ops: usize = plan.iter().map(|op| match op {
+        Op::Push(range) => range.len(),
+        Op::Ack(_) => 1,
+    }).sum();
+    let kv_results = if kv_ops.is_empty() {
+        Vec::new()
+    } else {
+        let a = crate::kv::store::run(client, &kv_ops);
+        if a.failed.is_some() {
+            return crate::kv::answer(a, flat_ops);
+        }
+        a.results
+    };
     let timers = crate::sweeper::timers::apply(client, &timer_ops);
     let pushed = if push_items.is_empty() {
         Vec::new()
@@ -127,12 +149,10 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
             }
         }
     }
+    results.extend(kv_results);
+    results.extend(timers);
     for (i, r) in results.iter_mut().enumerate() {
         r["index"] = json!(i);
     }
-    let mut answer = json!({ "success": true, "results": results });
-    if !timer_ops.is_empty() {
-        answer["timers"] = Value::Array(timers);
-    }
-    answer
+    json!({ "success": true, "results": results })
 }

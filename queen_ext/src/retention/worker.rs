@@ -45,6 +45,11 @@ pub fn register() {
 /// Runs `f` in a transaction of its own; an ERROR rolls it back and comes
 /// back as Err.
 pub fn in_own_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    in_own_transaction_coded(f).map_err(|(_, message)| message)
+}
+
+/// As `in_own_transaction`, the error answered with its SQLSTATE.
+pub fn in_own_transaction_coded<R>(f: impl FnOnce() -> R) -> Result<R, (String, String)> {
     unsafe {
         pg_sys::SetCurrentStatementStartTimestamp();
         pg_sys::StartTransactionCommand();
@@ -68,11 +73,18 @@ pub fn in_own_transaction<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     }
 }
 
-fn describe(e: &pg_sys::panic::CaughtError) -> String {
+/// The five-character SQLSTATE of a PostgreSQL error code.
+pub fn sqlstate_text(code: pg_sys::errcodes::PgSqlErrorCode) -> String {
+    let v = code as isize;
+    (0..5).map(|i| (((v >> (6 * i)) & 0x3F) as u8 + b'0') as char).collect()
+}
+
+fn describe(e: &pg_sys::panic::CaughtError) -> (String, String) {
     match e {
-        pg_sys::panic::CaughtError::PostgresError(r)
-        | pg_sys::panic::CaughtError::ErrorReport(r)
-        | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => r.message().to_owned(),
+        pg_sys::panic::CaughtError::PostgresError(r) => (sqlstate_text(r.sql_error_code()), r.message().to_owned()),
+        pg_sys::panic::CaughtError::ErrorReport(r) | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => {
+            (sqlstate_text(r.sql_error_code()), r.message().to_owned())
+        }
     }
 }
 
@@ -185,7 +197,7 @@ impl Scheduler {
             unsafe { pg_sys::PopActiveSnapshot() };
             Ok(got)
         }))
-        .catch_others(|e| Err(describe(&e)))
+        .catch_others(|e| Err(describe(&e).1))
         .execute();
         let ran = match held {
             Ok(true) => run_cycle_worker(token).map(|()| true),

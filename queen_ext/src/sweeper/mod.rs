@@ -5,6 +5,7 @@
 //! four bands). Every worker scans every shard; only the shard it starts at
 //! differs. No advisory lock, no election.
 
+pub mod metrics;
 pub mod sleep;
 pub mod timers;
 pub mod wake;
@@ -79,8 +80,16 @@ fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) ->
     JsonOut::of(&sql::spi(|c| timers::fire(c, token, max)))
 }
 
-/// One sweep from SQL: probe, then claim and fire until nothing is due or
-/// `queen.sweeper_cycle_max_rows` fired. Answers what it did.
+/// What the sweepers did: fired count and lateness, due count, KV rows
+/// expired but still present, and whether a slow phase is off.
+#[pg_extern]
+fn sweeper_metrics() -> JsonOut {
+    JsonOut::of(&metrics::snapshot())
+}
+
+/// One sweep step from SQL: one claim of up to `queen.sweeper_claim_batch`
+/// due timers and their fires, in the caller's transaction. Answers what
+/// it did.
 #[pg_extern]
 fn sweeper_run_once() -> JsonOut {
     let settings = worker::Settings::from_gucs();

@@ -220,6 +220,7 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     let now_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
     // What a sweeper now knows of: a schedule earlier than this wakes it.
     super::wake::promised(next.map(|n| now_us + n * 1000));
+    super::metrics::probed(due, next.map_or(0, |n| (-n).max(0)));
     json!({"nextInMs": next, "due": due, "latenessMs": next.map(|n| (-n).max(0))})
 }
 
@@ -318,21 +319,22 @@ pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
         );
     }
     let lateness = firing.iter().map(|r| r.5).max();
-    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness})
+    let sum: i64 = firing.iter().map(|r| r.5).sum();
+    super::metrics::fired(take as i64, lateness.unwrap_or(0), sum);
+    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum})
 }
 
-/// Claim and fire until nothing claimable is due or the cycle's row budget
-/// is spent (or, in a worker, half the lease).
+/// One claim and its fires, all in the caller's transaction. One claim
+/// only: the claim locks its timer rows, the fires then lock partitions,
+/// and a second claim would take timer rows after partition rows, against
+/// the declared order. The workers loop this, each step its own
+/// transaction.
 pub fn run_once(c: &mut SpiClient<'_>, s: &Settings, start_shard: i32) -> Value {
     let mut fired = 0i64;
     let mut max_lateness = 0i64;
-    let mut empty_claim = false;
-    while fired < s.cycle_max_rows as i64 {
-        let claim = claim(c, start_shard, s.claim_batch, s.lease_ms);
-        if claim["claimed"] == 0 {
-            empty_claim = true;
-            break;
-        }
+    let claim = claim(c, start_shard, s.claim_batch, s.lease_ms);
+    let empty_claim = claim["claimed"] == 0;
+    if !empty_claim {
         let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
         loop {
             let r = fire(c, token, s.max_fire_bytes);

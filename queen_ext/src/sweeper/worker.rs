@@ -1,8 +1,12 @@
 //! The sweeper background workers (`queen.sweeper_workers` of them). Each
 //! loops PROBE, DRAIN (claim and fire in the same iteration, claiming stops
-//! at half the lease), SLEEP. They share the work through SKIP LOCKED only;
-//! a worker that dies loses nothing: its claims expire and another fires
-//! them.
+//! at half the lease), SUB-CLOCKS (the KV usage rollup, then the KV prune,
+//! each on its own gate), SLEEP. They share the work through SKIP LOCKED
+//! only; a worker that dies loses nothing: its claims expire and another
+//! fires them. Priority is fire, rollup, prune, and the worker sheds from
+//! the bottom: a cycle that left timers due skips both slow phases, and a
+//! slow phase that meets a configuration error (SQLSTATE class 42) turns
+//! itself off until the next configuration reload while the fire goes on.
 
 use std::time::{Duration, Instant};
 
@@ -10,9 +14,10 @@ use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum};
 
-use super::{sleep, timers};
+use super::{metrics, sleep, timers};
+use crate::kv::prune;
 use crate::guc;
-use crate::retention::worker::{database_name, extension_present, in_own_transaction};
+use crate::retention::worker::{database_name, extension_present, in_own_transaction, in_own_transaction_coded};
 use crate::sql;
 
 #[derive(Debug, Clone)]
@@ -59,12 +64,94 @@ fn jitter(state: &mut u64) -> f64 {
     (*state % 10_000) as f64 / 10_000.0
 }
 
-/// One PROBE + DRAIN; answers the sleep before the next.
-fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<i64, String> {
+/// The two slow phases' gates and whether each is still on.
+struct SubClocks {
+    next_rollup: Instant,
+    next_prune: Instant,
+    rollup_off: bool,
+    prune_off: bool,
+}
+
+/// A class-42 error (a missing table, a revoked grant): configuration, which
+/// a retry will not fix.
+fn is_configuration(sqlstate: &str) -> bool {
+    sqlstate.starts_with("42")
+}
+
+impl SubClocks {
+    fn new() -> SubClocks {
+        let now = Instant::now();
+        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false }
+    }
+
+    /// Runs whichever slow phase is due, rollup first, at `start_shard`.
+    fn run(&mut self, worker: usize, start_shard: i32) {
+        if !self.rollup_off && Instant::now() >= self.next_rollup {
+            self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
+            let batch = guc::KV_USAGE_BATCH.get();
+            let mut rollup = prune::Rollup::new();
+            let mut outcome = Ok(());
+            while !rollup.done && outcome.is_ok() && !BackgroundWorker::sigterm_received() {
+                outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.page(c, batch)));
+            }
+            if outcome.is_ok() && rollup.done {
+                outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.write(c))).map(|_| ());
+            }
+            match outcome {
+                Ok(()) => metrics::rolled_up(),
+                Err((state, msg)) => {
+                    self.rollup_off = is_configuration(&state);
+                    pgrx::log!("sweeper {worker}: KV usage rollup failed (SQLSTATE {state}): {msg}{}", if self.rollup_off { "; rollup off until reload" } else { "" });
+                }
+            }
+        }
+        if !self.prune_off && Instant::now() >= self.next_prune {
+            let every = Duration::from_millis(guc::KV_EXPIRE_EVERY_MS.get() as u64);
+            self.next_prune = Instant::now() + every;
+            let batch = guc::KV_EXPIRE_BATCH.get();
+            let count_max = guc::KV_EXPIRED_COUNT_MAX.get();
+            // Another pass only while passes come back full, and only for half
+            // the period: each pass is its own transaction of at most `batch`.
+            let started = Instant::now();
+            loop {
+                match in_own_transaction_coded(|| sql::spi(|c| prune::expire_step(c, start_shard, batch, count_max))) {
+                    Ok(r) => {
+                        let deleted = r["deleted"].as_i64().unwrap_or(0);
+                        metrics::pruned(deleted, r["expiredPresent"].as_i64().unwrap_or(0));
+                        if deleted < batch as i64 || started.elapsed() >= every / 2 || BackgroundWorker::sigterm_received() {
+                            break;
+                        }
+                    }
+                    Err((state, msg)) => {
+                        self.prune_off = is_configuration(&state);
+                        pgrx::log!("sweeper {worker}: KV prune failed (SQLSTATE {state}): {msg}{}", if self.prune_off { "; prune off until reload" } else { "" });
+                        break;
+                    }
+                }
+            }
+        }
+        metrics::degraded(worker, self.prune_off, self.rollup_off);
+    }
+
+    /// Milliseconds until the next slow phase that is on is due.
+    fn next_in_ms(&self) -> Option<i64> {
+        let now = Instant::now();
+        [(!self.rollup_off).then_some(self.next_rollup), (!self.prune_off).then_some(self.next_prune)]
+            .into_iter()
+            .flatten()
+            .map(|at| at.saturating_duration_since(now).as_millis() as i64)
+            .min()
+    }
+}
+
+/// One PROBE + DRAIN; answers the sleep before the next and whether timers
+/// were left due.
+fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<(i64, bool), String> {
     let probe = in_own_transaction(|| sql::spi(timers::probe))?;
     let next = probe["nextInMs"].as_i64();
     let due = probe["due"].as_i64().unwrap_or(0);
     let mut empty_claim = false;
+    let mut left_due = false;
     if due > 0 && guc::TIMERS_FIRE_ENABLED.get() {
         let started = Instant::now();
         let budget = Duration::from_millis(s.lease_ms as u64 / 2);
@@ -89,8 +176,9 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<i64, String> {
                 break;
             }
         }
+        left_due = !empty_claim && (started.elapsed() >= budget || fired >= s.cycle_max_rows as i64);
     }
-    Ok(sleep::sleep_ms(next, due, empty_claim, jitter(rng), s.max_sleep_ms))
+    Ok((sleep::sleep_ms(next, due, empty_claim, jitter(rng), s.max_sleep_ms), left_due))
 }
 
 #[pg_guard]
@@ -106,13 +194,20 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let mut start_shard = n * timers::SHARDS / workers;
     let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (unsafe { pg_sys::MyProcPid } as u64);
     let mut last_error: Option<Instant> = None;
+    let mut clocks = SubClocks::new();
     loop {
         let s = Settings::from_gucs();
         let wait = if !guc::WORKERS_ENABLED.get() || sql::in_recovery() || !extension_present() {
             s.max_sleep_ms
         } else {
             match cycle(&s, start_shard, &mut rng) {
-                Ok(ms) => ms,
+                Ok((ms, left_due)) => {
+                    if !left_due {
+                        clocks.run(n as usize, start_shard);
+                    }
+                    // The band's sleep, cut short when a slow phase falls due.
+                    clocks.next_in_ms().map_or(ms, |gate| ms.min(gate.max(1)))
+                }
                 Err(e) => {
                     if last_error.is_none_or(|t| t.elapsed() >= Duration::from_secs(30)) {
                         pgrx::log!("sweeper cycle failed: {e}");
@@ -128,6 +223,10 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
         }
         if BackgroundWorker::sighup_received() {
             unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
+            // A reload is how an operator says the configuration was fixed.
+            clocks.rollup_off = false;
+            clocks.prune_off = false;
+            metrics::degraded(n as usize, false, false);
         }
     }
 }

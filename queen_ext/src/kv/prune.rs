@@ -1,0 +1,143 @@
+//! The sweepers' two slow KV phases, each on its own gate: the usage rollup
+//! (`queen.kv_usage_every_ms`) and the prune of expired rows
+//! (`queen.kv_expire_every_ms`, at most `queen.kv_expire_batch` rows per
+//! pass). Reads never depend on either: kv_live_v1 hides an expired row
+//! from its instant on. The prune deletes under SKIP LOCKED, so it never
+//! waits on a row a transaction holds, and counts the expired-but-present
+//! rows on every pass, deleting or not: an unpruned table looks healthy
+//! while its heap grows.
+
+use std::collections::BTreeMap;
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::sql::{self, exec};
+
+/// One prune pass from `start_shard` on: deletes at most `batch` expired
+/// rows, then counts those still present (up to `count_max`).
+pub fn expire_step(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, count_max: i32) -> Value {
+    let deleted = exec(
+        c,
+        "DELETE FROM queen.kv WHERE ctid = ANY (ARRAY(
+             SELECT v.ctid FROM generate_series(0, 63) AS g(i)
+             CROSS JOIN LATERAL (
+                 SELECT k.ctid FROM queen.kv k
+                  WHERE k.shard = ((($1 + g.i) % 64 + 64) % 64)::smallint
+                    AND k.expires_at < 'infinity' AND k.expires_at <= statement_timestamp()
+                    AND k.expires_at > '-infinity'
+                  ORDER BY k.expires_at LIMIT $2
+                  FOR UPDATE SKIP LOCKED) v
+             LIMIT $2))
+           AND expires_at <= statement_timestamp() AND expires_at > '-infinity'
+         RETURNING 1",
+        &[sql::INT4, sql::INT4],
+        &[start_shard.into(), batch.into()],
+    )
+    .len() as i64;
+    let per_shard = (count_max / super::super::sweeper::timers::SHARDS).max(1);
+    let present: i64 = exec(
+        c,
+        "SELECT coalesce(sum(n), 0)::int8 FROM generate_series(0, 63) AS g(i)
+         CROSS JOIN LATERAL (
+             SELECT count(*) AS n FROM (
+                 SELECT 1 FROM queen.kv k
+                  WHERE k.shard = g.i::smallint AND k.expires_at < 'infinity'
+                    AND k.expires_at <= statement_timestamp() AND k.expires_at > '-infinity'
+                  LIMIT $1) x) y",
+        &[sql::INT4],
+        &[per_shard.into()],
+    )
+    .first()
+    .get(1)
+    .unwrap()
+    .unwrap();
+    json!({"deleted": deleted, "expiredPresent": present, "countCapped": present >= (per_shard as i64) * 64})
+}
+
+/// Per-namespace live keys and bytes, gathered in keyset pages of `batch`
+/// rows, each its own statement, then written to queen.kv_usage (namespaces
+/// with nothing live are removed). `page` runs one statement; the worker
+/// gives each its own transaction.
+pub struct Rollup {
+    after: Option<(String, String)>,
+    pub usage: BTreeMap<String, (i64, i64, i64)>,
+    pub done: bool,
+}
+
+impl Rollup {
+    pub fn new() -> Rollup {
+        Rollup { after: None, usage: BTreeMap::new(), done: false }
+    }
+
+    pub fn page(&mut self, c: &mut SpiClient<'_>, batch: i32) {
+        let (ns, key) = self.after.clone().unwrap_or_default();
+        let rows: Vec<(String, i64, i64, i64, String, String)> = exec(
+            c,
+            "WITH page AS MATERIALIZED (
+                 SELECT ns, key, expires_at > statement_timestamp() AS live,
+                        octet_length(key) + octet_length(value::text) AS b
+                   FROM queen.kv WHERE (ns, key) > ($1, $2) AND expires_at > '-infinity'
+                  ORDER BY ns, key LIMIT $3),
+             last AS (SELECT ns, key FROM page ORDER BY ns DESC, key DESC LIMIT 1)
+             SELECT p.ns, count(*) FILTER (WHERE live), coalesce(sum(b) FILTER (WHERE live), 0)::int8,
+                    count(*) FILTER (WHERE NOT live), (SELECT ns FROM last), (SELECT key FROM last)
+               FROM page p GROUP BY p.ns",
+            &[sql::TEXT, sql::TEXT, sql::INT4],
+            &[ns.into(), key.into(), batch.into()],
+        )
+        .map(|r| {
+            (
+                r.get(1).unwrap().unwrap(),
+                r.get(2).unwrap().unwrap(),
+                r.get(3).unwrap().unwrap(),
+                r.get(4).unwrap().unwrap(),
+                r.get(5).unwrap().unwrap(),
+                r.get(6).unwrap().unwrap(),
+            )
+        })
+        .collect();
+        let Some(last) = rows.first().map(|r| (r.4.clone(), r.5.clone())) else {
+            self.done = true;
+            return;
+        };
+        for (ns, keys, bytes, expired, _, _) in rows {
+            let e = self.usage.entry(ns).or_default();
+            e.0 += keys;
+            e.1 += bytes;
+            e.2 += expired;
+        }
+        self.after = Some(last);
+    }
+
+    /// Writes what was gathered; answers the totals.
+    pub fn write(&self, c: &mut SpiClient<'_>) -> Value {
+        let ns: Vec<&str> = self.usage.keys().map(String::as_str).collect();
+        let keys: Vec<i64> = self.usage.values().map(|u| u.0).collect();
+        let bytes: Vec<i64> = self.usage.values().map(|u| u.1).collect();
+        let expired: Vec<i64> = self.usage.values().map(|u| u.2).collect();
+        exec(
+            c,
+            "WITH up AS (
+                 INSERT INTO queen.kv_usage AS u (ns, keys, bytes, expired_present, rolled_up_at)
+                 SELECT * , statement_timestamp() FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[])
+                 ON CONFLICT (ns) DO UPDATE SET keys = EXCLUDED.keys, bytes = EXCLUDED.bytes,
+                        expired_present = EXCLUDED.expired_present, rolled_up_at = EXCLUDED.rolled_up_at
+                 RETURNING 1)
+             DELETE FROM queen.kv_usage WHERE ns <> ALL ($1::text[])",
+            &[sql::TEXT_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY],
+            &[ns.into(), keys.clone().into(), bytes.clone().into(), expired.into()],
+        );
+        json!({
+            "namespaces": self.usage.len(),
+            "keys": keys.iter().sum::<i64>(),
+            "bytes": bytes.iter().sum::<i64>(),
+        })
+    }
+}
+
+impl Default for Rollup {
+    fn default() -> Self {
+        Rollup::new()
+    }
+}

@@ -1,0 +1,308 @@
+//! A KV call against the table: hold the rows, evaluate the ops in order,
+//! write the net result.
+//!
+//! The rows a call writes or checks are locked first, all in one statement
+//! and in (ns, key) order, `COLLATE "C"`: an existing row through ON
+//! CONFLICT (which locks it without writing it), an absent one by inserting
+//! a placeholder that nobody else can see (`expires_at = '-infinity'`,
+//! removed before the call returns unless a write replaced it). So two calls
+//! over the same keys never wait on each other in opposite orders, absent
+//! keys included. Then one read, the evaluation in memory (read-your-writes
+//! inside the call), the quota check, and one upsert and one delete for the
+//! keys whose state changed. A required op whose precondition is lost stops
+//! the call before anything is written.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use super::ops::{prefix_upper_bound, Eval, Key, Op, Row};
+use crate::errors;
+use crate::guc;
+use crate::sql::{self, exec};
+
+/// What a call answered: one result per op, and the index of the required
+/// op whose lost precondition stopped it.
+pub struct Answer {
+    pub results: Vec<Value>,
+    pub failed: Option<usize>,
+}
+
+fn split(keys: &BTreeSet<Key>) -> (Vec<String>, Vec<String>) {
+    keys.iter().cloned().unzip()
+}
+
+const US: &str = "(extract(epoch FROM {}) * 1000000)::int8";
+
+fn us(col: &str) -> String {
+    US.replace("{}", col)
+}
+
+/// Locks `keys` (sorted) and answers those that were absent (placeholders now).
+fn lock(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) -> BTreeSet<Key> {
+    let (ns, key) = split(keys);
+    exec(
+        c,
+        "INSERT INTO queen.kv AS k (ns, key, value, version, expires_at)
+         SELECT n, kk, 'null', 0, '-infinity' FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(n, kk, o) ORDER BY o
+         ON CONFLICT (ns, key) DO UPDATE SET version = k.version WHERE false
+         RETURNING k.ns, k.key",
+        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY],
+        &[ns.into(), key.into()],
+    )
+    .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<String>(2).unwrap().unwrap()))
+    .collect()
+}
+
+struct Quota {
+    max_keys: Option<i64>,
+    max_bytes: Option<i64>,
+    keys: i64,
+    bytes: i64,
+}
+
+struct Loaded {
+    now_us: i64,
+    versions: Vec<i64>,
+    /// Live rows (None: absent or expired).
+    live: BTreeMap<Key, Option<Row>>,
+    /// Rows physically present, expired ones included (placeholders not).
+    present: BTreeSet<Key>,
+    quotas: BTreeMap<String, Quota>,
+}
+
+fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
+    let head = exec(
+        c,
+        "SELECT (extract(epoch FROM statement_timestamp()) * 1000000)::int8,
+                ARRAY(SELECT nextval('queen.kv_version_seq') FROM generate_series(1, $1))",
+        &[sql::INT8],
+        &[writes.into()],
+    )
+    .first();
+    let now_us: i64 = head.get(1).unwrap().unwrap();
+    let versions: Vec<i64> = head.get(2).unwrap().unwrap();
+    let mut out = Loaded { now_us, versions, live: BTreeMap::new(), present: BTreeSet::new(), quotas: BTreeMap::new() };
+    if keys.is_empty() {
+        return out;
+    }
+    let (ns, key) = split(keys);
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = SQL.get_or_init(|| {
+        format!(
+            "SELECT u.n, u.kk, k.value::text, k.version,
+                    CASE WHEN k.expires_at = 'infinity' THEN NULL ELSE {} END, {}, {},
+                    q.max_keys, q.max_bytes, coalesce(s.keys, 0), coalesce(s.bytes, 0), q.ns IS NOT NULL
+               FROM unnest($1::text[], $2::text[]) AS u(n, kk)
+               LEFT JOIN queen.kv k ON k.ns = u.n AND k.key = u.kk AND k.expires_at > '-infinity'
+               LEFT JOIN queen.kv_quota q ON q.ns = u.n
+               LEFT JOIN queen.kv_usage s ON s.ns = u.n",
+            us("k.expires_at"),
+            us("k.created_at"),
+            us("k.updated_at")
+        )
+    });
+    // The text is built once per backend and lives for it: a kept plan's key.
+    let text: &'static str = text.as_str();
+    for r in exec(c, text, &[sql::TEXT_ARRAY, sql::TEXT_ARRAY], &[ns.into(), key.into()]) {
+        let k: Key = (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap());
+        let row = r.get::<String>(3).unwrap().map(|v| Row {
+            value: serde_json::from_str(&v).expect("jsonb prints JSON"),
+            version: r.get(4).unwrap().unwrap(),
+            expires_us: r.get(5).unwrap(),
+            created_us: r.get(6).unwrap().unwrap(),
+            updated_us: r.get(7).unwrap().unwrap(),
+        });
+        if row.is_some() {
+            out.present.insert(k.clone());
+        }
+        if r.get::<bool>(12).unwrap().unwrap() {
+            out.quotas.entry(k.0.clone()).or_insert(Quota {
+                max_keys: r.get(8).unwrap(),
+                max_bytes: r.get(9).unwrap(),
+                keys: r.get(10).unwrap().unwrap(),
+                bytes: r.get(11).unwrap().unwrap(),
+            });
+        }
+        out.live.insert(k, row.filter(|r| r.live(now_us)));
+    }
+    out
+}
+
+/// getPrefix: one keyset page of live rows, in key order.
+fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
+    let Op::GetPrefix { ns, prefix, after, limit, keys_only } = op else { unreachable!() };
+    let cap = guc::KV_PREFIX_MAX_ROWS.get() as i64;
+    let limit = limit.unwrap_or(cap).min(cap);
+    // The smallest key above `after` (keys hold no control characters).
+    let lower = match after {
+        Some(a) if a.as_str() >= prefix.as_str() => format!("{a}\u{1}"),
+        _ => prefix.clone(),
+    };
+    let cols = format!("key, value::text, version, CASE WHEN expires_at = 'infinity' THEN NULL ELSE {} END, {}", us("expires_at"), us("updated_at"));
+    static BOUNDED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    static OPEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let upper = prefix_upper_bound(prefix);
+    let rows: Vec<(String, Row)> = {
+        let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
+            (
+                r.get::<String>(1).unwrap().unwrap(),
+                Row {
+                    value: serde_json::from_str(&r.get::<String>(2).unwrap().unwrap()).expect("jsonb prints JSON"),
+                    version: r.get(3).unwrap().unwrap(),
+                    expires_us: r.get(4).unwrap(),
+                    created_us: 0,
+                    updated_us: r.get(5).unwrap().unwrap(),
+                },
+            )
+        };
+        match upper {
+            Some(up) => {
+                let text: &'static str = BOUNDED.get_or_init(|| {
+                    format!("SELECT {cols} FROM queen.kv WHERE ns = $1 AND key >= $2 AND key < $3 AND expires_at > statement_timestamp() ORDER BY key LIMIT $4")
+                });
+                exec(c, text, &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8], &[ns.as_str().into(), lower.as_str().into(), up.as_str().into(), (limit + 1).into()])
+                    .map(map)
+                    .collect()
+            }
+            None => {
+                let text: &'static str = OPEN.get_or_init(|| {
+                    format!("SELECT {cols} FROM queen.kv WHERE ns = $1 AND key >= $2 AND starts_with(key, $3) AND expires_at > statement_timestamp() ORDER BY key LIMIT $4")
+                });
+                exec(c, text, &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8], &[ns.as_str().into(), lower.as_str().into(), prefix.as_str().into(), (limit + 1).into()])
+                    .map(map)
+                    .collect()
+            }
+        }
+    };
+    let mut out = Vec::new();
+    let mut truncated = rows.len() as i64 > limit;
+    for (k, r) in rows.iter().take(limit as usize) {
+        let b = if *keys_only { k.len() as i64 } else { r.bytes(k) };
+        if b > *budget && !out.is_empty() {
+            truncated = true;
+            break;
+        }
+        *budget -= b;
+        out.push(if *keys_only {
+            json!({"key": k, "version": r.version, "expiresAt": super::ops::expires_at(r.expires_us)})
+        } else {
+            json!({"key": k, "value": r.value, "version": r.version, "expiresAt": super::ops::expires_at(r.expires_us), "updatedAt": sql::micros_to_iso(r.updated_us)})
+        });
+    }
+    let next_after = if truncated { out.last().map(|r| r["key"].clone()).unwrap_or(Value::Null) } else { Value::Null };
+    json!({"rows": out, "truncated": truncated, "nextAfter": next_after})
+}
+
+/// Runs `ops` in order as one unit. Errors (bad quota, database) raise; a
+/// lost required precondition answers `failed` having written nothing.
+pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
+    let locked: BTreeSet<Key> = ops.iter().filter_map(|o| o.locked_key().cloned()).collect();
+    let read: BTreeSet<Key> = ops.iter().flat_map(|o| o.keys()).collect();
+    let placeholders = if locked.is_empty() { BTreeSet::new() } else { lock(c, &locked) };
+    let writes = ops.iter().filter(|o| o.writes()).count() as i64;
+    let mut loaded = load(c, &read, writes);
+    let before = loaded.live.clone();
+    let mut budget = guc::KV_READ_MAX_BYTES.get() as i64;
+    let mut results = Vec::with_capacity(ops.len());
+    let mut failed = None;
+    {
+        let mut versions = loaded.versions.iter().copied();
+        let mut eval = Eval { now_us: loaded.now_us, rows: &mut loaded.live, versions: &mut versions };
+        for (i, op) in ops.iter().enumerate() {
+            if matches!(op, Op::GetPrefix { .. }) {
+                results.push(prefix(c, op, &mut budget));
+                continue;
+            }
+            let out = eval.apply(op, &mut budget);
+            results.push(out.result);
+            if out.gate_failed {
+                failed = Some(i);
+                break;
+            }
+        }
+    }
+    if let Some(at) = failed {
+        delete(c, &placeholders);
+        for (i, op) in ops.iter().enumerate() {
+            if i < at && op.writes() && results[i]["applied"] == true {
+                results[i] = json!({"applied": false, "key": results[i]["key"], "reason": "rolled_back"});
+            }
+        }
+        results.extend(ops[at + 1..].iter().map(|_| json!({"applied": false, "reason": "not_evaluated"})));
+        return Answer { results, failed };
+    }
+    let changed: Vec<&Key> = loaded.live.keys().filter(|k| loaded.live[*k] != before[*k]).collect();
+    check_quota(&loaded, &before, &changed);
+    let upserts: Vec<(&Key, &Row)> = changed.iter().filter_map(|k| loaded.live[*k].as_ref().map(|r| (*k, r))).collect();
+    if !upserts.is_empty() {
+        upsert(c, &upserts);
+    }
+    // Gone: deleted by an op, or a placeholder nothing wrote over.
+    let gone: BTreeSet<Key> = changed
+        .iter()
+        .filter(|k| loaded.live[**k].is_none() && loaded.present.contains(**k))
+        .map(|k| (*k).clone())
+        .chain(placeholders.iter().filter(|k| loaded.live.get(*k).is_none_or(|r| r.is_none())).cloned())
+        .collect();
+    delete(c, &gone);
+    Answer { results, failed: None }
+}
+
+/// Refuses growth past a namespace's quota, measured against its last
+/// rollup plus what this call adds.
+fn check_quota(loaded: &Loaded, before: &BTreeMap<Key, Option<Row>>, changed: &[&Key]) {
+    for (ns, q) in &loaded.quotas {
+        let (mut keys, mut bytes) = (0i64, 0i64);
+        for k in changed.iter().filter(|k| &k.0 == ns) {
+            let old = before[*k].as_ref();
+            let new = loaded.live[*k].as_ref();
+            keys += new.is_some() as i64 - old.is_some() as i64;
+            bytes += new.map_or(0, |r| r.bytes(&k.1)) - old.map_or(0, |r| r.bytes(&k.1));
+        }
+        if let Some(max) = q.max_keys.filter(|m| keys > 0 && q.keys + keys > *m) {
+            errors::quota_exceeded(format!("namespace {ns:?} would hold {} keys, its quota is {max}; nothing was written", q.keys + keys));
+        }
+        if let Some(max) = q.max_bytes.filter(|m| bytes > 0 && q.bytes + bytes > *m) {
+            errors::quota_exceeded(format!("namespace {ns:?} would hold {} bytes, its quota is {max}; nothing was written", q.bytes + bytes));
+        }
+    }
+}
+
+fn upsert(c: &mut SpiClient<'_>, rows: &[(&Key, &Row)]) {
+    let ns: Vec<&str> = rows.iter().map(|(k, _)| k.0.as_str()).collect();
+    let key: Vec<&str> = rows.iter().map(|(k, _)| k.1.as_str()).collect();
+    let value: Vec<String> = rows.iter().map(|(_, r)| r.value.to_string()).collect();
+    let version: Vec<i64> = rows.iter().map(|(_, r)| r.version).collect();
+    let expires: Vec<Option<i64>> = rows.iter().map(|(_, r)| r.expires_us).collect();
+    let created: Vec<i64> = rows.iter().map(|(_, r)| r.created_us).collect();
+    let updated: Vec<i64> = rows.iter().map(|(_, r)| r.updated_us).collect();
+    exec(
+        c,
+        "INSERT INTO queen.kv AS k (ns, key, value, version, expires_at, created_at, updated_at)
+         SELECT n, kk, v::jsonb, ver,
+                coalesce(timestamptz 'epoch' + e * interval '1 microsecond', 'infinity'),
+                timestamptz 'epoch' + cr * interval '1 microsecond',
+                timestamptz 'epoch' + up * interval '1 microsecond'
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[]) AS u(n, kk, v, ver, e, cr, up)
+         ON CONFLICT (ns, key) DO UPDATE
+            SET value = EXCLUDED.value, version = EXCLUDED.version, expires_at = EXCLUDED.expires_at,
+                created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at",
+        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY],
+        &[ns.into(), key.into(), value.into(), version.into(), expires.into(), created.into(), updated.into()],
+    );
+}
+
+fn delete(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) {
+    if keys.is_empty() {
+        return;
+    }
+    let (ns, key) = split(keys);
+    exec(
+        c,
+        "DELETE FROM queen.kv k USING unnest($1::text[], $2::text[]) AS u(n, kk) WHERE k.ns = u.n AND k.key = u.kk",
+        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY],
+        &[ns.into(), key.into()],
+    );
+}
