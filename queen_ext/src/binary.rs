@@ -2,7 +2,7 @@
 //! document; a pre-packed group (flag 8) is checked frame by frame and kept
 //! as the client compressed it.
 
-use queen_frames::push_body::{decode_push_body, GroupMessages};
+use queen_frames::push_body::{decode_push_body, decode_txn_body, GroupMessages, PushGroup};
 use queen_frames::{parse_frames, FLAG_ENCRYPTED};
 
 use crate::errors;
@@ -27,9 +27,29 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
     if total > max {
         errors::invalid("items", format!("{total} items is more than queen.push_max_items ({max})"));
     }
+    (groups_in(decoded.groups), decoded.counts_only)
+}
+
+/// A QTB1 body: its JSON head (the transaction body without its pushes),
+/// its pushes as groups, and whether the caller asked for counts only.
+pub fn parse_txn_body(body: &[u8]) -> (serde_json::Value, Vec<GroupIn>, bool) {
+    let decoded = decode_txn_body(body).unwrap_or_else(|e| errors::bad_binary("binary transaction body", e));
+    let head: serde_json::Value = serde_json::from_slice(&decoded.head)
+        .unwrap_or_else(|e| errors::bad_binary("binary transaction body", format!("head is not JSON: {e}")));
+    let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
+    let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
+    if total > max {
+        errors::invalid("items", format!("{total} items is more than queen.push_max_items ({max})"));
+    }
+    (head, groups_in(decoded.groups), decoded.counts_only)
+}
+
+/// Decoded groups as push groups, every payload checked; items indexed
+/// from 0 in the order written.
+fn groups_in(decoded: Vec<PushGroup>) -> Vec<GroupIn> {
     let mut index = 0usize;
-    let mut groups = Vec::with_capacity(decoded.groups.len());
-    for (gi, g) in decoded.groups.into_iter().enumerate() {
+    let mut groups = Vec::with_capacity(decoded.len());
+    for (gi, g) in decoded.into_iter().enumerate() {
         let queue = check_name(&format!("groups[{gi}].queue"), &g.queue).to_owned();
         let partition = check_name(&format!("groups[{gi}].partition"), &g.partition).to_owned();
         let mut items = Vec::new();
@@ -78,5 +98,5 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
         }
         groups.push(GroupIn { queue, partition, items, packed });
     }
-    (groups, decoded.counts_only)
+    groups
 }

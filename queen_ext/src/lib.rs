@@ -139,7 +139,18 @@ fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -
 #[pg_extern]
 fn transaction(ops: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = required("ops", ops);
-    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &body, producer)))
+    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &body, producer, Vec::new(), false)))
+}
+
+/// A binary transaction body (QTB1): a JSON head (acks, requiredLeases, the
+/// kv and timers riders) and the pushes as pre-framed groups, checked frame
+/// by frame and stored as they are. The head's results come first, then the
+/// pushed messages in the order written, then the riders.
+#[pg_extern]
+fn transaction_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
+    let (head, groups, counts_only) = binary::parse_txn_body(body);
+    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &head, producer, groups, counts_only)))
 }
 
 /// Creates or edits a queue; mode `merge` (default) or `replace`.

@@ -25,7 +25,10 @@ enum Op {
     Ack(usize),
 }
 
-pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>) -> Value {
+/// `binary`: the pushes of a QTB1 body, answered after the head's
+/// operations; `counts_only` answers counts instead of the pushes' and
+/// acks' results (the riders' results stay).
+pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>, mut binary: Vec<GroupIn>, counts_only: bool) -> Value {
     let empty = Vec::new();
     let mut kv_ops = Vec::new();
     let (ops, leases, timer_ops): (&Vec<Value>, Option<&Vec<Value>>, Vec<crate::sweeper::timers::TimerOp>) = match body {
@@ -48,7 +51,7 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         }
         _ => errors::wrong_type("transaction", "an object with operations"),
     };
-    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() {
+    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() && binary.is_empty() {
         errors::invalid("operations", "must not be empty");
     }
     let mut push_items: Vec<Value> = Vec::new();
@@ -104,10 +107,15 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         }
     }
 
-    let flat_ops: usize = plan.iter().map(|op| match op {
-        Op::Push(range) => range.len(),
-        Op::Ack(_) => 1,
-    }).sum();
+    let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
+    let flat_ops: usize = plan
+        .iter()
+        .map(|op| match op {
+            Op::Push(range) => range.len(),
+            Op::Ack(_) => 1,
+        })
+        .sum::<usize>()
+        + binary_items;
     let kv_results = if kv_ops.is_empty() {
         Vec::new()
     } else {
@@ -118,13 +126,18 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         a.results
     };
     let timers = crate::sweeper::timers::apply(client, &timer_ops);
-    let pushed = if push_items.is_empty() {
+    let json_items = push_items.len();
+    let mut groups: Vec<GroupIn> = if push_items.is_empty() {
         Vec::new()
     } else {
         let text = serde_json::to_string(&Value::Array(push_items)).expect("items serialize");
-        let groups: Vec<GroupIn> = push::parse_items(&text);
-        push::push_groups(client, &groups, producer, true)
+        push::parse_items(&text)
     };
+    for g in binary.iter_mut() {
+        g.items.iter_mut().for_each(|it| it.index += json_items);
+    }
+    groups.append(&mut binary);
+    let pushed = if groups.is_empty() { Vec::new() } else { push::push_groups(client, &groups, producer, true) };
     let acked = if acks.is_empty() { Vec::new() } else { ack::ack(client, &acks) };
     if let Some(bad) = acked.iter().find(|a| !a.success()) {
         errors::lease_not_held(format!(
@@ -149,10 +162,25 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
             }
         }
     }
+    results.extend(pushed[json_items..].iter().map(|r| {
+        let mut v = r.to_json();
+        v["type"] = json!("push");
+        v
+    }));
+    let mut answer = json!({ "success": true });
+    if counts_only {
+        let duplicate = pushed.iter().filter(|p| p.duplicate).count();
+        answer["pushed"] = json!(pushed.len() - duplicate);
+        answer["duplicate"] = json!(duplicate);
+        answer["acked"] = json!(acked.len());
+        results.clear();
+    }
+    let base = if counts_only { flat_ops } else { 0 };
     results.extend(kv_results);
     results.extend(timers);
     for (i, r) in results.iter_mut().enumerate() {
-        r["index"] = json!(i);
+        r["index"] = json!(base + i);
     }
-    json!({ "success": true, "results": results })
+    answer["results"] = Value::Array(results);
+    answer
 }

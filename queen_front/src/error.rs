@@ -31,6 +31,10 @@ pub fn status_for(sqlstate: &str) -> StatusCode {
         // Bad input: invalid value, wrong type, too long, bad text or binary.
         "22023" | "42804" | "22001" | "22P02" | "22P03" | "22004" | "22007" | "22008" => StatusCode::BAD_REQUEST,
         "42704" => StatusCode::NOT_FOUND,
+        // A request over a configured bound (batch, value size).
+        "54000" => StatusCode::PAYLOAD_TOO_LARGE,
+        // A namespace's storage quota.
+        "53400" => StatusCode::FORBIDDEN,
         // A lease that is not held, a concurrent delete: retry or re-pop.
         "55000" | "40001" | "23503" | "23505" | "40P01" => StatusCode::CONFLICT,
         // Canceled (statement timeout), shutting down, too many connections.
@@ -39,6 +43,19 @@ pub fn status_for(sqlstate: &str) -> StatusCode {
         s if s.starts_with("22") => StatusCode::BAD_REQUEST,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// The machine-readable code a client branches on, chosen by SQLSTATE.
+pub fn code_for(sqlstate: &str) -> Option<&'static str> {
+    Some(match sqlstate {
+        "53400" => "storage_quota_exceeded",
+        "54000" => "request_too_large",
+        "42704" => "not_found",
+        "55000" => "precondition_failed",
+        "40001" | "40P01" => "retry",
+        s if s.starts_with("22") || s == "42804" => "invalid_request",
+        _ => return None,
+    })
 }
 
 impl From<tokio_postgres::Error> for ApiError {
@@ -65,8 +82,11 @@ impl From<deadpool_postgres::PoolError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut body = json!({"success": false, "error": self.message});
-        if let Some(code) = &self.code {
-            body["sqlstate"] = json!(code);
+        if let Some(state) = &self.code {
+            body["sqlstate"] = json!(state);
+            if let Some(code) = code_for(state) {
+                body["code"] = json!(code);
+            }
         }
         (self.status, Json(body)).into_response()
     }

@@ -41,6 +41,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/messages/{partition_id}/{transaction_id}", get(get_message).delete(delete_message))
         .route("/api/v1/messages/{partition_id}/{transaction_id}/retry", post(retry_message))
         .route("/api/v1/timers", post(timers))
+        .route("/api/v1/kv", post(kv))
+        .route("/api/v1/kv/{ns}/{*key}", get(kv_get).put(kv_put).delete(kv_delete))
+        .route("/api/v1/locks", post(locks))
         .route("/api/v1/timers/{queue}/{*timer_key}", axum::routing::delete(cancel_timer))
         .route("/api/v1/consumer-groups", get(consumer_groups))
         .route("/api/v1/consumer-groups/{group}", get(consumer_group).delete(delete_consumer_group))
@@ -253,11 +256,12 @@ async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> 
 
 async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
     let producer = state.auth.subject(&headers)?;
-    if body.starts_with(b"QTB1") {
-        return Err(ApiError::bad_request("binary transaction bodies (QTB1) are not supported; send the JSON body"));
-    }
-    let body = json_body(&body)?;
-    let answer = call(&state, "SELECT queen.transaction($1::jsonb, $2)", &[&body, &producer]).await?;
+    let answer = if body.starts_with(b"QTB1") {
+        call(&state, "SELECT queen.transaction_binary($1, $2)", &[&body.as_ref(), &producer]).await?
+    } else {
+        let body = json_body(&body)?;
+        call(&state, "SELECT queen.transaction($1::jsonb, $2)", &[&body, &producer]).await?
+    };
     state.waiters.wake_queue("");
     ok(answer)
 }
@@ -336,6 +340,60 @@ async fn timers(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
+}
+
+/// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
+/// A lost precondition is a verdict in the answer (HTTP 200), never an error.
+async fn kv(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
+}
+
+async fn kv_one(state: &AppState, op: Value) -> Answer {
+    let answer = call(state, "SELECT queen.kv($1::jsonb)", &[&json!({"operations": [op]})]).await?;
+    ok(answer["results"][0].clone())
+}
+
+/// Sugar for curl: one key.
+async fn kv_get(State(state): State<AppState>, headers: HeaderMap, Path((ns, key)): Path<(String, String)>) -> Answer {
+    state.auth.subject(&headers)?;
+    kv_one(&state, json!({"op": "get", "ns": ns, "key": key})).await
+}
+
+/// Sugar for curl: the body is `{"value", "ttlSeconds" | "forever", "expect"?}`.
+async fn kv_put(State(state): State<AppState>, headers: HeaderMap, Path((ns, key)): Path<(String, String)>, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let mut op = json_body(&body)?;
+    let Some(fields) = op.as_object_mut() else {
+        return Err(ApiError::bad_request("body: must be an object with value and ttlSeconds or forever"));
+    };
+    fields.insert("op".into(), json!("put"));
+    fields.insert("ns".into(), json!(ns));
+    fields.insert("key".into(), json!(key));
+    kv_one(&state, op).await
+}
+
+async fn kv_delete(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((ns, key)): Path<(String, String)>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    state.auth.subject(&headers)?;
+    let mut op = json!({"op": "delete", "ns": ns, "key": key});
+    if let Some(e) = params.get("expect") {
+        op["expect"] = json!(e.parse::<i64>().map_err(|_| ApiError::bad_request("expect: must be a version (an integer)"))?);
+    }
+    kv_one(&state, op).await
+}
+
+/// Locks and semaphores: acquire, renew, release, get. A lock held by
+/// another is an answer (HTTP 200), not an error.
+async fn locks(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+    state.auth.subject(&headers)?;
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
 }
 
 /// The cancel route: never refused by the scheduling switch.

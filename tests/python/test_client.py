@@ -163,3 +163,85 @@ async def test_timer_fires_into_the_queue_and_cancel():
         assert cancelled["status"] == "cancelled"
         again = await q.timers.cancel(queue, "remind-2", txn=later["txn"])
         assert again["status"] == "absent" and not again
+
+
+async def test_kv_writes_reads_and_verdicts():
+    async with Queen(URL) as q:
+        ns = name("kv")
+        put = await q.kv.put(ns, "k", {"a": 1}, ttl_seconds=60)
+        assert put and put["applied"]
+        got = await q.kv.get(ns, "k")
+        assert got and got["value"] == {"a": 1} and got["version"] == put["version"]
+        assert not await q.kv.get(ns, "missing")
+        lost = await q.kv.put(ns, "k", 2, ttl_seconds=60, expect=put["version"] + 1000)
+        assert not lost and lost["reason"] == "version" and lost["value"] == {"a": 1}
+        assert await q.kv.once(ns, "gate", ttl_seconds=60)
+        assert not await q.kv.once(ns, "gate", ttl_seconds=60)
+        assert (await q.kv.incr(ns, "n", delta=5, forever=True))["value"] == 5
+        refused = await q.kv.incr(ns, "n", delta=1, max=5, forever=True)
+        assert not refused and refused["reason"] == "max"
+        page = await q.kv.get_prefix(ns, "g")
+        assert [r["key"] for r in page["rows"]] == ["gate"]
+        many = await q.kv.get_many(ns, ["k", "nope"])
+        assert many["missing"] == ["nope"]
+        assert await q.kv.check(ns, "k", expect=put["version"])
+        gone = await q.kv.delete(ns, "k")
+        assert gone["applied"]
+        assert (await q.kv.delete(ns, "k"))["reason"] == "absent"
+
+
+async def test_kv_refusals_carry_a_code():
+    from queen.errors import KvError
+
+    async with Queen(URL) as q:
+        with pytest.raises(KvError) as bad:
+            await q.kv.batch([{"op": "put", "ns": "bad ns", "key": "k", "value": 1, "ttlSeconds": 5}])
+        assert bad.value.status == 400 and bad.value.code == "invalid_request"
+
+
+async def test_a_lock_guards_a_transaction():
+    async with Queen(URL) as q:
+        lock_name, queue = name("lock"), name("locked")
+        first = q.lock(lock_name, ttl_seconds=30)
+        second = q.lock(lock_name, ttl_seconds=30)
+        assert await first.acquire()
+        assert not await second.acquire()
+        holders = await q.locks.get(lock_name)
+        assert holders["held"] and holders["holders"][0]["owner"] == first.owner
+        result = await q.transaction().guard(first).queue(queue).push([{"data": "under lock"}]).commit()
+        assert result["success"], result
+        token = first.token
+        assert await first.renew() and first.token > token
+        assert await first.release()
+        assert await second.acquire()
+        assert second.token > token
+        await second.release()
+        msgs = await q.queue(queue).batch(1).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in msgs] == ["under lock"]
+
+
+async def test_transaction_kv_rider_and_its_gate():
+    async with Queen(URL) as q:
+        ns, queue = name("txkv"), name("txkv")
+        won = await q.transaction().once(ns, "msg-1", ttl_seconds=60).queue(queue).push([{"data": 1}]).commit()
+        assert won["success"], won
+        lost = await q.transaction().once(ns, "msg-1", ttl_seconds=60).queue(queue).push([{"data": 2}]).commit()
+        assert not lost and lost["reason"] == "kv_precondition" and lost["kvReason"] == "exists"
+        msgs = await q.queue(queue).batch(5).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in msgs] == [1], "the gated push was not applied"
+
+
+async def test_binary_transaction_body():
+    async with Queen(URL, binary_push=True, push_compression=True) as q:
+        src, dst, ns = name("qtb-src"), name("qtb-dst"), name("qtb")
+        await q.queue(src).push([{"data": "in"}])
+        msgs = await q.queue(src).batch(1).autopilot(False).wait(False).pop()
+        result = await (
+            q.transaction().queue(dst).push([{"data": "a"}, {"data": "b"}]).ack(msgs[0])
+            .kv.put(ns, "seen", True, ttl_seconds=60).commit()
+        )
+        assert result["success"], result
+        assert [r.get("type") for r in result["results"][:3]] == ["push", "push", "ack"], result
+        out = await q.queue(dst).batch(5).autopilot(False).wait(False).pop()
+        assert [m["data"] for m in out] == ["a", "b"]
+        assert (await q.kv.get(ns, "seen"))["value"] is True

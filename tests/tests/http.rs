@@ -244,3 +244,51 @@ fn timers_over_http() {
         "payload": payload, "delayMs": 0, "deliverAt": "2030-01-01T00:00:00Z"}]}));
     assert_eq!(status, 400, "server-owned fields are refused: {body}");
 }
+
+#[test]
+fn kv_and_locks_over_http() {
+    let ns = unique("httpkv");
+    let (status, r) = post("/api/v1/kv", &json!({"operations": [
+        {"op": "put", "ns": ns, "key": "k", "value": {"v": 1}, "ttlSeconds": 60},
+        {"op": "putIfAbsent", "ns": ns, "key": "k", "value": 2, "ttlSeconds": 60},
+        {"op": "get", "ns": ns, "key": "k"}
+    ]}));
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["results"][0]["applied"], true);
+    assert_eq!((r["results"][1]["applied"].clone(), r["results"][1]["reason"].clone()), (json!(false), json!("exists")), "a verdict, not an error");
+    assert_eq!(r["results"][2]["value"], json!({"v": 1}));
+    // The curl sugar.
+    let (status, got) = get(&format!("/api/v1/kv/{ns}/k"));
+    assert_eq!((status, got["found"].clone()), (200, json!(true)));
+    let (status, put) = send(agent().put(&format!("{}/api/v1/kv/{ns}/a/b", base())), Some(&json!({"value": 7, "forever": true})));
+    assert_eq!((status, put["applied"].clone(), put["key"].clone()), (200, json!(true), json!("a/b")), "{put}");
+    let (status, del) = send(agent().delete(&format!("{}/api/v1/kv/{ns}/a/b", base())), None);
+    assert_eq!((status, del["applied"].clone()), (200, json!(true)));
+    // Error classes: bad input, too large, over quota; each writes nothing.
+    let (status, bad) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": 1}]}));
+    assert_eq!((status, bad["code"].clone()), (400, json!("invalid_request")), "{bad}");
+    let big = "x".repeat(1_100_000);
+    let (status, large) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": big, "ttlSeconds": 5}]}));
+    assert_eq!(status, 413, "{large}");
+    let quota_ns = unique("httpquota");
+    post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "a", "value": 1, "forever": true}]}));
+    let mut c = queen_it::connect();
+    c.query_one("SELECT queen.kv_quota($1, 1, NULL)", &[&quota_ns]).unwrap();
+    c.query_one("SELECT queen.kv_usage_rollup_v1()", &[]).unwrap();
+    let (status, over) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "b", "value": 1, "forever": true}]}));
+    assert_eq!((status, over["code"].clone()), (403, json!("storage_quota_exceeded")), "{over}");
+    let (_, b) = get(&format!("/api/v1/kv/{quota_ns}/b"));
+    assert_eq!(b["found"], false);
+
+    let name = unique("httplock");
+    let (status, a) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "one"}]}));
+    assert_eq!(status, 200, "{a}");
+    let a = &a["results"][0];
+    assert_eq!(a["acquired"], true);
+    let (status, b) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "two"}]}));
+    assert_eq!((status, b["results"][0]["acquired"].clone(), b["results"][0]["reason"].clone()), (200, json!(false), json!("held")));
+    let (status, tx) = post("/api/v1/transaction", &json!({"operations": [], "kv": [a["guard"], {"op": "incr", "ns": ns, "key": "n", "ttlSeconds": 60}]}));
+    assert_eq!((status, tx["success"].clone()), (200, json!(true)), "{tx}");
+    let (status, bad) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": "has#hash", "ttlSeconds": 30}]}));
+    assert_eq!(status, 400, "{bad}");
+}
