@@ -36,8 +36,9 @@ trap stop_all EXIT
 pg_stop "$DIR"
 rm -rf "$DIR/data"
 # Two sweepers, so their leaderless sharing is exercised; a long sweeper
-# sleep, so that a prompt fire can only come from the wake at commit.
-pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2" "queen.sweeper_max_sleep_ms = 60000"
+# sleep, so that a prompt fire can only come from the wake at commit; a
+# one-second usage rollup, so its degrade-to-off is seen within a test.
+pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2" "queen.sweeper_max_sleep_ms = 60000" "queen.kv_usage_every_ms = 1000"
 
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
 JWT_TEST_SECRET="queen-test-secret"

@@ -18,6 +18,9 @@ fn messages_in(c: &mut postgres::Client, queue: &str) -> i64 {
     .get(0)
 }
 
+/// The tests that change the slow phases' settings or tables take turns.
+static SLOW_PHASES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn wait_for(mut done: impl FnMut() -> bool, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !done() {
@@ -108,16 +111,58 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
 /// for now is fired at once because its commit sets their latches.
 #[test]
 fn a_commit_wakes_the_sleeping_sweepers() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = connect();
     let queue = unique("wake");
-    // Let the sweepers settle into their long sleep.
-    thread::sleep(Duration::from_millis(1500));
+    // Push the slow phases' gates out of the way, so nothing but the wake
+    // can cut the sweepers' sleep short; let them settle into it.
+    for q in ["ALTER SYSTEM SET queen.kv_expire_every_ms = 600000", "ALTER SYSTEM SET queen.kv_usage_every_ms = 600000", "SELECT pg_reload_conf()"] {
+        c.execute(q, &[]).unwrap();
+    }
+    thread::sleep(Duration::from_millis(2500));
     let started = Instant::now();
     c.query_one("SELECT queen.timer_schedule($1, 'now', '\"wake up\"', 0)", &[&queue]).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut woke = true;
     while messages_in(&mut c, &queue) == 0 {
-        assert!(Instant::now() < deadline, "the timer waited for the sweepers' long sleep: no wake");
+        if Instant::now() >= deadline {
+            woke = false;
+            break;
+        }
         thread::sleep(Duration::from_millis(20));
     }
-    assert!(started.elapsed() < Duration::from_secs(20));
+    for q in ["ALTER SYSTEM RESET queen.kv_expire_every_ms", "ALTER SYSTEM RESET queen.kv_usage_every_ms", "SELECT pg_reload_conf()"] {
+        c.execute(q, &[]).unwrap();
+    }
+    assert!(woke, "the timer waited for the sweepers' long sleep: no wake");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// A slow phase that meets a configuration error (class 42) turns itself
+/// off while the fire keeps serving; a configuration reload turns it on.
+#[test]
+fn a_broken_rollup_degrades_to_off_and_the_fire_goes_on() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut c = connect();
+    let metrics = |c: &mut postgres::Client| -> Value { c.query_one("SELECT queen.sweeper_metrics()::jsonb", &[]).unwrap().get(0) };
+    let fired_before = metrics(&mut c)["firedTotal"].as_i64().unwrap();
+    c.batch_execute("ALTER TABLE queen.kv_usage RENAME TO kv_usage_elsewhere").unwrap();
+    let restore = |c: &mut postgres::Client| c.batch_execute("ALTER TABLE queen.kv_usage_elsewhere RENAME TO kv_usage").unwrap();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut c = connect();
+        wait_for(|| metrics(&mut c)["kvRollupOff"] == true, "the rollup turned off");
+        let queue = unique("degraded");
+        c.query_one("SELECT queen.timer_schedule($1, 'k', '1'::jsonb, 0)", &[&queue]).unwrap();
+        wait_for(|| messages_in(&mut c, &queue) == 1, "the timer fired with the rollup off");
+        assert_eq!(metrics(&mut c)["kvPruneOff"], false, "the prune is untouched");
+    }));
+    restore(&mut c);
+    if let Err(e) = outcome {
+        std::panic::resume_unwind(e);
+    }
+    c.query_one("SELECT pg_reload_conf()", &[]).unwrap();
+    wait_for(|| metrics(&mut c)["kvRollupOff"] == false, "a reload turned the rollup back on");
+    let m = metrics(&mut c);
+    assert!(m["firedTotal"].as_i64().unwrap() > fired_before, "{m}");
+    assert!(m["probesTotal"].as_i64().unwrap() > 0);
 }
