@@ -2,7 +2,7 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention, http) runs one of them.
+# (engine, retention, http, sweeper) runs one of them.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
@@ -24,15 +24,33 @@ run_http() {
     sleep 1
     "$ROOT/target/release/queen_bench_http" "$DSN" "http://127.0.0.1:6636"
 }
+# The sweeper figures: timers with 1, then 2 sweepers (a fresh cluster
+# each, the worker count is fixed at start), then KV churn and the quiet cycle.
+run_sweeper() {
+    local results="$DIR/sweeper-runs.json"
+    rm -f "$results"
+    for workers in 1 2; do
+        pg_stop "$DIR"
+        rm -rf "$DIR/data"
+        pg_start "$DIR" "$PORT" "queen.sweeper_workers = $workers"
+        "$ROOT/target/release/queen_bench_sweeper" "$DSN" timers "$workers" "$results"
+    done
+    "$ROOT/target/release/queen_bench_sweeper" "$DSN" report "$results"
+    "$ROOT/target/release/queen_bench_sweeper" "$DSN" kv
+    "$ROOT/target/release/queen_bench_sweeper" "$DSN" quiet
+}
 case "${1:-all}" in
     engine) "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
     http) run_http ;;
+    sweeper) run_sweeper ;;
     *)
         "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo
         "$ROOT/target/release/queen_bench_retention" "$DSN"
         echo
         run_http
+        echo
+        run_sweeper
         ;;
 esac
