@@ -71,6 +71,27 @@ pub fn generic_plans<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// As `exec`, planned for these parameter values and the table as it is
+/// now. For the sweepers' per-shard scans, whose best plan depends on how
+/// many rows are due: a generic plan kept from when the table was empty
+/// would scan it whole on every pass.
+pub fn exec_custom<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+) -> SpiTupleTable<'conn> {
+    struct Restore(std::ffi::c_int);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            unsafe { pg_sys::plan_cache_mode = self.0 }
+        }
+    }
+    let _restore = Restore(unsafe { pg_sys::plan_cache_mode });
+    unsafe { pg_sys::plan_cache_mode = pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_CUSTOM_PLAN as std::ffi::c_int };
+    exec(client, sql, types, args)
+}
+
 /// Runs `f` on an SPI connection, with generic plans.
 pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
     generic_plans(|| pgrx::spi::Spi::connect_mut(f))

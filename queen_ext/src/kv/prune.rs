@@ -12,12 +12,19 @@ use std::collections::BTreeMap;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::sql::{self, exec};
+use crate::sql::{self, exec, exec_custom};
 
 /// One prune pass from `start_shard` on: deletes at most `batch` expired
 /// rows, then counts those still present (up to `count_max`).
 pub fn expire_step(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, count_max: i32) -> Value {
-    let deleted = exec(
+    let deleted = expire(c, start_shard, batch);
+    let (present, capped) = expired_present(c, count_max);
+    json!({"deleted": deleted, "expiredPresent": present, "countCapped": capped})
+}
+
+/// Deletes at most `batch` expired rows nobody holds; answers how many.
+pub fn expire(c: &mut SpiClient<'_>, start_shard: i32, batch: i32) -> i64 {
+    let deleted = exec_custom(
         c,
         "DELETE FROM queen.kv WHERE ctid = ANY (ARRAY(
              SELECT v.ctid FROM generate_series(0, 63) AS g(i)
@@ -35,8 +42,14 @@ pub fn expire_step(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, count_ma
         &[start_shard.into(), batch.into()],
     )
     .len() as i64;
+    deleted
+}
+
+/// The expired rows still present, counted up to about `count_max` (64
+/// bounded per-shard index scans); and whether the count hit its cap.
+pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
     let per_shard = (count_max / super::super::sweeper::timers::SHARDS).max(1);
-    let present: i64 = exec(
+    let present: i64 = exec_custom(
         c,
         "SELECT coalesce(sum(n), 0)::int8 FROM generate_series(0, 63) AS g(i)
          CROSS JOIN LATERAL (
@@ -52,7 +65,7 @@ pub fn expire_step(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, count_ma
     .get(1)
     .unwrap()
     .unwrap();
-    json!({"deleted": deleted, "expiredPresent": present, "countCapped": present >= (per_shard as i64) * 64})
+    (present, present >= (per_shard as i64) * 64)
 }
 
 /// Per-namespace live keys and bytes, gathered in keyset pages of `batch`

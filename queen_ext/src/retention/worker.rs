@@ -93,11 +93,32 @@ struct OwnTransactions;
 
 impl Runner for OwnTransactions {
     fn run<R>(&mut self, f: impl FnOnce(&mut pgrx::spi::SpiClient<'_>) -> R) -> Result<R, String> {
-        if BackgroundWorker::sigterm_received() {
+        if stopping() {
             return Err("terminated".into());
         }
         in_own_transaction(|| sql::spi(f))
     }
+}
+
+/// Set once SIGTERM has been seen. pgrx's `sigterm_received` clears its flag
+/// when read, so every check goes through here and the answer sticks.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this worker was asked to stop.
+pub fn stopping() -> bool {
+    use std::sync::atomic::Ordering;
+    if BackgroundWorker::sigterm_received() {
+        STOPPING.store(true, Ordering::SeqCst);
+    }
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// Sleeps on the latch for at most `d`; false when the worker must stop.
+pub fn wait(d: Duration) -> bool {
+    if !BackgroundWorker::wait_latch(Some(d)) {
+        STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    !stopping()
 }
 
 /// The database the workers connect to (`queen.database_name`).
@@ -163,7 +184,7 @@ impl Scheduler {
                     return Err(e);
                 }
             }
-            if BackgroundWorker::sigterm_received() {
+            if stopping() {
                 return Ok(());
             }
         }
@@ -302,7 +323,7 @@ pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
     let mut scheduler = Scheduler { holder: format!("pid {}", unsafe { pg_sys::MyProcPid }), last_error_log: None };
     loop {
         let poll = Duration::from_millis((guc::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000));
-        if !BackgroundWorker::wait_latch(Some(poll)) {
+        if !wait(poll) {
             break;
         }
         if BackgroundWorker::sighup_received() {

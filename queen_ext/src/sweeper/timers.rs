@@ -7,7 +7,7 @@ use super::worker::Settings;
 use crate::errors;
 use crate::json::{check_name, MAX_NAME_BYTES};
 use crate::push::{self, GroupIn, ItemIn};
-use crate::sql::{self, exec, micros_to_iso};
+use crate::sql::{self, exec, exec_custom, micros_to_iso};
 
 /// Every sweeper scans every one of these; where it starts differs.
 pub const SHARDS: i32 = 64;
@@ -229,28 +229,26 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
 pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Value {
     let token = uuid::Uuid::new_v4();
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    let mut claimed = 0i64;
-    for k in 0..SHARDS {
-        let left = batch as i64 - claimed;
-        if left <= 0 {
-            break;
-        }
-        let shard = (start_shard.rem_euclid(SHARDS) + k) % SHARDS;
-        claimed += exec(
-            c,
-            "WITH picked AS (
+    // One statement: a bounded seek per shard, from this worker's starting
+    // shard on, stopping once `batch` rows are taken.
+    let claimed = exec_custom(
+        c,
+        "WITH picked AS (
+             SELECT v.queue, v.timer_key FROM generate_series(0, 63) AS g(i)
+             CROSS JOIN LATERAL (
                  SELECT queue, timer_key FROM queen.log_timers
-                  WHERE shard = $1 AND deliver_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
-                  ORDER BY deliver_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-             UPDATE queen.log_timers t
-                SET claim_token = $3, claimed_until = now() + make_interval(secs => $4 / 1000.0), attempts = t.attempts + 1
-               FROM picked p WHERE t.queue = p.queue AND t.timer_key = p.timer_key
-             RETURNING 1",
-            &[sql::INT2, sql::INT8, sql::UUID, sql::INT4],
-            &[(shard as i16).into(), left.into(), pg_token.into(), lease_ms.into()],
-        )
-        .len() as i64;
-    }
+                  WHERE shard = ((($1 + g.i) % 64 + 64) % 64)::smallint AND deliver_at <= now()
+                    AND (claimed_until IS NULL OR claimed_until < now())
+                  ORDER BY deliver_at LIMIT $2 FOR UPDATE SKIP LOCKED) v
+             LIMIT $2)
+         UPDATE queen.log_timers t
+            SET claim_token = $3, claimed_until = now() + make_interval(secs => $4 / 1000.0), attempts = t.attempts + 1
+           FROM picked p WHERE t.queue = p.queue AND t.timer_key = p.timer_key
+         RETURNING 1",
+        &[sql::INT4, sql::INT8, sql::UUID, sql::INT4],
+        &[start_shard.into(), (batch as i64).into(), pg_token.into(), lease_ms.into()],
+    )
+    .len() as i64;
     json!({"token": token.to_string(), "claimed": claimed})
 }
 

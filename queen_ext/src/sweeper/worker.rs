@@ -17,7 +17,7 @@ use pgrx::{pg_sys, IntoDatum};
 use super::{metrics, sleep, timers};
 use crate::kv::prune;
 use crate::guc;
-use crate::retention::worker::{database_name, extension_present, in_own_transaction, in_own_transaction_coded};
+use crate::retention::worker::{database_name, extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait};
 use crate::sql;
 
 #[derive(Debug, Clone)]
@@ -91,14 +91,15 @@ impl SubClocks {
             let batch = guc::KV_USAGE_BATCH.get();
             let mut rollup = prune::Rollup::new();
             let mut outcome = Ok(());
-            while !rollup.done && outcome.is_ok() && !BackgroundWorker::sigterm_received() {
+            while !rollup.done && outcome.is_ok() && !stopping() {
                 outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.page(c, batch)));
             }
             if outcome.is_ok() && rollup.done {
                 outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.write(c))).map(|_| ());
             }
             match outcome {
-                Ok(()) => metrics::rolled_up(),
+                Ok(()) if rollup.done => metrics::rolled_up(),
+                Ok(()) => {}
                 Err((state, msg)) => {
                     self.rollup_off = is_configuration(&state);
                     pgrx::log!("sweeper {worker}: KV usage rollup failed (SQLSTATE {state}): {msg}{}", if self.rollup_off { "; rollup off until reload" } else { "" });
@@ -112,25 +113,42 @@ impl SubClocks {
             let count_max = guc::KV_EXPIRED_COUNT_MAX.get();
             // Another pass only while passes come back full, and only for half
             // the period: each pass is its own transaction of at most `batch`.
+            // Then one count of what is left, deleting or not.
             let started = Instant::now();
+            let mut deleted = 0i64;
+            let mut outcome = Ok(());
             loop {
-                match in_own_transaction_coded(|| sql::spi(|c| prune::expire_step(c, start_shard, batch, count_max))) {
-                    Ok(r) => {
-                        let deleted = r["deleted"].as_i64().unwrap_or(0);
-                        metrics::pruned(deleted, r["expiredPresent"].as_i64().unwrap_or(0));
-                        if deleted < batch as i64 || started.elapsed() >= every / 2 || BackgroundWorker::sigterm_received() {
+                match in_own_transaction_coded(|| sql::spi(|c| prune::expire(c, start_shard, batch))) {
+                    Ok(n) => {
+                        deleted += n;
+                        if n < batch as i64 || started.elapsed() >= every / 2 || stopping() {
                             break;
                         }
                     }
-                    Err((state, msg)) => {
-                        self.prune_off = is_configuration(&state);
-                        pgrx::log!("sweeper {worker}: KV prune failed (SQLSTATE {state}): {msg}{}", if self.prune_off { "; prune off until reload" } else { "" });
+                    Err(e) => {
+                        outcome = Err(e);
                         break;
                     }
                 }
             }
+            let counted = outcome.and_then(|()| in_own_transaction_coded(|| sql::spi(|c| prune::expired_present(c, count_max))));
+            match counted {
+                Ok((present, _)) => metrics::pruned(deleted, present),
+                Err((state, msg)) => {
+                    self.prune_off = is_configuration(&state);
+                    pgrx::log!("sweeper {worker}: KV prune failed (SQLSTATE {state}): {msg}{}", if self.prune_off { "; prune off until reload" } else { "" });
+                }
+            }
         }
         metrics::degraded(worker, self.prune_off, self.rollup_off);
+    }
+
+    /// New periods apply from now: no gate stays further away than its
+    /// period.
+    fn reloaded(&mut self) {
+        let now = Instant::now();
+        self.next_rollup = self.next_rollup.min(now + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64));
+        self.next_prune = self.next_prune.min(now + Duration::from_millis(guc::KV_EXPIRE_EVERY_MS.get() as u64));
     }
 
     /// Milliseconds until the next slow phase that is on is due.
@@ -172,7 +190,7 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<(i64, bool), S
                     break;
                 }
             }
-            if BackgroundWorker::sigterm_received() {
+            if stopping() {
                 break;
             }
         }
@@ -197,7 +215,7 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let mut clocks = SubClocks::new();
     loop {
         let s = Settings::from_gucs();
-        let wait = if !guc::WORKERS_ENABLED.get() || sql::in_recovery() || !extension_present() {
+        let wait_ms = if !guc::WORKERS_ENABLED.get() || sql::in_recovery() || !extension_present() {
             s.max_sleep_ms
         } else {
             match cycle(&s, start_shard, &mut rng) {
@@ -218,7 +236,10 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
             }
         };
         start_shard = (start_shard + 1) % timers::SHARDS;
-        if !BackgroundWorker::wait_latch(Some(Duration::from_millis(wait.max(1) as u64))) {
+        // A worker is never idle in the backend sense: report its statistics
+        // (transactions, tuples) here, or pg_stat_* would not see its work.
+        unsafe { pg_sys::pgstat_report_stat(false) };
+        if !wait(Duration::from_millis(wait_ms.max(1) as u64)) {
             break;
         }
         if BackgroundWorker::sighup_received() {
@@ -226,6 +247,7 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
             // A reload is how an operator says the configuration was fixed.
             clocks.rollup_off = false;
             clocks.prune_off = false;
+            clocks.reloaded();
             metrics::degraded(n as usize, false, false);
         }
     }
