@@ -18,7 +18,8 @@ fn messages_in(c: &mut postgres::Client, queue: &str) -> i64 {
     .get(0)
 }
 
-/// The tests that change the slow phases' settings or tables take turns.
+/// The tests here take turns: two of them change the sweepers' settings or
+/// tables, and one counts the sweepers' probes.
 static SLOW_PHASES: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn wait_for(mut done: impl FnMut() -> bool, what: &str) {
@@ -31,6 +32,7 @@ fn wait_for(mut done: impl FnMut() -> bool, what: &str) {
 
 #[test]
 fn every_timer_fires_exactly_once_with_racing_sweepers() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = connect();
     let queue = unique("timers");
     let mut txn = c.transaction().unwrap();
@@ -75,6 +77,7 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
 
 #[test]
 fn a_rolled_back_schedule_never_fires() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = connect();
     let queue = unique("rollback");
     let mut txn = c.transaction().unwrap();
@@ -87,6 +90,7 @@ fn a_rolled_back_schedule_never_fires() {
 
 #[test]
 fn a_dead_holders_claim_is_fired_after_its_lease() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = connect();
     let queue = unique("orphan");
     // Schedule and claim it in one transaction (no sweeper sees it
@@ -120,6 +124,17 @@ fn a_commit_wakes_the_sleeping_sweepers() {
         c.execute(q, &[]).unwrap();
     }
     thread::sleep(Duration::from_millis(2500));
+    // A schedule that rolls back wakes nobody: no probe runs.
+    let probes = |c: &mut postgres::Client| -> i64 {
+        let m: Value = c.query_one("SELECT queen.sweeper_metrics()::jsonb", &[]).unwrap().get(0);
+        m["probesTotal"].as_i64().unwrap()
+    };
+    let before = probes(&mut c);
+    let mut txn = c.transaction().unwrap();
+    txn.query_one("SELECT queen.timer_schedule($1, 'never', '1', 0)", &[&queue]).unwrap();
+    txn.rollback().unwrap();
+    thread::sleep(Duration::from_millis(1500));
+    let after_rollback = probes(&mut c);
     let started = Instant::now();
     c.query_one("SELECT queen.timer_schedule($1, 'now', '\"wake up\"', 0)", &[&queue]).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -134,6 +149,7 @@ fn a_commit_wakes_the_sleeping_sweepers() {
     for q in ["ALTER SYSTEM RESET queen.kv_expire_every_ms", "ALTER SYSTEM RESET queen.kv_usage_every_ms", "SELECT pg_reload_conf()"] {
         c.execute(q, &[]).unwrap();
     }
+    assert_eq!(after_rollback, before, "a rolled-back schedule woke a sweeper");
     assert!(woke, "the timer waited for the sweepers' long sleep: no wake");
     assert!(started.elapsed() < Duration::from_secs(10));
 }
