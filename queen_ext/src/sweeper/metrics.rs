@@ -32,6 +32,7 @@ pub struct Metrics {
     last_probe_us: AtomicI64,
     last_prune_us: AtomicI64,
     last_rollup_us: AtomicI64,
+    fire_batch: AtomicI64,
 }
 
 unsafe impl PGRXSharedMemory for Metrics {}
@@ -83,6 +84,13 @@ pub fn pruned(deleted: i64, expired_present: i64) {
     }
 }
 
+/// The claim size the fire is using (smaller under pressure).
+pub fn fire_batch(batch: i32) {
+    if let Some(m) = shared() {
+        m.fire_batch.store(batch as i64, Ordering::Relaxed);
+    }
+}
+
 pub fn rolled_up() {
     if let Some(m) = shared() {
         m.rollups_total.fetch_add(1, Ordering::Relaxed);
@@ -120,6 +128,7 @@ pub fn snapshot() -> Value {
         "fireLatenessLastMs": g(&m.fire_lateness_last_ms),
         "fireLatenessMaxMs": g(&m.fire_lateness_max_ms),
         "fireLatenessAvgMs": if fired > 0 { g(&m.fire_lateness_sum_ms) as f64 / fired as f64 } else { 0.0 },
+        "fireBatch": g(&m.fire_batch),
         "due": g(&m.due),
         "probeLatenessMs": g(&m.probe_lateness_ms),
         "probesTotal": g(&m.probes_total),

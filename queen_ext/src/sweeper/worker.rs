@@ -162,9 +162,45 @@ impl SubClocks {
     }
 }
 
+/// How the fire adapts under pressure: it never turns itself off, it takes
+/// smaller claims and sleeps longer between them. Pressure is a claim whose
+/// fires lost rows to another sweeper (their claim tokens changed), or a
+/// claim-and-fire round slower than an eighth of the lease: past that, a
+/// batch risks outliving its lease while it waits on partitions.
+pub struct Pressure {
+    pub batch: i32,
+    pub floor_ms: i64,
+}
+
+/// The smallest claim under pressure, and the longest sleep it adds. Not
+/// measured: a claim this small still amortises its probe, and the floor
+/// is the top of the empty-claim band.
+const PRESSURE_MIN_BATCH: i32 = 10;
+const PRESSURE_MAX_FLOOR_MS: i64 = 200;
+
+impl Pressure {
+    pub fn new(claim_batch: i32) -> Pressure {
+        Pressure { batch: claim_batch, floor_ms: 0 }
+    }
+
+    /// After one claim-and-fire round of `claimed` rows, `fired` of them
+    /// fired, taking `took`.
+    pub fn observe(&mut self, s: &Settings, claimed: i64, fired: i64, took: Duration) {
+        let slow = took > Duration::from_millis(s.lease_ms as u64 / 8);
+        if fired < claimed || slow {
+            self.batch = (self.batch / 2).max(PRESSURE_MIN_BATCH.min(s.claim_batch));
+            self.floor_ms = (self.floor_ms * 2).clamp(25, PRESSURE_MAX_FLOOR_MS);
+        } else {
+            self.batch = (self.batch + self.batch / 2 + 1).min(s.claim_batch);
+            self.floor_ms = if self.floor_ms <= 25 { 0 } else { self.floor_ms / 2 };
+        }
+        self.batch = self.batch.min(s.claim_batch);
+    }
+}
+
 /// One PROBE + DRAIN; answers the sleep before the next and whether timers
 /// were left due.
-fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<(i64, bool), String> {
+fn cycle(s: &Settings, start_shard: i32, rng: &mut u64, pressure: &mut Pressure) -> Result<(i64, bool), String> {
     let probe = in_own_transaction(|| sql::spi(timers::probe))?;
     let next = probe["nextInMs"].as_i64();
     let due = probe["due"].as_i64().unwrap_or(0);
@@ -177,26 +213,34 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64) -> Result<(i64, bool), S
         // Claim and fire in the same iteration, so no claim outlives its
         // lease while earlier ones are still being fired.
         while started.elapsed() < budget && fired < s.cycle_max_rows as i64 {
-            let claim = in_own_transaction(|| sql::spi(|c| timers::claim(c, start_shard, s.claim_batch, s.lease_ms)))?;
-            if claim["claimed"] == 0 {
+            let round = Instant::now();
+            let batch = pressure.batch.min(s.claim_batch);
+            let claim = in_own_transaction(|| sql::spi(|c| timers::claim(c, start_shard, batch, s.lease_ms)))?;
+            let claimed = claim["claimed"].as_i64().unwrap_or(0);
+            if claimed == 0 {
                 empty_claim = fired == 0;
                 break;
             }
             let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
+            let mut fired_here = 0i64;
             loop {
                 let r = in_own_transaction(|| sql::spi(|c| timers::fire(c, token, s.max_fire_bytes)))?;
-                fired += r["fired"].as_i64().unwrap_or(0);
+                fired_here += r["fired"].as_i64().unwrap_or(0);
                 if r["done"] == true {
                     break;
                 }
             }
+            fired += fired_here;
+            pressure.observe(s, claimed, fired_here, round.elapsed());
+            metrics::fire_batch(pressure.batch);
             if stopping() {
                 break;
             }
         }
         left_due = !empty_claim && (started.elapsed() >= budget || fired >= s.cycle_max_rows as i64);
     }
-    Ok((sleep::sleep_ms(next, due, empty_claim, jitter(rng), s.max_sleep_ms), left_due))
+    let band = sleep::sleep_ms(next, due, empty_claim, jitter(rng), s.max_sleep_ms);
+    Ok((band.max(pressure.floor_ms.min(s.max_sleep_ms)), left_due))
 }
 
 #[pg_guard]
@@ -213,12 +257,13 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (unsafe { pg_sys::MyProcPid } as u64);
     let mut last_error: Option<Instant> = None;
     let mut clocks = SubClocks::new();
+    let mut pressure = Pressure::new(guc::SWEEPER_CLAIM_BATCH.get());
     loop {
         let s = Settings::from_gucs();
         let wait_ms = if !guc::WORKERS_ENABLED.get() || sql::in_recovery() || !extension_present() {
             s.max_sleep_ms
         } else {
-            match cycle(&s, start_shard, &mut rng) {
+            match cycle(&s, start_shard, &mut rng, &mut pressure) {
                 Ok((ms, left_due)) => {
                     if !left_due {
                         clocks.run(n as usize, start_shard);
@@ -250,5 +295,36 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
             clocks.reloaded();
             metrics::degraded(n as usize, false, false);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings { claim_batch: 200, cycle_max_rows: 5000, lease_ms: 30_000, max_fire_bytes: 8 << 20, max_sleep_ms: 1000 }
+    }
+
+    #[test]
+    fn pressure_shrinks_the_batch_and_lengthens_the_sleep_then_recovers() {
+        let s = settings();
+        let mut p = Pressure::new(s.claim_batch);
+        let quick = Duration::from_millis(10);
+        let slow = Duration::from_millis(s.lease_ms as u64 / 8 + 1);
+        p.observe(&s, 200, 200, quick);
+        assert_eq!((p.batch, p.floor_ms), (200, 0), "no pressure: full batch, no floor");
+        p.observe(&s, 200, 150, quick);
+        assert_eq!((p.batch, p.floor_ms), (100, 25), "rows lost to another sweeper");
+        p.observe(&s, 100, 100, slow);
+        assert_eq!((p.batch, p.floor_ms), (50, 50), "a round slower than an eighth of the lease");
+        for _ in 0..10 {
+            p.observe(&s, 50, 50, slow);
+        }
+        assert_eq!((p.batch, p.floor_ms), (PRESSURE_MIN_BATCH, PRESSURE_MAX_FLOOR_MS), "bounded at both ends");
+        for _ in 0..20 {
+            p.observe(&s, 10, 10, quick);
+        }
+        assert_eq!((p.batch, p.floor_ms), (200, 0), "recovered");
     }
 }
