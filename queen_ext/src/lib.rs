@@ -63,6 +63,17 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
     JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
+/// `push` for callers that hold the JSON as text (a front-end passing a
+/// request body through, a driver sending a string): the same body and
+/// answer, parsed once here instead of into jsonb and printed back.
+#[pg_extern]
+fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let body = items.unwrap_or_else(|| errors::invalid("items", "is required"));
+    let groups = push::parse_items(body);
+    let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
+    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+}
+
 /// Pushes a binary push body (QPB1, content type application/x-queen-push).
 #[pg_extern]
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {

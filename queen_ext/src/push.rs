@@ -116,8 +116,14 @@ struct Wrapper<'a> {
     items: Option<Vec<&'a RawValue>>,
 }
 
-fn raw_str<'a>(field: &str, raw: &'a RawValue) -> Cow<'a, str> {
-    serde_json::from_str::<Cow<'a, str>>(raw.get()).unwrap_or_else(|_| errors::wrong_type(field, "a string"))
+/// A raw JSON string's text; `field` names it only in an error.
+fn raw_str<'a>(field: impl FnOnce() -> String, raw: &'a RawValue) -> Cow<'a, str> {
+    let text = raw.get();
+    // The common case, a string without escapes, borrows its bytes as they are.
+    if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') && !text[1..text.len() - 1].contains(['\\', '"']) {
+        return Cow::Borrowed(&text[1..text.len() - 1]);
+    }
+    serde_json::from_str::<Cow<'a, str>>(text).unwrap_or_else(|_| errors::wrong_type(&field(), "a string"))
 }
 
 /// Parses Queen's push body (JSON text): an array of items, or
@@ -125,9 +131,9 @@ fn raw_str<'a>(field: &str, raw: &'a RawValue) -> Cow<'a, str> {
 /// their order.
 pub fn parse_items(body: &str) -> Vec<GroupIn> {
     let items: Vec<&RawValue> = match body.trim_start().as_bytes().first() {
-        Some(b'[') => serde_json::from_str(body).unwrap_or_else(|e| errors::invalid("items", e)),
+        Some(b'[') => serde_json::from_str(body).unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
         Some(b'{') => serde_json::from_str::<Wrapper>(body)
-            .unwrap_or_else(|e| errors::invalid("items", e))
+            .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}")))
             .items
             .unwrap_or_else(|| errors::invalid("items", "is required")),
         _ => errors::wrong_type("items", "an array of items"),
@@ -142,21 +148,25 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
     let mut groups: Vec<GroupIn> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
     for (index, raw) in items.iter().enumerate() {
-        let path = format!("items[{index}]");
+        // Error paths are built only when an error is raised.
+        let field = |name: &str| format!("items[{index}].{name}");
         if !raw.get().starts_with('{') {
-            errors::wrong_type(&path, "a JSON object");
+            errors::wrong_type(&format!("items[{index}]"), "a JSON object");
         }
-        let item: RawItem = serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&path, e));
-        let field = |name: &str| format!("{path}.{name}");
+        let item: RawItem = serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e));
         let queue = match item.queue {
-            Some(q) => raw_str(&field("queue"), q),
+            Some(q) => raw_str(|| field("queue"), q),
             None => errors::invalid(&field("queue"), "is required"),
         };
-        check_name(&field("queue"), &queue);
-        let partition = item.partition.map(|p| raw_str(&field("partition"), p));
+        if queue.is_empty() || queue.len() > MAX_NAME_BYTES {
+            check_name(&field("queue"), &queue);
+        }
+        let partition = item.partition.map(|p| raw_str(|| field("partition"), p));
         let partition = partition.as_deref().unwrap_or(DEFAULT_PARTITION);
-        check_name(&field("partition"), partition);
-        let txn = item.transaction_id.map(|t| raw_str(&field("transactionId"), t)).filter(|t| !t.is_empty()).map(|t| {
+        if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
+            check_name(&field("partition"), partition);
+        }
+        let txn = item.transaction_id.map(|t| raw_str(|| field("transactionId"), t)).filter(|t| !t.is_empty()).map(|t| {
             if t.len() > MAX_NAME_BYTES {
                 errors::too_long(&field("transactionId"), t.len());
             }
@@ -164,17 +174,23 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
         });
         let trace = item
             .trace_id
-            .map(|t| raw_str(&field("traceId"), t))
+            .map(|t| raw_str(|| field("traceId"), t))
             .filter(|t| !t.is_empty())
             .map(|t| *crate::json::parse_uuid(&field("traceId"), &t).as_bytes());
         let payload = item.payload.map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
-        let key = (queue.into_owned(), partition.to_owned());
-        let slot = match at.get(&key) {
-            Some(slot) => *slot,
-            None => {
-                groups.push(GroupIn { queue: key.0.clone(), partition: key.1.clone(), items: Vec::new(), packed: None });
-                at.insert(key, groups.len() - 1);
-                groups.len() - 1
+        // Items of one partition usually come together: try the last group first.
+        let slot = match groups.last() {
+            Some(g) if g.queue == *queue && g.partition == partition => groups.len() - 1,
+            _ => {
+                let key = (queue.into_owned(), partition.to_owned());
+                match at.get(&key) {
+                    Some(slot) => *slot,
+                    None => {
+                        groups.push(GroupIn { queue: key.0.clone(), partition: key.1.clone(), items: Vec::new(), packed: None });
+                        at.insert(key, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                }
             }
         };
         groups[slot].items.push(ItemIn { index, txn, trace, payload, encrypted: false, message_id: None });

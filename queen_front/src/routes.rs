@@ -128,12 +128,9 @@ async fn push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) ->
         let answer = call(&state, "SELECT queen.push_binary($1, $2)", &[&body, &producer]).await?;
         (answer, Vec::new())
     } else {
-        let body = json_body(&body)?;
-        let items = body.get("items").or(Some(&body)).and_then(Value::as_array);
-        let queues: Vec<String> = items
-            .map(|a| a.iter().filter_map(|i| i.get("queue").and_then(Value::as_str).map(str::to_owned)).collect())
-            .unwrap_or_default();
-        (call(&state, "SELECT queen.push($1::jsonb, $2)", &[&body, &producer]).await?, queues)
+        // Passed through as text: the extension parses it once.
+        let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))?;
+        (call(&state, "SELECT queen.push_text($1, $2)", &[&text, &producer]).await?, Vec::new())
     };
     // Wake the long polls of what was pushed to (every filter, for binary
     // bodies whose queues are not read here).

@@ -306,3 +306,25 @@ fn bad_input_is_refused_with_sqlstate() {
     let n: i64 = c.query_one("SELECT count(*) FROM queen.queues WHERE name = $1", &[&queue]).unwrap().get(0);
     assert_eq!(n, 0);
 }
+
+#[test]
+fn push_text_takes_the_json_body_as_text() {
+    let mut c = connect();
+    let queue = unique("text");
+    let body = json!([{"queue": queue, "partition": "p", "payload": {"n": 1, "s": "caf\u{e9} \"q\""}, "transactionId": "t-1"},
+                      {"queue": queue, "partition": "p", "payload": [1, 2]}]);
+    let answer: Value = c.query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()]).unwrap().get(0);
+    assert_eq!(answer.as_array().unwrap().len(), 2);
+    assert_eq!(answer[0]["status"], "queued");
+    assert_eq!(answer[0]["transactionId"], "t-1");
+    let again: Value = c.query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()]).unwrap().get(0);
+    assert_eq!(again[0]["status"], "duplicate", "dedup is the same as push's");
+    let popped = pop(&mut c, &queue, None, 10, &json!({}));
+    let data: Vec<Value> = messages(&popped).iter().map(|m| m["data"].clone()).collect();
+    assert_eq!(data[0], json!({"n": 1, "s": "caf\u{e9} \"q\""}));
+    assert_eq!(data[1], json!([1, 2]));
+    for (bad, state) in [("[{\"queue\": ", "22023"), ("{\"items\": 7}", "22023"), ("[{\"queue\": 5}]", "42804"), ("\"x\"", "42804")] {
+        let err = c.query_one("SELECT queen.push_text($1)", &[&bad]).unwrap_err();
+        assert_eq!(sqlstate(&err), state, "{bad}: {err}");
+    }
+}
