@@ -54,12 +54,9 @@ pub fn exec<'conn>(
     })
 }
 
-/// Runs `f` with generic plans for every kept statement. The engine's
-/// statements are short index probes whose best plan does not depend on the
-/// parameter values; re-planning them for each call (what the automatic mode
-/// keeps doing for array parameters) costs more than the statement itself.
-/// The caller's own setting is back in place when `f` returns or unwinds.
-pub fn generic_plans<R>(f: impl FnOnce() -> R) -> R {
+/// Runs `f` with `plan_cache_mode` set to `mode`; the caller's own setting
+/// is back in place when `f` returns or unwinds.
+fn with_plan_mode<R>(mode: pg_sys::PlanCacheMode::Type, f: impl FnOnce() -> R) -> R {
     struct Restore(std::ffi::c_int);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -67,29 +64,31 @@ pub fn generic_plans<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     let _restore = Restore(unsafe { pg_sys::plan_cache_mode });
-    unsafe { pg_sys::plan_cache_mode = pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_GENERIC_PLAN as std::ffi::c_int };
+    unsafe { pg_sys::plan_cache_mode = mode as std::ffi::c_int };
     f()
+}
+
+/// Runs `f` with generic plans for every kept statement. The engine's
+/// statements are short index probes whose best plan does not depend on the
+/// parameter values; re-planning them for each call (what the automatic mode
+/// keeps doing for array parameters) costs more than the statement itself.
+pub fn generic_plans<R>(f: impl FnOnce() -> R) -> R {
+    with_plan_mode(pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_GENERIC_PLAN, f)
 }
 
 /// As `exec`, planned for these parameter values and the table as it is
 /// now. For the sweepers' per-shard scans, whose best plan depends on how
 /// many rows are due: a generic plan kept from when the table was empty
-/// would scan it whole on every pass.
+/// would scan it whole on every pass (2026-11-30: a 1000-row prune pass took
+/// 600-800 ms in a worker against 6-20 ms planned afresh, and the KV churn
+/// bench's expired rows grew without bound).
 pub fn exec_custom<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    struct Restore(std::ffi::c_int);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            unsafe { pg_sys::plan_cache_mode = self.0 }
-        }
-    }
-    let _restore = Restore(unsafe { pg_sys::plan_cache_mode });
-    unsafe { pg_sys::plan_cache_mode = pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_CUSTOM_PLAN as std::ffi::c_int };
-    exec(client, sql, types, args)
+    with_plan_mode(pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_CUSTOM_PLAN, || exec(client, sql, types, args))
 }
 
 /// Runs `f` on an SPI connection, with generic plans.
