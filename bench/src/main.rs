@@ -91,21 +91,46 @@ fn batch_of(rng: &mut SmallRng, n: usize) -> Vec<Value> {
     (0..n).map(|_| payload(rng)).collect()
 }
 
+/// Payloads generated once, as JSON text: every cell draws its messages from
+/// here in turn, so the client's share of the two cores goes to sending, not
+/// to generating, and every contender gets the same bytes.
+const POOL_SIZE: usize = 8192;
+
+fn pool() -> &'static [String] {
+    static POOL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let mut rng = SmallRng::seed_from_u64(42);
+        (0..POOL_SIZE).map(|_| payload(&mut rng).to_string()).collect()
+    })
+}
+
+/// `n` payloads from the pool, starting at `*cursor` (which moves on).
+fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
+    let p = pool();
+    let out = (0..n).map(|i| p[(*cursor + i) % p.len()].as_str()).collect();
+    *cursor = (*cursor + n) % p.len();
+    out
+}
+
 fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
-        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let mut cursor = k * 1000;
         let mut call = 0usize;
         move |c: &mut Client| {
             let partition = format!("p{}", (call * 7 + k) % partitions);
             call += 1;
-            let items: Vec<Value> = batch_of(&mut rng, batch)
-                .into_iter()
-                .map(|p| json!({"queue": queue, "partition": partition, "payload": p}))
-                .collect();
             // JSON text, as a client holding JSON sends it: parsed once, by queen.
-            let text = serde_json::to_string(&Value::Array(items)).unwrap();
+            let mut text = String::with_capacity(batch * 320);
+            text.push('[');
+            for (i, p) in take(&mut cursor, batch).into_iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&format!("{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",\"payload\":{p}}}"));
+            }
+            text.push(']');
             c.execute("SELECT queen.push_text($1)", &[&text]).expect("queen push");
             batch as u64
         }
@@ -118,15 +143,13 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
-        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let mut cursor = k * 1000;
         let mut call = 0usize;
         move |c: &mut Client| {
             let partition = format!("p{}", (call * 7 + k) % partitions);
             call += 1;
-            let items = batch_of(&mut rng, batch)
-                .iter()
-                .map(|p| PushItem { transaction_id: None, payload: serde_json::to_vec(p).unwrap() })
-                .collect();
+            let items =
+                take(&mut cursor, batch).into_iter().map(|p| PushItem { transaction_id: None, payload: p.as_bytes().to_vec() }).collect();
             let body = encode_push_body(
                 &[PushGroup { queue: queue.clone(), partition, messages: GroupMessages::Items(items) }],
                 true,
@@ -142,38 +165,49 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> f64 {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
-        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let mut cursor = k * 1000;
         move |c: &mut Client| {
-            let msgs: Vec<Value> = batch_of(&mut rng, batch);
-            c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&queue, &msgs]).expect("pgmq send_batch");
+            let msgs = take(&mut cursor, batch);
+            c.execute("SELECT pgmq.send_batch($1, $2::text[]::jsonb[])", &[&queue, &msgs]).expect("pgmq send_batch");
             batch as u64
         }
     })
 }
 
-/// The same compressed bytes a queen segment would hold, one INSERT per call.
+/// The same compressed bytes a queen segment would hold, one INSERT per call;
+/// the blobs are encoded before the clock starts, so this is the insert alone.
 fn ceiling_push(b: &Bench, batch: usize) -> f64 {
+    let mut cursor = 0usize;
+    let blobs: std::sync::Arc<Vec<Vec<u8>>> = std::sync::Arc::new(
+        (0..64)
+            .map(|_| {
+                let payloads = take(&mut cursor, batch);
+                let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
+                let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
+                let frames: Vec<queen_frames::FrameRef> = payloads
+                    .iter()
+                    .zip(&ids)
+                    .zip(&txns)
+                    .map(|((p, id), t)| queen_frames::FrameRef {
+                        flags: 0,
+                        message_id: *id,
+                        trace_id: None,
+                        transaction_id: t,
+                        producer: None,
+                        payload: p.as_bytes(),
+                    })
+                    .collect();
+                queen_frames::segment::encode_segment(frames.iter()).unwrap()
+            })
+            .collect(),
+    );
     b.run(move |k| {
-        let mut rng = SmallRng::seed_from_u64(k as u64 + 1);
+        let blobs = std::sync::Arc::clone(&blobs);
+        let mut call = k;
         move |c: &mut Client| {
-            let payloads: Vec<Vec<u8>> = batch_of(&mut rng, batch).iter().map(|p| serde_json::to_vec(p).unwrap()).collect();
-            let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
-            let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
-            let frames: Vec<queen_frames::FrameRef> = payloads
-                .iter()
-                .zip(&ids)
-                .zip(&txns)
-                .map(|((p, id), t)| queen_frames::FrameRef {
-                    flags: 0,
-                    message_id: *id,
-                    trace_id: None,
-                    transaction_id: t,
-                    producer: None,
-                    payload: p,
-                })
-                .collect();
-            let blob = queen_frames::segment::encode_segment(frames.iter()).unwrap();
-            c.execute("INSERT INTO bench_ceiling (blob) VALUES ($1)", &[&blob]).expect("ceiling insert");
+            let blob = &blobs[call % blobs.len()];
+            call += 1;
+            c.execute("INSERT INTO bench_ceiling (blob) VALUES ($1)", &[blob]).expect("ceiling insert");
             batch as u64
         }
     })

@@ -65,7 +65,7 @@ pub fn decompress_segment(blob: &[u8], limit: usize) -> Result<Vec<u8>, FrameErr
     // memory; anything else goes through the bounded stream, which allocates
     // only as output appears.
     if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(blob) {
-        let plausible = (blob.len() as u64).saturating_mul(128).max(1 << 20);
+        let plausible = (blob.len() as u64).saturating_mul(128);
         if size <= limit as u64 && size <= plausible {
             let fast = DECOMPRESSOR.with(|d| {
                 let mut d = d.borrow_mut();
