@@ -147,13 +147,16 @@ fn target_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<QueueRow> 
     names.iter().filter_map(|n| queues::find(client, n)).collect()
 }
 
-fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> Vec<Candidate> {
+/// The partitions worth trying, and the transaction's now() (µs), read in
+/// the same statement.
+fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> (i64, Vec<Candidate>) {
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.options.window_buffer).collect();
     let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
     let rows = exec(
         client,
-        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL
+        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL,
+                (extract(epoch FROM now()) * 1000000)::int8
            FROM queen.log_partitions p
            JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id
            LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
@@ -169,17 +172,21 @@ fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> 
         &[sql::INT8_ARRAY, sql::INT4_ARRAY, sql::TEXT, sql::TEXT, sql::INT8],
         &[ids.into(), windows.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
     );
-    rows.map(|r| {
-        let qid: i64 = r.get(3).unwrap().unwrap();
-        Candidate {
-            pid: r.get(1).unwrap().unwrap(),
-            name: r.get(2).unwrap().unwrap(),
-            queue_idx: qs.iter().position(|q| q.id == qid).expect("candidate of a target queue"),
-            log_start: r.get(4).unwrap().unwrap(),
-            fresh: r.get(5).unwrap().unwrap(),
-        }
-    })
-    .collect()
+    let mut now_us = 0;
+    let cands = rows
+        .map(|r| {
+            let qid: i64 = r.get(3).unwrap().unwrap();
+            now_us = r.get(6).unwrap().unwrap();
+            Candidate {
+                pid: r.get(1).unwrap().unwrap(),
+                name: r.get(2).unwrap().unwrap(),
+                queue_idx: qs.iter().position(|q| q.id == qid).expect("candidate of a target queue"),
+                log_start: r.get(4).unwrap().unwrap(),
+                fresh: r.get(5).unwrap().unwrap(),
+            }
+        })
+        .collect();
+    (now_us, cands)
 }
 
 /// Takes a transaction-scoped advisory lock on (`what`, `id`, `group`)
@@ -323,14 +330,9 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     if qs.is_empty() {
         return out;
     }
-    let now_us: i64 = exec(client, "SELECT (extract(epoch FROM now()) * 1000000)::int8", &[], &[])
-        .next()
-        .unwrap()
-        .get(1)
-        .unwrap()
-        .unwrap();
+    let (now_us, cands) = candidates(client, req, &qs);
     let mut remaining = req.batch;
-    for cand in candidates(client, req, &qs) {
+    for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
         }
