@@ -70,7 +70,13 @@ struct SubClocks {
     next_prune: Instant,
     rollup_off: bool,
     prune_off: bool,
+    /// A rollup under way, resumed cycle after cycle.
+    rollup: Option<prune::Rollup>,
 }
+
+/// The share of one cycle a rollup in progress may take. Not measured: a
+/// few pages of `queen.kv_usage_batch` rows, short beside the sleep bands.
+const ROLLUP_SLICE: Duration = Duration::from_millis(50);
 
 /// A class-42 error (a missing table, a revoked grant): configuration, which
 /// a retry will not fix.
@@ -81,26 +87,35 @@ fn is_configuration(sqlstate: &str) -> bool {
 impl SubClocks {
     fn new() -> SubClocks {
         let now = Instant::now();
-        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false }
+        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false, rollup: None }
     }
 
     /// Runs whichever slow phase is due, rollup first, at `start_shard`.
     fn run(&mut self, worker: usize, start_shard: i32) {
-        if !self.rollup_off && Instant::now() >= self.next_rollup {
-            self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
+        if !self.rollup_off && (self.rollup.is_some() || Instant::now() >= self.next_rollup) {
+            // A rollup reads the whole table in pages; it takes at most
+            // ROLLUP_SLICE of each cycle and resumes in the next, so a large
+            // table never holds up the fire.
             let batch = guc::KV_USAGE_BATCH.get();
-            let mut rollup = prune::Rollup::new();
+            let rollup = self.rollup.get_or_insert_with(prune::Rollup::new);
+            let slice = Instant::now();
             let mut outcome = Ok(());
-            while !rollup.done && outcome.is_ok() && !stopping() {
+            while !rollup.done && outcome.is_ok() && !stopping() && slice.elapsed() < ROLLUP_SLICE {
                 outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.page(c, batch)));
             }
             if outcome.is_ok() && rollup.done {
                 outcome = in_own_transaction_coded(|| sql::spi(|c| rollup.write(c))).map(|_| ());
             }
             match outcome {
-                Ok(()) if rollup.done => metrics::rolled_up(),
+                Ok(()) if rollup.done => {
+                    metrics::rolled_up();
+                    self.rollup = None;
+                    self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
+                }
                 Ok(()) => {}
                 Err((state, msg)) => {
+                    self.rollup = None;
+                    self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
                     self.rollup_off = is_configuration(&state);
                     pgrx::log!("sweeper {worker}: KV usage rollup failed (SQLSTATE {state}): {msg}{}", if self.rollup_off { "; rollup off until reload" } else { "" });
                 }
@@ -154,6 +169,9 @@ impl SubClocks {
     /// Milliseconds until the next slow phase that is on is due.
     fn next_in_ms(&self) -> Option<i64> {
         let now = Instant::now();
+        if self.rollup.is_some() && !self.rollup_off {
+            return Some(0);
+        }
         [(!self.rollup_off).then_some(self.next_rollup), (!self.prune_off).then_some(self.next_prune)]
             .into_iter()
             .flatten()
