@@ -231,10 +231,13 @@ async fn pop(
                 return Ok(([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response());
             }
         } else {
-            let answer = call(&state, "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)", &[&queue, &partition, &group, &batch, &options]).await?;
-            if answer["messages"].as_array().is_some_and(|m| !m.is_empty()) {
+            // The extension's answer goes out as the text it wrote; only the
+            // message count is read here.
+            let text: String =
+                call_as(&state, "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)::text", &[&queue, &partition, &group, &batch, &options]).await?;
+            if popped_any(&text) {
                 state.waiters.wake(&key);
-                return ok(answer);
+                return Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response());
             }
         }
         let now = Instant::now();
@@ -245,10 +248,23 @@ async fn pop(
     }
 }
 
+/// Whether a JSON pop answer holds messages, read without building it.
+fn popped_any(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, default)]
+        messages: Vec<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_str::<Head<'_>>(text).is_ok_and(|h| !h.messages.is_empty())
+}
+
+/// Acks: the body and the answer pass through as text.
 async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
     state.auth.subject(&headers)?;
-    let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.ack($1::jsonb)", &[&body]).await?)
+    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))?;
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    let answer: String = call_as(&state, "SELECT queen.ack($1::text::jsonb)::text", &[&text]).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
