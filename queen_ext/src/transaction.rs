@@ -150,11 +150,7 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
     let mut results = Vec::new();
     for op in plan {
         match op {
-            Op::Push(range) => results.extend(pushed[range].iter().map(|r| {
-                let mut v = r.to_json();
-                v["type"] = json!("push");
-                v
-            })),
+            Op::Push(range) => results.extend(pushed[range].iter().map(push_result)),
             Op::Ack(i) => {
                 let mut v = acked[i].to_json();
                 v["type"] = json!("ack");
@@ -162,11 +158,7 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
             }
         }
     }
-    results.extend(pushed[json_items..].iter().map(|r| {
-        let mut v = r.to_json();
-        v["type"] = json!("push");
-        v
-    }));
+    results.extend(pushed[json_items..].iter().map(push_result));
     let mut answer = json!({ "success": true });
     if counts_only {
         let duplicate = pushed.iter().filter(|p| p.duplicate).count();
@@ -183,4 +175,11 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
     }
     answer["results"] = Value::Array(results);
     answer
+}
+
+/// A pushed item's entry in the flat results.
+fn push_result(r: &push::ItemOut) -> Value {
+    let mut v = r.to_json();
+    v["type"] = json!("push");
+    v
 }

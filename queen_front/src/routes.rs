@@ -84,6 +84,16 @@ fn ok(v: Value) -> Answer {
     Ok(Json(v).into_response())
 }
 
+/// A JSON answer the extension already wrote, passed on as it is.
+fn json_text(text: String) -> Answer {
+    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
+}
+
+/// A JSON request body passed on as text, for the extension to parse once.
+fn text_body(body: &Bytes) -> Result<&str, ApiError> {
+    std::str::from_utf8(body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))
+}
+
 fn json_body(body: &Bytes) -> Result<Value, ApiError> {
     if body.is_empty() {
         return Ok(json!({}));
@@ -129,8 +139,7 @@ async fn push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) ->
         (answer, Vec::new())
     } else {
         // Passed through as text: the extension parses it once.
-        let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))?;
-        (call(&state, "SELECT queen.push_text($1, $2)", &[&text, &producer]).await?, Vec::new())
+        (call(&state, "SELECT queen.push_text($1, $2)", &[&text_body(&body)?, &producer]).await?, Vec::new())
     };
     // Wake the long polls of what was pushed to (every filter, for binary
     // bodies whose queues are not read here).
@@ -237,7 +246,7 @@ async fn pop(
                 call_as(&state, "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)::text", &[&queue, &partition, &group, &batch, &options]).await?;
             if popped_any(&text) {
                 state.waiters.wake(&key);
-                return Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response());
+                return json_text(text);
             }
         }
         let now = Instant::now();
@@ -261,10 +270,9 @@ fn popped_any(text: &str) -> bool {
 /// Acks: the body and the answer pass through as text.
 async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
     state.auth.subject(&headers)?;
-    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))?;
+    let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    let answer: String = call_as(&state, "SELECT queen.ack($1::text::jsonb)::text", &[&text]).await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], answer).into_response())
+    json_text(call_as(&state, "SELECT queen.ack($1::text::jsonb)::text", &[&text]).await?)
 }
 
 async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {

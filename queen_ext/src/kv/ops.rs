@@ -121,7 +121,8 @@ fn lost(key: &Key, reason: &str, cur: Option<&Row>) -> Value {
     v
 }
 
-fn row_json(key: &str, r: &Row, keys_only: bool) -> Value {
+/// A row as reads answer it; `keys_only` leaves the value out.
+pub fn row_json(key: &str, r: &Row, keys_only: bool) -> Value {
     if keys_only {
         json!({"key": key, "version": r.version, "expiresAt": expires_at(r.expires_us)})
     } else {

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use super::ops::{prefix_upper_bound, Eval, Key, Op, Row};
+use super::ops::{prefix_upper_bound, row_json, Eval, Key, Op, Row};
 use crate::errors;
 use crate::guc;
 use crate::sql::{self, exec};
@@ -33,10 +33,11 @@ fn split(keys: &BTreeSet<Key>) -> (Vec<String>, Vec<String>) {
     keys.iter().cloned().unzip()
 }
 
-const US: &str = "(extract(epoch FROM {}) * 1000000)::int8";
-
-fn us(col: &str) -> String {
-    US.replace("{}", col)
+/// A timestamp column as epoch microseconds, in statement text.
+macro_rules! us {
+    ($col:literal) => {
+        concat!("(extract(epoch FROM ", $col, ") * 1000000)::int8")
+    };
 }
 
 /// Locks `keys` (sorted) and answers those that were absent (placeholders now).
@@ -72,40 +73,31 @@ struct Loaded {
     quotas: BTreeMap<String, Quota>,
 }
 
+/// The rows of `keys`, the statement's clock and `writes` fresh versions, in
+/// one statement. Without keys there is nothing to evaluate and nothing is read.
 fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
-    let head = exec(
-        c,
-        "SELECT (extract(epoch FROM statement_timestamp()) * 1000000)::int8,
-                ARRAY(SELECT nextval('queen.kv_version_seq') FROM generate_series(1, $1))",
-        &[sql::INT8],
-        &[writes.into()],
-    )
-    .first();
-    let now_us: i64 = head.get(1).unwrap().unwrap();
-    let versions: Vec<i64> = head.get(2).unwrap().unwrap();
-    let mut out = Loaded { now_us, versions, live: BTreeMap::new(), present: BTreeSet::new(), quotas: BTreeMap::new() };
+    let mut out = Loaded { now_us: 0, versions: Vec::new(), live: BTreeMap::new(), present: BTreeSet::new(), quotas: BTreeMap::new() };
     if keys.is_empty() {
         return out;
     }
     let (ns, key) = split(keys);
-    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let text = SQL.get_or_init(|| {
-        format!(
-            "SELECT u.n, u.kk, k.value::text, k.version,
-                    CASE WHEN k.expires_at = 'infinity' THEN NULL ELSE {} END, {}, {},
-                    q.max_keys, q.max_bytes, coalesce(s.keys, 0), coalesce(s.bytes, 0), q.ns IS NOT NULL
-               FROM unnest($1::text[], $2::text[]) AS u(n, kk)
-               LEFT JOIN queen.kv k ON k.ns = u.n AND k.key = u.kk AND k.expires_at > '-infinity'
-               LEFT JOIN queen.kv_quota q ON q.ns = u.n
-               LEFT JOIN queen.kv_usage s ON s.ns = u.n",
-            us("k.expires_at"),
-            us("k.created_at"),
-            us("k.updated_at")
-        )
-    });
-    // The text is built once per backend and lives for it: a kept plan's key.
-    let text: &'static str = text.as_str();
-    for r in exec(c, text, &[sql::TEXT_ARRAY, sql::TEXT_ARRAY], &[ns.into(), key.into()]) {
+    const SQL: &str = concat!(
+        "SELECT u.n, u.kk, k.value::text, k.version,
+                CASE WHEN k.expires_at = 'infinity' THEN NULL ELSE ", us!("k.expires_at"), " END, ",
+        us!("k.created_at"), ", ", us!("k.updated_at"), ",
+                q.max_keys, q.max_bytes, coalesce(s.keys, 0), coalesce(s.bytes, 0), q.ns IS NOT NULL, ",
+        us!("statement_timestamp()"), ",
+                ARRAY(SELECT nextval('queen.kv_version_seq') FROM generate_series(1, $3))
+           FROM unnest($1::text[], $2::text[]) AS u(n, kk)
+           LEFT JOIN queen.kv k ON k.ns = u.n AND k.key = u.kk AND k.expires_at > '-infinity'
+           LEFT JOIN queen.kv_quota q ON q.ns = u.n
+           LEFT JOIN queen.kv_usage s ON s.ns = u.n"
+    );
+    for r in exec(c, SQL, &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8], &[ns.into(), key.into(), writes.into()]) {
+        out.now_us = r.get(13).unwrap().unwrap();
+        if out.versions.is_empty() {
+            out.versions = r.get(14).unwrap().unwrap();
+        }
         let k: Key = (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap());
         let row = r.get::<String>(3).unwrap().map(|v| Row {
             value: serde_json::from_str(&v).expect("jsonb prints JSON"),
@@ -125,6 +117,7 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
                 bytes: r.get(11).unwrap().unwrap(),
             });
         }
+        let now_us = out.now_us;
         out.live.insert(k, row.filter(|r| r.live(now_us)));
     }
     out
@@ -140,42 +133,41 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         Some(a) if a.as_str() >= prefix.as_str() => format!("{a}\u{1}"),
         _ => prefix.clone(),
     };
-    let cols = format!("key, value::text, version, CASE WHEN expires_at = 'infinity' THEN NULL ELSE {} END, {}", us("expires_at"), us("updated_at"));
-    static BOUNDED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    static OPEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let upper = prefix_upper_bound(prefix);
-    let rows: Vec<(String, Row)> = {
-        let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
-            (
-                r.get::<String>(1).unwrap().unwrap(),
-                Row {
-                    value: serde_json::from_str(&r.get::<String>(2).unwrap().unwrap()).expect("jsonb prints JSON"),
-                    version: r.get(3).unwrap().unwrap(),
-                    expires_us: r.get(4).unwrap(),
-                    created_us: 0,
-                    updated_us: r.get(5).unwrap().unwrap(),
-                },
+    macro_rules! select {
+        ($bound:literal) => {
+            concat!(
+                "SELECT key, value::text, version, CASE WHEN expires_at = 'infinity' THEN NULL ELSE ", us!("expires_at"), " END, ",
+                us!("updated_at"), " FROM queen.kv WHERE ns = $1 AND key >= $2 AND ", $bound,
+                " AND expires_at > statement_timestamp() ORDER BY key LIMIT $4"
             )
         };
-        match upper {
-            Some(up) => {
-                let text: &'static str = BOUNDED.get_or_init(|| {
-                    format!("SELECT {cols} FROM queen.kv WHERE ns = $1 AND key >= $2 AND key < $3 AND expires_at > statement_timestamp() ORDER BY key LIMIT $4")
-                });
-                exec(c, text, &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8], &[ns.as_str().into(), lower.as_str().into(), up.as_str().into(), (limit + 1).into()])
-                    .map(map)
-                    .collect()
-            }
-            None => {
-                let text: &'static str = OPEN.get_or_init(|| {
-                    format!("SELECT {cols} FROM queen.kv WHERE ns = $1 AND key >= $2 AND starts_with(key, $3) AND expires_at > statement_timestamp() ORDER BY key LIMIT $4")
-                });
-                exec(c, text, &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8], &[ns.as_str().into(), lower.as_str().into(), prefix.as_str().into(), (limit + 1).into()])
-                    .map(map)
-                    .collect()
-            }
-        }
+    }
+    let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
+        (
+            r.get::<String>(1).unwrap().unwrap(),
+            Row {
+                value: serde_json::from_str(&r.get::<String>(2).unwrap().unwrap()).expect("jsonb prints JSON"),
+                version: r.get(3).unwrap().unwrap(),
+                expires_us: r.get(4).unwrap(),
+                created_us: 0,
+                updated_us: r.get(5).unwrap().unwrap(),
+            },
+        )
     };
+    // With an upper bound the index range ends at the prefix; a prefix of
+    // U+10FFFF only has none, and is filtered instead.
+    let (text, third) = match prefix_upper_bound(prefix) {
+        Some(up) => (select!("key < $3"), up),
+        None => (select!("starts_with(key, $3)"), prefix.clone()),
+    };
+    let rows: Vec<(String, Row)> = exec(
+        c,
+        text,
+        &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8],
+        &[ns.as_str().into(), lower.as_str().into(), third.as_str().into(), (limit + 1).into()],
+    )
+    .map(map)
+    .collect();
     let mut out = Vec::new();
     let mut truncated = rows.len() as i64 > limit;
     for (k, r) in rows.iter().take(limit as usize) {
@@ -185,11 +177,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
             break;
         }
         *budget -= b;
-        out.push(if *keys_only {
-            json!({"key": k, "version": r.version, "expiresAt": super::ops::expires_at(r.expires_us)})
-        } else {
-            json!({"key": k, "value": r.value, "version": r.version, "expiresAt": super::ops::expires_at(r.expires_us), "updatedAt": sql::micros_to_iso(r.updated_us)})
-        });
+        out.push(row_json(k, r, *keys_only));
     }
     let next_after = if truncated { out.last().map(|r| r["key"].clone()).unwrap_or(Value::Null) } else { Value::Null };
     json!({"rows": out, "truncated": truncated, "nextAfter": next_after})

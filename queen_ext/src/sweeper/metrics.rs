@@ -5,7 +5,7 @@
 //! latest value any sweeper wrote. Gone at a restart, like any counter a
 //! scraper differences.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -38,18 +38,15 @@ pub struct Metrics {
 unsafe impl PGRXSharedMemory for Metrics {}
 
 static METRICS: PgAtomic<Metrics> = unsafe { PgAtomic::new(c"queen_sweeper_metrics") };
-static READY: AtomicBool = AtomicBool::new(false);
 
+// The macro tests the features of other PostgreSQL versions too.
 #[allow(unexpected_cfgs)]
-pub fn init_shmem() {
-    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
-        pgrx::pg_shmem_init!(METRICS);
-        READY.store(true, Ordering::SeqCst);
-    }
+pub(super) fn init_shmem() {
+    pgrx::pg_shmem_init!(METRICS);
 }
 
 fn shared() -> Option<&'static Metrics> {
-    READY.load(Ordering::SeqCst).then(|| METRICS.get())
+    super::preloaded().then(|| METRICS.get())
 }
 
 fn now_us() -> i64 {

@@ -11,6 +11,8 @@ pub mod timers;
 pub mod wake;
 pub mod worker;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use pgrx::prelude::*;
 use serde_json::json;
 
@@ -18,6 +20,23 @@ use crate::errors;
 use crate::guc;
 use crate::jsonio::{JsonOut, JsonbArg};
 use crate::sql;
+
+/// Set in the postmaster when the library is preloaded (and inherited by
+/// every backend): only then do the sweepers' shared areas exist.
+static PRELOADED: AtomicBool = AtomicBool::new(false);
+
+/// Requests the wake's and the metrics' shared memory, when preloading.
+pub fn init_shmem() {
+    if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
+        wake::init_shmem();
+        metrics::init_shmem();
+        PRELOADED.store(true, Ordering::SeqCst);
+    }
+}
+
+fn preloaded() -> bool {
+    PRELOADED.load(Ordering::SeqCst)
+}
 
 /// Schedules (or reschedules: the same upsert) a timer: a message with
 /// `payload` delivered into queue/partition `delay_ms` from now, under

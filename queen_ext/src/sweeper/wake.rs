@@ -6,7 +6,7 @@
 //! schedule is noticed without it.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, Ordering};
 
 use pgrx::pg_sys;
 use pgrx::callbacks::PgXactCallbackEvent;
@@ -34,21 +34,15 @@ impl Default for Wake {
 unsafe impl PGRXSharedMemory for Wake {}
 
 static WAKE: PgAtomic<Wake> = unsafe { PgAtomic::new(c"queen_sweeper_wake") };
-/// Set in the postmaster when the library is preloaded (and inherited by
-/// every backend): only then does the shared area exist.
-static READY: AtomicBool = AtomicBool::new(false);
 
 // The macro tests the features of other PostgreSQL versions too.
 #[allow(unexpected_cfgs)]
-pub fn init_shmem() {
-    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
-        pgrx::pg_shmem_init!(WAKE);
-        READY.store(true, Ordering::SeqCst);
-    }
+pub(super) fn init_shmem() {
+    pgrx::pg_shmem_init!(WAKE);
 }
 
 fn shared() -> Option<&'static Wake> {
-    READY.load(Ordering::SeqCst).then(|| WAKE.get())
+    super::preloaded().then(|| WAKE.get())
 }
 
 /// A sweeper announces itself, so committers can set its latch.

@@ -78,10 +78,13 @@ struct SubClocks {
 /// few pages of `queen.kv_usage_batch` rows, short beside the sleep bands.
 const ROLLUP_SLICE: Duration = Duration::from_millis(50);
 
-/// A class-42 error (a missing table, a revoked grant): configuration, which
+/// Logs a slow phase's failure; answers whether it turns the phase off: a
+/// class-42 error (a missing table, a revoked grant) is configuration, which
 /// a retry will not fix.
-fn is_configuration(sqlstate: &str) -> bool {
-    sqlstate.starts_with("42")
+fn failed(worker: usize, phase: &str, sqlstate: &str, msg: &str) -> bool {
+    let off = sqlstate.starts_with("42");
+    pgrx::log!("sweeper {worker}: {phase} failed (SQLSTATE {sqlstate}): {msg}{}", if off { "; off until a reload" } else { "" });
+    off
 }
 
 impl SubClocks {
@@ -116,8 +119,7 @@ impl SubClocks {
                 Err((state, msg)) => {
                     self.rollup = None;
                     self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
-                    self.rollup_off = is_configuration(&state);
-                    pgrx::log!("sweeper {worker}: KV usage rollup failed (SQLSTATE {state}): {msg}{}", if self.rollup_off { "; rollup off until reload" } else { "" });
+                    self.rollup_off = failed(worker, "KV usage rollup", &state, &msg);
                 }
             }
         }
@@ -150,8 +152,7 @@ impl SubClocks {
             match counted {
                 Ok((present, _)) => metrics::pruned(deleted, present),
                 Err((state, msg)) => {
-                    self.prune_off = is_configuration(&state);
-                    pgrx::log!("sweeper {worker}: KV prune failed (SQLSTATE {state}): {msg}{}", if self.prune_off { "; prune off until reload" } else { "" });
+                    self.prune_off = failed(worker, "KV prune", &state, &msg);
                 }
             }
         }
