@@ -53,8 +53,9 @@ impl Bench {
     }
 
     /// Runs `work` on `conns` connections for the cell's duration; `work`
-    /// returns the messages one call handled. Answers messages per second.
-    fn run<F>(&self, make: impl Fn(usize) -> F) -> f64
+    /// returns the messages one call handled. Answers the messages handled
+    /// and the seconds it took.
+    fn run<F>(&self, make: impl Fn(usize) -> F) -> (u64, f64)
     where
         F: FnMut(&mut Client) -> u64 + Send + 'static,
     {
@@ -83,8 +84,31 @@ impl Bench {
         for h in handles {
             h.join().expect("worker");
         }
-        total.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+        (total.load(Ordering::Relaxed), start.elapsed().as_secs_f64())
     }
+}
+
+/// Rounds each comparison is split into. The contenders take turns, a
+/// slice of the cell's time each per round, in an order that rotates, so a
+/// change in the machine's load falls on all of them alike.
+const ROUNDS: usize = 5;
+
+type Cell<'a> = Box<dyn Fn(&Bench) -> (u64, f64) + 'a>;
+
+/// Messages per second of each contender, measured in interleaved rounds.
+fn interleave(b: &Bench, cells: &[Cell<'_>]) -> Vec<f64> {
+    let slice = Bench { dsn: b.dsn.clone(), secs: b.secs / ROUNDS as f64, conns: b.conns };
+    let mut msgs = vec![0u64; cells.len()];
+    let mut secs = vec![0f64; cells.len()];
+    for round in 0..ROUNDS {
+        for k in 0..cells.len() {
+            let i = (k + round) % cells.len();
+            let (m, s) = cells[i](&slice);
+            msgs[i] += m;
+            secs[i] += s;
+        }
+    }
+    msgs.iter().zip(&secs).map(|(m, s)| *m as f64 / s).collect()
 }
 
 fn batch_of(rng: &mut SmallRng, n: usize) -> Vec<Value> {
@@ -112,7 +136,7 @@ fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
     out
 }
 
-fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
+fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
@@ -138,7 +162,7 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
 }
 
 /// The same messages as a binary push body (QPB1, counts-only answer).
-fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) -> f64 {
+fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
     use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
     let queue = queue.to_owned();
     b.run(move |k| {
@@ -161,7 +185,7 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
     })
 }
 
-fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> f64 {
+fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
@@ -176,7 +200,7 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> f64 {
 
 /// The same compressed bytes a queen segment would hold, one INSERT per call;
 /// the blobs are encoded before the clock starts, so this is the insert alone.
-fn ceiling_push(b: &Bench, batch: usize) -> f64 {
+fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
     let mut cursor = 0usize;
     let blobs: std::sync::Arc<Vec<Vec<u8>>> = std::sync::Arc::new(
         (0..64)
@@ -213,40 +237,67 @@ fn ceiling_push(b: &Bench, batch: usize) -> f64 {
     })
 }
 
-fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> f64 {
+/// A consumer's view of a pop answer: what it acks by, and each message's
+/// data still as JSON text (a consumer hands it on to its own types).
+#[derive(serde::Deserialize)]
+struct Popped<'a> {
+    #[serde(borrow, default)]
+    messages: Vec<PoppedMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PoppedMessage<'a> {
+    transaction_id: &'a str,
+    partition_id: &'a str,
+    lease_id: Option<&'a str>,
+    #[serde(borrow)]
+    data: &'a serde_json::value::RawValue,
+}
+
+fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
         let queue = queue.clone();
         move |c: &mut Client| {
-            let popped: Value = c
-                .query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')", &[&queue, &batch])
-                .expect("queen pop")
-                .get(0);
-            let msgs = popped["messages"].as_array().cloned().unwrap_or_default();
-            if msgs.is_empty() {
+            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')::text", &[&queue, &batch]).expect("queen pop");
+            let text: &str = row.get(0);
+            let popped: Popped = serde_json::from_str(text).expect("pop answer");
+            if popped.messages.is_empty() {
                 return 0;
             }
-            let acks: Vec<Value> = msgs
-                .iter()
-                .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"]}))
-                .collect();
-            c.execute("SELECT queen.ack($1)", &[&Value::Array(acks)]).expect("queen ack");
-            msgs.len() as u64
+            std::hint::black_box(popped.messages.iter().map(|m| m.data.get().len()).sum::<usize>());
+            let mut acks = String::with_capacity(popped.messages.len() * 140);
+            acks.push('[');
+            for (i, m) in popped.messages.iter().enumerate() {
+                if i > 0 {
+                    acks.push(',');
+                }
+                acks.push_str(&format!(
+                    "{{\"transactionId\":{},\"partitionId\":\"{}\",\"leaseId\":\"{}\"}}",
+                    serde_json::to_string(m.transaction_id).unwrap(),
+                    m.partition_id,
+                    m.lease_id.unwrap_or_default()
+                ));
+            }
+            acks.push(']');
+            c.execute("SELECT queen.ack_text($1)", &[&acks]).expect("queen ack");
+            popped.messages.len() as u64
         }
     })
 }
 
-fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32) -> f64 {
+fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
         let queue = queue.clone();
         move |c: &mut Client| {
             // The messages themselves, as a consumer reads them (queen's pop
-            // answers them too).
+            // answers them too), still as JSON text.
             let rows = c.query("SELECT msg_id, message FROM pgmq.read($1, 30, $2)", &[&queue, &batch]).expect("pgmq read");
             let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
-            let messages: Vec<Value> = rows.iter().map(|r| r.get(1)).collect();
-            std::hint::black_box(&messages);
+            let messages: Vec<postgres::types::Json<Box<serde_json::value::RawValue>>> = rows.iter().map(|r| r.get(1)).collect();
+            std::hint::black_box(messages.iter().map(|m| m.0.get().len()).sum::<usize>());
             if ids.is_empty() {
                 return 0;
             }
@@ -283,17 +334,43 @@ fn main() {
     }
     c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'").unwrap();
 
+    // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch.
+    let only = std::env::var("QUEEN_BENCH_ONLY").unwrap_or_default();
     println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
+    if !only.starts_with("pop") {
+        push_cells(&b, &mut c);
+    }
+    if !only.starts_with("push") {
+        let batches: Vec<i32> = match only.strip_prefix("pop:") {
+            Some(b) => vec![b.parse().expect("QUEEN_BENCH_ONLY=pop:<batch>")],
+            None => vec![1, 100],
+        };
+        pop_cells(&b, &mut c, &batches);
+    }
+    println!("\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, pop+ack b100 >= 3x pgmq, disk <= 0.3x pgmq");
+}
+
+fn push_cells(b: &Bench, c: &mut Client) {
     println!(
         "{:<26} {:>11} {:>11} {:>11} {:>10} {:>7} {:>7} {:>8} {:>8}",
         "push", "queen json", "queen bin", "pgmq", "ceiling", "json/pg", "bin/pg", "json/ceil", "bin/ceil"
     );
     for batch in [1usize, 100, 1000] {
-        let ceiling = ceiling_push(&b, batch);
-        let pgmq = pgmq_push(&b, &format!("bench_push_{batch}"), batch);
-        for partitions in [1usize, 16] {
-            let queen = queen_push(&b, &format!("bench_push_{batch}_{partitions}"), batch, partitions);
-            let binary = queen_push_binary(&b, &format!("bench_bin_{batch}_{partitions}"), batch, partitions);
+        let pgmq_q = format!("bench_push_{batch}");
+        let json_q = |p: usize| format!("bench_push_{batch}_{p}");
+        let bin_q = |p: usize| format!("bench_bin_{batch}_{p}");
+        let cells: Vec<Cell<'_>> = vec![
+            Box::new(|b| ceiling_push(b, batch)),
+            Box::new(|b| pgmq_push(b, &pgmq_q, batch)),
+            Box::new(|b| queen_push(b, &json_q(1), batch, 1)),
+            Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1)),
+            Box::new(|b| queen_push(b, &json_q(16), batch, 16)),
+            Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16)),
+        ];
+        let rates = interleave(b, &cells);
+        let (ceiling, pgmq) = (rates[0], rates[1]);
+        for (k, partitions) in [1usize, 16].into_iter().enumerate() {
+            let (queen, binary) = (rates[2 + 2 * k], rates[3 + 2 * k]);
             println!(
                 "{:<26} {:>11.0} {:>11.0} {:>11.0} {:>10.0} {:>7.2} {:>7.2} {:>8.2} {:>8.2}",
                 format!("batch {batch}, {partitions} partition(s)"),
@@ -311,26 +388,28 @@ fn main() {
 
     // Disk per message, from what the push cells wrote.
     c.batch_execute("VACUUM ANALYZE").unwrap();
-    let queen_msgs = scalar(&mut c, "SELECT COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments");
+    let queen_msgs = scalar(c, "SELECT COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments");
     let queen_bytes = scalar(
-        &mut c,
+        c,
         "SELECT (pg_total_relation_size('queen.log_segments') + pg_total_relation_size('queen.log_txns'))::int8",
     );
     let mut pgmq_msgs = 0i64;
     let mut pgmq_bytes = 0i64;
     for batch in [1, 100, 1000] {
-        pgmq_msgs += scalar(&mut c, &format!("SELECT count(*) FROM pgmq.q_bench_push_{batch}"));
-        pgmq_bytes += scalar(&mut c, &format!("SELECT pg_total_relation_size('pgmq.q_bench_push_{batch}')::int8"));
+        pgmq_msgs += scalar(c, &format!("SELECT count(*) FROM pgmq.q_bench_push_{batch}"));
+        pgmq_bytes += scalar(c, &format!("SELECT pg_total_relation_size('pgmq.q_bench_push_{batch}')::int8"));
     }
     let queen_per = queen_bytes as f64 / queen_msgs.max(1) as f64;
     let pgmq_per = pgmq_bytes as f64 / pgmq_msgs.max(1) as f64;
     println!("\ndisk per message: queen {queen_per:.0} B, pgmq {pgmq_per:.0} B, ratio {:.2}", queen_per / pgmq_per);
+}
 
+fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
     // Pop + ack from a prefilled backlog (16 partitions so every connection
     // has a partition to lease).
     println!("\n{:<28} {:>12} {:>12} {:>9}", "pop+ack", "queen msg/s", "pgmq msg/s", "q/pgmq");
-    for batch in [1i32, 100] {
-        let backlog = if batch == 1 { 20_000 } else { 400_000 };
+    for &batch in batches {
+        let backlog = if batch == 1 { 20_000 } else { 600_000 };
         let qname = format!("bench_pop_{batch}");
         let mut rng = SmallRng::seed_from_u64(7);
         let mut left = backlog;
@@ -347,11 +426,12 @@ fn main() {
             left -= n;
         }
         c.batch_execute("VACUUM ANALYZE").unwrap();
-        let queen = queen_pop_ack(&b, &qname, batch);
-        let pgmq = pgmq_pop_ack(&b, &qname, batch);
+        let cells: Vec<Cell<'_>> =
+            vec![Box::new(|b| queen_pop_ack(b, &qname, batch)), Box::new(|b| pgmq_pop_ack(b, &qname, batch))];
+        let rates = interleave(b, &cells);
+        let (queen, pgmq) = (rates[0], rates[1]);
         println!("{:<28} {:>12.0} {:>12.0} {:>9.2}", format!("batch {batch}"), queen, pgmq, queen / pgmq);
     }
-    println!("\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, pop+ack b100 >= 3x pgmq, disk <= 0.3x pgmq");
 }
 
 fn port_of(dsn: &str) -> String {

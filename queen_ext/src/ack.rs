@@ -276,9 +276,7 @@ pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) {
     let txn = match f.transaction_id {
         Some(t) => t.to_owned(),
         None => {
-            let segs = crate::segments::scan_from(client, f.pid, f.offset, 1);
-            let txn = segs
-                .first()
+            let txn = crate::segments::covering(client, f.pid, f.offset)
                 .and_then(|seg| seg.frames().nth((f.offset - seg.base_offset) as usize).map(|fr| fr.transaction_id.to_owned()));
             txn.unwrap_or_else(|| errors::corrupt(format!("message at offset {} of partition {} is gone", f.offset, f.pid)))
         }

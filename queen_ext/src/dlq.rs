@@ -186,8 +186,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
 fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
     for row in rows.iter_mut().filter(|r| r.created_at.is_none()) {
         let pid: i64 = row.partition_id.parse().unwrap();
-        let segs = crate::segments::scan_from(client, pid, row.offset, 1);
-        let Some(seg) = segs.first() else { continue };
+        let Some(seg) = crate::segments::covering(client, pid, row.offset) else { continue };
         let frame = seg.frames().nth((row.offset - seg.base_offset) as usize).map(|f| {
             (
                 queen_frames::id_text(&f.message_id),

@@ -138,6 +138,18 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
     JsonOut::of(&out.iter().map(|o| o.to_json()).collect::<Vec<_>>())
 }
 
+/// `ack` for callers that hold the JSON as text: the same body and answer,
+/// parsed once here instead of into jsonb and printed back.
+#[pg_extern]
+fn ack_text(acks: Option<&str>) -> JsonOut {
+    let text = acks.unwrap_or_else(|| errors::invalid("acks", "is required"));
+    let body: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| errors::invalid("acks", format!("malformed JSON: {e}")));
+    let parsed = ack::parse_acks(&body);
+    let out = sql::spi(|client| ack::ack(client, &parsed));
+    JsonOut::of(&out.iter().map(|o| o.to_json()).collect::<Vec<_>>())
+}
+
 /// Extends a lease by `seconds` (NULL: each queue's lease time).
 #[pg_extern]
 fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonOut {

@@ -296,16 +296,17 @@ fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Curs
 /// Segments holding offsets from `from`, up to `want` messages, stopping at
 /// the first segment younger than the queue's delayed-processing horizon.
 fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visible_before_us: Option<i64>) -> Vec<Segment> {
-    // Segments fetched per query; not measured, a round number that covers a
-    // batch of 100 single-message pushes in two round trips.
+    // Segments looked at per query (only those the batch needs are read);
+    // not measured, a round number that covers a batch of 100 single-message
+    // pushes in two round trips.
     const CHUNK: i64 = 64;
     let mut out: Vec<Segment> = Vec::new();
     let mut next = from;
     let mut have = 0i64;
     loop {
-        let chunk = segments::scan_from(client, pid, next, CHUNK);
-        let exhausted = (chunk.len() as i64) < CHUNK;
-        for seg in chunk {
+        let scan = segments::scan_from(client, pid, next, want - have, CHUNK);
+        let more = scan.more && !scan.segments.is_empty();
+        for seg in scan.segments {
             if visible_before_us.is_some_and(|t| seg.created_at_us > t) {
                 return out;
             }
@@ -317,7 +318,7 @@ fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visibl
                 return out;
             }
         }
-        if exhausted {
+        if !more {
             return out;
         }
     }

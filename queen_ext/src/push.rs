@@ -16,6 +16,7 @@ use crate::errors;
 use crate::json::{check_name, MAX_NAME_BYTES};
 use crate::queues;
 use crate::sql::{self, exec};
+use pgrx::pg_sys::PgOid;
 
 pub const DEFAULT_PARTITION: &str = "Default";
 
@@ -126,17 +127,48 @@ fn raw_str<'a>(field: impl FnOnce() -> String, raw: &'a RawValue) -> Cow<'a, str
     serde_json::from_str::<Cow<'a, str>>(text).unwrap_or_else(|_| errors::wrong_type(&field(), "a string"))
 }
 
-/// Parses Queen's push body (JSON text): an array of items, or
-/// `{"items": [...]}`. Items of one (queue, partition) form one group, in
-/// their order.
-pub fn parse_items(body: &str) -> Vec<GroupIn> {
-    let items: Vec<&RawValue> = match body.trim_start().as_bytes().first() {
+#[derive(Deserialize)]
+struct ItemsWrapper<'a> {
+    #[serde(borrow, default)]
+    items: Option<Vec<RawItem<'a>>>,
+}
+
+/// The items of a push body, each still raw, with an error naming what is
+/// wrong with the body itself.
+fn raw_items(body: &str) -> Vec<&RawValue> {
+    match body.trim_start().as_bytes().first() {
         Some(b'[') => serde_json::from_str(body).unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
         Some(b'{') => serde_json::from_str::<Wrapper>(body)
             .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}")))
             .items
             .unwrap_or_else(|| errors::invalid("items", "is required")),
         _ => errors::wrong_type("items", "an array of items"),
+    }
+}
+
+/// Parses Queen's push body (JSON text): an array of items, or
+/// `{"items": [...]}`. Items of one (queue, partition) form one group, in
+/// their order.
+pub fn parse_items(body: &str) -> Vec<GroupIn> {
+    // One pass reads every item's fields; a body it refuses is read again
+    // item by item, to name the item at fault.
+    let one_pass: Option<Vec<RawItem>> = match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).ok(),
+        Some(b'{') => serde_json::from_str::<ItemsWrapper>(body).ok().and_then(|w| w.items),
+        _ => None,
+    };
+    let items: Vec<RawItem> = match one_pass {
+        Some(items) => items,
+        None => raw_items(body)
+            .iter()
+            .enumerate()
+            .map(|(index, raw)| {
+                if !raw.get().starts_with('{') {
+                    errors::wrong_type(&format!("items[{index}]"), "a JSON object");
+                }
+                serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
+            })
+            .collect(),
     };
     if items.is_empty() {
         errors::invalid("items", "must not be empty");
@@ -147,13 +179,9 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
     }
     let mut groups: Vec<GroupIn> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
-    for (index, raw) in items.iter().enumerate() {
+    for (index, item) in items.into_iter().enumerate() {
         // Error paths are built only when an error is raised.
         let field = |name: &str| format!("items[{index}].{name}");
-        if !raw.get().starts_with('{') {
-            errors::wrong_type(&format!("items[{index}]"), "a JSON object");
-        }
-        let item: RawItem = serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e));
         let queue = match item.queue {
             Some(q) => raw_str(|| field("queue"), q),
             None => errors::invalid(&field("queue"), "is required"),
@@ -201,6 +229,83 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
 struct LockedPartition {
     last_offset: i64,
     txns_start: i64,
+}
+
+/// A group made ready outside any lock: ids minted, transaction ids known,
+/// the segment compressed. Offsets are not in the frames, so the blob does
+/// not depend on where it lands.
+struct Prepared {
+    ids: Vec<[u8; 16]>,
+    txns: Vec<String>,
+    /// The whole group's segment, every item in it.
+    blob: Vec<u8>,
+    /// Some item carries the caller's own transaction id.
+    supplied: bool,
+}
+
+fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
+    let ids: Vec<[u8; 16]> =
+        g.items.iter().map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id)).collect();
+    let txns: Vec<String> = g
+        .items
+        .iter()
+        .zip(&ids)
+        .map(|(it, id)| it.txn.clone().unwrap_or_else(|| queen_frames::id_text(id)))
+        .collect();
+    // A client's packed frame is kept byte for byte unless a producer
+    // identity has to be stamped in.
+    let blob = match &g.packed {
+        Some(z) if producer.is_none() => z.clone(),
+        _ => encode(g, &ids, &txns, producer, |_| true),
+    };
+    Prepared { ids, txns, blob, supplied: g.items.iter().any(|it| it.txn.is_some()) }
+}
+
+/// The segment of the items `keep` selects.
+fn encode(g: &GroupIn, ids: &[[u8; 16]], txns: &[String], producer: Option<&str>, keep: impl Fn(usize) -> bool) -> Vec<u8> {
+    let frames = g.items.iter().enumerate().filter(|(k, _)| keep(*k)).map(|(k, it)| FrameRef {
+        flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
+        message_id: ids[k],
+        trace_id: it.trace,
+        transaction_id: &txns[k],
+        producer,
+        payload: &it.payload,
+    });
+    let frames: Vec<FrameRef<'_>> = frames.collect();
+    queen_frames::segment::encode_segment(frames.iter()).unwrap_or_else(|e| errors::invalid("items", e))
+}
+
+/// Resolves every (queue name, partition name) of `groups` and locks the
+/// partitions ascending by id, in one statement; None unless every queue and
+/// partition already exists. Answers per group its queue's dedup window and
+/// its partition id, with the locked rows.
+fn lock_existing(
+    client: &mut SpiClient<'_>,
+    groups: &[GroupIn],
+) -> Option<(Vec<(i32, i64)>, BTreeMap<i64, LockedPartition>)> {
+    let queues: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+    let names: Vec<&str> = groups.iter().map(|g| g.partition.as_str()).collect();
+    let rows = exec(
+        client,
+        "SELECT k.ord, q.dedup_window_seconds, p.id, p.last_offset, p.txns_start
+           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(queue, name, ord)
+           JOIN queen.queues q ON q.tenant_id = $1 AND q.name = k.queue
+           JOIN queen.log_partitions p ON p.queue_id = q.id AND p.name = k.name
+          ORDER BY p.id
+            FOR UPDATE OF p",
+        &[sql::UUID, sql::TEXT_ARRAY, sql::TEXT_ARRAY],
+        &[queues::default_tenant().into(), queues.into(), names.into()],
+    );
+    let mut per_group: Vec<Option<(i32, i64)>> = vec![None; groups.len()];
+    let mut locked = BTreeMap::new();
+    for row in rows {
+        let ord: i64 = row.get(1).unwrap().unwrap();
+        let pid: i64 = row.get(3).unwrap().unwrap();
+        per_group[(ord - 1) as usize] = Some((row.get(2).unwrap().unwrap(), pid));
+        locked.insert(pid, LockedPartition { last_offset: row.get(4).unwrap().unwrap(), txns_start: row.get(5).unwrap().unwrap() });
+    }
+    let per_group: Option<Vec<(i32, i64)>> = per_group.into_iter().collect();
+    per_group.map(|g| (g, locked))
 }
 
 /// Resolves every (queue id, partition name) to a partition id, creating the
@@ -342,49 +447,81 @@ fn probe_duplicates(
 /// Writes every group; answers one `ItemOut` per item, in request order.
 /// `dedup` false stores every item even when its transaction id was seen
 /// (a retry of a dead letter re-pushes its message under the same id).
+///
+/// The segments are compressed before any lock is taken. A push to one
+/// existing partition that needs no duplicate check is one statement; a
+/// push to existing partitions locks them all in one statement; only a
+/// first push creates queues and partitions first.
 pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Option<&str>, dedup: bool) -> Vec<ItemOut> {
     if let Some(p) = producer {
         check_name("producer", p);
     }
-    let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
-    queue_names.sort_unstable();
-    queue_names.dedup();
-    let queue_ids = queues::resolve_for_push(client, &queue_names);
-    if queue_ids.len() < queue_names.len() {
-        errors::retry_needed("a queue was deleted while this push was creating it; retry the push");
+    let prepared: Vec<Prepared> = groups.iter().map(|g| prepare(g, producer)).collect();
+    if let ([g], [pre]) = (groups, prepared.as_slice()) {
+        let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
+        let target = Target::Named { queue: &g.queue, partition: &g.partition, check_dedup: dedup && pre.supplied };
+        if let Some((pid, base)) = append_segment(client, target, g.items.len() as i32, &pre.blob, &hashes, supplied_hashes(g, pre)) {
+            return g
+                .items
+                .iter()
+                .enumerate()
+                .map(|(k, it)| ItemOut {
+                    index: it.index,
+                    queue: g.queue.clone(),
+                    partition: g.partition.clone(),
+                    partition_id: pid,
+                    message_id: Some(pre.ids[k]),
+                    transaction_id: pre.txns[k].clone(),
+                    offset: Some(base + k as i64),
+                    duplicate: false,
+                })
+                .collect();
+        }
     }
-    let keys: Vec<(i64, String)> = groups.iter().map(|g| (queue_ids[&g.queue].0, g.partition.clone())).collect();
-    let partition_ids = resolve_partitions(client, &keys);
-    let group_pids: Vec<i64> = keys.iter().map(|k| partition_ids[k]).collect();
-    let mut locked = lock_partitions(client, &group_pids);
-
+    let (windows_pids, mut locked) = match lock_existing(client, groups) {
+        Some(found) => found,
+        None => {
+            let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+            queue_names.sort_unstable();
+            queue_names.dedup();
+            let queue_ids = queues::resolve_for_push(client, &queue_names);
+            if queue_ids.len() < queue_names.len() {
+                errors::retry_needed("a queue was deleted while this push was creating it; retry the push");
+            }
+            let keys: Vec<(i64, String)> = groups.iter().map(|g| (queue_ids[&g.queue].0, g.partition.clone())).collect();
+            let partition_ids = resolve_partitions(client, &keys);
+            let windows_pids: Vec<(i32, i64)> =
+                groups.iter().zip(&keys).map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k])).collect();
+            let pids: Vec<i64> = windows_pids.iter().map(|w| w.1).collect();
+            (windows_pids, lock_partitions(client, &pids))
+        }
+    };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
-    for (g, pid) in groups.iter().zip(group_pids) {
-        let window = if dedup { queue_ids[&g.queue].1 } else { 0 };
+    for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
+        let window = if dedup { window } else { 0 };
         let part = locked.get_mut(&pid).expect("locked above");
-        out.extend(write_group(client, g, pid, part, window, producer));
+        out.extend(write_group(client, g, pre, pid, part, window, producer));
     }
     out.sort_by_key(|o| o.index);
     out
 }
 
+/// The hashes of the caller-supplied transaction ids among the items the
+/// segment holds (the index duplicate checks probe); None when there are none.
+fn supplied_hashes(g: &GroupIn, pre: &Prepared) -> Option<Vec<i64>> {
+    let hashes: Vec<i64> = g.items.iter().zip(&pre.txns).filter(|(it, _)| it.txn.is_some()).map(|(_, t)| txn_hash(t)).collect();
+    (!hashes.is_empty()).then_some(hashes)
+}
+
 fn write_group(
     client: &mut SpiClient<'_>,
     g: &GroupIn,
+    pre: &Prepared,
     pid: i64,
     part: &mut LockedPartition,
     window_secs: i32,
     producer: Option<&str>,
 ) -> Vec<ItemOut> {
-    let ids: Vec<[u8; 16]> =
-        g.items.iter().map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id)).collect();
-    let txns: Vec<String> = g
-        .items
-        .iter()
-        .zip(&ids)
-        .map(|(it, id)| it.txn.clone().unwrap_or_else(|| queen_frames::id_text(id)))
-        .collect();
-
     // Deduplicate caller-supplied ids: against the sidecar, and within this push.
     let mut earlier: HashMap<String, Original> = HashMap::new();
     if window_secs > 0 {
@@ -395,22 +532,23 @@ fn write_group(
     }
     let mut in_batch: HashMap<&str, usize> = HashMap::new();
     let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
-    let mut frames: Vec<FrameRef<'_>> = Vec::with_capacity(g.items.len());
+    let mut kept: Vec<bool> = Vec::with_capacity(g.items.len());
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
     let mut supplied_hashes: Vec<i64> = Vec::new();
     let base = part.last_offset + 1;
     for (k, it) in g.items.iter().enumerate() {
-        let txn = txns[k].as_str();
+        let txn = pre.txns[k].as_str();
         let mut result = ItemOut {
             index: it.index,
             queue: g.queue.clone(),
             partition: g.partition.clone(),
             partition_id: pid,
-            message_id: Some(ids[k]),
+            message_id: Some(pre.ids[k]),
             transaction_id: txn.to_owned(),
             offset: None,
             duplicate: false,
         };
+        kept.push(false);
         if it.txn.is_some() && window_secs > 0 {
             if let Some(orig) = earlier.get(txn) {
                 result.duplicate = true;
@@ -428,69 +566,111 @@ fn write_group(
             }
             in_batch.insert(txn, results.len());
         }
-        result.offset = Some(base + frames.len() as i64);
-        frames.push(FrameRef {
-            flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
-            message_id: ids[k],
-            trace_id: it.trace,
-            transaction_id: txn,
-            producer,
-            payload: &it.payload,
-        });
+        result.offset = Some(base + hashes.len() as i64);
+        kept[k] = true;
         hashes.push(txn_hash(txn));
         if it.txn.is_some() {
             supplied_hashes.push(txn_hash(txn));
         }
         results.push(result);
     }
-    if frames.is_empty() {
+    if hashes.is_empty() {
         return results;
     }
-    // A client's packed frame is kept byte for byte unless a duplicate was
-    // dropped from it or a producer identity has to be stamped in.
-    let blob = match &g.packed {
-        Some(z) if frames.len() == g.items.len() && producer.is_none() => z.clone(),
-        _ => queen_frames::segment::encode_segment(frames.iter()).unwrap_or_else(|e| errors::invalid("items", e)),
+    // The prepared segment holds every item; one without the duplicates is
+    // compressed again.
+    let rebuilt;
+    let blob = if hashes.len() == g.items.len() {
+        &pre.blob
+    } else {
+        rebuilt = encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]);
+        &rebuilt
     };
-    let end = base + frames.len() as i64 - 1;
+    let count = hashes.len() as i32;
     let dedup = (!supplied_hashes.is_empty()).then_some(supplied_hashes);
-    append_segment(client, pid, base, frames.len() as i32, &blob, &hashes, dedup);
-    part.last_offset = end;
+    // The row is locked by this push: the statement lands where the lock said.
+    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base)) {
+        errors::retry_needed(format!("partition {pid} moved while this push held its lock; retry the push"));
+    }
+    part.last_offset = base + count as i64 - 1;
     results
 }
 
+/// Where `append_segment` writes.
+pub enum Target<'a> {
+    /// A partition the caller has locked.
+    Locked(i64),
+    /// A partition by name, when it exists and, if `check_dedup`, its queue
+    /// keeps no dedup window (the caller's ids need no check).
+    Named { queue: &'a str, partition: &'a str, check_dedup: bool },
+}
+
 /// Inserts one segment and its sidecar row and advances the partition, in
-/// one statement. The caller holds the partition row lock. created_at never
-/// goes backwards within a partition (retention relies on it).
+/// one statement: offsets are assigned here and nowhere else, under the row
+/// lock the statement's UPDATE takes (or finds held by this transaction).
+/// Answers the partition id and the segment's base offset; None when a
+/// `Named` target does not qualify (nothing is written then). created_at
+/// never goes backwards within a partition (retention relies on it).
 pub fn append_segment(
     client: &mut SpiClient<'_>,
-    pid: i64,
-    base: i64,
+    target: Target<'_>,
     count: i32,
     blob: &[u8],
     hashes: &[i64],
     dedup_hashes: Option<Vec<i64>>,
-) {
-    let end = base + count as i64 - 1;
-    exec(
-        client,
-        "WITH clock AS (
-             SELECT GREATEST(clock_timestamp(), last_write_at) AS ts FROM queen.log_partitions WHERE id = $1
+) -> Option<(i64, i64)> {
+    // The two texts differ only in how the UPDATE finds its row.
+    const BY_ID: &str = "WITH bump AS (
+             UPDATE queen.log_partitions p
+                SET last_offset = p.last_offset + $1,
+                    last_write_at = GREATEST(c.now, p.last_write_at),
+                    oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
+                    oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
+               FROM (SELECT clock_timestamp() AS now) c
+              WHERE p.id = $5
+          RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
          ), seg AS (
              INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
-             SELECT $1, $2, $3, $4, ts, $5 FROM clock
+             SELECT id, base, end_offset, $1, ts, $2 FROM bump
          ), side AS (
              INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
-             SELECT $1, $2, ts, $6, $7 FROM clock
+             SELECT id, base, ts, $3, $4 FROM bump
          )
-         UPDATE queen.log_partitions p
-            SET last_offset = $3,
-                last_write_at = clock.ts,
-                oldest_live_at = COALESCE(p.oldest_live_at, clock.ts),
-                oldest_txn_at = COALESCE(p.oldest_txn_at, clock.ts)
-           FROM clock
-          WHERE p.id = $1",
-        &[sql::INT8, sql::INT8, sql::INT8, sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY],
-        &[pid.into(), base.into(), end.into(), count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()],
-    );
+         SELECT id, base FROM bump";
+    const BY_NAME: &str = "WITH bump AS (
+             UPDATE queen.log_partitions p
+                SET last_offset = p.last_offset + $1,
+                    last_write_at = GREATEST(c.now, p.last_write_at),
+                    oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
+                    oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
+               FROM (SELECT clock_timestamp() AS now) c, queen.queues q
+              WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
+                AND (NOT $8 OR q.dedup_window_seconds = 0)
+          RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
+         ), seg AS (
+             INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
+             SELECT id, base, end_offset, $1, ts, $2 FROM bump
+         ), side AS (
+             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
+             SELECT id, base, ts, $3, $4 FROM bump
+         )
+         SELECT id, base FROM bump";
+    const COMMON: [PgOid; 4] = [sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
+    let common = [count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
+    let mut rows = match target {
+        Target::Locked(pid) => {
+            let [a, b, c, d] = common;
+            exec(client, BY_ID, &[COMMON[0], COMMON[1], COMMON[2], COMMON[3], sql::INT8], &[a, b, c, d, pid.into()])
+        }
+        Target::Named { queue, partition, check_dedup } => {
+            let [a, b, c, d] = common;
+            exec(
+                client,
+                BY_NAME,
+                &[COMMON[0], COMMON[1], COMMON[2], COMMON[3], sql::UUID, sql::TEXT, sql::TEXT, sql::BOOL],
+                &[a, b, c, d, queues::default_tenant().into(), queue.into(), partition.into(), check_dedup.into()],
+            )
+        }
+    };
+    rows.next().map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<i64>(2).unwrap().unwrap()))
 }

@@ -20,7 +20,7 @@ pub struct QueueRow {
     pub options: QueueOptions,
 }
 
-fn default_tenant() -> pgrx::Uuid {
+pub fn default_tenant() -> pgrx::Uuid {
     pgrx::Uuid::from_bytes(*uuid::Uuid::parse_str(DEFAULT_TENANT).unwrap().as_bytes())
 }
 

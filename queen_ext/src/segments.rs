@@ -62,20 +62,41 @@ pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment>
         .collect()
 }
 
-/// Up to `limit` segments of `pid` holding offsets from `from` on, in order:
-/// the segment covering `from` (if any is left) and those after it. Gaps left
-/// by deleted segments are skipped.
-pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, limit: i64) -> Vec<Segment> {
+/// The segment holding `offset` in `pid`, or the first one after it when the
+/// offset's own segment is gone.
+pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Segment> {
+    scan_from(client, pid, offset, 1, 1).segments.into_iter().next()
+}
+
+/// What one `scan_from` read.
+pub struct Scan {
+    pub segments: Vec<Segment>,
+    /// The scan stopped at its segment limit: more segments may follow.
+    pub more: bool,
+}
+
+/// The segments of `pid` holding the offsets `from .. from + want`, in
+/// order, at most `limit` of them: the segment covering `from` (if any is
+/// left) and those after it that start inside the range. Offsets are dense,
+/// so no segment past the range is read. Gaps left by deleted segments are
+/// skipped.
+pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, limit: i64) -> Scan {
     const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
                        (extract(epoch FROM created_at) * 1000000)::int8, blob \
                        FROM queen.log_segments \
                        WHERE partition_id = $1 AND base_offset >= COALESCE( \
                            (SELECT max(base_offset) FROM queen.log_segments \
                              WHERE partition_id = $1 AND base_offset <= $2), $2) \
+                         AND base_offset < $2 + $4 \
                        ORDER BY base_offset LIMIT $3";
     debug_assert!(SQL.contains(COLUMNS));
-    exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into()])
-        .map(|row| Segment::from_row(&row))
+    let mut scanned = 0i64;
+    let segments = exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into(), want.into()])
+        .map(|row| {
+            scanned += 1;
+            Segment::from_row(&row)
+        })
         .filter(|s| s.end_offset >= from)
-        .collect()
+        .collect();
+    Scan { segments, more: scanned >= limit }
 }

@@ -272,7 +272,7 @@ async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> 
     state.auth.subject(&headers)?;
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    json_text(call_as(&state, "SELECT queen.ack($1::text::jsonb)::text", &[&text]).await?)
+    json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
 }
 
 async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
