@@ -1,11 +1,13 @@
 //! The front-end's cost, measured side by side in one run: push and pop+ack
 //! messages per second through HTTP vs the same work through SQL directly
-//! (batch 100, as many connections as cores), and what 1000 idle long-poll
-//! waiters cost the database (transactions per second, against none).
+//! (batch 100, as many connections as cores, in interleaved rounds; the
+//! pop+ack from equal backlogs queued beforehand), and what 1000 idle
+//! long-poll waiters cost the database (transactions per second, against
+//! none).
 //!
 //! Usage: queen_bench_http <dsn> <front-end url>
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -14,7 +16,14 @@ use postgres::{Client, NoTls};
 use serde_json::{json, Value};
 
 const BATCH: usize = 100;
-const SECS: f64 = 5.0;
+/// Seconds each figure is measured for, split over `ROUNDS` rounds in which
+/// SQL and HTTP take turns (in alternating order), so a change in the
+/// machine's load falls on both alike.
+const SECS: f64 = 10.0;
+const ROUNDS: usize = 5;
+/// Messages queued for each consumer before the pop+ack rounds: more than
+/// either can take in `SECS`, so neither runs dry.
+const BACKLOG: u64 = 600_000;
 
 fn items(queue: &str, k: usize, n: u64) -> Value {
     Value::Array(
@@ -26,20 +35,38 @@ fn items(queue: &str, k: usize, n: u64) -> Value {
     )
 }
 
-fn run(conns: usize, work: impl Fn(usize, &AtomicBool) -> u64 + Send + Sync + 'static) -> f64 {
-    let work = Arc::new(work);
-    let stop = Arc::new(AtomicBool::new(false));
+/// Runs `work` on `conns` threads for `secs`; answers the messages handled
+/// and the seconds taken.
+fn run(conns: usize, secs: f64, work: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync)) -> (u64, f64) {
+    let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let handles: Vec<_> = (0..conns)
-        .map(|k| {
-            let (work, stop) = (Arc::clone(&work), Arc::clone(&stop));
-            thread::spawn(move || work(k, &stop))
-        })
-        .collect();
-    thread::sleep(Duration::from_secs_f64(SECS));
-    stop.store(true, Ordering::Relaxed);
-    let total: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    total as f64 / start.elapsed().as_secs_f64()
+    let total = thread::scope(|scope| {
+        let handles: Vec<_> = (0..conns).map(|k| scope.spawn({
+            let stop = &stop;
+            move || work(k, stop)
+        })).collect();
+        thread::sleep(Duration::from_secs_f64(secs));
+        stop.store(true, Ordering::Relaxed);
+        handles.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
+    });
+    (total, start.elapsed().as_secs_f64())
+}
+
+/// Messages per second of the SQL and the HTTP work, in interleaved rounds.
+fn side_by_side(conns: usize, sql: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync), http: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync)) -> (f64, f64) {
+    let slice = SECS / ROUNDS as f64;
+    let (mut s, mut h) = ((0u64, 0f64), (0u64, 0f64));
+    for round in 0..ROUNDS {
+        let mut turn = |first_sql: bool| {
+            let (m, t) = run(conns, slice, if first_sql { sql } else { http });
+            let acc = if first_sql { &mut s } else { &mut h };
+            acc.0 += m;
+            acc.1 += t;
+        };
+        turn(round % 2 == 0);
+        turn(round % 2 == 1);
+    }
+    (s.0 as f64 / s.1, h.0 as f64 / h.1)
 }
 
 fn acks_of(popped: &Value) -> Value {
@@ -63,72 +90,77 @@ fn main() {
     let url = args.next().expect("front-end url");
     let conns = thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build();
+    let call = AtomicU64::new(0);
 
-    let sql_push = {
-        let dsn = dsn.clone();
-        run(conns, move |k, stop| {
-            let mut c = Client::connect(&dsn, NoTls).unwrap();
-            let mut n = 0;
-            while !stop.load(Ordering::Relaxed) {
-                c.execute("SELECT queen.push($1::jsonb)", &[&items("sql", k, n)]).unwrap();
-                n += 1;
-            }
-            n * BATCH as u64
-        })
+    // Both push the same JSON body text: SQL through queen.push_text, HTTP
+    // through the front-end's push route, which passes it on as text.
+    let sql_push = |k: usize, stop: &AtomicBool| {
+        let mut c = Client::connect(&dsn, NoTls).unwrap();
+        let mut sent = 0;
+        while !stop.load(Ordering::Relaxed) {
+            let body = items("push_sql", k, call.fetch_add(1, Ordering::Relaxed)).to_string();
+            c.execute("SELECT queen.push_text($1)", &[&body]).unwrap();
+            sent += BATCH as u64;
+        }
+        sent
     };
-    let http_push = {
-        let (agent, url) = (agent.clone(), url.clone());
-        run(conns, move |k, stop| {
-            let mut n = 0;
-            while !stop.load(Ordering::Relaxed) {
-                agent.post(&format!("{url}/api/v1/push")).send_json(json!({"items": items("http", k, n)})).unwrap();
-                n += 1;
-            }
-            n * BATCH as u64
-        })
+    let http_push = |k: usize, stop: &AtomicBool| {
+        let mut sent = 0;
+        while !stop.load(Ordering::Relaxed) {
+            let body = json!({"items": items("push_http", k, call.fetch_add(1, Ordering::Relaxed))}).to_string();
+            agent.post(&format!("{url}/api/v1/push")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            sent += BATCH as u64;
+        }
+        sent
     };
-    println!("push batch {BATCH}: SQL {sql_push:.0} msg/s, HTTP {http_push:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http_push / sql_push);
+    let (sql, http) = side_by_side(conns, &sql_push, &http_push);
+    println!("push batch {BATCH}: SQL {sql:.0} msg/s, HTTP {http:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http / sql);
 
-    let sql_pop = {
-        let dsn = dsn.clone();
-        run(conns, move |_, stop| {
-            let mut c = Client::connect(&dsn, NoTls).unwrap();
-            let mut got = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let popped: Value = c.query_one("SELECT queen.pop('sql', NULL, NULL, 100, '{}')", &[]).unwrap().get(0);
-                let acks = acks_of(&popped);
-                let n = acks.as_array().unwrap().len() as u64;
-                if n == 0 {
-                    break;
-                }
-                c.execute("SELECT queen.ack($1::jsonb)", &[&acks]).unwrap();
-                got += n;
+    // The same backlog for each consumer, queued before the clock starts.
+    let mut c = Client::connect(&dsn, NoTls).unwrap();
+    for queue in ["pop_sql", "pop_http"] {
+        for n in 0..BACKLOG / BATCH as u64 {
+            c.execute("SELECT queen.push_text($1)", &[&items(queue, n as usize, n).to_string()]).unwrap();
+        }
+    }
+    c.batch_execute("VACUUM ANALYZE queen.log_segments, queen.log_txns, queen.log_partitions").unwrap();
+    let sql_pop = |_: usize, stop: &AtomicBool| {
+        let mut c = Client::connect(&dsn, NoTls).unwrap();
+        let mut got = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            let popped: Value = c.query_one("SELECT queen.pop('pop_sql', NULL, NULL, 100, '{}')", &[]).unwrap().get(0);
+            let acks = acks_of(&popped);
+            let n = acks.as_array().unwrap().len() as u64;
+            if n == 0 {
+                thread::sleep(Duration::from_millis(1));
+                continue;
             }
-            got
-        })
+            c.execute("SELECT queen.ack_text($1)", &[&acks.to_string()]).unwrap();
+            got += n;
+        }
+        got
     };
-    let http_pop = {
-        let (agent, url) = (agent.clone(), url.clone());
-        run(conns, move |_, stop| {
-            let mut got = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let resp = agent.get(&format!("{url}/api/v1/pop/queue/http?batch=100")).call().unwrap();
-                if resp.status() == 204 {
-                    break;
-                }
-                let popped: Value = resp.into_json().unwrap();
-                let acks = acks_of(&popped);
-                got += acks.as_array().unwrap().len() as u64;
-                agent.post(&format!("{url}/api/v1/ack/batch")).send_json(json!({"acknowledgments": acks})).unwrap();
+    let http_pop = |_: usize, stop: &AtomicBool| {
+        let mut got = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            let resp = agent.get(&format!("{url}/api/v1/pop/queue/pop_http?batch=100")).call().unwrap();
+            if resp.status() == 204 {
+                thread::sleep(Duration::from_millis(1));
+                continue;
             }
-            got
-        })
+            let popped: Value = resp.into_json().unwrap();
+            let acks = acks_of(&popped);
+            got += acks.as_array().unwrap().len() as u64;
+            let body = json!({"acknowledgments": acks}).to_string();
+            agent.post(&format!("{url}/api/v1/ack/batch")).set("Content-Type", "application/json").send_string(&body).unwrap();
+        }
+        got
     };
-    println!("pop+ack batch {BATCH}: SQL {sql_pop:.0} msg/s, HTTP {http_pop:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http_pop / sql_pop);
+    let (sql, http) = side_by_side(conns, &sql_pop, &http_pop);
+    println!("pop+ack batch {BATCH}: SQL {sql:.0} msg/s, HTTP {http:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http / sql);
 
     // Idle long polls: database transactions per second with 1000 waiters
     // on one empty queue, against the same window with none.
-    let mut c = Client::connect(&dsn, NoTls).unwrap();
     let before = commits(&mut c);
     thread::sleep(Duration::from_secs(5));
     let quiet = (commits(&mut c) - before) as f64 / 5.0;
