@@ -148,7 +148,9 @@ fn main() {
                 thread::sleep(Duration::from_millis(1));
                 continue;
             }
-            let popped: Value = resp.into_json().unwrap();
+            // The whole body first, then parsed (reading JSON straight off the
+            // socket goes a byte at a time).
+            let popped: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
             let acks = acks_of(&popped);
             got += acks.as_array().unwrap().len() as u64;
             let body = json!({"acknowledgments": acks}).to_string();
