@@ -87,6 +87,68 @@ fn push_then_pop_in_order() {
 }
 
 #[pg_test]
+fn a_pop_batch_spans_many_small_segments_and_resumes_mid_segment() {
+    // 150 single-message segments: a batch of 120 reads past the segments
+    // one scan looks at, in order, and stops at the batch.
+    for i in 0..150 {
+        push(json!([{"queue": "small", "payload": {"n": i}}]));
+    }
+    assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 150);
+    let first = pop("small", None, 120, json!({"autoAck": true}));
+    let want: Vec<Value> = (0..120).map(|i| json!({"n": i})).collect();
+    assert_eq!(datas(&first), want);
+    let rest = pop("small", None, 120, json!({"autoAck": true}));
+    let want: Vec<Value> = (120..150).map(|i| json!({"n": i})).collect();
+    assert_eq!(datas(&rest), want);
+    // One segment of ten: a batch that ends inside it, and the next batch
+    // starting where the first ended.
+    let items: Vec<Value> = (0..10).map(|i| json!({"queue": "big", "payload": {"n": i}})).collect();
+    push(Value::Array(items));
+    let head = pop("big", None, 3, json!({"autoAck": true}));
+    assert_eq!(datas(&head), vec![json!({"n":0}), json!({"n":1}), json!({"n":2})]);
+    let tail = pop("big", None, 100, json!({"autoAck": true}));
+    let want: Vec<Value> = (3..10).map(|i| json!({"n": i})).collect();
+    assert_eq!(datas(&tail), want);
+    assert_eq!(tail["messages"][0]["offset"], 3);
+}
+
+#[pg_test]
+fn pushes_to_one_and_to_several_partitions_share_the_offsets() {
+    // The first push creates the partition, later ones find it; a push to
+    // two partitions locks both. Offsets run on without a gap either way.
+    let mut offsets = Vec::new();
+    for i in 0..3 {
+        let r = push(json!([{"queue": "mix", "payload": i}, {"queue": "mix", "payload": i}]));
+        offsets.extend(r.as_array().unwrap().iter().map(|x| x["offset"].as_i64().unwrap()));
+        let r = push(json!([{"queue": "mix", "payload": i}, {"queue": "mix", "partition": "other", "payload": i}]));
+        offsets.push(r[0]["offset"].as_i64().unwrap());
+        assert_eq!(r[1]["offset"], i);
+    }
+    assert_eq!(offsets, (0..9).collect::<Vec<i64>>());
+    assert_eq!(n("SELECT last_offset FROM queen.log_partitions WHERE name = 'Default'"), 8);
+    assert_eq!(n("SELECT count(*) FROM queen.log_txns t JOIN queen.log_segments s USING (partition_id, base_offset)"), 9);
+}
+
+#[pg_test]
+fn ack_text_answers_as_ack_does() {
+    push(json!([{"queue": "at", "payload": 1}, {"queue": "at", "payload": 2}]));
+    let popped = pop("at", None, 2, json!({}));
+    let m = &popped["messages"];
+    let one = json!([{"transactionId": m[0]["transactionId"], "partitionId": m[0]["partitionId"], "leaseId": m[0]["leaseId"]}]);
+    let by_text = Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &[one.to_string().into()]).unwrap().unwrap().0;
+    assert_eq!(by_text[0]["success"], true);
+    let two = json!([{"transactionId": m[1]["transactionId"], "partitionId": m[1]["partitionId"], "leaseId": m[1]["leaseId"]}]);
+    let by_jsonb = ack(two);
+    assert_eq!(by_jsonb[0]["success"], true);
+    assert_eq!(n("SELECT committed FROM queen.log_consumers"), 1);
+}
+
+#[pg_test(error = "acks: malformed JSON: EOF while parsing a list at line 1 column 1")]
+fn malformed_ack_text_is_refused() {
+    Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &["[".into()]).unwrap();
+}
+
+#[pg_test]
 fn leased_partition_is_skipped_and_ack_moves_cursor() {
     let items: Vec<Value> = (0..4).map(|i| json!({"queue": "q", "payload": i})).collect();
     push(Value::Array(items));
