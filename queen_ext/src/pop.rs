@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::errors;
 use crate::guc;
 use crate::json::{check_name, Obj};
-use crate::queues::{self, QueueRow};
+use crate::queues;
 use crate::segments::{self, Segment};
 use crate::sql::{self, exec, micros_to_iso};
 
@@ -132,26 +132,54 @@ struct Candidate {
     fresh: bool,
 }
 
-fn target_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<QueueRow> {
-    if let Some(q) = &req.queue {
-        return vec![queues::find_or_create(client, q)];
+/// What a pop needs of a queue: its identity and the three options that
+/// shape a pop, read as columns (not the whole option set).
+pub struct PopQueue {
+    pub id: i64,
+    pub name: String,
+    pub window_buffer: i32,
+    pub delayed_processing: i32,
+    pub lease_time: i32,
+}
+
+fn target_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueue> {
+    fn read(rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<PopQueue> {
+        rows.map(|r| PopQueue {
+            id: r.get(1).unwrap().unwrap(),
+            name: r.get(2).unwrap().unwrap(),
+            window_buffer: r.get(3).unwrap().unwrap(),
+            delayed_processing: r.get(4).unwrap().unwrap(),
+            lease_time: r.get(5).unwrap().unwrap(),
+        })
+        .collect()
     }
-    let rows = exec(
+    let tenant = queues::default_tenant();
+    if let Some(q) = &req.queue {
+        const NAMED: &str = "SELECT id, name, window_buffer, delayed_processing, lease_time FROM queen.queues \
+                             WHERE tenant_id = $1 AND name = $2";
+        let found = read(exec(client, NAMED, &[sql::UUID, sql::TEXT], &[tenant.into(), q.as_str().into()]));
+        if !found.is_empty() {
+            return found;
+        }
+        // A pop names a queue into being, with default options.
+        queues::insert(client, q, &crate::options::QueueOptions::default());
+        return read(exec(client, NAMED, &[sql::UUID, sql::TEXT], &[tenant.into(), q.as_str().into()]));
+    }
+    read(exec(
         client,
-        "SELECT name FROM queen.queues WHERE ($1::text IS NULL OR namespace = $1) \
-         AND ($2::text IS NULL OR task = $2) ORDER BY priority DESC, id",
-        &[sql::TEXT, sql::TEXT],
-        &[req.namespace.as_deref().into(), req.task.as_deref().into()],
-    );
-    let names: Vec<String> = rows.map(|r| r.get::<String>(1).unwrap().unwrap()).collect();
-    names.iter().filter_map(|n| queues::find(client, n)).collect()
+        "SELECT id, name, window_buffer, delayed_processing, lease_time FROM queen.queues
+          WHERE tenant_id = $1 AND ($2::text IS NULL OR namespace = $2) AND ($3::text IS NULL OR task = $3)
+          ORDER BY priority DESC, id",
+        &[sql::UUID, sql::TEXT, sql::TEXT],
+        &[tenant.into(), req.namespace.as_deref().into(), req.task.as_deref().into()],
+    ))
 }
 
 /// The partitions worth trying, and the transaction's now() (µs), read in
 /// the same statement.
-fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[QueueRow]) -> (i64, Vec<Candidate>) {
+fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
-    let windows: Vec<i32> = qs.iter().map(|q| q.options.window_buffer).collect();
+    let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
     let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
     let rows = exec(
         client,
@@ -359,7 +387,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         // A cursor below the partition's log start resumes at the next offset
         // that still exists.
         let from = (cursor.committed + 1).max(cand.log_start);
-        let delay = queue.options.delayed_processing as i64;
+        let delay = queue.delayed_processing as i64;
         let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
         let segs = read_batch(client, cand.pid, from, remaining, visible_before);
         let Some(first) = segs.first() else { continue };
@@ -392,7 +420,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                     req.group.as_str().into(),
                     (start - 1).into(),
                     pgrx::Uuid::from_bytes(*lease_id.unwrap().as_bytes()).into(),
-                    queue.options.lease_time.into(),
+                    queue.lease_time.into(),
                     start.into(),
                     end.into(),
                     state.into(),
