@@ -620,41 +620,36 @@ pub fn append_segment(
     dedup_hashes: Option<Vec<i64>>,
 ) -> Option<(i64, i64)> {
     // The two texts differ only in how the UPDATE finds its row.
-    const BY_ID: &str = "WITH bump AS (
-             UPDATE queen.log_partitions p
-                SET last_offset = p.last_offset + $1,
-                    last_write_at = GREATEST(c.now, p.last_write_at),
-                    oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
-                    oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
-               FROM (SELECT clock_timestamp() AS now) c
-              WHERE p.id = $5
-          RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
-         ), seg AS (
-             INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
-             SELECT id, base, end_offset, $1, ts, $2 FROM bump
-         ), side AS (
-             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
-             SELECT id, base, ts, $3, $4 FROM bump
-         )
-         SELECT id, base FROM bump";
-    const BY_NAME: &str = "WITH bump AS (
-             UPDATE queen.log_partitions p
-                SET last_offset = p.last_offset + $1,
-                    last_write_at = GREATEST(c.now, p.last_write_at),
-                    oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
-                    oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
-               FROM (SELECT clock_timestamp() AS now) c, queen.queues q
-              WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
-                AND (NOT $8 OR q.dedup_window_seconds = 0)
-          RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
-         ), seg AS (
-             INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
-             SELECT id, base, end_offset, $1, ts, $2 FROM bump
-         ), side AS (
-             INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
-             SELECT id, base, ts, $3, $4 FROM bump
-         )
-         SELECT id, base FROM bump";
+    macro_rules! bump {
+        () => {
+            "WITH bump AS (
+                 UPDATE queen.log_partitions p
+                    SET last_offset = p.last_offset + $1,
+                        last_write_at = GREATEST(c.now, p.last_write_at),
+                        oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
+                        oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
+                   FROM (SELECT clock_timestamp() AS now) c"
+        };
+    }
+    macro_rules! append {
+        () => {
+            "
+              RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
+             ), seg AS (
+                 INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
+                 SELECT id, base, end_offset, $1, ts, $2 FROM bump
+             ), side AS (
+                 INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
+                 SELECT id, base, ts, $3, $4 FROM bump
+             )
+             SELECT id, base FROM bump"
+        };
+    }
+    const BY_ID: &str = concat!(bump!(), "
+                  WHERE p.id = $5", append!());
+    const BY_NAME: &str = concat!(bump!(), ", queen.queues q
+                  WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
+                    AND (NOT $8 OR q.dedup_window_seconds = 0)", append!());
     const COMMON: [PgOid; 4] = [sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
     let common = [count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
     let mut rows = match target {
