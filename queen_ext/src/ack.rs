@@ -80,22 +80,38 @@ impl AckOut {
         self.error.is_none()
     }
     pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "index": self.index,
-            "transactionId": self.transaction_id,
-            "partitionId": self.partition_id.to_string(),
-            "status": self.status.as_str(),
-            "consumerGroup": if self.group == QUEUE_MODE { Value::Null } else { Value::String(self.group.clone()) },
-            "success": self.success(),
-        });
-        if let Some(e) = &self.error {
-            v["error"] = Value::String(e.clone());
-        }
-        if self.dead_lettered {
-            v["dlq"] = Value::Bool(true);
-        }
-        v
+        serde_json::to_value(self.answer()).expect("answers serialize")
     }
+
+    /// The answer for this ack, borrowing its fields.
+    pub fn answer(&self) -> AckAnswer<'_> {
+        AckAnswer {
+            index: self.index,
+            transaction_id: &self.transaction_id,
+            partition_id: self.partition_id.to_string(),
+            status: self.status.as_str(),
+            consumer_group: (self.group != QUEUE_MODE).then_some(self.group.as_str()),
+            success: self.success(),
+            error: self.error.as_deref(),
+            dlq: self.dead_lettered.then_some(true),
+        }
+    }
+}
+
+/// One item of an ack answer.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AckAnswer<'a> {
+    index: usize,
+    transaction_id: &'a str,
+    partition_id: String,
+    status: &'static str,
+    consumer_group: Option<&'a str>,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dlq: Option<bool>,
 }
 
 /// Parses one ack object; `group` is the body-level consumer group.

@@ -135,7 +135,7 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
     let body = required("acks", acks);
     let parsed = ack::parse_acks(&body);
     let out = sql::spi(|client| ack::ack(client, &parsed));
-    JsonOut::of(&out.iter().map(|o| o.to_json()).collect::<Vec<_>>())
+    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
 /// `ack` for callers that hold the JSON as text: the same body and answer,
@@ -147,7 +147,7 @@ fn ack_text(acks: Option<&str>) -> JsonOut {
         serde_json::from_str(text).unwrap_or_else(|e| errors::invalid("acks", format!("malformed JSON: {e}")));
     let parsed = ack::parse_acks(&body);
     let out = sql::spi(|client| ack::ack(client, &parsed));
-    JsonOut::of(&out.iter().map(|o| o.to_json()).collect::<Vec<_>>())
+    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
 }
 
 /// Extends a lease by `seconds` (NULL: each queue's lease time).
