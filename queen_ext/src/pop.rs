@@ -442,18 +442,35 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     out
 }
 
+/// A 16-byte id, answered as its hyphenated text without an allocation.
+struct IdOut([u8; 36]);
+
+impl IdOut {
+    fn of(id: &[u8; 16]) -> IdOut {
+        let mut text = [0u8; 36];
+        uuid::Uuid::from_bytes(*id).hyphenated().encode_lower(&mut text);
+        IdOut(text)
+    }
+}
+
+impl Serialize for IdOut {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(std::str::from_utf8(&self.0).expect("hex digits and hyphens"))
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct MessageOut<'a> {
-    id: String,
+    id: IdOut,
     transaction_id: &'a str,
-    trace_id: Option<String>,
+    trace_id: Option<IdOut>,
     data: &'a RawValue,
     producer_sub: Option<&'a str>,
-    created_at: String,
+    created_at: &'a str,
     queue: &'a str,
     partition: &'a str,
-    partition_id: String,
+    partition_id: &'a str,
     offset: i64,
     lease_id: Option<&'a str>,
     consumer_group: Option<&'a str>,
@@ -479,11 +496,15 @@ impl PopOut {
     pub fn to_json_text(&self) -> String {
         let lease = self.lease_id.map(|l| l.to_string());
         let group = (self.group != QUEUE_MODE).then_some(self.group.as_str());
-        let mut messages = Vec::new();
-        for c in &self.claims {
-            let partition_id = c.partition_id.to_string();
-            for seg in &c.segments {
-                let created_at = micros_to_iso(seg.created_at_us);
+        // The texts messages share, written once per claim and per segment.
+        let partition_ids: Vec<String> = self.claims.iter().map(|c| c.partition_id.to_string()).collect();
+        let created: Vec<Vec<String>> =
+            self.claims.iter().map(|c| c.segments.iter().map(|s| micros_to_iso(s.created_at_us)).collect()).collect();
+        let mut messages = Vec::with_capacity(self.claims.iter().map(|c| (c.end - c.start + 1) as usize).sum());
+        for (k, c) in self.claims.iter().enumerate() {
+            let partition_id = partition_ids[k].as_str();
+            for (j, seg) in c.segments.iter().enumerate() {
+                let created_at = created[k][j].as_str();
                 for (i, f) in seg.frames().enumerate() {
                     let offset = seg.base_offset + i as i64;
                     if offset < c.start || offset > c.end {
@@ -502,15 +523,15 @@ impl PopOut {
                             errors::corrupt(format!("message at offset {offset} of partition {}: payload is not JSON", c.partition_id))
                         });
                     messages.push(MessageOut {
-                        id: queen_frames::id_text(&f.message_id),
+                        id: IdOut::of(&f.message_id),
                         transaction_id: f.transaction_id,
-                        trace_id: f.trace_id.map(|t| queen_frames::id_text(&t)),
+                        trace_id: f.trace_id.as_ref().map(IdOut::of),
                         data,
                         producer_sub: f.producer,
-                        created_at: created_at.clone(),
+                        created_at,
                         queue: &c.queue,
                         partition: &c.partition,
-                        partition_id: partition_id.clone(),
+                        partition_id,
                         offset,
                         lease_id: lease.as_deref(),
                         consumer_group: group,
@@ -531,7 +552,13 @@ impl PopOut {
             partitions_claimed: self.claims.len(),
             messages,
         };
-        serde_json::to_string(&answer).expect("answers serialize")
+        // Sized once for what the answer will hold: the payloads and a
+        // message's fields around each.
+        const PER_MESSAGE: usize = 400;
+        let size = answer.messages.iter().map(|m| m.data.get().len() + PER_MESSAGE).sum::<usize>() + 256;
+        let mut out = Vec::with_capacity(size);
+        serde_json::to_writer(&mut out, &answer).expect("answers serialize");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     pub fn to_json(&self) -> Value {
