@@ -12,7 +12,7 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use crate::errors;
-use crate::json::{as_i64, check_name, parse_uuid, Obj, MAX_NAME_BYTES};
+use crate::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
 use crate::pop::QUEUE_MODE;
 use crate::push::txn_hash;
 use crate::sql::{self, exec};
@@ -88,7 +88,7 @@ impl AckOut {
         AckAnswer {
             index: self.index,
             transaction_id: &self.transaction_id,
-            partition_id: self.partition_id.to_string(),
+            partition_id: IdNum(self.partition_id),
             status: self.status.as_str(),
             consumer_group: (self.group != QUEUE_MODE).then_some(self.group.as_str()),
             success: self.success(),
@@ -104,7 +104,7 @@ impl AckOut {
 pub struct AckAnswer<'a> {
     index: usize,
     transaction_id: &'a str,
-    partition_id: String,
+    partition_id: IdNum,
     status: &'static str,
     consumer_group: Option<&'a str>,
     success: bool,

@@ -101,3 +101,30 @@ pub fn check_name<'s>(field: &str, s: &'s str) -> &'s str {
 pub fn parse_uuid(field: &str, s: &str) -> uuid::Uuid {
     uuid::Uuid::parse_str(s).unwrap_or_else(|_| errors::bad_uuid(field, s))
 }
+
+/// A 16-byte id, answered as its hyphenated text without an allocation.
+pub struct IdOut([u8; 36]);
+
+impl IdOut {
+    pub fn of(id: &[u8; 16]) -> IdOut {
+        let mut text = [0u8; 36];
+        uuid::Uuid::from_bytes(*id).hyphenated().encode_lower(&mut text);
+        IdOut(text)
+    }
+}
+
+impl serde::Serialize for IdOut {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(std::str::from_utf8(&self.0).expect("hex digits and hyphens"))
+    }
+}
+
+/// A 64-bit id answered as a JSON string (ids beyond 2^53 survive
+/// JavaScript), written without an allocation.
+pub struct IdNum(pub i64);
+
+impl serde::Serialize for IdNum {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}

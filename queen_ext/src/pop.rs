@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::errors;
 use crate::guc;
-use crate::json::{check_name, Obj};
+use crate::json::{check_name, IdOut, Obj};
 use crate::queues;
 use crate::segments::{self, Segment};
 use crate::sql::{self, exec, micros_to_iso};
@@ -440,23 +440,6 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         });
     }
     out
-}
-
-/// A 16-byte id, answered as its hyphenated text without an allocation.
-struct IdOut([u8; 36]);
-
-impl IdOut {
-    fn of(id: &[u8; 16]) -> IdOut {
-        let mut text = [0u8; 36];
-        uuid::Uuid::from_bytes(*id).hyphenated().encode_lower(&mut text);
-        IdOut(text)
-    }
-}
-
-impl Serialize for IdOut {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(std::str::from_utf8(&self.0).expect("hex digits and hyphens"))
-    }
 }
 
 #[derive(Serialize)]

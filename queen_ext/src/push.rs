@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::errors;
-use crate::json::{check_name, MAX_NAME_BYTES};
+use crate::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
 use crate::queues;
 use crate::sql::{self, exec};
 use pgrx::pg_sys::PgOid;
@@ -73,9 +73,9 @@ impl ItemOut {
             index: self.index,
             queue: &self.queue,
             partition: &self.partition,
-            partition_id: self.partition_id.to_string(),
+            partition_id: IdNum(self.partition_id),
             transaction_id: &self.transaction_id,
-            message_id: self.message_id.map(|id| queen_frames::id_text(&id)),
+            message_id: self.message_id.as_ref().map(IdOut::of),
             offset: self.offset,
             status: if self.duplicate { "duplicate" } else { "queued" },
         }
@@ -89,9 +89,9 @@ pub struct PushAnswer<'a> {
     index: usize,
     queue: &'a str,
     partition: &'a str,
-    partition_id: String,
+    partition_id: IdNum,
     transaction_id: &'a str,
-    message_id: Option<String>,
+    message_id: Option<IdOut>,
     offset: Option<i64>,
     status: &'static str,
 }
