@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use pgrx::spi::SpiClient;
 use queen_frames::{FrameRef, FLAG_ENCRYPTED};
@@ -54,8 +55,9 @@ pub struct GroupIn {
 #[derive(Debug, Clone)]
 pub struct ItemOut {
     pub index: usize,
-    pub queue: String,
-    pub partition: String,
+    /// Shared by every item of its group.
+    pub queue: Rc<str>,
+    pub partition: Rc<str>,
     pub partition_id: i64,
     pub message_id: Option<[u8; 16]>,
     pub transaction_id: String,
@@ -461,14 +463,15 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
         let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
         let target = Target::Named { queue: &g.queue, partition: &g.partition, check_dedup: dedup && pre.supplied };
         if let Some((pid, base)) = append_segment(client, target, g.items.len() as i32, &pre.blob, &hashes, supplied_hashes(g, pre)) {
+            let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
             return g
                 .items
                 .iter()
                 .enumerate()
                 .map(|(k, it)| ItemOut {
                     index: it.index,
-                    queue: g.queue.clone(),
-                    partition: g.partition.clone(),
+                    queue: Rc::clone(&queue),
+                    partition: Rc::clone(&partition),
                     partition_id: pid,
                     message_id: Some(pre.ids[k]),
                     transaction_id: pre.txns[k].clone(),
@@ -536,12 +539,13 @@ fn write_group(
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
     let mut supplied_hashes: Vec<i64> = Vec::new();
     let base = part.last_offset + 1;
+    let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
     for (k, it) in g.items.iter().enumerate() {
         let txn = pre.txns[k].as_str();
         let mut result = ItemOut {
             index: it.index,
-            queue: g.queue.clone(),
-            partition: g.partition.clone(),
+            queue: Rc::clone(&queue),
+            partition: Rc::clone(&partition),
             partition_id: pid,
             message_id: Some(pre.ids[k]),
             transaction_id: txn.to_owned(),
