@@ -17,7 +17,6 @@ use crate::errors;
 use crate::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
 use crate::queues;
 use crate::sql::{self, exec};
-use pgrx::pg_sys::PgOid;
 
 pub const DEFAULT_PARTITION: &str = "Default";
 
@@ -537,7 +536,7 @@ fn write_group(
     let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
     let mut kept: Vec<bool> = Vec::with_capacity(g.items.len());
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
-    let mut supplied_hashes: Vec<i64> = Vec::new();
+    let mut dedup_hashes: Vec<i64> = Vec::new();
     let base = part.last_offset + 1;
     let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
     for (k, it) in g.items.iter().enumerate() {
@@ -574,7 +573,7 @@ fn write_group(
         kept[k] = true;
         hashes.push(txn_hash(txn));
         if it.txn.is_some() {
-            supplied_hashes.push(txn_hash(txn));
+            dedup_hashes.push(txn_hash(txn));
         }
         results.push(result);
     }
@@ -591,7 +590,7 @@ fn write_group(
         &rebuilt
     };
     let count = hashes.len() as i32;
-    let dedup = (!supplied_hashes.is_empty()).then_some(supplied_hashes);
+    let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
     // The row is locked by this push: the statement lands where the lock said.
     if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base)) {
         errors::retry_needed(format!("partition {pid} moved while this push held its lock; retry the push"));
@@ -654,22 +653,20 @@ pub fn append_segment(
     const BY_NAME: &str = concat!(bump!(), ", queen.queues q
                   WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
                     AND (NOT $8 OR q.dedup_window_seconds = 0)", append!());
-    const COMMON: [PgOid; 4] = [sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
-    let common = [count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
-    let mut rows = match target {
+    let mut types = vec![sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
+    let mut args = vec![count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
+    let text = match target {
         Target::Locked(pid) => {
-            let [a, b, c, d] = common;
-            exec(client, BY_ID, &[COMMON[0], COMMON[1], COMMON[2], COMMON[3], sql::INT8], &[a, b, c, d, pid.into()])
+            types.push(sql::INT8);
+            args.push(pid.into());
+            BY_ID
         }
         Target::Named { queue, partition, check_dedup } => {
-            let [a, b, c, d] = common;
-            exec(
-                client,
-                BY_NAME,
-                &[COMMON[0], COMMON[1], COMMON[2], COMMON[3], sql::UUID, sql::TEXT, sql::TEXT, sql::BOOL],
-                &[a, b, c, d, queues::default_tenant().into(), queue.into(), partition.into(), check_dedup.into()],
-            )
+            types.extend([sql::UUID, sql::TEXT, sql::TEXT, sql::BOOL]);
+            args.extend([queues::default_tenant().into(), queue.into(), partition.into(), check_dedup.into()]);
+            BY_NAME
         }
     };
+    let mut rows = exec(client, text, &types, &args);
     rows.next().map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<i64>(2).unwrap().unwrap()))
 }

@@ -104,15 +104,6 @@ pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
     Some(QueueRow { id, name: name.to_owned(), options: from_row_json(&json) })
 }
 
-/// The queue named `name`, created with default options when missing.
-pub fn find_or_create(client: &mut SpiClient<'_>, name: &str) -> QueueRow {
-    if let Some(q) = find(client, name) {
-        return q;
-    }
-    insert(client, name, &QueueOptions::default());
-    find(client, name).expect("queue exists after insert")
-}
-
 /// Ids and dedup windows of the named queues, creating the missing ones in
 /// name order (the declared order of provisioning inserts).
 pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<String, (i64, i32)> {

@@ -62,8 +62,7 @@ pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment>
         .collect()
 }
 
-/// The segment holding `offset` in `pid`, or the first one after it when the
-/// offset's own segment is gone.
+/// The segment holding `offset` in `pid`; None when it is gone.
 pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Segment> {
     scan_from(client, pid, offset, 1, 1).segments.into_iter().next()
 }
