@@ -6,9 +6,11 @@
 //! consumer row locks only, ordered by (partition_id, consumer_group), and
 //! never a partition lock.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use pgrx::spi::SpiClient;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::errors;
@@ -51,7 +53,7 @@ impl Status {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AckIn {
     pub index: usize,
     pub transaction_id: String,
@@ -138,6 +140,127 @@ pub fn parse_one(value: &Value, path: &str, index: usize, group: Option<&str>) -
         .to_owned();
     let error = o.opt_str("error").map(str::to_owned);
     AckIn { index, transaction_id: transaction_id.to_owned(), partition_id, status, lease_id, group, error }
+}
+
+/// The fields of an ack, typed, borrowed from the body's text.
+#[derive(serde::Deserialize)]
+struct TypedAck<'a> {
+    #[serde(borrow, rename = "transactionId")]
+    transaction_id: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "partitionId")]
+    partition_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "leaseId")]
+    lease_id: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "consumerGroup")]
+    consumer_group: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    error: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct TypedWrapper<'a> {
+    #[serde(borrow)]
+    acknowledgments: Vec<TypedAck<'a>>,
+    #[serde(borrow, default, rename = "consumerGroup")]
+    consumer_group: Option<Cow<'a, str>>,
+}
+
+/// Reads an ack body (an array of acks, or the `acknowledgments` wrapper)
+/// in one typed pass, without building a value tree. None for anything it
+/// does not take as it stands: the tree path then reads it, and names what
+/// is wrong.
+pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
+    let (items, group): (Vec<TypedAck>, Option<Cow<str>>) = match text.trim_start().as_bytes().first()? {
+        b'[' => (serde_json::from_str(text).ok()?, None),
+        b'{' => {
+            let w: TypedWrapper = serde_json::from_str(text).ok()?;
+            (w.acknowledgments, w.consumer_group)
+        }
+        _ => return None,
+    };
+    if items.is_empty() || items.len() > crate::guc::ACK_MAX_ITEMS.get() as usize {
+        return None;
+    }
+    let valid_name = |s: &str| !s.is_empty() && s.len() <= MAX_NAME_BYTES;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, a)| {
+            let transaction_id = a.transaction_id.filter(|t| valid_name(t))?.into_owned();
+            let raw = a.partition_id?.get();
+            let partition_id = match raw.strip_prefix('"') {
+                Some(quoted) => quoted.strip_suffix('"').filter(|d| !d.contains('\\'))?.parse::<i64>().ok()?,
+                None => raw.parse::<i64>().ok()?,
+            };
+            let status = match a.status.as_deref().unwrap_or("completed") {
+                "completed" | "success" => Status::Completed,
+                "failed" => Status::Failed,
+                "retry" => Status::Retry,
+                "dlq" => Status::Dlq,
+                _ => return None,
+            };
+            let lease_id = match a.lease_id.as_deref().filter(|l| !l.is_empty()) {
+                Some(l) => Some(uuid::Uuid::parse_str(l).ok()?),
+                None => None,
+            };
+            let group = match a.consumer_group.as_deref().or(group.as_deref()) {
+                Some(g) if valid_name(g) => g.to_owned(),
+                Some(_) => return None,
+                None => QUEUE_MODE.to_owned(),
+            };
+            let error = a.error.map(Cow::into_owned);
+            Some(AckIn { index, transaction_id, partition_id, status, lease_id, group, error })
+        })
+        .collect()
+}
+
+/// Parses an ack body given as JSON text; see `parse_acks`.
+pub fn parse_acks_text(text: &str) -> Vec<AckIn> {
+    if let Some(acks) = parse_typed(text) {
+        return acks;
+    }
+    let body: Value = serde_json::from_str(text).unwrap_or_else(|e| errors::invalid("acks", format!("malformed JSON: {e}")));
+    parse_acks(&body)
+}
+
+/// The answers of an ack as JSON text: the array `AckAnswer` serializes to,
+/// written field by field.
+pub fn answers_json(out: &[AckOut]) -> String {
+    use crate::json::{write_int, write_str};
+    let mut text = String::with_capacity(out.iter().map(|o| 140 + o.transaction_id.len() + o.group.len()).sum::<usize>() + 2);
+    text.push('[');
+    for (k, o) in out.iter().enumerate() {
+        if k > 0 {
+            text.push(',');
+        }
+        text.push_str("{\"index\":");
+        write_int(&mut text, o.index as i64);
+        text.push_str(",\"transactionId\":");
+        write_str(&mut text, &o.transaction_id);
+        text.push_str(",\"partitionId\":\"");
+        write_int(&mut text, o.partition_id);
+        text.push_str("\",\"status\":\"");
+        text.push_str(o.status.as_str());
+        text.push_str("\",\"consumerGroup\":");
+        if o.group == QUEUE_MODE {
+            text.push_str("null");
+        } else {
+            write_str(&mut text, &o.group);
+        }
+        text.push_str(if o.success() { ",\"success\":true" } else { ",\"success\":false" });
+        if let Some(e) = &o.error {
+            text.push_str(",\"error\":");
+            write_str(&mut text, e);
+        }
+        if o.dead_lettered {
+            text.push_str(",\"dlq\":true");
+        }
+        text.push('}');
+    }
+    text.push(']');
+    text
 }
 
 /// Parses an ack body: one ack object, an array of them, or

@@ -113,9 +113,15 @@ impl IdOut {
     }
 }
 
+impl IdOut {
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits and hyphens")
+    }
+}
+
 impl serde::Serialize for IdOut {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(std::str::from_utf8(&self.0).expect("hex digits and hyphens"))
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -126,5 +132,37 @@ pub struct IdNum(pub i64);
 impl serde::Serialize for IdNum {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(&self.0)
+    }
+}
+
+/// Appends `s` as a JSON string. Text with nothing to escape (names and ids
+/// almost always) is copied as it is; anything else goes through serde_json.
+pub fn write_str(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(s).expect("strings serialize"));
+    }
+}
+
+/// Appends an integer in decimal.
+pub fn write_int(out: &mut String, n: i64) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn written_strings_are_what_serde_writes() {
+        for s in ["", "plain", "quote\"inside", "back\\slash", "tab\there", "nul\u{0}", "é ☃ \u{7f}", "\u{1f}"] {
+            let mut out = String::new();
+            super::write_str(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+        let mut out = String::new();
+        super::write_int(&mut out, i64::MIN);
+        assert_eq!(out, i64::MIN.to_string());
     }
 }

@@ -59,7 +59,7 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
     let body = required_text("items", items);
     let groups = push::parse_items(&body);
     let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
-    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+    JsonOut(push::answers_json(&out))
 }
 
 /// `push` for callers that hold the JSON as text (a front-end passing a
@@ -70,7 +70,7 @@ fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> J
     let body = items.unwrap_or_else(|| errors::invalid("items", "is required"));
     let groups = push::parse_items(body);
     let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
-    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+    JsonOut(push::answers_json(&out))
 }
 
 /// Pushes a binary push body (QPB1, content type application/x-queen-push).
@@ -88,7 +88,7 @@ fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) ->
             "error": 0,
         }));
     }
-    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+    JsonOut(push::answers_json(&out))
 }
 
 fn pop_request(
@@ -132,10 +132,9 @@ fn pop_frames(
 /// `{"acknowledgments": [...], "consumerGroup": ...}`.
 #[pg_extern]
 fn ack(acks: Option<JsonbArg>) -> JsonOut {
-    let body = required("acks", acks);
-    let parsed = ack::parse_acks(&body);
+    let parsed = ack::parse_acks_text(&required_text("acks", acks));
     let out = sql::spi(|client| ack::ack(client, &parsed));
-    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+    JsonOut(ack::answers_json(&out))
 }
 
 /// `ack` for callers that hold the JSON as text: the same body and answer,
@@ -143,11 +142,9 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 #[pg_extern]
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let text = acks.unwrap_or_else(|| errors::invalid("acks", "is required"));
-    let body: serde_json::Value =
-        serde_json::from_str(text).unwrap_or_else(|e| errors::invalid("acks", format!("malformed JSON: {e}")));
-    let parsed = ack::parse_acks(&body);
+    let parsed = ack::parse_acks_text(text);
     let out = sql::spi(|client| ack::ack(client, &parsed));
-    JsonOut::of(&out.iter().map(|o| o.answer()).collect::<Vec<_>>())
+    JsonOut(ack::answers_json(&out))
 }
 
 /// Extends a lease by `seconds` (NULL: each queue's lease time).

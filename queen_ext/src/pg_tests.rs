@@ -143,6 +143,88 @@ fn ack_text_answers_as_ack_does() {
     assert_eq!(n("SELECT committed FROM queen.log_consumers"), 1);
 }
 
+#[pg_test]
+fn typed_ack_reading_agrees_with_the_value_tree() {
+    use crate::ack::{parse_acks, parse_typed};
+    let lease = "0192d4c1-7a3b-7cde-8f01-23456789abcd";
+    let taken = [
+        json!([{"transactionId": "t1", "partitionId": 7}]),
+        json!([{"transactionId": "t\"2\\ é", "partitionId": "12", "status": "failed", "error": "boom\n", "leaseId": lease},
+               {"transactionId": "t3", "partitionId": 9, "status": "success", "leaseId": "", "consumerGroup": "g"},
+               {"transactionId": "t4", "partitionId": "-3", "status": "retry", "leaseId": null, "error": null, "extra": [1]},
+               {"transactionId": "t5", "partitionId": 9223372036854775807_i64, "status": "dlq"}]),
+        json!({"acknowledgments": [{"transactionId": "a", "partitionId": 1}, {"transactionId": "b", "partitionId": 2, "consumerGroup": "own"}],
+               "consumerGroup": "body"}),
+        json!({"acknowledgments": [{"transactionId": "a", "partitionId": 1, "status": null}], "consumerGroup": null}),
+    ];
+    for body in &taken {
+        assert_eq!(parse_typed(&body.to_string()), Some(parse_acks(body)), "{body}");
+    }
+    // What the typed pass leaves to the tree, which names the fault (or, for
+    // a lone ack object, reads it).
+    let left = [
+        json!([]),
+        json!({"transactionId": "t", "partitionId": 1}),
+        json!([{"partitionId": 1}]),
+        json!([{"transactionId": "", "partitionId": 1}]),
+        json!([{"transactionId": "t"}]),
+        json!([{"transactionId": "t", "partitionId": 1.5}]),
+        json!([{"transactionId": "t", "partitionId": "x1"}]),
+        json!([{"transactionId": "t", "partitionId": 1, "status": "nah"}]),
+        json!([{"transactionId": "t", "partitionId": 1, "status": 3}]),
+        json!([{"transactionId": "t", "partitionId": 1, "leaseId": "zzz"}]),
+        json!([{"transactionId": "t", "partitionId": 1, "consumerGroup": ""}]),
+        json!([{"transactionId": 5, "partitionId": 1}]),
+        json!(["t"]),
+        json!({"acknowledgments": null}),
+    ];
+    for body in &left {
+        assert_eq!(parse_typed(&body.to_string()), None, "{body}");
+    }
+    assert_eq!(parse_typed("[{\"transactionId\": \"t\", \"partitionId\": 1, \"partitionId\": 2}]"), None, "a repeated key");
+}
+
+#[pg_test]
+fn a_pop_answer_carries_every_field() {
+    let pushed = Spi::get_one_with_args::<Json>(
+        "SELECT queen.push($1, 'svc \"b\"')",
+        &[JsonB(json!([{"queue": "fields", "partition": "p \"ü\"", "transactionId": "tx\\1",
+                        "traceId": "0192d4c1-7a3b-7cde-8f01-23456789abcd", "payload": {"k": [1, "two", null]}}])).into()],
+    )
+    .unwrap()
+    .unwrap()
+    .0;
+    let p = pop("fields", Some("grp"), 5, json!({}));
+    assert_eq!(p["success"], true);
+    assert_eq!(p["queue"], "fields");
+    assert_eq!(p["partition"], "p \"ü\"");
+    assert_eq!(p["partitionId"], pushed[0]["partitionId"]);
+    assert_eq!(p["consumerGroup"], "grp");
+    assert_eq!(p["partitionsClaimed"], 1);
+    assert!(p["leaseId"].is_string());
+    let m = &p["messages"][0];
+    let created = m["createdAt"].as_str().unwrap();
+    assert_eq!((created.len(), &created[10..11], &created[23..]), (24, "T", "Z"), "{created}");
+    let expected = json!({
+        "id": pushed[0]["messageId"], "transactionId": "tx\\1", "traceId": "0192d4c1-7a3b-7cde-8f01-23456789abcd",
+        "data": {"k": [1, "two", null]}, "producerSub": "svc \"b\"", "createdAt": created, "queue": "fields",
+        "partition": "p \"ü\"", "partitionId": pushed[0]["partitionId"], "offset": 0, "leaseId": p["leaseId"],
+        "consumerGroup": "grp", "deliveryAttempt": 1, "retryCount": 0,
+    });
+    assert_eq!(m, &expected);
+    // Queue mode answers no group; an auto-acked pop no lease; an empty pop
+    // names nothing.
+    push(json!([{"queue": "fields2", "payload": 2}]));
+    let auto = pop("fields2", None, 5, json!({"autoAck": true}));
+    assert_eq!((auto["consumerGroup"].clone(), auto["leaseId"].clone()), (Value::Null, Value::Null));
+    assert_eq!((auto["messages"][0]["consumerGroup"].clone(), auto["messages"][0]["leaseId"].clone()), (Value::Null, Value::Null));
+    assert_eq!(auto["messages"][0]["traceId"], Value::Null);
+    assert_eq!(auto["messages"][0]["producerSub"], Value::Null);
+    let empty = pop("fields2", None, 5, json!({}));
+    assert_eq!(empty, json!({"success": true, "queue": null, "partition": null, "partitionId": null, "leaseId": empty["leaseId"],
+                             "consumerGroup": null, "partitionsClaimed": 0, "messages": []}));
+}
+
 #[pg_test(error = "acks: malformed JSON: EOF while parsing a list at line 1 column 1")]
 fn malformed_ack_text_is_refused() {
     Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &["[".into()]).unwrap();

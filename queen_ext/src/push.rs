@@ -83,6 +83,47 @@ impl ItemOut {
     }
 }
 
+/// The answers of a push as JSON text: the array `PushAnswer` serializes to,
+/// written field by field (a push of a thousand items answers a thousand
+/// objects, and serde's map machinery was a tenth of the push).
+pub fn answers_json(out: &[ItemOut]) -> String {
+    use crate::json::{write_int, write_str};
+    let mut text = String::with_capacity(out.iter().map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len()).sum::<usize>() + 2);
+    text.push('[');
+    for (k, o) in out.iter().enumerate() {
+        if k > 0 {
+            text.push(',');
+        }
+        text.push_str("{\"index\":");
+        write_int(&mut text, o.index as i64);
+        text.push_str(",\"queue\":");
+        write_str(&mut text, &o.queue);
+        text.push_str(",\"partition\":");
+        write_str(&mut text, &o.partition);
+        text.push_str(",\"partitionId\":\"");
+        write_int(&mut text, o.partition_id);
+        text.push_str("\",\"transactionId\":");
+        write_str(&mut text, &o.transaction_id);
+        text.push_str(",\"messageId\":");
+        match &o.message_id {
+            Some(id) => {
+                text.push('"');
+                text.push_str(IdOut::of(id).as_str());
+                text.push('"');
+            }
+            None => text.push_str("null"),
+        }
+        text.push_str(",\"offset\":");
+        match o.offset {
+            Some(n) => write_int(&mut text, n),
+            None => text.push_str("null"),
+        }
+        text.push_str(if o.duplicate { ",\"status\":\"duplicate\"}" } else { ",\"status\":\"queued\"}" });
+    }
+    text.push(']');
+    text
+}
+
 /// One item of a push answer.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -669,4 +710,31 @@ pub fn append_segment(
     };
     let mut rows = exec(client, text, &types, &args);
     rows.next().map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<i64>(2).unwrap().unwrap()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_answers_are_what_the_answer_struct_serializes() {
+        let item = |index, queue: &str, txn: &str, id: Option<[u8; 16]>, offset, duplicate| ItemOut {
+            index,
+            queue: queue.into(),
+            partition: "p \"1\"".into(),
+            partition_id: i64::MAX,
+            message_id: id,
+            transaction_id: txn.to_owned(),
+            offset,
+            duplicate,
+        };
+        let out = vec![
+            item(0, "orders", "t-1", Some([7; 16]), Some(0), false),
+            item(1, "tab\there", "line\nbreak \\ é", None, None, true),
+            item(12, "q", "", Some([0xff; 16]), Some(-1), true),
+        ];
+        let serde_text = serde_json::to_string(&out.iter().map(|o| o.answer()).collect::<Vec<_>>()).unwrap();
+        assert_eq!(answers_json(&out), serde_text);
+        assert_eq!(answers_json(&[]), "[]");
+    }
 }
