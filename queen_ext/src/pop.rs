@@ -141,51 +141,34 @@ pub struct PopQueue {
     pub lease_time: i32,
 }
 
-fn target_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueue> {
-    fn read(rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<PopQueue> {
-        rows.map(|r| PopQueue {
-            id: r.get(1).unwrap().unwrap(),
-            name: r.get(2).unwrap().unwrap(),
-            window_buffer: r.get(3).unwrap().unwrap(),
-            delayed_processing: r.get(4).unwrap().unwrap(),
-            lease_time: r.get(5).unwrap().unwrap(),
-        })
-        .collect()
-    }
-    let tenant = queues::default_tenant();
-    if let Some(q) = &req.queue {
-        const NAMED: &str = "SELECT id, name, window_buffer, delayed_processing, lease_time FROM queen.queues \
-                             WHERE tenant_id = $1 AND name = $2";
-        let found = read(exec(client, NAMED, &[sql::UUID, sql::TEXT], &[tenant.into(), q.as_str().into()]));
-        if !found.is_empty() {
-            return found;
-        }
-        // A pop names a queue into being, with default options.
-        queues::insert(client, q, &crate::options::QueueOptions::default());
-        return read(exec(client, NAMED, &[sql::UUID, sql::TEXT], &[tenant.into(), q.as_str().into()]));
-    }
-    read(exec(
+/// The queues of a namespace/task pop, highest priority first.
+fn namespace_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueue> {
+    exec(
         client,
         "SELECT id, name, window_buffer, delayed_processing, lease_time FROM queen.queues
           WHERE tenant_id = $1 AND ($2::text IS NULL OR namespace = $2) AND ($3::text IS NULL OR task = $3)
           ORDER BY priority DESC, id",
         &[sql::UUID, sql::TEXT, sql::TEXT],
-        &[tenant.into(), req.namespace.as_deref().into(), req.task.as_deref().into()],
-    ))
+        &[queues::default_tenant().into(), req.namespace.as_deref().into(), req.task.as_deref().into()],
+    )
+    .map(|r| PopQueue {
+        id: r.get(1).unwrap().unwrap(),
+        name: r.get(2).unwrap().unwrap(),
+        window_buffer: r.get(3).unwrap().unwrap(),
+        delayed_processing: r.get(4).unwrap().unwrap(),
+        lease_time: r.get(5).unwrap().unwrap(),
+    })
+    .collect()
 }
 
-/// The partitions worth trying, and the transaction's now() (µs), read in
-/// the same statement.
-fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
-    let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
-    let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
-    let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
-    let rows = exec(
-        client,
-        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL,
-                (extract(epoch FROM now()) * 1000000)::int8
-           FROM queen.log_partitions p
-           JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id
+/// The part of the candidate scan both pop forms share: partitions `p` of
+/// the queues `w(queue_id, window_secs)` that hold messages this group has
+/// not done, whose lease (if any) has expired and whose retry delay has
+/// passed, past their window buffer; partitions the group never read first,
+/// then the longest expired. $3 group, $4 partition name or NULL, $5 limit.
+macro_rules! candidate_scan {
+    () => {
+        "
            LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
           WHERE ($4::text IS NULL OR p.name = $4)
             AND p.last_offset >= p.log_start
@@ -195,7 +178,94 @@ fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> 
                   AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
                   AND (c.retry_at IS NULL OR c.retry_at <= now())))
           ORDER BY c.lease_expires_at NULLS FIRST, p.id
-          LIMIT $5",
+          LIMIT $5"
+    };
+}
+
+/// The transaction's now() in epoch microseconds, as the scans return it.
+macro_rules! now_us {
+    () => {
+        "(extract(epoch FROM now()) * 1000000)::int8"
+    };
+}
+
+/// A named queue and its candidate partitions in one statement, and the
+/// transaction's now() (µs). A queue that does not exist yet is created
+/// (a pop names a queue into being, with default options) and has none.
+fn named_candidates(client: &mut SpiClient<'_>, req: &PopRequest, name: &str) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
+    const SQL: &str = concat!(
+        "SELECT q.id, q.name, q.window_buffer, q.delayed_processing, q.lease_time,
+                k.id, k.name, k.log_start, k.fresh, ",
+        now_us!(),
+        "
+           FROM queen.queues q
+           LEFT JOIN LATERAL (
+                SELECT p.id, p.name, p.log_start, c.partition_id IS NULL AS fresh, c.lease_expires_at
+                  FROM queen.log_partitions p
+                  JOIN (SELECT q.id AS queue_id, q.window_buffer AS window_secs) w ON w.queue_id = p.queue_id",
+        candidate_scan!(),
+        "
+           ) k ON true
+          WHERE q.tenant_id = $1 AND q.name = $2
+          ORDER BY k.lease_expires_at NULLS FIRST, k.id"
+    );
+    let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
+    let rows = exec(
+        client,
+        SQL,
+        &[sql::UUID, sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8],
+        &[queues::default_tenant().into(), name.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
+    );
+    let mut queue: Option<PopQueue> = None;
+    let mut now_us = 0;
+    let mut cands = Vec::new();
+    for r in rows {
+        if queue.is_none() {
+            queue = Some(PopQueue {
+                id: r.get(1).unwrap().unwrap(),
+                name: r.get(2).unwrap().unwrap(),
+                window_buffer: r.get(3).unwrap().unwrap(),
+                delayed_processing: r.get(4).unwrap().unwrap(),
+                lease_time: r.get(5).unwrap().unwrap(),
+            });
+            now_us = r.get(10).unwrap().unwrap();
+        }
+        if let Some(pid) = r.get::<i64>(6).unwrap() {
+            cands.push(Candidate {
+                pid,
+                name: r.get(7).unwrap().unwrap(),
+                queue_idx: 0,
+                log_start: r.get(8).unwrap().unwrap(),
+                fresh: r.get(9).unwrap().unwrap(),
+            });
+        }
+    }
+    match queue {
+        Some(q) => (vec![q], now_us, cands),
+        None => {
+            queues::insert(client, name, &crate::options::QueueOptions::default());
+            (Vec::new(), now_us, cands)
+        }
+    }
+}
+
+/// The partitions worth trying across `qs`, and the transaction's now()
+/// (µs), read in the same statement.
+fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
+    const SQL: &str = concat!(
+        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL, ",
+        now_us!(),
+        "
+           FROM queen.log_partitions p
+           JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id",
+        candidate_scan!()
+    );
+    let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
+    let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
+    let limit = req.partitions * guc::POP_CANDIDATES.get() as i64;
+    let rows = exec(
+        client,
+        SQL,
         &[sql::INT8_ARRAY, sql::INT4_ARRAY, sql::TEXT, sql::TEXT, sql::INT8],
         &[ids.into(), windows.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
     );
@@ -352,13 +422,19 @@ fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visibl
 }
 
 pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
-    let qs = target_queues(client, req);
     let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
     let mut out = PopOut { lease_id, group: req.group.clone(), claims: Vec::new() };
-    if qs.is_empty() {
-        return out;
-    }
-    let (now_us, cands) = candidates(client, req, &qs);
+    let (qs, now_us, cands) = match &req.queue {
+        Some(name) => named_candidates(client, req, name),
+        None => {
+            let qs = namespace_queues(client, req);
+            if qs.is_empty() {
+                return out;
+            }
+            let (now_us, cands) = candidates(client, req, &qs);
+            (qs, now_us, cands)
+        }
+    };
     let mut remaining = req.batch;
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
