@@ -228,39 +228,29 @@ pub fn parse_acks_text(text: &str) -> Vec<AckIn> {
 /// The answers of an ack as JSON text: the array `AckAnswer` serializes to,
 /// written field by field.
 pub fn answers_json(out: &[AckOut]) -> String {
-    use crate::json::{write_int, write_str};
-    let mut text = String::with_capacity(out.iter().map(|o| 140 + o.transaction_id.len() + o.group.len()).sum::<usize>() + 2);
-    text.push('[');
-    for (k, o) in out.iter().enumerate() {
-        if k > 0 {
-            text.push(',');
-        }
+    use crate::json::{array_text, write_int, write_opt_str, write_str};
+    let capacity = out.iter().map(|o| 140 + o.transaction_id.len() + o.group.len()).sum();
+    array_text(out, capacity, |text, o| {
         text.push_str("{\"index\":");
-        write_int(&mut text, o.index as i64);
+        write_int(text, o.index as i64);
         text.push_str(",\"transactionId\":");
-        write_str(&mut text, &o.transaction_id);
+        write_str(text, &o.transaction_id);
         text.push_str(",\"partitionId\":\"");
-        write_int(&mut text, o.partition_id);
+        write_int(text, o.partition_id);
         text.push_str("\",\"status\":\"");
         text.push_str(o.status.as_str());
         text.push_str("\",\"consumerGroup\":");
-        if o.group == QUEUE_MODE {
-            text.push_str("null");
-        } else {
-            write_str(&mut text, &o.group);
-        }
+        write_opt_str(text, (o.group != QUEUE_MODE).then_some(o.group.as_str()));
         text.push_str(if o.success() { ",\"success\":true" } else { ",\"success\":false" });
         if let Some(e) = &o.error {
             text.push_str(",\"error\":");
-            write_str(&mut text, e);
+            write_str(text, e);
         }
         if o.dead_lettered {
             text.push_str(",\"dlq\":true");
         }
         text.push('}');
-    }
-    text.push(']');
-    text
+    })
 }
 
 /// Parses an ack body: one ack object, an array of them, or

@@ -147,6 +147,41 @@ pub fn write_str(out: &mut String, s: &str) {
     }
 }
 
+/// Appends `s` as a JSON string, or null.
+pub fn write_opt_str(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => write_str(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+/// Appends a 16-byte id as its quoted hyphenated text, or null.
+pub fn write_opt_id(out: &mut String, id: Option<&[u8; 16]>) {
+    match id {
+        Some(id) => {
+            out.push('"');
+            out.push_str(IdOut::of(id).as_str());
+            out.push('"');
+        }
+        None => out.push_str("null"),
+    }
+}
+
+/// A JSON array of `items`, each written by `write`, in a buffer of
+/// `capacity` bytes to start with.
+pub fn array_text<T>(items: &[T], capacity: usize, mut write: impl FnMut(&mut String, &T)) -> String {
+    let mut text = String::with_capacity(capacity + 2);
+    text.push('[');
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            text.push(',');
+        }
+        write(&mut text, item);
+    }
+    text.push(']');
+    text
+}
+
 /// Appends an integer in decimal.
 pub fn write_int(out: &mut String, n: i64) {
     out.push_str(itoa::Buffer::new().format(n));

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::errors;
 use crate::guc;
-use crate::json::{check_name, IdOut, Obj};
+use crate::json::{check_name, Obj};
 use crate::queues;
 use crate::segments::{self, Segment};
 use crate::sql::{self, exec, micros_to_iso};
@@ -526,20 +526,14 @@ impl PopOut {
     /// into a buffer sized once (serde's struct machinery was 40% of a pop of
     /// 100); each payload is checked to be one JSON document on the way out.
     pub fn to_json_text(&self) -> String {
-        use crate::json::{write_int, write_str};
+        use crate::json::{write_int, write_opt_id, write_opt_str, write_str};
         let lease = self.lease_id.map(|l| l.to_string());
         let group = (self.group != QUEUE_MODE).then_some(self.group.as_str());
         // What every message of the answer repeats, written once.
         let mut tail = String::from(",\"leaseId\":");
-        match &lease {
-            Some(l) => write_str(&mut tail, l),
-            None => tail.push_str("null"),
-        }
+        write_opt_str(&mut tail, lease.as_deref());
         tail.push_str(",\"consumerGroup\":");
-        match group {
-            Some(g) => write_str(&mut tail, g),
-            None => tail.push_str("null"),
-        }
+        write_opt_str(&mut tail, group);
         let first = self.claims.first();
         // Sized once: the frames' bytes, and a message's fields around each.
         const PER_MESSAGE: usize = 300;
@@ -550,15 +544,9 @@ impl PopOut {
             .sum();
         let mut out = String::with_capacity(size + 256);
         out.push_str("{\"success\":true,\"queue\":");
-        match first {
-            Some(c) => write_str(&mut out, &c.queue),
-            None => out.push_str("null"),
-        }
+        write_opt_str(&mut out, first.map(|c| c.queue.as_str()));
         out.push_str(",\"partition\":");
-        match first {
-            Some(c) => write_str(&mut out, &c.partition),
-            None => out.push_str("null"),
-        }
+        write_opt_str(&mut out, first.map(|c| c.partition.as_str()));
         out.push_str(",\"partitionId\":");
         match first {
             Some(c) => {
@@ -611,26 +599,16 @@ impl PopOut {
                         out.push(',');
                     }
                     written += 1;
-                    out.push_str("{\"id\":\"");
-                    out.push_str(IdOut::of(&f.message_id).as_str());
-                    out.push_str("\",\"transactionId\":");
+                    out.push_str("{\"id\":");
+                    write_opt_id(&mut out, Some(&f.message_id));
+                    out.push_str(",\"transactionId\":");
                     write_str(&mut out, f.transaction_id);
                     out.push_str(",\"traceId\":");
-                    match &f.trace_id {
-                        Some(t) => {
-                            out.push('"');
-                            out.push_str(IdOut::of(t).as_str());
-                            out.push('"');
-                        }
-                        None => out.push_str("null"),
-                    }
+                    write_opt_id(&mut out, f.trace_id.as_ref());
                     out.push_str(",\"data\":");
                     out.push_str(data.get());
                     out.push_str(",\"producerSub\":");
-                    match f.producer {
-                        Some(p) => write_str(&mut out, p),
-                        None => out.push_str("null"),
-                    }
+                    write_opt_str(&mut out, f.producer);
                     out.push_str(",\"createdAt\":\"");
                     out.push_str(&created_at);
                     out.push('"');

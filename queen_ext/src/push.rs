@@ -87,41 +87,28 @@ impl ItemOut {
 /// written field by field (a push of a thousand items answers a thousand
 /// objects, and serde's map machinery was a tenth of the push).
 pub fn answers_json(out: &[ItemOut]) -> String {
-    use crate::json::{write_int, write_str};
-    let mut text = String::with_capacity(out.iter().map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len()).sum::<usize>() + 2);
-    text.push('[');
-    for (k, o) in out.iter().enumerate() {
-        if k > 0 {
-            text.push(',');
-        }
+    use crate::json::{array_text, write_int, write_opt_id, write_str};
+    let capacity = out.iter().map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len()).sum();
+    array_text(out, capacity, |text, o| {
         text.push_str("{\"index\":");
-        write_int(&mut text, o.index as i64);
+        write_int(text, o.index as i64);
         text.push_str(",\"queue\":");
-        write_str(&mut text, &o.queue);
+        write_str(text, &o.queue);
         text.push_str(",\"partition\":");
-        write_str(&mut text, &o.partition);
+        write_str(text, &o.partition);
         text.push_str(",\"partitionId\":\"");
-        write_int(&mut text, o.partition_id);
+        write_int(text, o.partition_id);
         text.push_str("\",\"transactionId\":");
-        write_str(&mut text, &o.transaction_id);
+        write_str(text, &o.transaction_id);
         text.push_str(",\"messageId\":");
-        match &o.message_id {
-            Some(id) => {
-                text.push('"');
-                text.push_str(IdOut::of(id).as_str());
-                text.push('"');
-            }
-            None => text.push_str("null"),
-        }
+        write_opt_id(text, o.message_id.as_ref());
         text.push_str(",\"offset\":");
         match o.offset {
-            Some(n) => write_int(&mut text, n),
+            Some(n) => write_int(text, n),
             None => text.push_str("null"),
         }
         text.push_str(if o.duplicate { ",\"status\":\"duplicate\"}" } else { ",\"status\":\"queued\"}" });
-    }
-    text.push(']');
-    text
+    })
 }
 
 /// One item of a push answer.
