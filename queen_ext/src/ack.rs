@@ -294,40 +294,59 @@ struct ConsumerRow {
     retry_delay_ms: i32,
 }
 
-fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<ConsumerRow> {
-    let row = exec(
-        client,
-        "SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
-                c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
-           FROM queen.log_consumers c
-           JOIN queen.log_partitions p ON p.id = c.partition_id
-           JOIN queen.queues q ON q.id = p.queue_id
-          WHERE c.partition_id = $1 AND c.consumer_group = $2
-          FOR UPDATE OF c",
-        &[sql::INT8, sql::TEXT],
-        &[pid.into(), group.into()],
-    )
-    .next()?;
-    let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
-    Some(ConsumerRow {
-        queue_id: row.get(10).unwrap().unwrap(),
-        committed: row.get(1).unwrap().unwrap(),
-        lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
-        lease_start: row.get::<i64>(3).unwrap().unwrap_or(0),
-        lease_end: row.get::<i64>(4).unwrap().unwrap_or(-1),
-        state: row.get::<Vec<u8>>(5).unwrap().unwrap_or_default(),
-        head_offset: row.get(6).unwrap(),
-        head_attempts: row.get(7).unwrap().unwrap(),
-        retry_limit: row.get(8).unwrap().unwrap(),
-        retry_delay_ms: row.get(9).unwrap().unwrap(),
-    })
+/// Locks the consumer row of (pid, group) and reads, in the same statement,
+/// the sidecar rows covering its lease (none when it holds no lease); None
+/// when the group has no cursor on the partition. The locked row is
+/// materialized first, so the sidecar is read for the lease the row holds
+/// once the lock is granted (after waiting on another ack or a pop, the row
+/// as that transaction left it). The read uses the statement's snapshot: a
+/// lease granted meanwhile may cover messages pushed after it, but no one
+/// acking now can hold those, and what is not found counts as not acked.
+fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<(ConsumerRow, Vec<(i64, Vec<Option<i64>>)>)> {
+    const SQL: &str = "WITH c AS MATERIALIZED (
+             SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
+                    c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
+               FROM queen.log_consumers c
+               JOIN queen.log_partitions p ON p.id = c.partition_id
+               JOIN queen.queues q ON q.id = p.queue_id
+              WHERE c.partition_id = $1 AND c.consumer_group = $2
+                FOR UPDATE OF c)
+         SELECT c.*, t.base_offset, t.txn_hashes
+           FROM c LEFT JOIN LATERAL (
+                SELECT base_offset, txn_hashes FROM queen.log_txns
+                 WHERE partition_id = $1 AND base_offset <= c.lease_end
+                   AND base_offset >= COALESCE((SELECT max(base_offset) FROM queen.log_txns
+                                                 WHERE partition_id = $1 AND base_offset <= c.lease_start), c.lease_start)
+           ) t ON c.lease_id IS NOT NULL";
+    let mut consumer: Option<ConsumerRow> = None;
+    let mut covering = Vec::new();
+    for row in exec(client, SQL, &[sql::INT8, sql::TEXT], &[pid.into(), group.into()]) {
+        if consumer.is_none() {
+            let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
+            consumer = Some(ConsumerRow {
+                queue_id: row.get(10).unwrap().unwrap(),
+                committed: row.get(1).unwrap().unwrap(),
+                lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
+                lease_start: row.get::<i64>(3).unwrap().unwrap_or(0),
+                lease_end: row.get::<i64>(4).unwrap().unwrap_or(-1),
+                state: row.get::<Vec<u8>>(5).unwrap().unwrap_or_default(),
+                head_offset: row.get(6).unwrap(),
+                head_attempts: row.get(7).unwrap().unwrap(),
+                retry_limit: row.get(8).unwrap().unwrap(),
+                retry_delay_ms: row.get(9).unwrap().unwrap(),
+            });
+        }
+        if let Some(base) = row.get::<i64>(11).unwrap() {
+            covering.push((base, row.get::<Vec<Option<i64>>>(12).unwrap().unwrap()));
+        }
+    }
+    consumer.map(|c| (c, covering))
 }
 
-/// Where to look a transaction id up in the sidecar.
+/// Where to look up a transaction id outside the lease (the lease's own
+/// rows are read with its cursor).
 #[derive(Clone, Copy)]
 enum Lookup {
-    /// The rows covering the offsets `lo..=hi` (a lease).
-    Range(i64, i64),
     /// The index of caller-supplied ids.
     Supplied,
     /// The newest rows at or below an offset (an id the engine minted, acked
@@ -337,23 +356,13 @@ enum Lookup {
 
 /// Offsets of the transaction ids found by `how`.
 fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> HashMap<String, i64> {
-    let wanted: HashMap<i64, &str> = txns.iter().map(|t| (txn_hash(t), *t)).collect();
     let rows = match how {
-        Lookup::Range(lo, hi) => exec(
-            client,
-            "SELECT base_offset, txn_hashes FROM queen.log_txns
-              WHERE partition_id = $1 AND base_offset <= $3
-                AND base_offset >= COALESCE((SELECT max(base_offset) FROM queen.log_txns
-                                              WHERE partition_id = $1 AND base_offset <= $2), $2)",
-            &[sql::INT8, sql::INT8, sql::INT8],
-            &[pid.into(), lo.into(), hi.into()],
-        ),
         Lookup::Supplied => exec(
             client,
             "SELECT base_offset, txn_hashes FROM queen.log_txns
               WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1",
             &[sql::INT8, sql::INT8_ARRAY],
-            &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
+            &[pid.into(), txns.iter().map(|t| txn_hash(t)).collect::<Vec<i64>>().into()],
         ),
         Lookup::Before(at) => exec(
             client,
@@ -364,18 +373,24 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> 
             &[pid.into(), at.into(), (crate::guc::ACK_LOOKBACK_SEGMENTS.get() as i64).into()],
         ),
     };
+    let rows = rows.map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<Vec<Option<i64>>>(2).unwrap().unwrap()));
+    match_hashes(rows, txns, None)
+}
+
+/// Offsets of `txns` among sidecar rows `(base_offset, txn_hashes)`, only
+/// those inside `range` (lo, hi) when one is given.
+fn match_hashes(
+    rows: impl Iterator<Item = (i64, Vec<Option<i64>>)>,
+    txns: &[&str],
+    range: Option<(i64, i64)>,
+) -> HashMap<String, i64> {
+    let wanted: HashMap<i64, &str> = txns.iter().map(|t| (txn_hash(t), *t)).collect();
     let mut out = HashMap::new();
-    for row in rows {
-        let base: i64 = row.get(1).unwrap().unwrap();
-        let hashes: Vec<Option<i64>> = row.get(2).unwrap().unwrap();
+    for (base, hashes) in rows {
         for (i, h) in hashes.into_iter().enumerate() {
             let offset = base + i as i64;
             if let Some(t) = h.and_then(|h| wanted.get(&h)) {
-                let in_range = match how {
-                    Lookup::Range(lo, hi) => offset >= lo && offset <= hi,
-                    _ => true,
-                };
-                if in_range {
+                if range.is_none_or(|(lo, hi)| offset >= lo && offset <= hi) {
                     // The newest occurrence wins: a redelivered duplicate id
                     // resolves to the message the consumer holds now.
                     let e = out.entry((*t).to_owned()).or_insert(offset);
@@ -446,14 +461,17 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         dead_lettered: false,
         offset: None,
     };
-    let Some(mut c) = lock_consumer(client, pid, group) else {
+    let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
         let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
         return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     let leased = c.lease_id.is_some();
-    let mut offsets =
-        if leased { resolve(client, pid, &txns, Lookup::Range(c.lease_start, c.lease_end)) } else { HashMap::new() };
+    let mut offsets = if leased {
+        match_hashes(covering.into_iter(), &txns, Some((c.lease_start, c.lease_end)))
+    } else {
+        HashMap::new()
+    };
     // Ids outside the lease: an already done message is answered as done.
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();

@@ -15,7 +15,7 @@ use crate::errors;
 use crate::guc;
 use crate::json::{check_name, Obj};
 use crate::queues;
-use crate::segments::{self, Segment};
+use crate::segments::{self, segments_from, Scan, Segment};
 use crate::sql::{self, exec, micros_to_iso};
 
 pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
@@ -369,39 +369,69 @@ struct Cursor {
     head_attempts: i32,
 }
 
+/// Segments one scan reads at most (only those the batch needs are read);
+/// not measured, a round number that covers a batch of 100 single-message
+/// pushes in two round trips.
+const SCAN_CHUNK: i64 = 64;
+
 /// Takes the consumer row of (pid, group) without waiting, and only when its
-/// lease is free; None when another consumer holds it.
-fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<Cursor> {
-    let row = exec(
+/// lease is free, and reads the first segments of a batch of `want` from it
+/// (from the offset after the cursor, or `log_start` when the cursor is
+/// below it), in one statement; None when another consumer holds the row.
+fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64, want: i64) -> Option<(Cursor, Scan)> {
+    const SQL: &str = concat!(
+        "WITH c AS MATERIALIZED (
+             SELECT committed, head_offset, head_attempts, GREATEST(committed + 1, $3) AS from_offset
+               FROM queen.log_consumers
+              WHERE partition_id = $1 AND consumer_group = $2
+                AND (lease_id IS NULL OR lease_expires_at <= now())
+                AND (retry_at IS NULL OR retry_at <= now())
+                FOR UPDATE SKIP LOCKED)
+         SELECT c.committed, c.head_offset, c.head_attempts, c.from_offset, s.*
+           FROM c LEFT JOIN LATERAL (",
+        segments_from!("$1", "c.from_offset", "$4", "$5"),
+        ") s ON true
+          ORDER BY s.base_offset"
+    );
+    let rows = exec(
         client,
-        "SELECT committed, head_offset, head_attempts FROM queen.log_consumers
-          WHERE partition_id = $1 AND consumer_group = $2
-            AND (lease_id IS NULL OR lease_expires_at <= now())
-            AND (retry_at IS NULL OR retry_at <= now())
-          FOR UPDATE SKIP LOCKED",
-        &[sql::INT8, sql::TEXT],
-        &[pid.into(), group.into()],
-    )
-    .next()?;
-    Some(Cursor {
-        committed: row.get(1).unwrap().unwrap(),
-        head_offset: row.get(2).unwrap(),
-        head_attempts: row.get(3).unwrap().unwrap(),
-    })
+        SQL,
+        &[sql::INT8, sql::TEXT, sql::INT8, sql::INT8, sql::INT8],
+        &[pid.into(), group.into(), log_start.into(), want.into(), SCAN_CHUNK.into()],
+    );
+    let mut cursor: Option<(Cursor, i64)> = None;
+    let mut segs = Vec::new();
+    for row in rows {
+        if cursor.is_none() {
+            let c = Cursor {
+                committed: row.get(1).unwrap().unwrap(),
+                head_offset: row.get(2).unwrap(),
+                head_attempts: row.get(3).unwrap().unwrap(),
+            };
+            cursor = Some((c, row.get(4).unwrap().unwrap()));
+        }
+        segs.extend(Segment::from_columns(&row, 5));
+    }
+    let (cursor, from) = cursor?;
+    Some((cursor, Scan::of(segs.into_iter(), from, SCAN_CHUNK)))
 }
 
 /// Segments holding offsets from `from`, up to `want` messages, stopping at
-/// the first segment younger than the queue's delayed-processing horizon.
-fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visible_before_us: Option<i64>) -> Vec<Segment> {
-    // Segments looked at per query (only those the batch needs are read);
-    // not measured, a round number that covers a batch of 100 single-message
-    // pushes in two round trips.
-    const CHUNK: i64 = 64;
+/// the first segment younger than the queue's delayed-processing horizon;
+/// `first` is what the first scan from `from` read.
+fn read_batch(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    from: i64,
+    want: i64,
+    visible_before_us: Option<i64>,
+    first: Scan,
+) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     let mut next = from;
     let mut have = 0i64;
+    let mut scan = first;
     loop {
-        let scan = segments::scan_from(client, pid, next, want - have, CHUNK);
         let more = scan.more && !scan.segments.is_empty();
         for seg in scan.segments {
             if visible_before_us.is_some_and(|t| seg.created_at_us > t) {
@@ -418,6 +448,7 @@ fn read_batch(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, visibl
         if !more {
             return out;
         }
+        scan = segments::scan_from(client, pid, next, want - have, SCAN_CHUNK);
     }
 }
 
@@ -456,15 +487,15 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 &[cand.pid.into(), req.group.as_str().into(), committed.into()],
             );
         }
-        let Some(cursor) = take_cursor(client, cand.pid, &req.group) else {
-            continue;
-        };
         // A cursor below the partition's log start resumes at the next offset
         // that still exists.
+        let Some((cursor, scan)) = take_cursor(client, cand.pid, &req.group, cand.log_start, remaining) else {
+            continue;
+        };
         let from = (cursor.committed + 1).max(cand.log_start);
         let delay = queue.delayed_processing as i64;
         let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
-        let segs = read_batch(client, cand.pid, from, remaining, visible_before);
+        let segs = read_batch(client, cand.pid, from, remaining, visible_before, scan);
         let Some(first) = segs.first() else { continue };
         let start = first.base_offset.max(from);
         let last_seg_end = segs.last().unwrap().end_offset;

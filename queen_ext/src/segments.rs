@@ -21,14 +21,20 @@ pub struct Segment {
 
 impl Segment {
     fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Segment {
-        Segment {
-            base_offset: row.get(1).unwrap().unwrap(),
-            end_offset: row.get(2).unwrap().unwrap(),
-            count: row.get(3).unwrap().unwrap(),
-            created_at_us: row.get(4).unwrap().unwrap(),
-            blob: row.get(5).unwrap().unwrap(),
+        Self::from_columns(row, 1).expect("a segment row")
+    }
+
+    /// The segment in the `COLUMNS` of `row` from column `first` (1-based)
+    /// on; None when they are null (an outer join that found none).
+    pub fn from_columns(row: &pgrx::spi::SpiHeapTupleData<'_>, first: usize) -> Option<Segment> {
+        Some(Segment {
+            base_offset: row.get(first).unwrap()?,
+            end_offset: row.get(first + 1).unwrap().unwrap(),
+            count: row.get(first + 2).unwrap().unwrap(),
+            created_at_us: row.get(first + 3).unwrap().unwrap(),
+            blob: row.get(first + 4).unwrap().unwrap(),
             raw: std::cell::OnceCell::new(),
-        }
+        })
     }
 
     /// The decompressed frames' bytes.
@@ -47,7 +53,8 @@ impl Segment {
     }
 }
 
-const COLUMNS: &str = "base_offset, end_offset, frame_count, \
+/// The columns a segment is read from, in `from_columns` order.
+pub const COLUMNS: &str = "base_offset, end_offset, frame_count, \
                        (extract(epoch FROM created_at) * 1000000)::int8, blob";
 
 /// The segments of `pid` whose base offsets are `bases`.
@@ -67,7 +74,25 @@ pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Seg
     scan_from(client, pid, offset, 1, 1).segments.into_iter().next()
 }
 
-/// What one `scan_from` read.
+/// The query `scan_from` runs, its four operands given as SQL text (a
+/// parameter, or a column of an enclosing query): the partition, the first
+/// offset wanted, how many offsets, and the most segments to read.
+macro_rules! segments_from {
+    ($pid:literal, $from:literal, $want:literal, $limit:literal) => {
+        concat!(
+            "SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8, blob
+               FROM queen.log_segments
+              WHERE partition_id = ", $pid, " AND base_offset >= COALESCE(
+                    (SELECT max(base_offset) FROM queen.log_segments
+                      WHERE partition_id = ", $pid, " AND base_offset <= ", $from, "), ", $from, ")
+                AND base_offset < ", $from, " + ", $want, "
+              ORDER BY base_offset LIMIT ", $limit
+        )
+    };
+}
+pub(crate) use segments_from;
+
+/// What one scan of segments read.
 pub struct Scan {
     pub segments: Vec<Segment>,
     /// The scan stopped at its segment limit: more segments may follow.
@@ -80,22 +105,18 @@ pub struct Scan {
 /// so no segment past the range is read. Gaps left by deleted segments are
 /// skipped.
 pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, limit: i64) -> Scan {
-    const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
-                       (extract(epoch FROM created_at) * 1000000)::int8, blob \
-                       FROM queen.log_segments \
-                       WHERE partition_id = $1 AND base_offset >= COALESCE( \
-                           (SELECT max(base_offset) FROM queen.log_segments \
-                             WHERE partition_id = $1 AND base_offset <= $2), $2) \
-                         AND base_offset < $2 + $4 \
-                       ORDER BY base_offset LIMIT $3";
+    const SQL: &str = segments_from!("$1", "$2", "$4", "$3");
     debug_assert!(SQL.contains(COLUMNS));
-    let mut scanned = 0i64;
-    let segments = exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into(), want.into()])
-        .map(|row| {
-            scanned += 1;
-            Segment::from_row(&row)
-        })
-        .filter(|s| s.end_offset >= from)
-        .collect();
-    Scan { segments, more: scanned >= limit }
+    let rows = exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into(), want.into()]);
+    Scan::of(rows.map(|row| Segment::from_row(&row)), from, limit)
+}
+
+impl Scan {
+    /// The scan of a query that read `segments` (at most `limit`) for the
+    /// offsets from `from` on.
+    pub fn of(segments: impl Iterator<Item = Segment>, from: i64, limit: i64) -> Scan {
+        let mut scanned = 0i64;
+        let segments = segments.inspect(|_| scanned += 1).filter(|s| s.end_offset >= from).collect();
+        Scan { segments, more: scanned >= limit }
+    }
 }

@@ -135,6 +135,68 @@ fn expired_lease_redelivers() {
     assert_eq!(ok[0]["success"], true);
 }
 
+/// An ack that waits for a cursor row another transaction holds works on
+/// the row as that transaction left it: two acks of one lease both count,
+/// and an ack of a lease that was handed out again meanwhile is refused.
+#[test]
+fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
+    let mut c = connect();
+    let queue = unique("ackwait");
+    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
+    push(&mut c, &json!([{"queue": queue, "payload": 0}, {"queue": queue, "payload": 1}]));
+    let popped = pop(&mut c, &queue, None, 2, &json!({}));
+    let acks = acks_for(&popped, "completed", None);
+    let (first, second) = (json!([acks[0]]), json!([acks[1]]));
+    let committed = |c: &mut postgres::Client| -> i64 {
+        c.query_one(
+            "SELECT committed FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
+               JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0)
+    };
+    // While an ack of message 0 is open, an ack of message 1 waits; once the
+    // first commits, the second sees its state and the cursor passes both.
+    let waiting_ack = |body: Value| {
+        thread::spawn(move || {
+            let mut c2 = connect();
+            ack(&mut c2, &body)
+        })
+    };
+    let mut holder = connect();
+    let mut txn = holder.transaction().unwrap();
+    let r: Value = txn.query_one("SELECT queen.ack($1)", &[&first]).unwrap().get(0);
+    assert_eq!(r[0]["success"], true);
+    let waiter = waiting_ack(second);
+    thread::sleep(Duration::from_millis(300));
+    assert!(!waiter.is_finished(), "the second ack waits for the cursor row");
+    txn.commit().unwrap();
+    let r = waiter.join().unwrap();
+    assert_eq!(r[0]["success"], true, "{r}");
+    assert_eq!(committed(&mut c), 1, "both acks counted");
+
+    // A lease runs out; while the pop that hands the batch out again is
+    // open, the old holder's ack waits, then is refused.
+    push(&mut c, &json!([{"queue": queue, "payload": 2}]));
+    let old = pop(&mut c, &queue, None, 1, &json!({}));
+    thread::sleep(Duration::from_millis(1300));
+    let mut txn = holder.transaction().unwrap();
+    let again: Value = txn.query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue]).unwrap().get(0);
+    assert_eq!(messages(&again)[0]["data"], 2);
+    let waiter = waiting_ack(acks_for(&old, "completed", None));
+    thread::sleep(Duration::from_millis(300));
+    assert!(!waiter.is_finished(), "the late ack waits for the cursor row");
+    txn.commit().unwrap();
+    let r = waiter.join().unwrap();
+    assert_eq!(r[0]["success"], false, "{r}");
+    assert!(r[0]["error"].as_str().unwrap().contains("is not held"), "{r}");
+    assert_eq!(committed(&mut c), 1);
+    let r = ack(&mut c, &acks_for(&again, "completed", None));
+    assert_eq!(r[0]["success"], true, "{r}");
+    assert_eq!(committed(&mut c), 2);
+}
+
 /// A renewed lease is not handed out when the original one would have run out.
 #[test]
 fn renewed_lease_holds() {
