@@ -192,7 +192,9 @@ pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
             let raw = a.partition_id?.get();
             let partition_id = match raw.strip_prefix('"') {
                 Some(quoted) => quoted.strip_suffix('"').filter(|d| !d.contains('\\'))?.parse::<i64>().ok()?,
-                None => raw.parse::<i64>().ok()?,
+                // serde_json reads -0 as a float, which the tree refuses.
+                None if raw != "-0" => raw.parse::<i64>().ok()?,
+                None => return None,
             };
             let status = match a.status.as_deref().unwrap_or("completed") {
                 "completed" | "success" => Status::Completed,

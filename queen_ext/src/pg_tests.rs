@@ -182,6 +182,7 @@ fn typed_ack_reading_agrees_with_the_value_tree() {
         assert_eq!(parse_typed(&body.to_string()), None, "{body}");
     }
     assert_eq!(parse_typed("[{\"transactionId\": \"t\", \"partitionId\": 1, \"partitionId\": 2}]"), None, "a repeated key");
+    assert_eq!(parse_typed("[{\"transactionId\": \"t\", \"partitionId\": -0}]"), None, "minus zero");
 }
 
 #[pg_test]

@@ -141,6 +141,20 @@ pub struct PopQueue {
     pub lease_time: i32,
 }
 
+impl PopQueue {
+    /// The queue in columns 1-5 of `row`: id, name, window_buffer,
+    /// delayed_processing, lease_time.
+    fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> PopQueue {
+        PopQueue {
+            id: row.get(1).unwrap().unwrap(),
+            name: row.get(2).unwrap().unwrap(),
+            window_buffer: row.get(3).unwrap().unwrap(),
+            delayed_processing: row.get(4).unwrap().unwrap(),
+            lease_time: row.get(5).unwrap().unwrap(),
+        }
+    }
+}
+
 /// The queues of a namespace/task pop, highest priority first.
 fn namespace_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueue> {
     exec(
@@ -151,13 +165,7 @@ fn namespace_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueu
         &[sql::UUID, sql::TEXT, sql::TEXT],
         &[queues::default_tenant().into(), req.namespace.as_deref().into(), req.task.as_deref().into()],
     )
-    .map(|r| PopQueue {
-        id: r.get(1).unwrap().unwrap(),
-        name: r.get(2).unwrap().unwrap(),
-        window_buffer: r.get(3).unwrap().unwrap(),
-        delayed_processing: r.get(4).unwrap().unwrap(),
-        lease_time: r.get(5).unwrap().unwrap(),
-    })
+    .map(|r| PopQueue::from_row(&r))
     .collect()
 }
 
@@ -221,13 +229,7 @@ fn named_candidates(client: &mut SpiClient<'_>, req: &PopRequest, name: &str) ->
     let mut cands = Vec::new();
     for r in rows {
         if queue.is_none() {
-            queue = Some(PopQueue {
-                id: r.get(1).unwrap().unwrap(),
-                name: r.get(2).unwrap().unwrap(),
-                window_buffer: r.get(3).unwrap().unwrap(),
-                delayed_processing: r.get(4).unwrap().unwrap(),
-                lease_time: r.get(5).unwrap().unwrap(),
-            });
+            queue = Some(PopQueue::from_row(&r));
             now_us = r.get(10).unwrap().unwrap();
         }
         if let Some(pid) = r.get::<i64>(6).unwrap() {
