@@ -34,14 +34,19 @@ pub enum Status {
 }
 
 impl Status {
-    fn parse(field: &str, s: &str) -> Status {
+    /// The status a name stands for; None for no status.
+    fn from_name(s: &str) -> Option<Status> {
         match s {
-            "completed" | "success" => Status::Completed,
-            "failed" => Status::Failed,
-            "retry" => Status::Retry,
-            "dlq" => Status::Dlq,
-            other => errors::invalid(field, format!("{other:?} is not one of completed, failed, retry, dlq")),
+            "completed" | "success" => Some(Status::Completed),
+            "failed" => Some(Status::Failed),
+            "retry" => Some(Status::Retry),
+            "dlq" => Some(Status::Dlq),
+            _ => None,
         }
+    }
+    fn parse(field: &str, s: &str) -> Status {
+        Status::from_name(s)
+            .unwrap_or_else(|| errors::invalid(field, format!("{s:?} is not one of completed, failed, retry, dlq")))
     }
     fn as_str(self) -> &'static str {
         match self {
@@ -196,13 +201,7 @@ pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
                 None if raw != "-0" => raw.parse::<i64>().ok()?,
                 None => return None,
             };
-            let status = match a.status.as_deref().unwrap_or("completed") {
-                "completed" | "success" => Status::Completed,
-                "failed" => Status::Failed,
-                "retry" => Status::Retry,
-                "dlq" => Status::Dlq,
-                _ => return None,
-            };
+            let status = Status::from_name(a.status.as_deref().unwrap_or("completed"))?;
             let lease_id = match a.lease_id.as_deref().filter(|l| !l.is_empty()) {
                 Some(l) => Some(uuid::Uuid::parse_str(l).ok()?),
                 None => None,
@@ -468,12 +467,8 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
-    let leased = c.lease_id.is_some();
-    let mut offsets = if leased {
-        match_hashes(covering.into_iter(), &txns, Some((c.lease_start, c.lease_end)))
-    } else {
-        HashMap::new()
-    };
+    // No rows cover a cursor that holds no lease.
+    let mut offsets = match_hashes(covering.into_iter(), &txns, Some((c.lease_start, c.lease_end)));
     // Ids outside the lease: an already done message is answered as done.
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();

@@ -56,10 +56,7 @@ fn optional(v: Option<JsonbArg>) -> serde_json::Value {
 /// traceId}]` or `{"items": [...]}`); answers one result per item.
 #[pg_extern]
 fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
-    let body = required_text("items", items);
-    let groups = push::parse_items(&body);
-    let out = sql::spi(|client| push::push_groups(client, &groups, producer, true));
-    JsonOut(push::answers_json(&out))
+    push_text(Some(&required_text("items", items)), producer)
 }
 
 /// `push` for callers that hold the JSON as text (a front-end passing a
@@ -132,9 +129,7 @@ fn pop_frames(
 /// `{"acknowledgments": [...], "consumerGroup": ...}`.
 #[pg_extern]
 fn ack(acks: Option<JsonbArg>) -> JsonOut {
-    let parsed = ack::parse_acks_text(&required_text("acks", acks));
-    let out = sql::spi(|client| ack::ack(client, &parsed));
-    JsonOut(ack::answers_json(&out))
+    ack_text(Some(&required_text("acks", acks)))
 }
 
 /// `ack` for callers that hold the JSON as text: the same body and answer,

@@ -365,7 +365,10 @@ fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64
 }
 
 struct Cursor {
-    committed: i64,
+    /// The first offset to hand out: the one after the last done, or the
+    /// partition's log start when the cursor is below it (those offsets are
+    /// gone).
+    from: i64,
     head_offset: Option<i64>,
     head_attempts: i32,
 }
@@ -376,9 +379,8 @@ struct Cursor {
 const SCAN_CHUNK: i64 = 64;
 
 /// Takes the consumer row of (pid, group) without waiting, and only when its
-/// lease is free, and reads the first segments of a batch of `want` from it
-/// (from the offset after the cursor, or `log_start` when the cursor is
-/// below it), in one statement; None when another consumer holds the row.
+/// lease is free, and reads the first segments of a batch of `want` from its
+/// `from`, in one statement; None when another consumer holds the row.
 fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64, want: i64) -> Option<(Cursor, Scan)> {
     const SQL: &str = concat!(
         "WITH c AS MATERIALIZED (
@@ -388,7 +390,7 @@ fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64
                 AND (lease_id IS NULL OR lease_expires_at <= now())
                 AND (retry_at IS NULL OR retry_at <= now())
                 FOR UPDATE SKIP LOCKED)
-         SELECT c.committed, c.head_offset, c.head_attempts, c.from_offset, s.*
+         SELECT c.head_offset, c.head_attempts, c.from_offset, s.*
            FROM c LEFT JOIN LATERAL (",
         segments_from!("$1", "c.from_offset", "$4", "$5"),
         ") s ON true
@@ -400,21 +402,21 @@ fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64
         &[sql::INT8, sql::TEXT, sql::INT8, sql::INT8, sql::INT8],
         &[pid.into(), group.into(), log_start.into(), want.into(), SCAN_CHUNK.into()],
     );
-    let mut cursor: Option<(Cursor, i64)> = None;
+    let mut cursor: Option<Cursor> = None;
     let mut segs = Vec::new();
     for row in rows {
         if cursor.is_none() {
-            let c = Cursor {
-                committed: row.get(1).unwrap().unwrap(),
-                head_offset: row.get(2).unwrap(),
-                head_attempts: row.get(3).unwrap().unwrap(),
-            };
-            cursor = Some((c, row.get(4).unwrap().unwrap()));
+            cursor = Some(Cursor {
+                head_offset: row.get(1).unwrap(),
+                head_attempts: row.get(2).unwrap().unwrap(),
+                from: row.get(3).unwrap().unwrap(),
+            });
         }
-        segs.extend(Segment::from_columns(&row, 5));
+        segs.extend(Segment::from_columns(&row, 4));
     }
-    let (cursor, from) = cursor?;
-    Some((cursor, Scan::of(segs.into_iter(), from, SCAN_CHUNK)))
+    let cursor = cursor?;
+    let scan = Scan::of(segs.into_iter(), cursor.from, SCAN_CHUNK);
+    Some((cursor, scan))
 }
 
 /// Segments holding offsets from `from`, up to `want` messages, stopping at
@@ -488,12 +490,10 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 &[cand.pid.into(), req.group.as_str().into(), committed.into()],
             );
         }
-        // A cursor below the partition's log start resumes at the next offset
-        // that still exists.
         let Some((cursor, scan)) = take_cursor(client, cand.pid, &req.group, cand.log_start, remaining) else {
             continue;
         };
-        let from = (cursor.committed + 1).max(cand.log_start);
+        let from = cursor.from;
         let delay = queue.delayed_processing as i64;
         let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
         let segs = read_batch(client, cand.pid, from, remaining, visible_before, scan);

@@ -268,8 +268,6 @@ struct Prepared {
     txns: Vec<String>,
     /// The whole group's segment, every item in it.
     blob: Vec<u8>,
-    /// Some item carries the caller's own transaction id.
-    supplied: bool,
 }
 
 fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
@@ -287,7 +285,7 @@ fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
         Some(z) if producer.is_none() => z.clone(),
         _ => encode(g, &ids, &txns, producer, |_| true),
     };
-    Prepared { ids, txns, blob, supplied: g.items.iter().any(|it| it.txn.is_some()) }
+    Prepared { ids, txns, blob }
 }
 
 /// The segment of the items `keep` selects.
@@ -488,8 +486,9 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
     let prepared: Vec<Prepared> = groups.iter().map(|g| prepare(g, producer)).collect();
     if let ([g], [pre]) = (groups, prepared.as_slice()) {
         let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
-        let target = Target::Named { queue: &g.queue, partition: &g.partition, check_dedup: dedup && pre.supplied };
-        if let Some((pid, base)) = append_segment(client, target, g.items.len() as i32, &pre.blob, &hashes, supplied_hashes(g, pre)) {
+        let supplied = supplied_hashes(g, &hashes);
+        let target = Target::Named { queue: &g.queue, partition: &g.partition, check_dedup: dedup && supplied.is_some() };
+        if let Some((pid, base)) = append_segment(client, target, g.items.len() as i32, &pre.blob, &hashes, supplied) {
             let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
             return g
                 .items
@@ -536,11 +535,12 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
     out
 }
 
-/// The hashes of the caller-supplied transaction ids among the items the
-/// segment holds (the index duplicate checks probe); None when there are none.
-fn supplied_hashes(g: &GroupIn, pre: &Prepared) -> Option<Vec<i64>> {
-    let hashes: Vec<i64> = g.items.iter().zip(&pre.txns).filter(|(it, _)| it.txn.is_some()).map(|(_, t)| txn_hash(t)).collect();
-    (!hashes.is_empty()).then_some(hashes)
+/// Of `hashes` (one per item of `g`), those of the caller-supplied
+/// transaction ids (the index duplicate checks probe); None when there are
+/// none.
+fn supplied_hashes(g: &GroupIn, hashes: &[i64]) -> Option<Vec<i64>> {
+    let supplied: Vec<i64> = g.items.iter().zip(hashes).filter(|(it, _)| it.txn.is_some()).map(|(_, h)| *h).collect();
+    (!supplied.is_empty()).then_some(supplied)
 }
 
 fn write_group(
@@ -599,9 +599,10 @@ fn write_group(
         }
         result.offset = Some(base + hashes.len() as i64);
         kept[k] = true;
-        hashes.push(txn_hash(txn));
+        let hash = txn_hash(txn);
+        hashes.push(hash);
         if it.txn.is_some() {
-            dedup_hashes.push(txn_hash(txn));
+            dedup_hashes.push(hash);
         }
         results.push(result);
     }
