@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls};
+use std::collections::HashMap;
+
+use postgres::types::ToSql;
+use postgres::{Client, NoTls, Row, Statement};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -47,6 +50,37 @@ struct Bench {
     conns: usize,
 }
 
+/// A connection that prepares each statement text once and then only
+/// binds and executes it, one round trip per call, as a client library with
+/// a statement cache does (sqlx, pgx, JDBC). Every contender is called
+/// through one of these.
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    fn statement(&mut self, sql: &'static str) -> Statement {
+        let Conn { client, prepared } = self;
+        prepared.entry(sql).or_insert_with(|| client.prepare(sql).expect("prepare")).clone()
+    }
+
+    fn execute(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> u64 {
+        let st = self.statement(sql);
+        self.client.execute(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    fn query(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Vec<Row> {
+        let st = self.statement(sql);
+        self.client.query(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    fn query_one(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Row {
+        let st = self.statement(sql);
+        self.client.query_one(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+}
+
 impl Bench {
     fn connect(&self) -> Client {
         Client::connect(&self.dsn, NoTls).expect("connect")
@@ -57,15 +91,19 @@ impl Bench {
     /// and the seconds it took.
     fn run<F>(&self, make: impl Fn(usize) -> F) -> (u64, f64)
     where
-        F: FnMut(&mut Client) -> u64 + Send + 'static,
+        F: FnMut(&mut Conn) -> u64 + Send + 'static,
     {
         let stop = Arc::new(AtomicBool::new(false));
         let total = Arc::new(AtomicU64::new(0));
+        // Connected before the clock starts: a client keeps its connections.
+        let conns: Vec<Conn> =
+            (0..self.conns).map(|_| Conn { client: self.connect(), prepared: HashMap::new() }).collect();
         let start = Instant::now();
-        let handles: Vec<_> = (0..self.conns)
-            .map(|k| {
+        let handles: Vec<_> = conns
+            .into_iter()
+            .enumerate()
+            .map(|(k, mut c)| {
                 let mut work = make(k);
-                let mut c = self.connect();
                 let stop = Arc::clone(&stop);
                 let total = Arc::clone(&total);
                 thread::spawn(move || {
@@ -142,7 +180,7 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, 
         let queue = queue.clone();
         let mut cursor = k * 1000;
         let mut call = 0usize;
-        move |c: &mut Client| {
+        move |c: &mut Conn| {
             let partition = format!("p{}", (call * 7 + k) % partitions);
             call += 1;
             // JSON text, as a client holding JSON sends it: parsed once, by queen.
@@ -155,7 +193,7 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, 
                 text.push_str(&format!("{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",\"payload\":{p}}}"));
             }
             text.push(']');
-            c.execute("SELECT queen.push_text($1)", &[&text]).expect("queen push");
+            c.execute("SELECT queen.push_text($1)", &[&text]);
             batch as u64
         }
     })
@@ -169,7 +207,7 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
         let queue = queue.clone();
         let mut cursor = k * 1000;
         let mut call = 0usize;
-        move |c: &mut Client| {
+        move |c: &mut Conn| {
             let partition = format!("p{}", (call * 7 + k) % partitions);
             call += 1;
             let items =
@@ -179,7 +217,7 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
                 true,
             )
             .unwrap();
-            c.execute("SELECT queen.push_binary($1)", &[&body]).expect("queen push_binary");
+            c.execute("SELECT queen.push_binary($1)", &[&body]);
             batch as u64
         }
     })
@@ -190,9 +228,9 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
     b.run(move |k| {
         let queue = queue.clone();
         let mut cursor = k * 1000;
-        move |c: &mut Client| {
+        move |c: &mut Conn| {
             let msgs = take(&mut cursor, batch);
-            c.execute("SELECT pgmq.send_batch($1, $2::text[]::jsonb[])", &[&queue, &msgs]).expect("pgmq send_batch");
+            c.execute("SELECT pgmq.send_batch($1, $2::text[]::jsonb[])", &[&queue, &msgs]);
             batch as u64
         }
     })
@@ -228,10 +266,10 @@ fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
     b.run(move |k| {
         let blobs = std::sync::Arc::clone(&blobs);
         let mut call = k;
-        move |c: &mut Client| {
+        move |c: &mut Conn| {
             let blob = &blobs[call % blobs.len()];
             call += 1;
-            c.execute("INSERT INTO bench_ceiling (blob) VALUES ($1)", &[blob]).expect("ceiling insert");
+            c.execute("INSERT INTO bench_ceiling (blob) VALUES ($1)", &[blob]);
             batch as u64
         }
     })
@@ -259,8 +297,8 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
         let queue = queue.clone();
-        move |c: &mut Client| {
-            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')::text", &[&queue, &batch]).expect("queen pop");
+        move |c: &mut Conn| {
+            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')::text", &[&queue, &batch]);
             let text: &str = row.get(0);
             let popped: Popped = serde_json::from_str(text).expect("pop answer");
             if popped.messages.is_empty() {
@@ -281,8 +319,59 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
                 ));
             }
             acks.push(']');
-            c.execute("SELECT queen.ack_text($1)", &[&acks]).expect("queen ack");
+            c.execute("SELECT queen.ack_text($1)", &[&acks]);
             popped.messages.len() as u64
+        }
+    })
+}
+
+/// The same consumer reading framed pops (QPF1, as queen-mq's frames
+/// consumer does): the stored segments come as they are and the client
+/// decompresses them and reads each frame's transaction id and payload.
+fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
+    use queen_frames::frame::FrameIter;
+    use queen_frames::pop_body::{decode_pop_answer, CODEC_RAW};
+    let queue = queue.to_owned();
+    b.run(move |_| {
+        let queue = queue.clone();
+        move |c: &mut Conn| {
+            let row = c.query_one("SELECT queen.pop_frames($1, NULL, NULL, $2, '{}')", &[&queue, &batch]);
+            let body: &[u8] = row.get(0);
+            let answer = decode_pop_answer(body).expect("pop answer");
+            let mut acks = String::with_capacity(batch as usize * 140);
+            let (mut count, mut bytes) = (0u64, 0usize);
+            for claim in &answer.claims {
+                for rec in &claim.records {
+                    let raw = if rec.codec == CODEC_RAW {
+                        rec.bytes.clone()
+                    } else {
+                        queen_frames::decompress_segment(&rec.bytes, queen_frames::MAX_SEGMENT_RAW_BYTES).expect("segment")
+                    };
+                    for (i, frame) in FrameIter::new(&raw, rec.count).enumerate() {
+                        let frame = frame.expect("frame");
+                        let offset = rec.base_offset + i as u64;
+                        if offset < claim.start || offset > claim.end {
+                            continue;
+                        }
+                        bytes += std::str::from_utf8(frame.payload).expect("payload text").len();
+                        acks.push(if count == 0 { '[' } else { ',' });
+                        acks.push_str(&format!(
+                            "{{\"transactionId\":{},\"partitionId\":\"{}\",\"leaseId\":\"{}\"}}",
+                            serde_json::to_string(frame.transaction_id).unwrap(),
+                            claim.partition_id,
+                            answer.lease_id
+                        ));
+                        count += 1;
+                    }
+                }
+            }
+            if count == 0 {
+                return 0;
+            }
+            std::hint::black_box(bytes);
+            acks.push(']');
+            c.execute("SELECT queen.ack_text($1)", &[&acks]);
+            count
         }
     })
 }
@@ -291,17 +380,17 @@ fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
         let queue = queue.clone();
-        move |c: &mut Client| {
+        move |c: &mut Conn| {
             // The messages themselves, as a consumer reads them (queen's pop
             // answers them too), still as JSON text.
-            let rows = c.query("SELECT msg_id, message FROM pgmq.read($1, 30, $2)", &[&queue, &batch]).expect("pgmq read");
+            let rows = c.query("SELECT msg_id, message FROM pgmq.read($1, 30, $2)", &[&queue, &batch]);
             let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
             let messages: Vec<postgres::types::Json<Box<serde_json::value::RawValue>>> = rows.iter().map(|r| r.get(1)).collect();
             std::hint::black_box(messages.iter().map(|m| m.0.get().len()).sum::<usize>());
             if ids.is_empty() {
                 return 0;
             }
-            c.execute("SELECT pgmq.delete($1, $2::bigint[])", &[&queue, &ids]).expect("pgmq delete");
+            c.execute("SELECT pgmq.delete($1, $2::bigint[])", &[&queue, &ids]);
             ids.len() as u64
         }
     })
@@ -406,16 +495,20 @@ fn push_cells(b: &Bench, c: &mut Client) {
 
 fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
     // Pop + ack from a prefilled backlog (16 partitions so every connection
-    // has a partition to lease), sized so that neither side drains it within
-    // the cell: a contender that runs dry spends the rest of its time on
-    // empty pops, and its figure says less than it can do.
-    println!("\n{:<28} {:>12} {:>12} {:>9}", "pop+ack", "queen msg/s", "pgmq msg/s", "q/pgmq");
+    // has a partition to lease), sized so that no side drains it within the
+    // cell: a contender that runs dry spends the rest of its time on empty
+    // pops, and its figure says less than it can do. queen's two consumers
+    // (JSON answers and framed answers) share one queue, twice as long.
+    println!(
+        "\n{:<28} {:>12} {:>12} {:>12} {:>9} {:>9}",
+        "pop+ack msg/s", "queen json", "queen frames", "pgmq", "json/pg", "frames/pg"
+    );
     for &batch in batches {
         const MOST_MSGS_PER_SEC: f64 = 150_000.0;
         let backlog = if batch == 1 { 20_000 } else { ((b.secs * MOST_MSGS_PER_SEC) as usize).max(600_000) / 1000 * 1000 };
         let qname = format!("bench_pop_{batch}");
         let mut rng = SmallRng::seed_from_u64(7);
-        let mut left = backlog;
+        let mut left = 2 * backlog;
         while left > 0 {
             let n = left.min(1000);
             let msgs = batch_of(&mut rng, n);
@@ -425,15 +518,28 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
                 .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
                 .collect();
             c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).unwrap();
-            c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs]).unwrap();
+            if left <= backlog {
+                c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs]).unwrap();
+            }
             left -= n;
         }
         c.batch_execute("VACUUM ANALYZE").unwrap();
-        let cells: Vec<Cell<'_>> =
-            vec![Box::new(|b| queen_pop_ack(b, &qname, batch)), Box::new(|b| pgmq_pop_ack(b, &qname, batch))];
+        let cells: Vec<Cell<'_>> = vec![
+            Box::new(|b| queen_pop_ack(b, &qname, batch)),
+            Box::new(|b| queen_pop_frames_ack(b, &qname, batch)),
+            Box::new(|b| pgmq_pop_ack(b, &qname, batch)),
+        ];
         let rates = interleave(b, &cells);
-        let (queen, pgmq) = (rates[0], rates[1]);
-        println!("{:<28} {:>12.0} {:>12.0} {:>9.2}", format!("batch {batch}"), queen, pgmq, queen / pgmq);
+        let (json, frames, pgmq) = (rates[0], rates[1], rates[2]);
+        println!(
+            "{:<28} {:>12.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2}",
+            format!("batch {batch}"),
+            json,
+            frames,
+            pgmq,
+            json / pgmq,
+            frames / pgmq
+        );
         let queen_left: i64 = c
             .query_one(
                 "SELECT COALESCE(sum(p.last_offset - GREATEST(COALESCE(lc.committed, -1), p.log_start - 1)), 0)::int8
@@ -445,7 +551,7 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
             .unwrap()
             .get(0);
         let pgmq_left = scalar(c, &format!("SELECT count(*) FROM pgmq.q_{qname}"));
-        println!("{:<28} {:>12} {:>12}", "  left of the backlog", queen_left, pgmq_left);
+        println!("{:<28} {:>25} {:>12}", "  left of the backlog", queen_left, pgmq_left);
         if queen_left == 0 || pgmq_left == 0 {
             println!("  a backlog ran dry: that side's figure is a lower bound");
         }
