@@ -14,6 +14,9 @@ pub static POP_MAX_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
 /// Most candidate partitions one pop examines (per claimed partition).
 pub static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
+/// Whether a transaction that wrote nothing but one pop's lease commits
+/// without waiting for its WAL to reach disk (see `lease_commit`).
+pub static POP_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
 /// Sidecar rows an ack of an id outside any lease looks back over.
 pub static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// Most acknowledgements one ack call takes.
@@ -186,6 +189,14 @@ pub fn register() {
         &POP_CANDIDATES,
         1,
         10_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.pop_async_commit",
+        c"A transaction whose only write is a pop's lease commits without waiting for the WAL flush.",
+        c"A crash before the next flush loses that lease and the batch is delivered again, as on lease expiry.",
+        &POP_ASYNC_COMMIT,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -17,6 +17,7 @@ pub mod guc;
 pub mod json;
 pub mod jsonio;
 pub mod kv;
+pub mod lease_commit;
 pub mod options;
 pub mod pop;
 pub mod push;
@@ -109,7 +110,7 @@ fn pop(
     options: default!(Option<JsonbArg>, "'{}'"),
 ) -> JsonOut {
     let req = pop_request(queue, partition, consumer_group, batch, options);
-    JsonOut(sql::spi(|client| pop::pop(client, &req).to_json_text()))
+    JsonOut(sql::spi(|client| pop::pop_in_call(client, &req).to_json_text()))
 }
 
 /// The same pop, answered as a framed pop body (QPF1).
@@ -122,7 +123,7 @@ fn pop_frames(
     options: default!(Option<JsonbArg>, "'{}'"),
 ) -> Vec<u8> {
     let req = pop_request(queue, partition, consumer_group, batch, options);
-    sql::spi(|client| pop::pop(client, &req).to_frames())
+    sql::spi(|client| pop::pop_in_call(client, &req).to_frames())
 }
 
 /// Acknowledges messages: one ack object, an array, or

@@ -390,3 +390,60 @@ fn push_text_takes_the_json_body_as_text() {
         assert_eq!(sqlstate(&err), state, "{bad}: {err}");
     }
 }
+
+/// A transaction whose only write is a pop's lease commits without waiting
+/// for the WAL flush (the server says so at DEBUG1). One that writes anything
+/// else, before the pop or after it, one whose pop auto-acks or takes
+/// nothing, one rolled back, and every pop with `queen.pop_async_commit` off
+/// commit as usual; the session's `synchronous_commit` is left as it was, and
+/// the lease of a relaxed commit holds and is acked like any other.
+#[test]
+fn only_a_lease_only_commit_skips_the_wal_flush() {
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&notices);
+    let mut config: postgres::Config = dsn().parse().unwrap();
+    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
+    let mut c = config.connect(postgres::NoTls).unwrap();
+    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let queue = unique("leasecommit");
+    let table = format!("\"{}\"", unique("user_rows"));
+    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
+    let items: Vec<Value> = (0..8).map(|i| json!({"queue": queue, "partition": format!("p{i}"), "payload": i})).collect();
+    push(&mut c, &Value::Array(items));
+    let pop_sql = |options: &str| format!("SELECT queen.pop('{queue}', NULL, NULL, 1, '{options}')");
+    let relaxed = |c: &mut postgres::Client, sql: &str| -> bool {
+        notices.lock().unwrap().clear();
+        c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        notices.lock().unwrap().iter().any(|m| m.contains("lease-only transaction"))
+    };
+
+    assert!(relaxed(&mut c, &pop_sql("{}")), "a pop alone");
+    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "on");
+    c.batch_execute("SET synchronous_commit = remote_write").unwrap();
+    assert!(relaxed(&mut c, &format!("BEGIN; {}; COMMIT", pop_sql("{}"))), "a pop alone, in a block");
+    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "remote_write");
+    c.batch_execute("RESET synchronous_commit").unwrap();
+
+    assert!(!relaxed(&mut c, &format!("BEGIN; INSERT INTO {table} VALUES (1); {}; COMMIT", pop_sql("{}"))), "written before");
+    assert!(!relaxed(&mut c, &format!("BEGIN; {}; INSERT INTO {table} VALUES (2); COMMIT", pop_sql("{}"))), "written after");
+    assert!(!relaxed(&mut c, &pop_sql(r#"{"autoAck": true}"#)), "auto-ack");
+    assert!(!relaxed(&mut c, &format!("BEGIN; {}; ROLLBACK", pop_sql("{}"))), "rolled back");
+    c.batch_execute("SET queen.pop_async_commit = off").unwrap();
+    assert!(!relaxed(&mut c, &pop_sql("{}")), "turned off");
+    c.batch_execute("RESET queen.pop_async_commit").unwrap();
+    let n: i64 = c.query_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap().get(0);
+    assert_eq!(n, 2, "both user rows committed");
+
+    // Partitions left: p7 and the one the rolled-back pop gave back.
+    let held = pop(&mut c, &queue, None, 1, &json!({}));
+    assert_eq!(messages(&held).len(), 1);
+    let mut other = connect();
+    let last = pop(&mut other, &queue, None, 1, &json!({}));
+    assert_eq!(messages(&last).len(), 1);
+    assert_ne!(messages(&held)[0]["partitionId"], messages(&last)[0]["partitionId"]);
+    assert!(messages(&pop(&mut other, &queue, None, 1, &json!({}))).is_empty(), "every lease holds");
+    assert!(!relaxed(&mut c, &pop_sql("{}")), "nothing left to take");
+    let done = ack(&mut other, &acks_for(&held, "completed", None));
+    assert_eq!(done[0]["success"], true, "{done}");
+    c.batch_execute(&format!("DROP TABLE {table}")).unwrap();
+}
