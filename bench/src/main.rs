@@ -523,7 +523,9 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
             }
             left -= n;
         }
+        // A checkpoint now rather than one falling inside the cells.
         c.batch_execute("VACUUM ANALYZE").unwrap();
+        c.batch_execute("CHECKPOINT").unwrap();
         let cells: Vec<Cell<'_>> = vec![
             Box::new(|b| queen_pop_ack(b, &qname, batch)),
             Box::new(|b| queen_pop_frames_ack(b, &qname, batch)),
