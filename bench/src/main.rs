@@ -293,6 +293,21 @@ struct PoppedMessage<'a> {
     data: &'a serde_json::value::RawValue,
 }
 
+/// The ack body a consumer sends for what it read: (transaction id,
+/// partition id, lease id) of each message, all completed.
+fn ack_body<'a, P: std::fmt::Display>(read: impl Iterator<Item = (&'a str, P, &'a str)>) -> String {
+    let mut acks = String::from("[");
+    for (i, (txn, pid, lease)) in read.enumerate() {
+        if i > 0 {
+            acks.push(',');
+        }
+        let txn = serde_json::to_string(txn).unwrap();
+        acks.push_str(&format!("{{\"transactionId\":{txn},\"partitionId\":\"{pid}\",\"leaseId\":\"{lease}\"}}"));
+    }
+    acks.push(']');
+    acks
+}
+
 fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
@@ -305,20 +320,8 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
                 return 0;
             }
             std::hint::black_box(popped.messages.iter().map(|m| m.data.get().len()).sum::<usize>());
-            let mut acks = String::with_capacity(popped.messages.len() * 140);
-            acks.push('[');
-            for (i, m) in popped.messages.iter().enumerate() {
-                if i > 0 {
-                    acks.push(',');
-                }
-                acks.push_str(&format!(
-                    "{{\"transactionId\":{},\"partitionId\":\"{}\",\"leaseId\":\"{}\"}}",
-                    serde_json::to_string(m.transaction_id).unwrap(),
-                    m.partition_id,
-                    m.lease_id.unwrap_or_default()
-                ));
-            }
-            acks.push(']');
+            let acks =
+                ack_body(popped.messages.iter().map(|m| (m.transaction_id, m.partition_id, m.lease_id.unwrap_or_default())));
             c.execute("SELECT queen.ack_text($1)", &[&acks]);
             popped.messages.len() as u64
         }
@@ -338,8 +341,8 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
             let row = c.query_one("SELECT queen.pop_frames($1, NULL, NULL, $2, '{}')", &[&queue, &batch]);
             let body: &[u8] = row.get(0);
             let answer = decode_pop_answer(body).expect("pop answer");
-            let mut acks = String::with_capacity(batch as usize * 140);
-            let (mut count, mut bytes) = (0u64, 0usize);
+            let mut read: Vec<(String, u64)> = Vec::with_capacity(batch as usize);
+            let mut bytes = 0usize;
             for claim in &answer.claims {
                 for rec in &claim.records {
                     let raw = if rec.codec == CODEC_RAW {
@@ -350,28 +353,20 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
                     for (i, frame) in FrameIter::new(&raw, rec.count).enumerate() {
                         let frame = frame.expect("frame");
                         let offset = rec.base_offset + i as u64;
-                        if offset < claim.start || offset > claim.end {
-                            continue;
+                        if (claim.start..=claim.end).contains(&offset) {
+                            bytes += std::str::from_utf8(frame.payload).expect("payload text").len();
+                            read.push((frame.transaction_id.to_owned(), claim.partition_id));
                         }
-                        bytes += std::str::from_utf8(frame.payload).expect("payload text").len();
-                        acks.push(if count == 0 { '[' } else { ',' });
-                        acks.push_str(&format!(
-                            "{{\"transactionId\":{},\"partitionId\":\"{}\",\"leaseId\":\"{}\"}}",
-                            serde_json::to_string(frame.transaction_id).unwrap(),
-                            claim.partition_id,
-                            answer.lease_id
-                        ));
-                        count += 1;
                     }
                 }
             }
-            if count == 0 {
+            if read.is_empty() {
                 return 0;
             }
             std::hint::black_box(bytes);
-            acks.push(']');
+            let acks = ack_body(read.iter().map(|(txn, pid)| (txn.as_str(), pid, answer.lease_id.as_str())));
             c.execute("SELECT queen.ack_text($1)", &[&acks]);
-            count
+            read.len() as u64
         }
     })
 }
