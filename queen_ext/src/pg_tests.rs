@@ -231,6 +231,48 @@ fn malformed_ack_text_is_refused() {
     Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &["[".into()]).unwrap();
 }
 
+/// A lease covers what the segments hold, not what the partition's offsets
+/// promise: a batch starts where the segments do when the head of the range
+/// is gone, and a pop that finds no segment answers empty and leaves the
+/// cursor unleased.
+#[pg_test]
+fn a_lease_covers_the_segments_read() {
+    let cursor = |pid: i64| {
+        q(&format!(
+            "SELECT json_build_array(committed, lease_id IS NOT NULL, lease_start, lease_end, length(lease_state), head_attempts)
+               FROM queen.log_consumers WHERE partition_id = {pid}"
+        ))
+    };
+    // As the partition says: offsets 0..4, all there.
+    for i in 0..2 {
+        let items: Vec<Value> = (0..5).map(|k| json!({"queue": "ahead", "payload": i * 5 + k})).collect();
+        push(Value::Array(items));
+    }
+    let pid = n("SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'ahead'");
+    let first = pop("ahead", None, 3, json!({}));
+    assert_eq!(datas(&first), vec![json!(0), json!(1), json!(2)]);
+    assert_eq!(cursor(pid), json!([-1, true, 0, 2, 3, 1]));
+    ack_all(&first, "completed", None);
+    // The first segment's remaining offsets (3, 4) are gone while the log
+    // start still points at them: the batch starts where the segments do.
+    Spi::run(&format!("DELETE FROM queen.log_segments WHERE partition_id = {pid} AND base_offset = 0")).unwrap();
+    let second = pop("ahead", None, 100, json!({}));
+    assert_eq!(datas(&second), (5..10).map(|v| json!(v)).collect::<Vec<_>>());
+    assert_eq!(second["messages"][0]["offset"], 5);
+    assert_eq!(cursor(pid), json!([4, true, 5, 9, 5, 1]));
+    let acked = ack_all(&second, "completed", None);
+    assert!(acked.as_array().unwrap().iter().all(|a| a["success"] == true), "{acked}");
+    assert_eq!(cursor(pid), json!([9, false, null, null, null, 0]));
+    // Nothing is left to read although the partition says 10..14 exist: the
+    // pop answers empty and leaves the cursor as it found it, unleased.
+    let items: Vec<Value> = (10..15).map(|v| json!({"queue": "ahead", "payload": v})).collect();
+    push(Value::Array(items));
+    Spi::run(&format!("DELETE FROM queen.log_segments WHERE partition_id = {pid}")).unwrap();
+    let third = pop("ahead", None, 100, json!({}));
+    assert!(third["messages"].as_array().unwrap().is_empty(), "{third}");
+    assert_eq!(cursor(pid), json!([9, false, null, null, null, 0]));
+}
+
 #[pg_test]
 fn leased_partition_is_skipped_and_ack_moves_cursor() {
     let items: Vec<Value> = (0..4).map(|i| json!({"queue": "q", "payload": i})).collect();
