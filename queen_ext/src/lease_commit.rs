@@ -3,10 +3,11 @@
 //! A pop's writes are soft state: a lease, and the cursor row that holds it.
 //! When a pop is all that its transaction wrote, the commit does not wait
 //! for the WAL to reach disk (what `synchronous_commit = off` does, for this
-//! one commit). A crash before the next flush loses the lease, and the batch
-//! is handed out again, exactly as when a lease expires; nothing else is at
-//! stake, because any later durable commit (the ack of that batch, a push)
-//! flushes the pop's WAL with its own. The test is exact: the transaction
+//! one commit). A crash before the next flush loses the lease (and the
+//! delivery attempt it counted), and the batch is handed out again, as when
+//! a lease expires; nothing else is at stake, because any later durable
+//! commit (the ack of that batch, a push) flushes the pop's WAL with its
+//! own. The test is exact: the transaction
 //! had no transaction id when the pop began (nothing written before it),
 //! and has written no WAL since the pop ended (nothing written after it).
 //! A consumer's pop+ack then costs one flush instead of two.
