@@ -357,13 +357,14 @@ enum Lookup {
 
 /// Offsets of the transaction ids found by `how`.
 fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> HashMap<String, i64> {
+    let wanted = by_hash(txns);
     let rows = match how {
         Lookup::Supplied => exec(
             client,
             "SELECT base_offset, txn_hashes FROM queen.log_txns
               WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1",
             &[sql::INT8, sql::INT8_ARRAY],
-            &[pid.into(), txns.iter().map(|t| txn_hash(t)).collect::<Vec<i64>>().into()],
+            &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
         ),
         Lookup::Before(at) => exec(
             client,
@@ -375,17 +376,21 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> 
         ),
     };
     let rows = rows.map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<Vec<Option<i64>>>(2).unwrap().unwrap()));
-    match_hashes(rows, txns, None)
+    match_hashes(rows, &wanted, None)
 }
 
-/// Offsets of `txns` among sidecar rows `(base_offset, txn_hashes)`, only
-/// those inside `range` (lo, hi) when one is given.
+/// The transaction ids `txns` by their sidecar hash.
+fn by_hash<'a>(txns: &[&'a str]) -> HashMap<i64, &'a str> {
+    txns.iter().map(|t| (txn_hash(t), *t)).collect()
+}
+
+/// Offsets of the `wanted` ids among sidecar rows `(base_offset,
+/// txn_hashes)`, only those inside `range` (lo, hi) when one is given.
 fn match_hashes(
     rows: impl Iterator<Item = (i64, Vec<Option<i64>>)>,
-    txns: &[&str],
+    wanted: &HashMap<i64, &str>,
     range: Option<(i64, i64)>,
 ) -> HashMap<String, i64> {
-    let wanted: HashMap<i64, &str> = txns.iter().map(|t| (txn_hash(t), *t)).collect();
     let mut out = HashMap::new();
     for (base, hashes) in rows {
         for (i, h) in hashes.into_iter().enumerate() {
@@ -468,7 +473,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     // No rows cover a cursor that holds no lease.
-    let mut offsets = match_hashes(covering.into_iter(), &txns, Some((c.lease_start, c.lease_end)));
+    let mut offsets = match_hashes(covering.into_iter(), &by_hash(&txns), Some((c.lease_start, c.lease_end)));
     // Ids outside the lease: an already done message is answered as done.
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();

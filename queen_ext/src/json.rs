@@ -111,9 +111,7 @@ impl IdOut {
         uuid::Uuid::from_bytes(*id).hyphenated().encode_lower(&mut text);
         IdOut(text)
     }
-}
 
-impl IdOut {
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).expect("hex digits and hyphens")
     }
