@@ -252,8 +252,17 @@ pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -
 }
 
 /// Matching dead letters of a queue, oldest failure first, locked; with
-/// how many matched before locking.
+/// how many match (up to `limit`) once they are locked. Counted after the
+/// lock, in a snapshot that holds every locked row, so the count is never
+/// below the rows returned; rows locked by another retrier are counted and
+/// not returned.
 pub fn for_retry(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>, limit: i64) -> (Vec<DeadLetter>, i64) {
+    let sql_text = format!(
+        "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
+          ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
+    );
+    let rows = client.update(sql_text.as_str(), None, &[queue_id.into(), group.into(), limit.into()]).unwrap_or_else(|e| panic!("{e}"));
+    let locked = read_rows(client, rows);
     let matched: i64 = exec(
         client,
         "SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = $1
@@ -264,12 +273,7 @@ pub fn for_retry(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>,
     .next()
     .and_then(|r| r.get(1).unwrap())
     .unwrap_or(0);
-    let sql_text = format!(
-        "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
-          ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
-    );
-    let rows = client.update(sql_text.as_str(), None, &[queue_id.into(), group.into(), limit.into()]).unwrap_or_else(|e| panic!("{e}"));
-    (read_rows(client, rows), matched)
+    (locked, matched)
 }
 
 pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {

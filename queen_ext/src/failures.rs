@@ -66,7 +66,7 @@ fn check_limit(field: &str, n: i32) -> i64 {
 
 /// Retries up to `max_rows` dead letters of a queue (one consumer group, or
 /// all). `{"retried": [...], "matched": n, "pruned_failed_count": n}`:
-/// `matched - len(retried)` rows raced away (retried or purged meanwhile).
+/// `matched - len(retried)` rows are held by a concurrent retry.
 #[pg_extern]
 fn retry_failed_by_queue(queue: &str, consumer_group: default!(Option<&str>, "NULL"), max_rows: default!(i32, 100)) -> JsonOut {
     let limit = check_limit("max_rows", max_rows);
