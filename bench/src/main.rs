@@ -174,7 +174,18 @@ fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
     out
 }
 
-fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
+/// A transaction id the engine has not seen: the run's start time and a
+/// counter no cell or round starts again.
+fn unique_txn() -> String {
+    static RUN: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUN.get_or_init(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos());
+    format!("{run:x}-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `with_ids`: every item carries its own transaction id, which the push
+/// checks against the queue's dedup window.
+fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize, with_ids: bool) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
@@ -190,7 +201,8 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, 
                 if i > 0 {
                     text.push(',');
                 }
-                text.push_str(&format!("{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",\"payload\":{p}}}"));
+                let txn = if with_ids { format!("\"transactionId\":\"{}\",", unique_txn()) } else { String::new() };
+                text.push_str(&format!("{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",{txn}\"payload\":{p}}}"));
             }
             text.push(']');
             c.execute("SELECT queen.push_text($1)", &[&text]);
@@ -446,9 +458,9 @@ fn push_cells(b: &Bench, c: &mut Client) {
         let cells: Vec<Cell<'_>> = vec![
             Box::new(|b| ceiling_push(b, batch)),
             Box::new(|b| pgmq_push(b, &pgmq_q, batch)),
-            Box::new(|b| queen_push(b, &json_q(1), batch, 1)),
+            Box::new(|b| queen_push(b, &json_q(1), batch, 1, false)),
             Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1)),
-            Box::new(|b| queen_push(b, &json_q(16), batch, 16)),
+            Box::new(|b| queen_push(b, &json_q(16), batch, 16, false)),
             Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16)),
         ];
         let rates = interleave(b, &cells);
@@ -486,6 +498,23 @@ fn push_cells(b: &Bench, c: &mut Client) {
     let queen_per = queen_bytes as f64 / queen_msgs.max(1) as f64;
     let pgmq_per = pgmq_bytes as f64 / pgmq_msgs.max(1) as f64;
     println!("\ndisk per message: queen {queen_per:.0} B, pgmq {pgmq_per:.0} B, ratio {:.2}", queen_per / pgmq_per);
+
+    // Transaction ids of the caller's own are checked against the dedup
+    // window on every push (after the disk figure: their index is extra).
+    let cells: Vec<Cell<'_>> = vec![
+        Box::new(|b| queen_push(b, "bench_ids_100", 100, 16, true)),
+        Box::new(|b| queen_push(b, "bench_noids_100", 100, 16, false)),
+        Box::new(|b| pgmq_push(b, "bench_push_100", 100)),
+    ];
+    let rates = interleave(b, &cells);
+    println!(
+        "\npush with transaction ids, batch 100, 16 partitions: {:.0} msgs/s, {:.2}x the same push without ids ({:.0}), {:.2}x pgmq ({:.0})",
+        rates[0],
+        rates[0] / rates[1],
+        rates[1],
+        rates[0] / rates[2],
+        rates[2]
+    );
 }
 
 fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {

@@ -361,8 +361,10 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> 
     let rows = match how {
         Lookup::Supplied => exec(
             client,
+            // The partition filters what the hash index finds (`+ 0` keeps it
+            // off the primary key, whose range would be every row of it).
             "SELECT base_offset, txn_hashes FROM queen.log_txns
-              WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1",
+              WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1",
             &[sql::INT8, sql::INT8_ARRAY],
             &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
         ),

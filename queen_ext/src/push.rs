@@ -422,8 +422,11 @@ fn probe_duplicates(
     });
     let rows = exec(
         client,
+        // The partition and the watermark filter what the hash index finds
+        // (`+ 0` keeps them off the primary key): ANDed with a primary-key
+        // range, the probe would read every sidecar row of the partition.
         "SELECT base_offset, txn_hashes FROM queen.log_txns \
-         WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id = $1 AND base_offset >= $3 \
+         WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 \
            AND created_at >= now() - make_interval(secs => $4)",
         &[sql::INT8, sql::INT8_ARRAY, sql::INT8, sql::INT4],
         &[pid.into(), hashes.into(), txns_start.into(), window_secs.into()],
