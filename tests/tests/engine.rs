@@ -112,6 +112,85 @@ fn exactly_once_per_group_under_concurrency() {
     }
 }
 
+/// Producers retrying the same transaction ids at once, into two partitions:
+/// each id is stored once per partition, exactly one answer says `queued`,
+/// every `duplicate` answer names the stored copy's offset and message id,
+/// and acks by those ids complete every stored message.
+#[test]
+fn racing_pushes_of_the_same_ids_store_each_once() {
+    const PUSHERS: usize = 4;
+    const PUSHES: usize = 12;
+    const IDS: usize = 40;
+    let queue = unique("dedup-race");
+    let pushers: Vec<_> = (0..PUSHERS)
+        .map(|w| {
+            let queue = queue.clone();
+            thread::spawn(move || {
+                let mut c = connect();
+                let mut answers = Vec::new();
+                for k in 0..PUSHES {
+                    // Overlapping windows of 9 ids, each in both partitions,
+                    // in an order of the pusher's own.
+                    let start = (w * 7 + k * 5) % IDS;
+                    let mut items: Vec<Value> = (0..9)
+                        .flat_map(|j| {
+                            let id = format!("id-{}", (start + j) % IDS);
+                            ["a", "b"].map(|p| json!({"queue": queue, "partition": p, "transactionId": id, "payload": {"w": w, "k": k}}))
+                        })
+                        .collect();
+                    if w % 2 == 1 {
+                        items.reverse();
+                    }
+                    let res = push(&mut c, &Value::Array(items.clone()));
+                    for (item, r) in items.iter().zip(res.as_array().unwrap()) {
+                        answers.push((item["partition"].as_str().unwrap().to_owned(), r.clone()));
+                    }
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut stored: HashMap<(String, String), (i64, Value)> = HashMap::new();
+    let mut queued: HashMap<(String, String), usize> = HashMap::new();
+    let mut answers = Vec::new();
+    for p in pushers {
+        answers.extend(p.join().expect("pusher"));
+    }
+    for (partition, r) in &answers {
+        let key = (partition.clone(), r["transactionId"].as_str().unwrap().to_owned());
+        let copy = (r["offset"].as_i64().unwrap(), r["messageId"].clone());
+        let first = stored.entry(key.clone()).or_insert_with(|| copy.clone());
+        assert_eq!(*first, copy, "{key:?}: every answer names the same stored copy");
+        match r["status"].as_str().unwrap() {
+            "queued" => *queued.entry(key).or_default() += 1,
+            "duplicate" => {}
+            other => panic!("unexpected status {other}"),
+        }
+    }
+    assert!(queued.values().all(|n| *n == 1), "one queued answer per id and partition: {queued:?}");
+    assert_eq!(queued.len(), stored.len());
+
+    // What the log holds is exactly those copies, and the ids ack them.
+    let mut c = connect();
+    let mut popped_keys = HashSet::new();
+    loop {
+        let popped = pop(&mut c, &queue, None, 50, &json!({"partitions": 2}));
+        let msgs = messages(&popped);
+        if msgs.is_empty() {
+            break;
+        }
+        for m in &msgs {
+            let key = (m["partition"].as_str().unwrap().to_owned(), m["transactionId"].as_str().unwrap().to_owned());
+            assert_eq!(stored[&key], (m["offset"].as_i64().unwrap(), m["id"].clone()), "{key:?}");
+            assert!(popped_keys.insert(key), "delivered once");
+        }
+        for r in ack(&mut c, &acks_for(&popped, "completed", None)).as_array().unwrap() {
+            assert_eq!(r["success"], true, "{r}");
+        }
+    }
+    assert_eq!(popped_keys.len(), stored.len(), "every stored copy delivered");
+}
+
 /// A batch that is not acknowledged within its lease is handed out again.
 #[test]
 fn expired_lease_redelivers() {
