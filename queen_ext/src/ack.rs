@@ -378,7 +378,9 @@ fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> 
         ),
     };
     let rows = rows.map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<Vec<Option<i64>>>(2).unwrap().unwrap()));
-    match_hashes(rows, &wanted, None)
+    // The newest occurrence wins: a message pushed again under its id (a
+    // dead letter retried) is the one the consumer holds now.
+    match_hashes(rows, &wanted, None).into_iter().map(|(t, at)| (t, *at.last().expect("a match has an offset"))).collect()
 }
 
 /// The transaction ids `txns` by their sidecar hash.
@@ -386,26 +388,29 @@ fn by_hash<'a>(txns: &[&'a str]) -> HashMap<i64, &'a str> {
     txns.iter().map(|t| (txn_hash(t), *t)).collect()
 }
 
-/// Offsets of the `wanted` ids among sidecar rows `(base_offset,
-/// txn_hashes)`, only those inside `range` (lo, hi) when one is given.
+/// Every offset of each of the `wanted` ids among sidecar rows
+/// `(base_offset, txn_hashes)`, ascending, only those inside `range` (lo, hi)
+/// when one is given. An id can sit at several offsets where nothing
+/// deduplicated it (a queue without a dedup window).
 fn match_hashes(
     rows: impl Iterator<Item = (i64, Vec<Option<i64>>)>,
     wanted: &HashMap<i64, &str>,
     range: Option<(i64, i64)>,
-) -> HashMap<String, i64> {
-    let mut out = HashMap::new();
+) -> HashMap<String, Vec<i64>> {
+    let mut out: HashMap<String, Vec<i64>> = HashMap::new();
     for (base, hashes) in rows {
         for (i, h) in hashes.into_iter().enumerate() {
             let offset = base + i as i64;
             if let Some(t) = h.and_then(|h| wanted.get(&h)) {
                 if range.is_none_or(|(lo, hi)| offset >= lo && offset <= hi) {
-                    // The newest occurrence wins: a redelivered duplicate id
-                    // resolves to the message the consumer holds now.
-                    let e = out.entry((*t).to_owned()).or_insert(offset);
-                    *e = (*e).max(offset);
+                    out.entry((*t).to_owned()).or_default().push(offset);
                 }
             }
         }
+    }
+    for at in out.values_mut() {
+        at.sort_unstable();
+        at.dedup();
     }
     out
 }
@@ -475,20 +480,35 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     // No rows cover a cursor that holds no lease.
-    let mut offsets = match_hashes(covering.into_iter(), &by_hash(&txns), Some((c.lease_start, c.lease_end)));
+    let in_lease = match_hashes(covering.into_iter(), &by_hash(&txns), Some((c.lease_start, c.lease_end)));
     // Ids outside the lease: an already done message is answered as done.
+    let mut outside: HashMap<String, i64> = HashMap::new();
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
-        let missing: Vec<&str> = txns.iter().copied().filter(|t| !offsets.contains_key(*t)).collect();
+        let missing: Vec<&str> =
+            txns.iter().copied().filter(|t| !in_lease.contains_key(*t) && !outside.contains_key(*t)).collect();
         if missing.is_empty() {
             break;
         }
-        offsets.extend(resolve(client, pid, &missing, how));
+        outside.extend(resolve(client, pid, &missing, how));
     }
     let mut results = Vec::with_capacity(items.len());
     let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
     let mut dirty = false;
     for a in items {
-        let Some(&offset) = offsets.get(&a.transaction_id) else {
+        // An id at several offsets of the lease: each ack takes the first
+        // one not answered yet, so acking every message delivered under it
+        // answers each once (an ack of an id whose every copy is answered
+        // answers the newest again).
+        let offset = match in_lease.get(&a.transaction_id) {
+            Some(at) => Some(
+                at.iter()
+                    .copied()
+                    .find(|o| c.state.get((o - c.lease_start) as usize) == Some(&OPEN))
+                    .unwrap_or(at[at.len() - 1]),
+            ),
+            None => outside.get(&a.transaction_id).copied(),
+        };
+        let Some(offset) = offset else {
             results.push(answer(a, Some(format!(
                 "transaction id {:?} is not known in partition {pid} (never pushed, or its record was purged); not acknowledged",
                 a.transaction_id

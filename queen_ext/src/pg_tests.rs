@@ -345,6 +345,41 @@ fn transaction_id_deduplicates() {
 }
 
 #[pg_test]
+fn acks_of_an_id_stored_twice_answer_each_copy() {
+    // Without a dedup window, the same transaction id can sit at several
+    // offsets of one lease; acking what was delivered completes all of it.
+    q("SELECT queen.configure('twice', '{\"dedupWindowSeconds\": 0}')");
+    for data in [1, 2, 3] {
+        push(json!([{"queue": "twice", "payload": data, "transactionId": "T"}]));
+    }
+    push(json!([{"queue": "twice", "payload": 4, "transactionId": "U"}]));
+    let cursor = || n("SELECT committed FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id \
+                       JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'twice'");
+    let first = pop("twice", None, 10, json!({}));
+    assert_eq!(datas(&first), vec![json!(1), json!(2), json!(3), json!(4)]);
+    let one = |m: &Value, status: &str| {
+        json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": first["leaseId"], "status": status})
+    };
+    let m = first["messages"].as_array().unwrap();
+    // Two acks of T in one call take the first two copies, in order.
+    let res = ack(json!([one(&m[0], "completed"), one(&m[1], "completed")]));
+    assert!(res.as_array().unwrap().iter().all(|r| r["success"] == true), "{res}");
+    assert_eq!(cursor(), 1);
+    // A later ack of T takes the copy still open.
+    let res = ack(json!([one(&m[2], "completed")]));
+    assert_eq!(res[0]["success"], true, "{res}");
+    assert_eq!(cursor(), 2);
+    // Acking T again, every copy answered, changes nothing.
+    let res = ack(json!([one(&m[0], "completed")]));
+    assert_eq!(res[0]["success"], true, "{res}");
+    assert_eq!(cursor(), 2);
+    ack(json!([one(&m[3], "completed")]));
+    assert_eq!(cursor(), 3);
+    assert_eq!(n("SELECT count(*) FROM queen.log_consumers WHERE lease_id IS NOT NULL"), 0, "the lease ended");
+    assert_eq!(pop("twice", None, 10, json!({}))["messages"].as_array().unwrap().len(), 0);
+}
+
+#[pg_test]
 fn configure_merge_keeps_and_replace_resets() {
     let created = q("SELECT queen.configure('c', '{\"leaseTime\": 30, \"retryLimit\": 7}')");
     assert_eq!(created["created"], true);
