@@ -325,9 +325,9 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     b.run(move |_| {
         let queue = queue.clone();
         move |c: &mut Conn| {
-            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')::text", &[&queue, &batch]);
-            let text: &str = row.get(0);
-            let popped: Popped = serde_json::from_str(text).expect("pop answer");
+            // The answer read as json, as pgmq's messages are read below.
+            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')", &[&queue, &batch]);
+            let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
             if popped.messages.is_empty() {
                 return 0;
             }
