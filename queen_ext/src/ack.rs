@@ -348,10 +348,12 @@ fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<(C
 /// rows are read with its cursor).
 #[derive(Clone, Copy)]
 enum Lookup {
-    /// The index of caller-supplied ids.
+    /// The index of caller-supplied ids (kept where the queue has a dedup
+    /// window).
     Supplied,
-    /// The newest rows at or below an offset (an id the engine minted, acked
-    /// again after it was done), at most `queen.ack_lookback_segments` of them.
+    /// The newest rows at or below an offset (an id the engine minted, or a
+    /// caller's id on a queue without a dedup window, acked again after it
+    /// was done), at most `queen.ack_lookback_segments` of them.
     Before(i64),
 }
 

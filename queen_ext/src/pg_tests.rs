@@ -345,6 +345,32 @@ fn transaction_id_deduplicates() {
 }
 
 #[pg_test]
+fn only_a_queue_with_a_dedup_window_indexes_caller_ids() {
+    q("SELECT queen.configure('nowin', '{\"dedupWindowSeconds\": 0}')");
+    let indexed = |queue: &str| {
+        n(&format!(
+            "SELECT count(*) FROM queen.log_txns t JOIN queen.log_partitions p ON p.id = t.partition_id \
+               JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = '{queue}' AND t.dedup_hashes IS NOT NULL"
+        ))
+    };
+    for queue in ["nowin", "win"] {
+        // One partition (one statement), then two partitions (locked first).
+        push(json!([{"queue": queue, "payload": 1, "transactionId": "a"}]));
+        push(json!([{"queue": queue, "payload": 2, "transactionId": "b"},
+                    {"queue": queue, "partition": "p2", "payload": 3, "transactionId": "c"}]));
+    }
+    assert_eq!(indexed("nowin"), 0, "nothing checks against them");
+    assert_eq!(indexed("win"), 3);
+    // An ack of a caller's id on the queue without a window, again after the
+    // message is done, still finds it and changes nothing.
+    let popped = pop("nowin", None, 10, json!({}));
+    assert_eq!(datas(&popped), vec![json!(1), json!(2)]);
+    ack_all(&popped, "completed", None);
+    let again = ack_all(&popped, "completed", None);
+    assert!(again.as_array().unwrap().iter().all(|r| r["success"] == true), "{again}");
+}
+
+#[pg_test]
 fn acks_of_an_id_stored_twice_answer_each_copy() {
     // Without a dedup window, the same transaction id can sit at several
     // offsets of one lease; acking what was delivered completes all of it.

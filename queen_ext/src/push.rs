@@ -530,9 +530,9 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
     };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
-        let window = if dedup { window } else { 0 };
         let part = locked.get_mut(&pid).expect("locked above");
-        out.extend(write_group(client, g, pre, pid, part, window, producer));
+        let ids = CallerIds { window_secs: if dedup { window } else { 0 }, keep: window > 0 };
+        out.extend(write_group(client, g, pre, pid, part, ids, producer));
     }
     out.sort_by_key(|o| o.index);
     out
@@ -546,15 +546,28 @@ fn supplied_hashes(g: &GroupIn, hashes: &[i64]) -> Option<Vec<i64>> {
     (!supplied.is_empty()).then_some(supplied)
 }
 
+/// What a group does with its caller-supplied transaction ids.
+#[derive(Clone, Copy)]
+struct CallerIds {
+    /// Checked against the sidecar within this many seconds (0: not checked).
+    window_secs: i32,
+    /// Kept in the dedup index, for later pushes to check against and for
+    /// acks outside a lease to find. A queue without a dedup window keeps
+    /// none: nothing will check against them, and such an ack finds its id
+    /// as it finds a minted one.
+    keep: bool,
+}
+
 fn write_group(
     client: &mut SpiClient<'_>,
     g: &GroupIn,
     pre: &Prepared,
     pid: i64,
     part: &mut LockedPartition,
-    window_secs: i32,
+    ids: CallerIds,
     producer: Option<&str>,
 ) -> Vec<ItemOut> {
+    let window_secs = ids.window_secs;
     // Deduplicate caller-supplied ids: against the sidecar, and within this push.
     let mut earlier: HashMap<String, Original> = HashMap::new();
     if window_secs > 0 {
@@ -604,7 +617,7 @@ fn write_group(
         kept[k] = true;
         let hash = txn_hash(txn);
         hashes.push(hash);
-        if it.txn.is_some() {
+        if it.txn.is_some() && ids.keep {
             dedup_hashes.push(hash);
         }
         results.push(result);
@@ -668,23 +681,26 @@ pub fn append_segment(
     }
     macro_rules! append {
         () => {
-            "
-              RETURNING p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
+            " p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
              ), seg AS (
                  INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
                  SELECT id, base, end_offset, $1, ts, $2 FROM bump
              ), side AS (
                  INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
-                 SELECT id, base, ts, $3, $4 FROM bump
+                 SELECT id, base, ts, $3, CASE WHEN keep_ids THEN $4 END FROM bump
              )
              SELECT id, base FROM bump"
         };
     }
+    // By id the caller has decided which ids to keep; by name, a queue
+    // without a dedup window keeps none (see `write_group`).
     const BY_ID: &str = concat!(bump!(), "
-                  WHERE p.id = $5", append!());
+                  WHERE p.id = $5
+              RETURNING true AS keep_ids,", append!());
     const BY_NAME: &str = concat!(bump!(), ", queen.queues q
                   WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
-                    AND (NOT $8 OR q.dedup_window_seconds = 0)", append!());
+                    AND (NOT $8 OR q.dedup_window_seconds = 0)
+              RETURNING q.dedup_window_seconds > 0 AS keep_ids,", append!());
     let mut types = vec![sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
     let mut args = vec![count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
     let text = match target {
