@@ -357,16 +357,19 @@ enum Lookup {
     Before(i64),
 }
 
+/// The sidecar rows of partition $1 whose caller ids hash to one of $2. The
+/// partition filters what the hash index finds (`+ 0` keeps it off the
+/// primary key, whose range would be every row of it).
+pub(crate) const SUPPLIED_LOOKUP: &str = "SELECT base_offset, txn_hashes FROM queen.log_txns
+     WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1";
+
 /// Offsets of the transaction ids found by `how`.
 fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> HashMap<String, i64> {
     let wanted = by_hash(txns);
     let rows = match how {
         Lookup::Supplied => exec(
             client,
-            // The partition filters what the hash index finds (`+ 0` keeps it
-            // off the primary key, whose range would be every row of it).
-            "SELECT base_offset, txn_hashes FROM queen.log_txns
-              WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1",
+            SUPPLIED_LOOKUP,
             &[sql::INT8, sql::INT8_ARRAY],
             &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
         ),

@@ -345,6 +345,34 @@ fn transaction_id_deduplicates() {
 }
 
 #[pg_test]
+fn lookups_of_caller_ids_read_the_hash_index_and_not_the_partition() {
+    // Sidecar rows of 16 partitions with caller ids, and planner statistics
+    // for them. The sidecar has no foreign key, so the partitions need not
+    // exist.
+    Spi::run(
+        "INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
+         SELECT 1000000 + g % 16, g, now(), h, h
+           FROM generate_series(1, 32000) g,
+                LATERAL (SELECT array_agg((random() * 9e18)::int8) AS h FROM generate_series(1, 10 + g % 2)) x",
+    )
+    .unwrap();
+    Spi::run("ANALYZE queen.log_txns").unwrap();
+    Spi::run("SET LOCAL plan_cache_mode = force_generic_plan").unwrap();
+    let hashes: Vec<String> = (0..100).map(|i| crate::push::txn_hash(&format!("wanted-{i}")).to_string()).collect();
+    let wanted = format!("'{{{}}}'::int8[]", hashes.join(","));
+    for (name, types, sql, args) in [
+        ("probe", "int8, int8[], int8, int4", crate::push::DEDUP_PROBE, format!("1000003, {wanted}, 0, 3600")),
+        ("lookup", "int8, int8[]", crate::ack::SUPPLIED_LOOKUP, format!("1000003, {wanted}")),
+    ] {
+        Spi::run(&format!("PREPARE {name}({types}) AS {sql}")).unwrap();
+        let plan = Spi::get_one::<Json>(&format!("EXPLAIN (FORMAT JSON) EXECUTE {name}({args})")).unwrap().unwrap().0.to_string();
+        assert!(plan.contains("idx_log_txns_dedup"), "{name}: {plan}");
+        assert!(!plan.contains("log_txns_pkey"), "{name} reads the partition's primary-key range: {plan}");
+        Spi::run(&format!("DEALLOCATE {name}")).unwrap();
+    }
+}
+
+#[pg_test]
 fn only_a_queue_with_a_dedup_window_indexes_caller_ids() {
     q("SELECT queen.configure('nowin', '{\"dedupWindowSeconds\": 0}')");
     let indexed = |queue: &str| {

@@ -405,6 +405,15 @@ struct Original {
     offset: i64,
 }
 
+/// The sidecar rows of partition $1 from offset $3 on, younger than $4
+/// seconds, whose caller ids hash to one of $2. The partition and the
+/// watermark filter what the hash index finds (`+ 0` keeps them off the
+/// primary key): ANDed with a primary-key range, the probe would read every
+/// sidecar row of the partition.
+pub(crate) const DEDUP_PROBE: &str = "SELECT base_offset, txn_hashes FROM queen.log_txns \
+     WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 \
+       AND created_at >= now() - make_interval(secs => $4)";
+
 /// Finds which of `txns` (caller-supplied ids) already sit in the partition
 /// within the dedup window. Hash hits are confirmed against the frames; a
 /// hit whose segment is already gone is trusted (the message existed).
@@ -422,12 +431,7 @@ fn probe_duplicates(
     });
     let rows = exec(
         client,
-        // The partition and the watermark filter what the hash index finds
-        // (`+ 0` keeps them off the primary key): ANDed with a primary-key
-        // range, the probe would read every sidecar row of the partition.
-        "SELECT base_offset, txn_hashes FROM queen.log_txns \
-         WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 \
-           AND created_at >= now() - make_interval(secs => $4)",
+        DEDUP_PROBE,
         &[sql::INT8, sql::INT8_ARRAY, sql::INT8, sql::INT4],
         &[pid.into(), hashes.into(), txns_start.into(), window_secs.into()],
     );
