@@ -115,9 +115,9 @@ ALTER TABLE queen.log_segments ALTER COLUMN blob SET STORAGE EXTERNAL;
 -- holds the hashes of the ids the caller supplied (NULL when the engine
 -- minted them all: a minted id is unique by construction and never looked up
 -- by value; NULL too where the queue keeps no dedup window, since nothing
--- checks against them); the push deduplication probe reads it. Deliberately no foreign
--- key: the two deleters of partitions (queue deletion and empty-partition
--- cleanup) delete these rows explicitly.
+-- checks against them); the push deduplication probe reads it. Deliberately
+-- no foreign key: the two deleters of partitions (queue deletion and
+-- empty-partition cleanup) delete these rows explicitly.
 CREATE TABLE queen.log_txns (
     partition_id bigint NOT NULL,
     base_offset  bigint NOT NULL,

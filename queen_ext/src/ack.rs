@@ -364,7 +364,7 @@ pub(crate) const SUPPLIED_LOOKUP: &str = "SELECT base_offset, txn_hashes FROM qu
      WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1";
 
 /// Offsets of the transaction ids found by `how`.
-fn resolve(client: &mut SpiClient<'_>, pid: i64, txns: &[&str], how: Lookup) -> HashMap<String, i64> {
+fn resolve<'a>(client: &mut SpiClient<'_>, pid: i64, txns: &[&'a str], how: Lookup) -> HashMap<&'a str, i64> {
     let wanted = by_hash(txns);
     let rows = match how {
         Lookup::Supplied => exec(
@@ -397,25 +397,25 @@ fn by_hash<'a>(txns: &[&'a str]) -> HashMap<i64, &'a str> {
 /// `(base_offset, txn_hashes)`, ascending, only those inside `range` (lo, hi)
 /// when one is given. An id can sit at several offsets where nothing
 /// deduplicated it (a queue without a dedup window).
-fn match_hashes(
+fn match_hashes<'a>(
     rows: impl Iterator<Item = (i64, Vec<Option<i64>>)>,
-    wanted: &HashMap<i64, &str>,
+    wanted: &HashMap<i64, &'a str>,
     range: Option<(i64, i64)>,
-) -> HashMap<String, Vec<i64>> {
-    let mut out: HashMap<String, Vec<i64>> = HashMap::new();
+) -> HashMap<&'a str, Vec<i64>> {
+    let mut out: HashMap<&'a str, Vec<i64>> = HashMap::new();
     for (base, hashes) in rows {
         for (i, h) in hashes.into_iter().enumerate() {
             let offset = base + i as i64;
             if let Some(t) = h.and_then(|h| wanted.get(&h)) {
                 if range.is_none_or(|(lo, hi)| offset >= lo && offset <= hi) {
-                    out.entry((*t).to_owned()).or_default().push(offset);
+                    out.entry(*t).or_default().push(offset);
                 }
             }
         }
     }
+    // Rows cover disjoint ranges, so no offset comes twice.
     for at in out.values_mut() {
         at.sort_unstable();
-        at.dedup();
     }
     out
 }
@@ -487,7 +487,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     // No rows cover a cursor that holds no lease.
     let in_lease = match_hashes(covering.into_iter(), &by_hash(&txns), Some((c.lease_start, c.lease_end)));
     // Ids outside the lease: an already done message is answered as done.
-    let mut outside: HashMap<String, i64> = HashMap::new();
+    let mut outside: HashMap<&str, i64> = HashMap::new();
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> =
             txns.iter().copied().filter(|t| !in_lease.contains_key(*t) && !outside.contains_key(*t)).collect();
@@ -504,14 +504,14 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         // one not answered yet, so acking every message delivered under it
         // answers each once (an ack of an id whose every copy is answered
         // answers the newest again).
-        let offset = match in_lease.get(&a.transaction_id) {
+        let offset = match in_lease.get(a.transaction_id.as_str()) {
             Some(at) => Some(
                 at.iter()
                     .copied()
                     .find(|o| c.state.get((o - c.lease_start) as usize) == Some(&OPEN))
                     .unwrap_or(at[at.len() - 1]),
             ),
-            None => outside.get(&a.transaction_id).copied(),
+            None => outside.get(a.transaction_id.as_str()).copied(),
         };
         let Some(offset) = offset else {
             results.push(answer(a, Some(format!(

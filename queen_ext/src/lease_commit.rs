@@ -7,9 +7,9 @@
 //! delivery attempt it counted), and the batch is handed out again, as when
 //! a lease expires; nothing else is at stake, because any later durable
 //! commit (the ack of that batch, a push) flushes the pop's WAL with its
-//! own. The test is exact: the transaction
-//! had no transaction id when the pop began (nothing written before it),
-//! and has written no WAL since the pop ended (nothing written after it).
+//! own. The test is exact: the transaction had no transaction id when the
+//! pop began (nothing written before it), and has written no WAL since the
+//! pop ended (nothing written after it).
 //! A consumer's pop+ack then costs one flush instead of two.
 //! `queen.pop_async_commit = off` keeps every pop's commit synchronous.
 
