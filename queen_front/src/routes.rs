@@ -257,14 +257,18 @@ async fn pop(
     }
 }
 
-/// Whether a JSON pop answer holds messages, read without building it.
+/// Whether a JSON pop answer holds messages, read without parsing it. The
+/// extension writes every field of the answer's head before `messages`, and
+/// none of them holds an object, so the first `"messages":[` in the text is
+/// the answer's own (a string can not hold an unescaped quote); the byte
+/// after it says whether the array is empty. Parsing the whole answer to
+/// learn this was a seventh of the front-end's time on a pop of 100.
 fn popped_any(text: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Head<'a> {
-        #[serde(borrow, default)]
-        messages: Vec<&'a serde_json::value::RawValue>,
+    const KEY: &str = "\"messages\":[";
+    match text.find(KEY) {
+        Some(at) => text[at + KEY.len()..].trim_start().as_bytes().first().is_some_and(|b| *b != b']'),
+        None => false,
     }
-    serde_json::from_str::<Head<'_>>(text).is_ok_and(|h| !h.messages.is_empty())
 }
 
 /// Acks: the body and the answer pass through as text.
@@ -524,4 +528,28 @@ async fn prometheus(State(state): State<AppState>, headers: HeaderMap) -> Answer
         }
     }
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::popped_any;
+
+    #[test]
+    fn a_pop_answer_holds_messages_only_when_its_own_array_is_not_empty() {
+        let head = |queue: &str| {
+            format!(
+                r#"{{"success":true,"queue":{},"partition":null,"partitionId":null,"leaseId":null,"consumerGroup":null,"partitionsClaimed":0,"#,
+                serde_json::to_string(queue).unwrap()
+            )
+        };
+        assert!(!popped_any(&format!(r#"{}"messages":[]}}"#, head("orders"))));
+        assert!(!popped_any(&format!(r#"{}"messages":[ ]}}"#, head("orders"))));
+        // A queue named like the key is escaped in the text and not taken for it.
+        assert!(!popped_any(&format!(r#"{}"messages":[]}}"#, head(r#"x","messages":[1"#))));
+        let one = r#"{"id":"a","data":{"messages":[]},"offset":0}"#;
+        assert!(popped_any(&format!(r#"{}"messages":[{one}]}}"#, head("orders"))));
+        assert!(popped_any(&format!(r#"{}"messages":[{one},{one}]}}"#, head(r#"q"messages":[]"#))));
+        assert!(!popped_any(r#"{"success":false}"#));
+        assert!(!popped_any(""));
+    }
 }
