@@ -90,7 +90,14 @@ fn main() {
     let dsn = args.next().expect("dsn");
     let url = args.next().expect("front-end url");
     let conns = thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-    let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build();
+    // Every connection is kept between calls, as each client's own would be
+    // (the agent keeps one idle connection per host unless told otherwise,
+    // and closing the others made every call but one reconnect).
+    let agent = ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(60))
+        .max_idle_connections(2000)
+        .max_idle_connections_per_host(2000)
+        .build();
     let call = AtomicU64::new(0);
 
     // Both push the same JSON body text: SQL through queen.push_text, HTTP
@@ -111,7 +118,11 @@ fn main() {
         let mut sent = 0;
         while !stop.load(Ordering::Relaxed) {
             let body = json!({"items": items("push_http", k, call.fetch_add(1, Ordering::Relaxed))}).to_string();
-            agent.post(&format!("{url}/api/v1/push")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            // The answer read whole, as a client reads it (each message's id
+            // and status); the agent keeps a connection only once its answer
+            // is read, so a client that drops it reconnects for every call.
+            let answer = agent.post(&format!("{url}/api/v1/push")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            std::hint::black_box(answer.into_string().unwrap());
             sent += BATCH as u64;
         }
         sent
@@ -159,7 +170,8 @@ fn main() {
             let acks = acks_of(&popped);
             got += acks.as_array().unwrap().len() as u64;
             let body = json!({"acknowledgments": acks}).to_string();
-            agent.post(&format!("{url}/api/v1/ack/batch")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            let answer = agent.post(&format!("{url}/api/v1/ack/batch")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            std::hint::black_box(answer.into_string().unwrap());
         }
         got
     };
