@@ -9,7 +9,10 @@ pub struct Config {
     pub database_url: String,
     pub host: String,
     pub port: u16,
+    /// Database connections, shared out among the event-loop threads.
     pub pool_size: usize,
+    /// Event-loop threads, each serving the connections handed to it.
+    pub threads: usize,
     pub request_timeout: Duration,
     /// HS256 secret; when set every route but /health needs a bearer token.
     pub jwt_secret: Option<String>,
@@ -48,6 +51,7 @@ impl Config {
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: parsed("PORT", 6632)?,
             pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
+            threads: parsed("QUEEN_THREADS", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))?.max(1),
             request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
             jwt_secret: var("JWT_SECRET"),
             body_limit_bytes: parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,

@@ -6,11 +6,12 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 
 use crate::config::Config;
 
-pub fn pool(config: &Config) -> Result<Pool, String> {
+/// One event-loop thread's pool: `size` connections at most.
+pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
     let pg = tokio_postgres::Config::from_str(&config.database_url).map_err(|e| format!("DATABASE_URL: {e}"))?;
     let manager = Manager::from_config(pg, tokio_postgres::NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     Pool::builder(manager)
-        .max_size(config.pool_size)
+        .max_size(size)
         .wait_timeout(Some(config.request_timeout))
         .create_timeout(Some(config.request_timeout))
         .runtime(deadpool_postgres::Runtime::Tokio1)

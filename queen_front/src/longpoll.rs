@@ -18,10 +18,11 @@ struct Channel {
     waiting: AtomicUsize,
 }
 
+/// Shared by every event-loop thread: a push served by one wakes a waiter
+/// held by another.
 #[derive(Clone)]
 pub struct Waiters {
     channels: Arc<Mutex<HashMap<String, Arc<Channel>>>>,
-    pool: deadpool_postgres::Pool,
     period: Duration,
 }
 
@@ -46,12 +47,13 @@ impl Key {
 const RECHECK_EVERY_PERIODS: u32 = 4;
 
 impl Waiters {
-    pub fn new(pool: deadpool_postgres::Pool, period: Duration) -> Waiters {
-        Waiters { channels: Arc::new(Mutex::new(HashMap::new())), pool, period }
+    pub fn new(period: Duration) -> Waiters {
+        Waiters { channels: Arc::new(Mutex::new(HashMap::new())), period }
     }
 
-    /// Waits until woken or `timeout`, whichever comes first.
-    pub async fn wait(&self, key: &Key, timeout: Duration) {
+    /// Waits until woken or `timeout`, whichever comes first. A key's poller
+    /// runs on the thread of its first waiter, with that thread's `pool`.
+    pub async fn wait(&self, pool: &deadpool_postgres::Pool, key: &Key, timeout: Duration) {
         let (channel, start_poller) = {
             let mut map = self.channels.lock().unwrap();
             let name = key.name();
@@ -61,7 +63,7 @@ impl Waiters {
             (ch, fresh)
         };
         if start_poller {
-            self.spawn_poller(key.clone(), Arc::clone(&channel));
+            self.spawn_poller(pool.clone(), key.clone(), Arc::clone(&channel));
         }
         let _ = tokio::time::timeout(timeout, channel.notify.notified()).await;
         channel.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -85,7 +87,7 @@ impl Waiters {
         }
     }
 
-    fn spawn_poller(&self, key: Key, channel: Arc<Channel>) {
+    fn spawn_poller(&self, pool: deadpool_postgres::Pool, key: Key, channel: Arc<Channel>) {
         let this = self.clone();
         tokio::spawn(async move {
             let mut last: Option<i64> = None;
@@ -100,7 +102,7 @@ impl Waiters {
                     }
                 }
                 periods += 1;
-                let version = this.version(&key).await;
+                let version = version(&pool, &key).await;
                 let moved = version.is_some() && version != last;
                 last = version.or(last);
                 if moved || periods % RECHECK_EVERY_PERIODS == 0 {
@@ -109,29 +111,29 @@ impl Waiters {
             }
         });
     }
+}
 
-    /// A number that changes whenever a message is pushed to the key.
-    async fn version(&self, key: &Key) -> Option<i64> {
-        let client = self.pool.get().await.ok()?;
-        let row = match key {
-            Key::Queue(q) => client
-                .query_one(
-                    "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
-                       JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
-                    &[q],
-                )
-                .await
-                .ok()?,
-            Key::Filter { namespace, task } => client
-                .query_one(
-                    "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
-                       JOIN queen.queues q ON q.id = p.queue_id
-                      WHERE ($1::text IS NULL OR q.namespace = $1) AND ($2::text IS NULL OR q.task = $2)",
-                    &[namespace, task],
-                )
-                .await
-                .ok()?,
-        };
-        Some(row.get(0))
-    }
+/// A number that changes whenever a message is pushed to the key.
+async fn version(pool: &deadpool_postgres::Pool, key: &Key) -> Option<i64> {
+    let client = pool.get().await.ok()?;
+    let row = match key {
+        Key::Queue(q) => client
+            .query_one(
+                "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
+                   JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+                &[q],
+            )
+            .await
+            .ok()?,
+        Key::Filter { namespace, task } => client
+            .query_one(
+                "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
+                   JOIN queen.queues q ON q.id = p.queue_id
+                  WHERE ($1::text IS NULL OR q.namespace = $1) AND ($2::text IS NULL OR q.task = $2)",
+                &[namespace, task],
+            )
+            .await
+            .ok()?,
+    };
+    Some(row.get(0))
 }

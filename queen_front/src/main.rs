@@ -7,6 +7,7 @@ mod error;
 mod longpoll;
 mod routes;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
@@ -51,26 +52,127 @@ fn fail(msg: String) -> ! {
     std::process::exit(2);
 }
 
-#[tokio::main]
-async fn main() {
+/// The connections one event-loop thread serves, handed to it by the
+/// acceptor. A request and the database connection that answers it are
+/// served on the same thread, so answering one wakes no other thread.
+struct Handed {
+    rx: tokio::sync::mpsc::UnboundedReceiver<std::net::TcpStream>,
+    addr: SocketAddr,
+}
+
+impl axum::serve::Listener for Handed {
+    type Io = tokio::net::TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Some(stream) = self.rx.recv().await else {
+                // The acceptor has stopped: shutdown is under way.
+                std::future::pending::<()>().await;
+                continue;
+            };
+            let taken = tokio::net::TcpStream::from_std(stream).and_then(|s| s.peer_addr().map(|peer| (s, peer)));
+            match taken {
+                Ok(taken) => return taken,
+                Err(e) => tracing::warn!("a connection could not be taken over: {e}"),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        Ok(self.addr)
+    }
+}
+
+/// One event-loop thread: its own runtime and its own share of the pool,
+/// serving what the acceptor hands it until `stop` turns true.
+fn serve_thread(
+    n: usize,
+    state: AppState,
+    handed: Handed,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name(format!("queen-front-{n}")).spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        runtime.block_on(async move {
+            let limit = state.config.body_limit_bytes;
+            let app = routes::router(state)
+                .layer(axum::middleware::map_response(json_413))
+                .layer(DefaultBodyLimit::max(limit))
+                .layer(tower_http::trace::TraceLayer::new_for_http());
+            let stopped = async move {
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            if let Err(e) = axum::serve(handed, app).with_graceful_shutdown(stopped).await {
+                tracing::error!("event-loop thread {n}: {e}");
+            }
+        });
+    })
+}
+
+fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
-    let config = config::Config::from_env().unwrap_or_else(|e| fail(e));
-    let pool = db::pool(&config).unwrap_or_else(|e| fail(e));
+    let config = Arc::new(config::Config::from_env().unwrap_or_else(|e| fail(e)));
     let addr = format!("{}:{}", config.host, config.port);
-    let state = AppState {
-        waiters: longpoll::Waiters::new(pool.clone(), config.long_poll_period),
-        auth: auth::Auth::new(config.jwt_secret.as_deref()),
-        pool,
-        config: Arc::new(config),
-    };
-    let limit = state.config.body_limit_bytes;
-    let app = routes::router(state)
-        .layer(axum::middleware::map_response(json_413))
-        .layer(DefaultBodyLimit::max(limit))
-        .layer(tower_http::trace::TraceLayer::new_for_http());
-    let listener = tokio::net::TcpListener::bind(&addr).await.unwrap_or_else(|e| fail(format!("binding {addr}: {e}")));
-    tracing::info!(%addr, "listening");
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await.expect("server");
+    let acceptor = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let threads = acceptor.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&addr).await.unwrap_or_else(|e| fail(format!("binding {addr}: {e}")));
+        let local = listener.local_addr().unwrap_or_else(|e| fail(format!("{addr}: {e}")));
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let waiters = longpoll::Waiters::new(config.long_poll_period);
+        let auth = auth::Auth::new(config.jwt_secret.as_deref());
+        // The pool is shared out: each thread holds its part, at least one.
+        let per_thread = config.pool_size.div_ceil(config.threads).max(1);
+        let mut hands = Vec::with_capacity(config.threads);
+        let mut threads = Vec::with_capacity(config.threads);
+        for n in 0..config.threads {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let state = AppState {
+                pool: db::pool(&config, per_thread).unwrap_or_else(|e| fail(e)),
+                config: Arc::clone(&config),
+                auth: auth.clone(),
+                waiters: waiters.clone(),
+            };
+            let thread = serve_thread(n, state, Handed { rx, addr: local }, stop_rx.clone());
+            threads.push(thread.unwrap_or_else(|e| fail(format!("starting event-loop thread {n}: {e}"))));
+            hands.push(tx);
+        }
+        tracing::info!(addr = %local, threads = config.threads, "listening");
+        let signal = shutdown_signal();
+        tokio::pin!(signal);
+        let mut next = 0usize;
+        loop {
+            tokio::select! {
+                _ = &mut signal => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        // Answers go out as soon as they are written (no Nagle
+                        // delay behind an unacknowledged segment).
+                        if let Err(e) = stream.set_nodelay(true) {
+                            tracing::warn!("TCP_NODELAY: {e}");
+                        }
+                        match stream.into_std() {
+                            Ok(stream) => {
+                                let _ = hands[next].send(stream);
+                                next = (next + 1) % hands.len();
+                            }
+                            Err(e) => tracing::warn!("a connection could not be handed on: {e}"),
+                        }
+                    }
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait a little.
+                        tracing::warn!("accept: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                },
+            }
+        }
+        let _ = stop_tx.send(true);
+        threads
+    });
+    for thread in threads {
+        let _ = thread.join();
+    }
 }

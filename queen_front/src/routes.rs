@@ -253,7 +253,7 @@ async fn pop(
         if !wait || now >= deadline {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
-        state.waiters.wait(&key, deadline - now).await;
+        state.waiters.wait(&state.pool, &key, deadline - now).await;
     }
 }
 

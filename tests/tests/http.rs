@@ -1,6 +1,7 @@
 //! queen_front against a real cluster: one test per route family and per
-//! error class. `make test` starts three front-ends: a plain one, one with
-//! JWT_SECRET, and one whose database is unreachable.
+//! error class. `make test` starts four front-ends: a plain one, one with
+//! JWT_SECRET, one whose database is unreachable, and one whose long polls
+//! are never rechecked by its poller.
 
 use std::time::{Duration, Instant};
 
@@ -89,6 +90,51 @@ fn a_long_poll_returns_when_a_push_lands() {
     // An empty long poll ends at its timeout with 204.
     let (status, _) = get(&format!("/api/v1/pop/queue/{}?wait=true&timeout=300", unique("empty")));
     assert_eq!(status, 204);
+}
+
+#[test]
+fn long_polls_on_every_thread_are_woken_by_pushes_served_on_others() {
+    // Each waiter on its own connection: the front-end hands connections to
+    // its threads in turn, so the waiters and the pusher sit on different
+    // threads, and a wake has to cross from one to another.
+    // This front-end's poller never rechecks within the test, so only the
+    // push (and each woken waiter, passing the wake on) can end a wait.
+    let front = std::env::var("QUEEN_HTTP_NO_POLL").unwrap_or_else(|_| "http://127.0.0.1:6639".into());
+    let q = unique("polls");
+    let started = Instant::now();
+    let waiters: Vec<_> = (0..4)
+        .map(|_| {
+            let url = format!("{front}/api/v1/pop/queue/{q}?batch=1&wait=true&timeout=20000");
+            std::thread::spawn(move || send(agent().get(&url), None))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let items: Vec<Value> = (0..4).map(|n| json!({"queue": q, "partition": format!("p{n}"), "payload": {"n": n}})).collect();
+    let (status, _) = send(agent().post(&format!("{front}/api/v1/push")), Some(&json!({"items": items})));
+    assert_eq!(status, 201);
+    let mut got: Vec<i64> = waiters
+        .into_iter()
+        .map(|w| {
+            let (status, body) = w.join().unwrap();
+            assert_eq!(status, 200, "every waiter gets a message: {body}");
+            assert_eq!(body["messages"].as_array().unwrap().len(), 1, "{body}");
+            body["messages"][0]["data"]["n"].as_i64().unwrap()
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, vec![0, 1, 2, 3], "each message went to exactly one waiter");
+    // A waiter left unwoken pops once more when its 20 s run out, and would
+    // get its message then.
+    assert!(started.elapsed() < Duration::from_secs(10), "woken by the push, not by their timeouts");
+    // More connections than threads at once: every one is served.
+    let pushers: Vec<_> = (0..8)
+        .map(|n| {
+            let q = q.clone();
+            let url = format!("{front}/api/v1/push");
+            std::thread::spawn(move || send(agent().post(&url), Some(&json!({"items": [{"queue": q, "partition": "more", "payload": n}]}))).0)
+        })
+        .collect();
+    assert!(pushers.into_iter().all(|p| p.join().unwrap() == 201));
 }
 
 #[test]
