@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, QueueMode, RecyclingMethod};
 
 use crate::config::Config;
 
@@ -12,6 +12,9 @@ pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
     let manager = Manager::from_config(pg, tokio_postgres::NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     Pool::builder(manager)
         .max_size(size)
+        // The connection used last is handed out first: the fewest backends
+        // stay busy, and theirs are the warm caches.
+        .queue_mode(QueueMode::Lifo)
         .wait_timeout(Some(config.request_timeout))
         .create_timeout(Some(config.request_timeout))
         .runtime(deadpool_postgres::Runtime::Tokio1)
