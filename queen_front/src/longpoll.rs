@@ -105,7 +105,7 @@ impl Waiters {
                 let version = version(&pool, &key).await;
                 let moved = version.is_some() && version != last;
                 last = version.or(last);
-                if moved || periods % RECHECK_EVERY_PERIODS == 0 {
+                if moved || periods.is_multiple_of(RECHECK_EVERY_PERIODS) {
                     channel.notify.notify_one();
                 }
             }

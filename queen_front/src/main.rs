@@ -52,6 +52,10 @@ fn fail(msg: String) -> ! {
     std::process::exit(2);
 }
 
+/// How long the acceptor waits after a failed accept (out of file
+/// descriptors and the like) before it tries again.
+const ACCEPT_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The connections one event-loop thread serves, handed to it by the
 /// acceptor. A request and the database connection that answers it are
 /// served on the same thread, so answering one wakes no other thread.
@@ -68,8 +72,7 @@ impl axum::serve::Listener for Handed {
         loop {
             let Some(stream) = self.rx.recv().await else {
                 // The acceptor has stopped: shutdown is under way.
-                std::future::pending::<()>().await;
-                continue;
+                return std::future::pending().await;
             };
             let taken = tokio::net::TcpStream::from_std(stream).and_then(|s| s.peer_addr().map(|peer| (s, peer)));
             match taken {
@@ -162,9 +165,8 @@ fn main() {
                         }
                     }
                     Err(e) => {
-                        // Out of file descriptors and the like: wait a little.
                         tracing::warn!("accept: {e}");
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        tokio::time::sleep(ACCEPT_RETRY_DELAY).await;
                     }
                 },
             }
