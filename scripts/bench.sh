@@ -23,6 +23,11 @@ run_http() {
     front=$!
     sleep 1
     "$ROOT/target/release/queen_bench_http" "$DSN" "http://127.0.0.1:6636"
+    # Its idle long polls would hold a graceful shutdown for their timeouts,
+    # and the cluster stops meanwhile: the front-end goes first, at once.
+    kill -9 "$front" 2>/dev/null || true
+    wait "$front" 2>/dev/null || true
+    front=""
 }
 # The sweeper figures: timers with 1, then 2 sweepers (a fresh cluster
 # each, the worker count is fixed at start), then KV churn and the quiet cycle.
