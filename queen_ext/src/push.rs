@@ -571,13 +571,12 @@ fn write_group(
     ids: CallerIds,
     producer: Option<&str>,
 ) -> Vec<ItemOut> {
-    let window_secs = ids.window_secs;
     // Deduplicate caller-supplied ids: against the sidecar, and within this push.
     let mut earlier: HashMap<String, Original> = HashMap::new();
-    if window_secs > 0 {
+    if ids.window_secs > 0 {
         let supplied: Vec<&str> = g.items.iter().filter_map(|it| it.txn.as_deref()).collect();
         if !supplied.is_empty() {
-            earlier = probe_duplicates(client, pid, part.txns_start, window_secs, &supplied);
+            earlier = probe_duplicates(client, pid, part.txns_start, ids.window_secs, &supplied);
         }
     }
     let mut in_batch: HashMap<&str, usize> = HashMap::new();
@@ -600,7 +599,7 @@ fn write_group(
             duplicate: false,
         };
         kept.push(false);
-        if it.txn.is_some() && window_secs > 0 {
+        if it.txn.is_some() && ids.window_secs > 0 {
             if let Some(orig) = earlier.get(txn) {
                 result.duplicate = true;
                 result.message_id = orig.message_id;
