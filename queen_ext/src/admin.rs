@@ -55,11 +55,15 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     let Some(q) = queues::find(client, queue) else {
         errors::undefined("queue", queue);
     };
-    // Lock the queue row first (queues before partitions in the lock order).
+    // The lock order: the queue row, then its partitions ascending by id, as
+    // a push locks them. Left to the cascade, the partitions would be locked
+    // in whatever order the scan meets them, and a push holding one while
+    // waiting for another deadlocked with it.
     exec(client, "SELECT 1 FROM queen.queues WHERE id = $1 FOR UPDATE", &[sql::INT8], &[q.id.into()]);
-    let pids: Vec<i64> = exec(client, "SELECT id FROM queen.log_partitions WHERE queue_id = $1", &[sql::INT8], &[q.id.into()])
-        .map(|r| r.get::<i64>(1).unwrap().unwrap())
-        .collect();
+    let pids: Vec<i64> =
+        exec(client, "SELECT id FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id FOR UPDATE", &[sql::INT8], &[q.id.into()])
+            .map(|r| r.get::<i64>(1).unwrap().unwrap())
+            .collect();
     exec(client, "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
     exec(client, "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
     exec(client, "DELETE FROM queen.queues WHERE id = $1", &[sql::INT8], &[q.id.into()]);
