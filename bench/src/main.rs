@@ -235,6 +235,45 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
     })
 }
 
+/// The same messages framed and compressed by the client, as queen-mq's
+/// binary push with compression sends them (QPB1 flag 8): the client mints
+/// each message id, frames the messages and compresses them, inside the
+/// clock; the engine checks the frames and keeps the bytes as they are.
+fn queen_push_packed(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
+    use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup};
+    let queue = queue.to_owned();
+    b.run(move |k| {
+        let queue = queue.clone();
+        let mut cursor = k * 1000;
+        let mut call = 0usize;
+        move |c: &mut Conn| {
+            let partition = format!("p{}", (call * 7 + k) % partitions);
+            call += 1;
+            let payloads = take(&mut cursor, batch);
+            let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
+            let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
+            let frames: Vec<queen_frames::FrameRef> = payloads
+                .iter()
+                .zip(&ids)
+                .zip(&txns)
+                .map(|((p, id), t)| queen_frames::FrameRef {
+                    flags: 0,
+                    message_id: *id,
+                    trace_id: None,
+                    transaction_id: t,
+                    producer: None,
+                    payload: p.as_bytes(),
+                })
+                .collect();
+            let zstd = queen_frames::segment::encode_segment(frames.iter()).unwrap();
+            let messages = GroupMessages::Packed { count: batch as u32, zstd };
+            let body = encode_push_body(&[PushGroup { queue: queue.clone(), partition, messages }], true).unwrap();
+            c.execute("SELECT queen.push_binary($1)", &[&body]);
+            batch as u64
+        }
+    })
+}
+
 fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |k| {
@@ -383,11 +422,19 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     })
 }
 
-fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
+/// `relaxed`: the consumer's session commits without waiting for the WAL
+/// flush (`synchronous_commit = off`), the durability queen's pop and ack
+/// commits have by default.
+fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32, relaxed: bool) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |_| {
         let queue = queue.clone();
+        let mut set_up = !relaxed;
         move |c: &mut Conn| {
+            if !set_up {
+                c.client.batch_execute("SET synchronous_commit = off").unwrap();
+                set_up = true;
+            }
             // The messages themselves, as a consumer reads them (queen's pop
             // answers them too), still as JSON text.
             let rows = c.query("SELECT msg_id, message FROM pgmq.read($1, 30, $2)", &[&queue, &batch]);
@@ -448,36 +495,42 @@ fn main() {
 
 fn push_cells(b: &Bench, c: &mut Client) {
     println!(
-        "{:<26} {:>11} {:>11} {:>11} {:>10} {:>7} {:>7} {:>8} {:>8}",
-        "push", "queen json", "queen bin", "pgmq", "ceiling", "json/pg", "bin/pg", "json/ceil", "bin/ceil"
+        "{:<26} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+        "push", "queen json", "queen bin", "packed", "pgmq", "ceiling", "json/pg", "bin/pg", "pack/pg", "json/ceil", "bin/ceil", "pack/ceil"
     );
     for batch in [1usize, 100, 1000] {
         let pgmq_q = format!("bench_push_{batch}");
         let json_q = |p: usize| format!("bench_push_{batch}_{p}");
         let bin_q = |p: usize| format!("bench_bin_{batch}_{p}");
+        let packed_q = |p: usize| format!("bench_packed_{batch}_{p}");
         let cells: Vec<Cell<'_>> = vec![
             Box::new(|b| ceiling_push(b, batch)),
             Box::new(|b| pgmq_push(b, &pgmq_q, batch)),
             Box::new(|b| queen_push(b, &json_q(1), batch, 1, false)),
             Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1)),
+            Box::new(|b| queen_push_packed(b, &packed_q(1), batch, 1)),
             Box::new(|b| queen_push(b, &json_q(16), batch, 16, false)),
             Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16)),
+            Box::new(|b| queen_push_packed(b, &packed_q(16), batch, 16)),
         ];
         let rates = interleave(b, &cells);
         let (ceiling, pgmq) = (rates[0], rates[1]);
         for (k, partitions) in [1usize, 16].into_iter().enumerate() {
-            let (queen, binary) = (rates[2 + 2 * k], rates[3 + 2 * k]);
+            let (queen, binary, packed) = (rates[2 + 3 * k], rates[3 + 3 * k], rates[4 + 3 * k]);
             println!(
-                "{:<26} {:>11.0} {:>11.0} {:>11.0} {:>10.0} {:>7.2} {:>7.2} {:>8.2} {:>8.2}",
+                "{:<26} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>8.2} {:>8.2}",
                 format!("batch {batch}, {partitions} partition(s)"),
                 queen,
                 binary,
+                packed,
                 pgmq,
                 ceiling,
                 queen / pgmq,
                 binary / pgmq,
+                packed / pgmq,
                 queen / ceiling,
-                binary / ceiling
+                binary / ceiling,
+                packed / ceiling
             );
         }
     }
@@ -522,27 +575,33 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
     // has a partition to lease), sized so that no side drains it within the
     // cell: a contender that runs dry spends the rest of its time on empty
     // pops, and its figure says less than it can do. queen's two consumers
-    // (JSON answers and framed answers) share one queue, twice as long.
+    // (JSON answers and framed answers) share one queue.
     println!(
         "\n{:<28} {:>12} {:>12} {:>12} {:>9} {:>9}",
         "pop+ack msg/s", "queen json", "queen frames", "pgmq", "json/pg", "frames/pg"
     );
     for &batch in batches {
-        const MOST_MSGS_PER_SEC: f64 = 150_000.0;
-        let backlog = if batch == 1 { 20_000 } else { ((b.secs * MOST_MSGS_PER_SEC) as usize).max(600_000) / 1000 * 1000 };
+        // The most messages per second one side may take, with room to spare.
+        const MOST_PGMQ_MSGS_PER_SEC: f64 = 150_000.0;
+        const MOST_QUEEN_MSGS_PER_SEC: f64 = 400_000.0;
+        let sized = |rate: f64| ((b.secs * rate) as usize).max(600_000) / 1000 * 1000;
+        let (queen_backlog, pgmq_backlog) =
+            if batch == 1 { (60_000, 40_000) } else { (sized(MOST_QUEEN_MSGS_PER_SEC), sized(MOST_PGMQ_MSGS_PER_SEC)) };
         let qname = format!("bench_pop_{batch}");
         let mut rng = SmallRng::seed_from_u64(7);
-        let mut left = 2 * backlog;
+        let mut left = queen_backlog.max(pgmq_backlog);
         while left > 0 {
             let n = left.min(1000);
             let msgs = batch_of(&mut rng, n);
-            let items: Vec<Value> = msgs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
-                .collect();
-            c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).unwrap();
-            if left <= backlog {
+            if left <= queen_backlog {
+                let items: Vec<Value> = msgs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
+                    .collect();
+                c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).unwrap();
+            }
+            if left <= pgmq_backlog {
                 c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs]).unwrap();
             }
             left -= n;
@@ -553,10 +612,11 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         let cells: Vec<Cell<'_>> = vec![
             Box::new(|b| queen_pop_ack(b, &qname, batch)),
             Box::new(|b| queen_pop_frames_ack(b, &qname, batch)),
-            Box::new(|b| pgmq_pop_ack(b, &qname, batch)),
+            Box::new(|b| pgmq_pop_ack(b, &qname, batch, false)),
+            Box::new(|b| pgmq_pop_ack(b, &qname, batch, true)),
         ];
         let rates = interleave(b, &cells);
-        let (json, frames, pgmq) = (rates[0], rates[1], rates[2]);
+        let (json, frames, pgmq, pgmq_relaxed) = (rates[0], rates[1], rates[2], rates[3]);
         println!(
             "{:<28} {:>12.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2}",
             format!("batch {batch}"),
@@ -565,6 +625,13 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
             pgmq,
             json / pgmq,
             frames / pgmq
+        );
+        println!(
+            "{:<28} {:>38.0} {:>9.2} {:>9.2}",
+            "  pgmq, commits not flushed",
+            pgmq_relaxed,
+            json / pgmq_relaxed,
+            frames / pgmq_relaxed
         );
         let queen_left: i64 = c
             .query_one(

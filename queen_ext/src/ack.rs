@@ -17,6 +17,7 @@ use crate::errors;
 use crate::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
 use crate::pop::QUEUE_MODE;
 use crate::push::txn_hash;
+use crate::soft_commit::{self, Soft};
 use crate::sql::{self, exec};
 
 /// One byte of lease state per offset of a leased batch.
@@ -452,6 +453,17 @@ pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) {
         &[sql::INT8, sql::INT8, sql::TEXT, sql::INT8, sql::TEXT, sql::TEXT, sql::INT4],
         &[f.queue_id.into(), f.pid.into(), f.group.into(), f.offset.into(), txn.into(), f.error.into(), f.attempts.into()],
     );
+}
+
+/// Acks as one SQL call makes them: when they are the first thing their
+/// transaction writes, the commit may skip the WAL flush (`soft_commit`).
+pub fn ack_in_call(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
+    let first_writer = soft_commit::nothing_written();
+    let out = ack(client, acks);
+    if first_writer && !soft_commit::nothing_written() {
+        soft_commit::soft_written(Soft::Ack);
+    }
+    out
 }
 
 /// Applies the acks; one answer per ack, in request order.

@@ -9,9 +9,10 @@ use crate::errors;
 use crate::json::check_name;
 use crate::push::{GroupIn, ItemIn};
 
-fn check_json(what: &str, payload: &[u8]) {
+/// `what` names the payload, only in an error.
+fn check_json(what: impl FnOnce() -> String, payload: &[u8]) {
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(payload) {
-        errors::bad_binary(what, format!("payload is not one JSON document: {e}"));
+        errors::bad_binary(&what(), format!("payload is not one JSON document: {e}"));
     }
 }
 
@@ -57,7 +58,7 @@ fn groups_in(decoded: Vec<PushGroup>) -> Vec<GroupIn> {
         match g.messages {
             GroupMessages::Items(list) => {
                 for (k, it) in list.into_iter().enumerate() {
-                    check_json(&format!("groups[{gi}].items[{k}]"), &it.payload);
+                    check_json(|| format!("groups[{gi}].items[{k}]"), &it.payload);
                     items.push(ItemIn {
                         index,
                         txn: it.transaction_id,
@@ -74,18 +75,24 @@ fn groups_in(decoded: Vec<PushGroup>) -> Vec<GroupIn> {
                 let raw = queen_frames::decompress_segment(&zstd, queen_frames::MAX_SEGMENT_RAW_BYTES)
                     .unwrap_or_else(|e| errors::bad_binary(&what, e));
                 let frames = parse_frames(&raw, count).unwrap_or_else(|e| errors::bad_binary(&what, e));
+                let mut id_text = uuid::Uuid::encode_buffer();
                 for (k, f) in frames.iter().enumerate() {
-                    let at = format!("{what}.frames[{k}]");
+                    let at = || format!("{what}.frames[{k}]");
                     if f.flags & FLAG_ENCRYPTED != 0 || f.trace_id.is_some() || f.producer.is_some() {
-                        errors::bad_binary(&at, "a client frame carries flags 0 only (no trace, producer or encryption)");
+                        errors::bad_binary(&at(), "a client frame carries flags 0 only (no trace, producer or encryption)");
                     }
                     if f.transaction_id.is_empty() {
-                        errors::bad_binary(&at, "transaction id is empty");
+                        errors::bad_binary(&at(), "transaction id is empty");
                     }
-                    check_json(&at, f.payload);
+                    check_json(at, f.payload);
+                    // A message the client gave no transaction id of its own
+                    // carries its message id's text: minted, as a JSON push
+                    // without one is, so it is not checked for duplicates.
+                    let minted = *uuid::Uuid::from_bytes(f.message_id).hyphenated().encode_lower(&mut id_text)
+                        == *f.transaction_id;
                     items.push(ItemIn {
                         index,
-                        txn: Some(f.transaction_id.to_owned()),
+                        txn: (!minted).then(|| f.transaction_id.to_owned()),
                         trace: None,
                         payload: f.payload.to_vec(),
                         encrypted: false,

@@ -15,8 +15,11 @@ pub static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
 /// Most candidate partitions one pop examines (per claimed partition).
 pub static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
 /// Whether a transaction that wrote nothing but one pop's lease commits
-/// without waiting for its WAL to reach disk (see `lease_commit`).
+/// without waiting for its WAL to reach disk (see `soft_commit`).
 pub static POP_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// Whether a transaction that wrote nothing but one ack call's cursor moves
+/// commits without waiting for its WAL to reach disk (see `soft_commit`).
+pub static ACK_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
 /// Sidecar rows an ack of an id outside any lease looks back over.
 pub static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// Most acknowledgements one ack call takes.
@@ -197,6 +200,14 @@ pub fn register() {
         c"A transaction whose only write is a pop's lease commits without waiting for the WAL flush.",
         c"A crash before the next flush loses that lease and the batch is delivered again, as on lease expiry.",
         &POP_ASYNC_COMMIT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.ack_async_commit",
+        c"A transaction whose only writes are one ack call's commits without waiting for the WAL flush.",
+        c"A crash before the next flush loses those acks and their messages are delivered again.",
+        &ACK_ASYNC_COMMIT,
         GucContext::Userset,
         GucFlags::default(),
     );

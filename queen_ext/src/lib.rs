@@ -17,13 +17,13 @@ pub mod guc;
 pub mod json;
 pub mod jsonio;
 pub mod kv;
-pub mod lease_commit;
 pub mod options;
 pub mod pop;
 pub mod push;
 pub mod queues;
 pub mod retention;
 pub mod segments;
+pub mod soft_commit;
 pub mod sql;
 pub mod sweeper;
 pub mod transaction;
@@ -139,7 +139,7 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let text = acks.unwrap_or_else(|| errors::invalid("acks", "is required"));
     let parsed = ack::parse_acks_text(text);
-    let out = sql::spi(|client| ack::ack(client, &parsed));
+    let out = sql::spi(|client| ack::ack_in_call(client, &parsed));
     JsonOut(ack::answers_json(&out))
 }
 

@@ -627,6 +627,50 @@ fn binary_push_plain_and_packed_and_framed_pop() {
     assert_eq!(frames[0].payload, b"[1,2]");
 }
 
+/// A packed frame whose transaction id is its message id's text was given no
+/// id of the caller's own: it is not checked for duplicates, as a JSON push
+/// without one is not, and still acks by that id. A frame with an id of its
+/// own is deduplicated.
+#[pg_test]
+fn packed_frames_without_an_own_id_are_not_deduplicated() {
+    use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup};
+    let body = |frames: &[(&[u8; 16], &str)]| {
+        let refs: Vec<queen_frames::FrameRef> = frames
+            .iter()
+            .map(|(id, txn)| queen_frames::FrameRef {
+                flags: 0,
+                message_id: **id,
+                trace_id: None,
+                transaction_id: txn,
+                producer: None,
+                payload: b"{\"n\":1}",
+            })
+            .collect();
+        let zstd = queen_frames::segment::encode_segment(refs.iter()).unwrap();
+        let messages = GroupMessages::Packed { count: frames.len() as u32, zstd };
+        encode_push_body(&[PushGroup { queue: "pk".into(), partition: "p".into(), messages }], true).unwrap()
+    };
+    let push = |b: Vec<u8>| Spi::get_one_with_args::<Json>("SELECT queen.push_binary($1)", &[b.into()]).unwrap().unwrap().0;
+    let (a, b) = (queen_frames::new_message_id(), queen_frames::new_message_id());
+    let (a_text, b_text) = (queen_frames::id_text(&a), queen_frames::id_text(&b));
+    // The same body twice (a client resending it): both land, and the
+    // sidecar keeps no dedup hashes for them.
+    let minted = body(&[(&a, &a_text), (&b, &b_text)]);
+    assert_eq!(push(minted.clone()), json!({"count": 2, "queued": 2, "duplicate": 0, "error": 0}));
+    assert_eq!(push(minted), json!({"count": 2, "queued": 2, "duplicate": 0, "error": 0}));
+    assert_eq!(n("SELECT count(*) FROM queen.log_txns WHERE dedup_hashes IS NOT NULL"), 0);
+    // An id of the caller's own (or another message's id text) is checked.
+    let own = body(&[(&queen_frames::new_message_id(), "order-7"), (&queen_frames::new_message_id(), &a_text)]);
+    assert_eq!(push(own.clone()), json!({"count": 2, "queued": 2, "duplicate": 0, "error": 0}));
+    assert_eq!(push(own), json!({"count": 2, "queued": 0, "duplicate": 2, "error": 0}));
+    // A minted id acks through the sidecar like any other.
+    let p = pop("pk", None, 1, json!({}));
+    assert_eq!(p["messages"][0]["transactionId"], json!(a_text));
+    let acked = ack_all(&p, "completed", None);
+    assert_eq!(acked[0]["success"], true, "{acked}");
+    assert_eq!(n("SELECT committed FROM queen.log_consumers"), 0);
+}
+
 #[pg_test]
 fn producer_identity_is_stamped_into_frames() {
     Spi::run("SELECT queen.push('[{\"queue\": \"prod\", \"payload\": 1}]', 'svc-a')").unwrap();

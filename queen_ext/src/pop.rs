@@ -13,9 +13,9 @@ use serde_json::Value;
 use crate::errors;
 use crate::guc;
 use crate::json::{check_name, Obj};
-use crate::lease_commit;
 use crate::queues;
 use crate::segments::{self, segments_from, Scan, Segment};
+use crate::soft_commit::{self, Soft};
 use crate::sql::{self, exec, micros_to_iso};
 
 pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
@@ -458,13 +458,13 @@ fn read_batch(
 
 /// A pop as one SQL call makes it: when it is the first thing its
 /// transaction writes and it takes a lease, the commit may skip the WAL
-/// flush (`lease_commit`). An auto-acked pop moves a cursor for good and
+/// flush (`soft_commit`). An auto-acked pop moves a cursor for good and
 /// always commits durably.
 pub fn pop_in_call(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
-    let first_writer = lease_commit::nothing_written();
+    let first_writer = soft_commit::nothing_written();
     let out = pop(client, req);
     if first_writer && !req.auto_ack && !out.claims.is_empty() {
-        lease_commit::lease_written();
+        soft_commit::soft_written(Soft::Lease);
     }
     out
 }

@@ -526,3 +526,61 @@ fn only_a_lease_only_commit_skips_the_wal_flush() {
     assert_eq!(done[0]["success"], true, "{done}");
     c.batch_execute(&format!("DROP TABLE {table}")).unwrap();
 }
+
+/// A transaction whose only writes are one ack call's commits without
+/// waiting for the WAL flush, as a lease-only one does. One that writes
+/// anything else, before the ack or after it, one rolled back, and every
+/// ack with `queen.ack_async_commit` off commit as usual. What a relaxed ack
+/// did holds: its messages are not delivered again, and the next ones are.
+#[test]
+fn only_an_ack_only_commit_skips_the_wal_flush() {
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&notices);
+    let mut config: postgres::Config = dsn().parse().unwrap();
+    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
+    let mut c = config.connect(postgres::NoTls).unwrap();
+    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let queue = unique("ackcommit");
+    let table = format!("\"{}\"", unique("user_rows"));
+    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
+    let items: Vec<Value> = (0..12).map(|i| json!({"queue": queue, "payload": i})).collect();
+    push(&mut c, &Value::Array(items));
+    let relaxed = |c: &mut postgres::Client, sql: &str| -> bool {
+        notices.lock().unwrap().clear();
+        c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        notices.lock().unwrap().iter().any(|m| m.contains("ack-only transaction"))
+    };
+    // Each case acks the next message; its SQL text quoted for a block.
+    let mut next_ack = |c: &mut postgres::Client| -> String {
+        let popped = pop(c, &queue, None, 1, &json!({}));
+        assert_eq!(messages(&popped).len(), 1, "{popped}");
+        format!("SELECT queen.ack('{}')", acks_for(&popped, "completed", None).to_string().replace('\'', "''"))
+    };
+
+    let sql = next_ack(&mut c);
+    assert!(relaxed(&mut c, &sql), "an ack alone");
+    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "on");
+    let sql = next_ack(&mut c);
+    assert!(relaxed(&mut c, &format!("BEGIN; {sql}; COMMIT")), "an ack alone, in a block");
+    let sql = next_ack(&mut c);
+    assert!(!relaxed(&mut c, &format!("BEGIN; INSERT INTO {table} VALUES (1); {sql}; COMMIT")), "written before");
+    let sql = next_ack(&mut c);
+    assert!(!relaxed(&mut c, &format!("BEGIN; {sql}; INSERT INTO {table} VALUES (2); COMMIT")), "written after");
+    let sql = next_ack(&mut c);
+    assert!(!relaxed(&mut c, &format!("BEGIN; {sql}; ROLLBACK")), "rolled back");
+    // The rolled-back ack left its lease in place: acked again, for good.
+    assert!(relaxed(&mut c, &sql), "the same ack, again");
+    c.batch_execute("SET queen.ack_async_commit = off").unwrap();
+    let sql = next_ack(&mut c);
+    assert!(!relaxed(&mut c, &sql), "turned off");
+    c.batch_execute("RESET queen.ack_async_commit").unwrap();
+    let n: i64 = c.query_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap().get(0);
+    assert_eq!(n, 2, "both user rows committed");
+
+    // Six messages acked, in order: the next delivery is the seventh.
+    let mut other = connect();
+    let rest = pop(&mut other, &queue, None, 10, &json!({}));
+    let data: Vec<Value> = messages(&rest).iter().map(|m| m["data"].clone()).collect();
+    assert_eq!(data, (6..12).map(|i| json!(i)).collect::<Vec<_>>());
+    c.batch_execute(&format!("DROP TABLE {table}")).unwrap();
+}
