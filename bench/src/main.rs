@@ -212,7 +212,11 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize, with_ids:
 }
 
 /// The same messages as a binary push body (QPB1, counts-only answer).
-fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
+/// `packed`: framed and compressed by the client, as queen-mq's binary push
+/// with compression sends them (flag 8): the client mints each message id,
+/// frames the messages and compresses them, inside the clock; the engine
+/// checks the frames and keeps the bytes as they are.
+fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize, packed: bool) -> (u64, f64) {
     use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
     let queue = queue.to_owned();
     b.run(move |k| {
@@ -222,56 +226,41 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize) ->
         move |c: &mut Conn| {
             let partition = format!("p{}", (call * 7 + k) % partitions);
             call += 1;
-            let items =
-                take(&mut cursor, batch).into_iter().map(|p| PushItem { transaction_id: None, payload: p.as_bytes().to_vec() }).collect();
-            let body = encode_push_body(
-                &[PushGroup { queue: queue.clone(), partition, messages: GroupMessages::Items(items) }],
-                true,
-            )
-            .unwrap();
+            let payloads = take(&mut cursor, batch);
+            let messages = if packed {
+                GroupMessages::Packed { count: batch as u32, zstd: pack(&payloads) }
+            } else {
+                GroupMessages::Items(
+                    payloads.into_iter().map(|p| PushItem { transaction_id: None, payload: p.as_bytes().to_vec() }).collect(),
+                )
+            };
+            let body = encode_push_body(&[PushGroup { queue: queue.clone(), partition, messages }], true).unwrap();
             c.execute("SELECT queen.push_binary($1)", &[&body]);
             batch as u64
         }
     })
 }
 
-/// The same messages framed and compressed by the client, as queen-mq's
-/// binary push with compression sends them (QPB1 flag 8): the client mints
-/// each message id, frames the messages and compresses them, inside the
-/// clock; the engine checks the frames and keeps the bytes as they are.
-fn queen_push_packed(b: &Bench, queue: &str, batch: usize, partitions: usize) -> (u64, f64) {
-    use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup};
-    let queue = queue.to_owned();
-    b.run(move |k| {
-        let queue = queue.clone();
-        let mut cursor = k * 1000;
-        let mut call = 0usize;
-        move |c: &mut Conn| {
-            let partition = format!("p{}", (call * 7 + k) % partitions);
-            call += 1;
-            let payloads = take(&mut cursor, batch);
-            let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
-            let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
-            let frames: Vec<queen_frames::FrameRef> = payloads
-                .iter()
-                .zip(&ids)
-                .zip(&txns)
-                .map(|((p, id), t)| queen_frames::FrameRef {
-                    flags: 0,
-                    message_id: *id,
-                    trace_id: None,
-                    transaction_id: t,
-                    producer: None,
-                    payload: p.as_bytes(),
-                })
-                .collect();
-            let zstd = queen_frames::segment::encode_segment(frames.iter()).unwrap();
-            let messages = GroupMessages::Packed { count: batch as u32, zstd };
-            let body = encode_push_body(&[PushGroup { queue: queue.clone(), partition, messages }], true).unwrap();
-            c.execute("SELECT queen.push_binary($1)", &[&body]);
-            batch as u64
-        }
-    })
+/// `payloads` as one segment blob, as the engine or a client packing its own
+/// frames stores it: each message under a new id, whose text is its
+/// transaction id.
+fn pack(payloads: &[&str]) -> Vec<u8> {
+    let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
+    let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
+    let frames: Vec<queen_frames::FrameRef> = payloads
+        .iter()
+        .zip(&ids)
+        .zip(&txns)
+        .map(|((p, id), t)| queen_frames::FrameRef {
+            flags: 0,
+            message_id: *id,
+            trace_id: None,
+            transaction_id: t,
+            producer: None,
+            payload: p.as_bytes(),
+        })
+        .collect();
+    queen_frames::segment::encode_segment(frames.iter()).unwrap()
 }
 
 fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
@@ -293,25 +282,7 @@ fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
     let mut cursor = 0usize;
     let blobs: std::sync::Arc<Vec<Vec<u8>>> = std::sync::Arc::new(
         (0..64)
-            .map(|_| {
-                let payloads = take(&mut cursor, batch);
-                let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
-                let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
-                let frames: Vec<queen_frames::FrameRef> = payloads
-                    .iter()
-                    .zip(&ids)
-                    .zip(&txns)
-                    .map(|((p, id), t)| queen_frames::FrameRef {
-                        flags: 0,
-                        message_id: *id,
-                        trace_id: None,
-                        transaction_id: t,
-                        producer: None,
-                        payload: p.as_bytes(),
-                    })
-                    .collect();
-                queen_frames::segment::encode_segment(frames.iter()).unwrap()
-            })
+            .map(|_| pack(&take(&mut cursor, batch)))
             .collect(),
     );
     b.run(move |k| {
@@ -507,11 +478,11 @@ fn push_cells(b: &Bench, c: &mut Client) {
             Box::new(|b| ceiling_push(b, batch)),
             Box::new(|b| pgmq_push(b, &pgmq_q, batch)),
             Box::new(|b| queen_push(b, &json_q(1), batch, 1, false)),
-            Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1)),
-            Box::new(|b| queen_push_packed(b, &packed_q(1), batch, 1)),
+            Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1, false)),
+            Box::new(|b| queen_push_binary(b, &packed_q(1), batch, 1, true)),
             Box::new(|b| queen_push(b, &json_q(16), batch, 16, false)),
-            Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16)),
-            Box::new(|b| queen_push_packed(b, &packed_q(16), batch, 16)),
+            Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16, false)),
+            Box::new(|b| queen_push_binary(b, &packed_q(16), batch, 16, true)),
         ];
         let rates = interleave(b, &cells);
         let (ceiling, pgmq) = (rates[0], rates[1]);

@@ -470,6 +470,27 @@ fn push_text_takes_the_json_body_as_text() {
     }
 }
 
+/// A session that keeps what the server says to it (from DEBUG1 up), and a
+/// table of the user's own for it to write to.
+fn noticed_session() -> (postgres::Client, Arc<Mutex<Vec<String>>>, String) {
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&notices);
+    let mut config: postgres::Config = dsn().parse().unwrap();
+    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
+    let mut c = config.connect(postgres::NoTls).unwrap();
+    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let table = format!("\"{}\"", unique("user_rows"));
+    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
+    (c, notices, table)
+}
+
+/// Runs `sql`; whether the server said something holding `words` meanwhile.
+fn says(c: &mut postgres::Client, notices: &Mutex<Vec<String>>, sql: &str, words: &str) -> bool {
+    notices.lock().unwrap().clear();
+    c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    notices.lock().unwrap().iter().any(|m| m.contains(words))
+}
+
 /// A transaction whose only write is a pop's lease commits without waiting
 /// for the WAL flush (the server says so at DEBUG1). One that writes anything
 /// else, before the pop or after it, one whose pop auto-acks or takes
@@ -478,23 +499,12 @@ fn push_text_takes_the_json_body_as_text() {
 /// the lease of a relaxed commit holds and is acked like any other.
 #[test]
 fn only_a_lease_only_commit_skips_the_wal_flush() {
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = Arc::clone(&notices);
-    let mut config: postgres::Config = dsn().parse().unwrap();
-    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
-    let mut c = config.connect(postgres::NoTls).unwrap();
-    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let (mut c, notices, table) = noticed_session();
     let queue = unique("leasecommit");
-    let table = format!("\"{}\"", unique("user_rows"));
-    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
     let items: Vec<Value> = (0..8).map(|i| json!({"queue": queue, "partition": format!("p{i}"), "payload": i})).collect();
     push(&mut c, &Value::Array(items));
     let pop_sql = |options: &str| format!("SELECT queen.pop('{queue}', NULL, NULL, 1, '{options}')");
-    let relaxed = |c: &mut postgres::Client, sql: &str| -> bool {
-        notices.lock().unwrap().clear();
-        c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        notices.lock().unwrap().iter().any(|m| m.contains("lease-only transaction"))
-    };
+    let relaxed = |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "lease-only transaction");
 
     assert!(relaxed(&mut c, &pop_sql("{}")), "a pop alone");
     assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "on");
@@ -534,24 +544,13 @@ fn only_a_lease_only_commit_skips_the_wal_flush() {
 /// did holds: its messages are not delivered again, and the next ones are.
 #[test]
 fn only_an_ack_only_commit_skips_the_wal_flush() {
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = Arc::clone(&notices);
-    let mut config: postgres::Config = dsn().parse().unwrap();
-    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
-    let mut c = config.connect(postgres::NoTls).unwrap();
-    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let (mut c, notices, table) = noticed_session();
     let queue = unique("ackcommit");
-    let table = format!("\"{}\"", unique("user_rows"));
-    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
     let items: Vec<Value> = (0..12).map(|i| json!({"queue": queue, "payload": i})).collect();
     push(&mut c, &Value::Array(items));
-    let relaxed = |c: &mut postgres::Client, sql: &str| -> bool {
-        notices.lock().unwrap().clear();
-        c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        notices.lock().unwrap().iter().any(|m| m.contains("ack-only transaction"))
-    };
+    let relaxed = |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "ack-only transaction");
     // Each case acks the next message; its SQL text quoted for a block.
-    let mut next_ack = |c: &mut postgres::Client| -> String {
+    let next_ack = |c: &mut postgres::Client| -> String {
         let popped = pop(c, &queue, None, 1, &json!({}));
         assert_eq!(messages(&popped).len(), 1, "{popped}");
         format!("SELECT queen.ack('{}')", acks_for(&popped, "completed", None).to_string().replace('\'', "''"))
