@@ -41,6 +41,14 @@ impl Soft {
             Soft::Ack => guc::ACK_ASYNC_COMMIT.get(),
         }
     }
+
+    /// The transaction it leaves, as the server log names it.
+    fn transaction(self) -> &'static str {
+        match self {
+            Soft::Lease => "a lease-only transaction",
+            Soft::Ack => "an ack-only transaction",
+        }
+    }
 }
 
 thread_local! {
@@ -83,10 +91,7 @@ unsafe extern "C-unwind" fn on_xact_event(event: pg_sys::XactEvent::Type, _arg: 
             if now_xid == xid && now_end == end && level > pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32 {
                 SAVED.set(Some(level));
                 unsafe { pg_sys::synchronous_commit = pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32 };
-                match what {
-                    Soft::Lease => pgrx::debug1!("queen: a lease-only transaction commits without waiting for the WAL flush"),
-                    Soft::Ack => pgrx::debug1!("queen: an ack-only transaction commits without waiting for the WAL flush"),
-                }
+                pgrx::debug1!("queen: {} commits without waiting for the WAL flush", what.transaction());
             }
         }
         XACT_EVENT_PRE_PREPARE => SOFT_ONLY.set(None),
