@@ -7,7 +7,7 @@
 -- decreases with the offset, so this is one forward walk of the primary key
 -- from the watermark, and the horizon bounds it to one batch of entries
 -- whether or not anything matches. NULL: nothing in the window is fresh.
-CREATE FUNCTION queen.log_retention_boundary_windowed_v1(
+CREATE FUNCTION queen_internal.log_retention_boundary_windowed_v1(
     p_pid bigint, p_from bigint, p_cutoff timestamptz, p_horizon bigint
 ) RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -26,7 +26,7 @@ $$;
 -- its timestamps older than the cutoff, no segment left, no dead letter
 -- pointing into it, and no live lease on it. The one place the veto lives:
 -- the candidate scan and the re-check under the row locks both call it.
-CREATE FUNCTION queen.log_partition_dead_v1(p_pid bigint, p_cutoff timestamptz)
+CREATE FUNCTION queen_internal.log_partition_dead_v1(p_pid bigint, p_cutoff timestamptz)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT EXISTS (

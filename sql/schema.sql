@@ -6,6 +6,24 @@
 -- columns here carry none, so there is one place that says what an omitted
 -- option means.
 
+-- The schema must be the installer's: objects another role placed in it
+-- would run inside every call with the owner's rights.
+DO $$
+BEGIN
+    IF (SELECT n.nspowner <> r.oid
+          FROM pg_catalog.pg_namespace n, pg_catalog.pg_roles r
+         WHERE n.nspname = 'queen' AND r.rolname = current_user) THEN
+        RAISE EXCEPTION 'schema queen belongs to another role'
+            USING ERRCODE = '42501',
+                  HINT = 'queen is installed into a schema owned by the role that runs CREATE EXTENSION; drop or rename the existing schema first';
+    END IF;
+END
+$$;
+
+-- The maintenance steps, cycles and policy-free SQL helpers, apart from the
+-- public API: only queen_admin may run them by hand (sql/privileges.sql).
+CREATE SCHEMA queen_internal;
+
 -- Queue identity: one row per queue, identity (tenant_id, name). Every
 -- partition joins to its queue by id, never by name.
 CREATE TABLE queen.queues (
@@ -215,7 +233,9 @@ CREATE TABLE queen.log_dlq (
     -- wide columns: NULL while the row is narrow (created_at marks a wide row)
     message_id     uuid,
     trace_id       uuid,
-    payload        jsonb,
+    -- the frame's payload bytes as the push stored them (one JSON document),
+    -- so a widened row answers byte for byte what its frame did
+    payload        bytea,
     created_at     timestamptz,
     UNIQUE (partition_id, consumer_group, message_offset)
 );
@@ -282,6 +302,7 @@ CREATE UNLOGGED TABLE queen.retention_work (
     all_cutoff       timestamptz,
     completed_cutoff timestamptz,
     cutoff           timestamptz,
+    failing          boolean NOT NULL DEFAULT false,
     PRIMARY KEY (token, seq)
 );
 
@@ -294,7 +315,26 @@ CREATE UNLOGGED TABLE queen.retention_work_done (
     txns     bigint NOT NULL,
     evicted  bigint NOT NULL,
     error    text,
+    -- items whose step failed (the cycle went on), the first few named
+    failed   integer NOT NULL DEFAULT 0,
+    failing  text[],
     PRIMARY KEY (token, worker)
+);
+
+-- Units of work whose step failed: a partition's phase (1 to 3), or a
+-- queue's DLQ purge (phase 4, keyed by the queue id). Skipped for a
+-- doubling number of cycles, like a fruitless partition, with the error
+-- they failed with (retention_explain shows it); an entry goes when its unit
+-- succeeds or is no longer due.
+CREATE UNLOGGED TABLE queen.retention_failures (
+    partition_id bigint NOT NULL,
+    phase        smallint NOT NULL,
+    skip         integer NOT NULL,
+    streak       integer NOT NULL,
+    sqlstate     text NOT NULL,
+    error        text NOT NULL,
+    failed_at    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (partition_id, phase)
 );
 
 -- Timers: a message delivered into queue/partition at or after deliver_at
@@ -327,6 +367,24 @@ CREATE TABLE queen.log_timers (
 );
 -- The probe's 64 single-row seeks and the claim's due scan.
 CREATE INDEX idx_log_timers_due ON queen.log_timers (shard, deliver_at);
+
+-- Timers set aside: claimed queen.sweeper_max_fire_attempts times, each fire
+-- failing (last_error says why). Never fired again; an operator reads them
+-- here and reschedules or drops them. sweeper_metrics counts them.
+CREATE TABLE queen.log_timers_failed (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    queue          text COLLATE "C" NOT NULL,
+    timer_key      text COLLATE "C" NOT NULL,
+    partition      text NOT NULL,
+    payload        bytea NOT NULL,
+    transaction_id text NOT NULL,
+    message_id     uuid NOT NULL,
+    deliver_at     timestamptz NOT NULL,
+    attempts       integer NOT NULL,
+    last_error     text NOT NULL,
+    created_at     timestamptz NOT NULL,
+    failed_at      timestamptz NOT NULL DEFAULT now()
+);
 
 -- Key/value state: (ns, key) rows with a JSON value and a mandatory expiry
 -- ('infinity' when the writer declared forever). Versions come from one

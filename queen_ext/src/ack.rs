@@ -223,7 +223,7 @@ pub fn parse_acks_text(text: &str) -> Vec<AckIn> {
     if let Some(acks) = parse_typed(text) {
         return acks;
     }
-    let body: Value = serde_json::from_str(text).unwrap_or_else(|e| errors::invalid("acks", format!("malformed JSON: {e}")));
+    let body: Value = crate::json::parse_value("acks", text);
     parse_acks(&body)
 }
 
@@ -435,7 +435,26 @@ pub struct Failed<'a> {
 
 /// Writes (or refreshes) the narrow dead-letter row of one message: a
 /// pointer to its frame, the failure, and the transaction id that names it.
-pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) {
+/// The segment holding the frame is locked (KEY SHARE) first, so a
+/// retention step deleting it waits for this transaction and then sees the
+/// row it must carry forward (the step checks after its delete). False when
+/// the segment is already gone: retention deleted the message (rule 1 and
+/// max-wait eviction drop unconsumed messages by design), and a row written
+/// now would point at nothing.
+pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
+    let covered = exec(
+        client,
+        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND base_offset <= $2
+          ORDER BY base_offset DESC LIMIT 1 FOR KEY SHARE",
+        &[sql::INT8, sql::INT8],
+        &[f.pid.into(), f.offset.into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .is_some_and(|end| end >= f.offset);
+    if !covered {
+        return false;
+    }
     let txn = match f.transaction_id {
         Some(t) => t.to_owned(),
         None => {
@@ -453,6 +472,7 @@ pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) {
         &[sql::INT8, sql::INT8, sql::TEXT, sql::INT8, sql::TEXT, sql::TEXT, sql::INT4],
         &[f.queue_id.into(), f.pid.into(), f.group.into(), f.offset.into(), txn.into(), f.error.into(), f.attempts.into()],
     );
+    true
 }
 
 /// Acks as one SQL call makes them: when they are the first thing their
@@ -478,6 +498,11 @@ pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
     }
     out.sort_by_key(|o| o.index);
     out
+}
+
+/// Why a message could not be dead-lettered: retention deleted it first.
+fn gone(pid: i64, offset: i64) -> String {
+    format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
 }
 
 fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
@@ -566,8 +591,11 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
                     error: a.error.as_deref(),
                     attempts: c.head_attempts.max(1),
                 };
-                dead_letter(client, &failed);
-                out.dead_lettered = true;
+                if dead_letter(client, &failed) {
+                    out.dead_lettered = true;
+                } else {
+                    out.error = Some(gone(pid, offset));
+                }
                 DONE
             }
             Status::Failed => FAILED,
@@ -625,9 +653,9 @@ fn settle(
                     error: Some(&error),
                     attempts,
                 };
-                dead_letter(client, &failed);
+                let written = dead_letter(client, &failed);
                 for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
-                    r.dead_lettered = true;
+                    r.dead_lettered = written;
                 }
                 c.state[(f - c.lease_start) as usize] = DONE;
                 advance(c);

@@ -117,7 +117,7 @@ fn consumer_group_delete(consumer_group: &str, queue: default!(Option<&str>, "NU
 #[pg_extern]
 fn consumer_group_seek(consumer_group: &str, queue: &str, options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
-    let options: Value = options.map(|JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints JSON")).unwrap_or(json!({}));
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
     let o = Obj::new(&options, "options");
     let (position, timestamp) = (o.opt_str("position"), o.opt_str("timestamp"));
     let to_end = o.opt_bool("toEnd").unwrap_or(false);

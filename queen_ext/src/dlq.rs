@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use pgrx::spi::SpiClient;
 
+use serde_json::value::RawValue;
+
 use crate::segments;
 use crate::sql::{self, exec};
 
@@ -13,18 +15,12 @@ use crate::sql::{self, exec};
 /// `from..=to`: message id, transaction id, trace id, payload and created_at
 /// are copied out of the frames. Runs in the deleting step's transaction, so
 /// an error anywhere leaves the rows and their segments as they were.
-pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) {
-    let narrow: Vec<(i64, i64)> = exec(
-        client,
-        "SELECT id, message_offset FROM queen.log_dlq
-          WHERE partition_id = $1 AND message_offset BETWEEN $2 AND $3 AND created_at IS NULL",
-        &[sql::INT8, sql::INT8, sql::INT8],
-        &[pid.into(), from.into(), to.into()],
-    )
-    .map(|r| (r.get::<i64>(1).unwrap().unwrap(), r.get::<i64>(2).unwrap().unwrap()))
-    .collect();
+/// Answers how many rows of the range it left narrow (their frames were
+/// already gone).
+pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> usize {
+    let narrow = narrow_rows(client, pid, from, to);
     if narrow.is_empty() {
-        return;
+        return 0;
     }
     let offsets: Vec<i64> = narrow.iter().map(|(_, o)| *o).collect();
     let bases: Vec<i64> = exec(
@@ -38,7 +34,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) {
     )
     .map(|r| r.get::<i64>(1).unwrap().unwrap())
     .collect();
-    let mut frames: HashMap<i64, (String, String, Option<String>, String, i64)> = HashMap::new();
+    let mut frames: HashMap<i64, (String, String, Option<String>, Vec<u8>, i64)> = HashMap::new();
     for seg in segments::load(client, pid, &bases) {
         for (i, f) in seg.frames().enumerate() {
             let offset = seg.base_offset + i as i64;
@@ -49,7 +45,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) {
                         queen_frames::id_text(&f.message_id),
                         f.transaction_id.to_owned(),
                         f.trace_id.map(|t| queen_frames::id_text(&t)),
-                        String::from_utf8_lossy(f.payload).into_owned(),
+                        f.payload.to_vec(),
                         seg.created_at_us,
                     ),
                 );
@@ -70,20 +66,36 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) {
         payloads.push(payload);
         created.push(at);
     }
+    let left = narrow.len() - ids.len();
     if ids.is_empty() {
-        return;
+        return left;
     }
     exec(
         client,
         "UPDATE queen.log_dlq d
             SET message_id = w.mid::uuid, transaction_id = w.txn, trace_id = w.trace::uuid,
-                payload = w.payload::jsonb, created_at = to_timestamp(w.us / 1000000.0)
-           FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])
+                payload = w.payload, created_at = to_timestamp(w.us / 1000000.0)
+           FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::int8[])
                 AS w(id, mid, txn, trace, payload, us)
           WHERE d.id = w.id",
-        &[sql::INT8_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8_ARRAY],
+        &[sql::INT8_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::BYTEA_ARRAY, sql::INT8_ARRAY],
         &[ids.into(), mids.into(), txns.into(), traces.into(), payloads.into(), created.into()],
     );
+    left
+}
+
+/// The narrow dead letters of `pid` whose offsets lie in `from..=to`: (id,
+/// offset).
+pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<(i64, i64)> {
+    exec(
+        client,
+        "SELECT id, message_offset FROM queen.log_dlq
+          WHERE partition_id = $1 AND message_offset BETWEEN $2 AND $3 AND created_at IS NULL",
+        &[sql::INT8, sql::INT8, sql::INT8],
+        &[pid.into(), from.into(), to.into()],
+    )
+    .map(|r| (r.get::<i64>(1).unwrap().unwrap(), r.get::<i64>(2).unwrap().unwrap()))
+    .collect()
 }
 
 /// DLQ retention: deletes up to `max_rows` dead letters of `queue_id` that
@@ -141,7 +153,8 @@ pub struct DeadLetter {
     pub transaction_id: String,
     pub message_id: Option<String>,
     pub trace_id: Option<String>,
-    pub data: serde_json::Value,
+    /// The payload exactly as it was pushed.
+    pub data: Box<RawValue>,
     pub error_message: Option<String>,
     pub retry_count: i32,
     pub failed_at: String,
@@ -149,7 +162,7 @@ pub struct DeadLetter {
 }
 
 const DLQ_SELECT: &str = "SELECT d.id, q.name, p.name, d.partition_id, d.consumer_group, d.message_offset,
-        d.transaction_id, d.message_id::text, d.trace_id::text, d.payload::text, d.error, d.attempts,
+        d.transaction_id, d.message_id::text, d.trace_id::text, d.payload, d.error, d.attempts,
         (extract(epoch FROM d.failed_at) * 1000000)::int8, (extract(epoch FROM d.created_at) * 1000000)::int8
    FROM queen.log_dlq d
    JOIN queen.log_partitions p ON p.id = d.partition_id
@@ -159,7 +172,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
     let mut out: Vec<DeadLetter> = rows
         .map(|r| {
             let group: String = r.get(5).unwrap().unwrap();
-            let payload: Option<String> = r.get(10).unwrap();
+            let payload: Option<Vec<u8>> = r.get(10).unwrap();
             DeadLetter {
                 id: r.get(1).unwrap().unwrap(),
                 queue: r.get(2).unwrap().unwrap(),
@@ -170,7 +183,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 transaction_id: r.get(7).unwrap().unwrap(),
                 message_id: r.get(8).unwrap(),
                 trace_id: r.get(9).unwrap(),
-                data: payload.map(|p| serde_json::from_str(&p).expect("jsonb prints JSON")).unwrap_or(serde_json::Value::Null),
+                data: payload.as_deref().map_or_else(null, raw_payload),
                 error_message: r.get(11).unwrap(),
                 retry_count: r.get(12).unwrap().unwrap(),
                 failed_at: crate::sql::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
@@ -182,6 +195,17 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
     out
 }
 
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".into()).expect("null is JSON")
+}
+
+/// A stored payload as the JSON it is. Every push checks that a payload is
+/// one JSON document in UTF-8; bytes that are not (a frame damaged on disk)
+/// answer null rather than failing the whole read.
+pub fn raw_payload(bytes: &[u8]) -> Box<RawValue> {
+    std::str::from_utf8(bytes).ok().and_then(|s| RawValue::from_string(s.to_owned()).ok()).unwrap_or_else(null)
+}
+
 /// Fills narrow rows from their frames.
 fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
     for row in rows.iter_mut().filter(|r| r.created_at.is_none()) {
@@ -191,7 +215,7 @@ fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
             (
                 queen_frames::id_text(&f.message_id),
                 f.trace_id.map(|t| queen_frames::id_text(&t)),
-                serde_json::from_slice(f.payload).unwrap_or(serde_json::Value::Null),
+                raw_payload(f.payload),
             )
         });
         if let Some((id, trace, data)) = frame {

@@ -13,12 +13,12 @@ pub fn wrong_type(field: &str, want: &str) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_DATATYPE_MISMATCH, format!("{field}: must be {want}"));
 }
 
-/// A name or id is longer than the 65535 bytes its u16 length allows (22001).
+/// A name or id is longer than the engine keeps (22001).
 pub fn too_long(field: &str, len: usize) -> ! {
     ereport!(
         ERROR,
         PgSqlErrorCode::ERRCODE_STRING_DATA_RIGHT_TRUNCATION,
-        format!("{field}: {len} bytes is longer than the 65535 allowed")
+        format!("{field}: {len} bytes is longer than the {} allowed", crate::json::MAX_NAME_BYTES)
     );
 }
 

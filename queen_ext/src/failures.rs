@@ -22,7 +22,7 @@ fn retry(client: &mut pgrx::spi::SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Valu
             index,
             txn: Some(row.transaction_id.clone()),
             trace: row.trace_id.as_deref().map(|t| *crate::json::parse_uuid("traceId", t).as_bytes()),
-            payload: serde_json::to_vec(&row.data).expect("JSON serializes"),
+            payload: row.data.get().as_bytes().to_vec(),
             encrypted: false,
             message_id: None,
         };
@@ -113,7 +113,7 @@ fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
 /// partition, from, to (ISO timestamps), limit (default 100), offset.
 #[pg_extern]
 fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
-    let options: Value = options.map(|JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints JSON")).unwrap_or(json!({}));
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
     let o = Obj::new(&options, "options");
     let queue = o.opt_name("queue");
     let group = o.opt_name("consumerGroup");
@@ -132,11 +132,19 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         })
     };
     let (from, to) = (ts("from"), ts("to"));
-    JsonOut::of(&sql::spi(|c| {
+    sql::spi(|c| {
         let qid = queue.map(|q| queue_id(c, q));
         let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
-        json!({"messages": messages, "total": total, "limit": limit, "offset": offset})
-    }))
+        // Serialized as they are: a payload becomes no value tree on its way out.
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            messages: &'a [DeadLetter],
+            total: i64,
+            limit: i64,
+            offset: i64,
+        }
+        JsonOut::of(&Page { messages: &messages, total, limit, offset })
+    })
 }
 
 /// A queue's counts: partitions, live messages, live dead letters, and the
@@ -171,7 +179,7 @@ fn queue_counts(queue: &str) -> JsonOut {
 }
 
 /// One batch of DLQ retention for a queue. `{"deleted", "done"}`.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn log_dlq_purge_step_v1(p_queue_id: i64, p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -> pgrx::JsonB {
     if p_max_rows <= 0 {
         errors::invalid("p_max_rows", format!("{p_max_rows} must be at least 1"));
@@ -270,11 +278,15 @@ fn overview() -> JsonOut {
 /// The dead letters of one message (every group that dead-lettered it).
 #[pg_extern]
 fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
-    JsonOut::of(&sql::spi(|c| {
+    sql::spi(|c| {
         let rows = dlq::by_message(c, partition_id, transaction_id, false);
         if rows.is_empty() {
             errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
         }
-        json!({"messages": rows})
-    }))
+        #[derive(serde::Serialize)]
+        struct Messages<'a> {
+            messages: &'a [DeadLetter],
+        }
+        JsonOut::of(&Messages { messages: &rows })
+    })
 }

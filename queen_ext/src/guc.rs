@@ -48,6 +48,8 @@ pub static SWEEPER_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(30_000);
 pub static SWEEPER_CLAIM_BATCH: GucSetting<i32> = GucSetting::<i32>::new(200);
 pub static SWEEPER_CYCLE_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5000);
 pub static SWEEPER_MAX_FIRE_BYTES: GucSetting<i32> = GucSetting::<i32>::new(8 * 1024 * 1024);
+/// Failed fires of one timer before it is set aside.
+pub static SWEEPER_MAX_FIRE_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(5);
 pub static SWEEPER_MAX_SLEEP_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// Kill switches: scheduling (harmless to stop) and firing (stopping it
 /// accumulates promised work).
@@ -63,6 +65,8 @@ pub static KV_KEY_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024);
 pub static KV_VALUE_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024 * 1024);
 pub static KV_READ_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(4 * 1024 * 1024);
 pub static KV_PREFIX_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// Bytes one request may decompress to, over all its compressed parts.
+pub static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
 /// Whether the background workers run at all (they still need shared_preload_libraries).
 pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 
@@ -104,6 +108,7 @@ pub fn register() {
     int(c"queen.sweeper_claim_batch", c"Timers one claim takes at most.", &SWEEPER_CLAIM_BATCH, 1, 100_000);
     int(c"queen.sweeper_cycle_max_rows", c"Timers one sweeper cycle fires at most.", &SWEEPER_CYCLE_MAX_ROWS, 1, 10_000_000);
     int(c"queen.sweeper_max_fire_bytes", c"Payload bytes one fire transaction carries at most.", &SWEEPER_MAX_FIRE_BYTES, 1024, i32::MAX);
+    int(c"queen.sweeper_max_fire_attempts", c"Fires of one timer that may fail before it is set aside (queen.log_timers_failed).", &SWEEPER_MAX_FIRE_ATTEMPTS, 1, 1000);
     int(c"queen.sweeper_max_sleep_ms", c"The longest a sweeper sleeps.", &SWEEPER_MAX_SLEEP_MS, 5, 60_000);
     int(c"queen.kv_expire_every_ms", c"Period of the sweepers' prune of expired keys.", &KV_EXPIRE_EVERY_MS, 10, i32::MAX);
     int(c"queen.kv_expire_batch", c"Expired keys one prune pass deletes at most.", &KV_EXPIRE_BATCH, 1, 1_000_000);
@@ -115,6 +120,13 @@ pub fn register() {
         (c"queen.kv_key_max_bytes", c"Longest KV key, in bytes.", &KV_KEY_MAX_BYTES, 1, 65_535),
         (c"queen.kv_value_max_bytes", c"Largest KV value (its JSON text), in bytes.", &KV_VALUE_MAX_BYTES, 16, i32::MAX),
         (c"queen.kv_read_max_bytes", c"Bytes of values one getMany or getPrefix answers at most; the rest is marked truncated.", &KV_READ_MAX_BYTES, 1024, i32::MAX),
+        (
+            c"queen.decompress_max_bytes",
+            c"Bytes one request may decompress to, over all its compressed parts (binary push groups, timer payloads).",
+            &DECOMPRESS_MAX_BYTES,
+            1024,
+            i32::MAX,
+        ),
         (c"queen.kv_prefix_max_rows", c"Rows one getPrefix answers at most (a larger limit is clamped).", &KV_PREFIX_MAX_ROWS, 1, 1_000_000),
     ] {
         GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
@@ -162,7 +174,7 @@ pub fn register() {
         &PUSH_MAX_ITEMS,
         1,
         1_000_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
@@ -172,7 +184,7 @@ pub fn register() {
         &POP_MAX_BATCH,
         1,
         1_000_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
@@ -182,7 +194,7 @@ pub fn register() {
         &POP_MAX_PARTITIONS,
         1,
         10_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
@@ -192,7 +204,7 @@ pub fn register() {
         &POP_CANDIDATES,
         1,
         10_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_bool_guc(
@@ -218,7 +230,7 @@ pub fn register() {
         &ACK_LOOKBACK_SEGMENTS,
         0,
         100_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
@@ -228,7 +240,7 @@ pub fn register() {
         &ACK_MAX_ITEMS,
         1,
         1_000_000,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
 }

@@ -5,7 +5,67 @@ use serde_json::{Map, Value};
 
 use crate::errors;
 
-pub const MAX_NAME_BYTES: usize = 65535;
+/// The longest name or id (queue, partition, consumer group, namespace,
+/// task, timer key, transaction id), in bytes. They are keys of btree
+/// indexes, whose entries must fit a third of a page (2704 bytes): a longer
+/// one would be refused deep inside a write (54000) or, for a transaction id
+/// that is dead-lettered later, fail that ack over and over. A frame could
+/// carry 65535.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// The longest duration any request may ask for (a TTL, a lease, a timer's
+/// delay), in seconds. Not measured: a century is past any expiry a queue
+/// means, and keeps the interval arithmetic far from its range's end.
+pub const MAX_DURATION_SECONDS: i64 = 100 * 366 * 86_400;
+
+/// The deepest nesting a JSON argument may have. Not measured: deeper than
+/// any document a client means, and shallow enough that building and
+/// dropping its tree stays within a few hundred kB of stack. Payloads pushed
+/// through `push` and `push_text` are kept as bytes and never built into a
+/// tree, so they are not bound by it.
+pub const MAX_ARGUMENT_DEPTH: usize = 512;
+
+/// How deeply `text` (JSON) nests its arrays and objects, counted without
+/// parsing it: one pass over the bytes, strings skipped.
+pub fn nesting_depth(text: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// A JSON argument as a value tree; `field` names it in the error when it
+/// is not JSON or nests deeper than [`MAX_ARGUMENT_DEPTH`] (22023).
+pub fn parse_value(field: &str, text: &str) -> Value {
+    let depth = nesting_depth(text.as_bytes());
+    if depth > MAX_ARGUMENT_DEPTH {
+        errors::invalid(field, format!("JSON nested {depth} levels deep; at most {MAX_ARGUMENT_DEPTH} are allowed"));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    // The depth is bounded above; serde's own limit (128) would refuse
+    // documents that jsonb and the payload path accept.
+    de.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
+    value.unwrap_or_else(|e| errors::invalid(field, format!("is not JSON: {e}")))
+}
 
 /// An object from a request body, with the path used in error messages.
 pub struct Obj<'a> {
@@ -46,7 +106,7 @@ impl<'a> Obj<'a> {
         self.opt_str(key).unwrap_or_else(|| errors::invalid(&self.field(key), "is required"))
     }
 
-    /// A name: a non-empty string of at most 65535 bytes.
+    /// A name: a non-empty string of at most [`MAX_NAME_BYTES`].
     pub fn opt_name(&self, key: &str) -> Option<&'a str> {
         self.opt_str(key).map(|s| check_name(&self.field(key), s))
     }
@@ -197,5 +257,14 @@ mod tests {
         let mut out = String::new();
         super::write_int(&mut out, i64::MIN);
         assert_eq!(out, i64::MIN.to_string());
+    }
+
+    #[test]
+    fn nesting_depth_skips_strings() {
+        assert_eq!(super::nesting_depth(b"1"), 0);
+        assert_eq!(super::nesting_depth(br#"{"a": [1, {"b": []}]}"#), 4);
+        assert_eq!(super::nesting_depth(br#"["[[[{{", "\"[[", [1]]"#), 2);
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        assert_eq!(super::nesting_depth(deep.as_bytes()), 1000);
     }
 }

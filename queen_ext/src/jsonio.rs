@@ -51,6 +51,14 @@ unsafe impl SqlTranslatable for JsonbArg {
     const RETURN_SQL: Result<ReturnsRef, ReturnsError> = Ok(ReturnsRef::One(SqlMappingRef::literal("jsonb")));
 }
 
+impl JsonbArg {
+    /// The argument as a value tree; `field` names it in an error (22023:
+    /// nested deeper than the engine builds trees for).
+    pub fn value(&self, field: &str) -> serde_json::Value {
+        crate::json::parse_value(field, &self.0)
+    }
+}
+
 /// A `json` answer, already serialized.
 pub struct JsonOut(pub String);
 

@@ -32,6 +32,7 @@ pub mod transaction;
 
 extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
 extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires = ["schema"]);
+extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
@@ -46,11 +47,11 @@ fn required_text(field: &str, v: Option<JsonbArg>) -> String {
 }
 
 fn required(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
-    serde_json::from_str(&required_text(field, v)).expect("jsonb prints valid JSON")
+    crate::json::parse_value(field, &required_text(field, v))
 }
 
-fn optional(v: Option<JsonbArg>) -> serde_json::Value {
-    v.map(|JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints valid JSON")).unwrap_or_else(|| serde_json::json!({}))
+fn optional(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
+    v.map(|a| a.value(field)).unwrap_or_else(|| serde_json::json!({}))
 }
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
@@ -96,7 +97,7 @@ fn pop_request(
     batch: Option<i32>,
     options: Option<JsonbArg>,
 ) -> pop::PopRequest {
-    let options = optional(options);
+    let options = optional("options", options);
     pop::PopRequest::parse(queue, partition, consumer_group, batch.unwrap_or(1), &options)
 }
 
@@ -176,7 +177,7 @@ fn configure(
     mode: default!(Option<&str>, "'merge'"),
 ) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
-    let options = optional(options);
+    let options = optional("options", options);
     let mode = mode.unwrap_or("merge");
     JsonOut::of(&sql::spi(|client| admin::configure(client, queue, &options, mode)))
 }

@@ -50,7 +50,7 @@ mod tests {
         let before = js("SELECT queen.dlq_messages('{\"queue\": \"f1\"}')");
         assert_eq!(before["total"], 2);
         assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NULL"), 2);
-        js("SELECT queen.retention_run_cycle()");
+        js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 0, "the segment is gone");
         assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NOT NULL"), 2, "carried forward");
         let after = js("SELECT queen.dlq_messages('{\"queue\": \"f1\"}')");
@@ -85,12 +85,12 @@ mod tests {
         dead_letters("f2", "g", 3);
         age_everything("2 hours");
         // Past the queue's 60 s but inside the 72 h floor: kept.
-        let r = js("SELECT queen.retention_run_cycle()");
+        let r = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(r["dlq_pruned"], 0);
         assert_eq!(n("SELECT count(*) FROM queen.log_dlq"), 3);
         // Past the floor too: purged and counted.
         age_everything("3 days");
-        let r = js("SELECT queen.retention_run_cycle()");
+        let r = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(r["dlq_pruned"], 3, "{r}");
         let counts = js("SELECT queen.queue_counts('f2')");
         assert_eq!(counts["failed"], 0);
@@ -99,7 +99,7 @@ mod tests {
         // A queue that did not opt in keeps its dead letters forever.
         dead_letters("f3", "g", 1);
         age_everything("30 days");
-        js("SELECT queen.retention_run_cycle()");
+        js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(n("SELECT count(*) FROM queen.log_dlq d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = 'f3'"), 1);
     }
 
@@ -109,7 +109,7 @@ mod tests {
         dead_letters("f4", "g", 2);
         age_everything("2 hours");
         Spi::run("SET queen.failed_retention = '1h'").unwrap();
-        let r = js("SELECT queen.retention_run_cycle()");
+        let r = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(r["dlq_pruned"], 2);
         assert_eq!(js("SELECT queen.queue_counts('f4')")["pruned_failed"], 2);
     }

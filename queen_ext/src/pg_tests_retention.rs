@@ -53,7 +53,7 @@ mod tests {
     }
 
     fn step(pid: i64, all: &str, completed: &str, max_rows: i32) -> Value {
-        jb(&format!("SELECT queen.log_retention_step_v1({pid}, {all}, {completed}, {max_rows})"))
+        jb(&format!("SELECT queen_internal.log_retention_step_v1({pid}, {all}, {completed}, {max_rows})"))
     }
 
     fn segments(pid: i64) -> i64 {
@@ -166,7 +166,7 @@ mod tests {
         backlog("mw", "p", 1, 2, "0 seconds");
         let leased = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 2, '{}')").unwrap().unwrap().0;
         assert_eq!(leased["messages"].as_array().unwrap().len(), 2);
-        let r = jb(&format!("SELECT queen.log_evict_max_wait_step_v1({pid}, now() - interval '1 hour', 100)"));
+        let r = jb(&format!("SELECT queen_internal.log_evict_max_wait_step_v1({pid}, now() - interval '1 hour', 100)"));
         assert_eq!(r["deleted"], 2);
         assert_eq!(n("SELECT count(*) FROM queen.retention_history WHERE retention_type = 'max_wait_time_eviction'"), 1);
         assert_eq!(n("SELECT count(*) FROM queen.log_dlq"), 0, "nothing is dead-lettered");
@@ -179,11 +179,11 @@ mod tests {
     #[pg_test]
     fn txns_purge_moves_its_own_watermark() {
         let pid = backlog("tx", "p", 3, 2, "2 hours");
-        let r = jb(&format!("SELECT queen.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
+        let r = jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
         assert_eq!(r["deleted"], 2);
         assert_eq!(r["new_txns_start"], 4);
         assert_eq!(r["done"], false);
-        let r = jb(&format!("SELECT queen.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
+        let r = jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
         assert_eq!(r["deleted"], 1);
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {pid} AND txns_start = 6 AND oldest_txn_at IS NULL")), 1);
         // Segments are untouched by the sidecar purge.
@@ -205,7 +205,7 @@ mod tests {
         step(kept, "now()", "NULL", 100);
         let fresh = backlog("cl", "fresh", 1, 1, "0 seconds");
         step(fresh, "now() + interval '1 second'", "NULL", 100);
-        let r = jb("SELECT queen.log_partition_cleanup_step_v1(now() - interval '30 days', 100)");
+        let r = jb("SELECT queen_internal.log_partition_cleanup_step_v1(now() - interval '30 days', 100)");
         assert_eq!(r, json!({"deleted": 1, "done": true}));
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {dead}")), 0);
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id IN ({kept}, {fresh})")), 2);
@@ -259,7 +259,7 @@ mod tests {
         Spi::get_one::<Json>("SELECT queen.configure('ev', '{\"maxWaitTimeSeconds\": 60}')").unwrap();
         backlog("cy", "p", 4, 2, "2 hours");
         backlog("ev", "p", 2, 2, "2 hours");
-        let report = js("SELECT queen.retention_run_cycle()");
+        let report = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(report["segments_deleted"], 4, "{report}");
         assert_eq!(report["max_wait_evicted"], 4, "{report}");
         assert_eq!(report["txns_purged"], 6, "{report}");
@@ -271,16 +271,16 @@ mod tests {
         Spi::get_one::<Json>("SELECT queen.configure('bo', '{\"retentionEnabled\": true, \"completedRetentionSeconds\": 60}')").unwrap();
         backlog("bo", "p", 2, 2, "2 hours");
         pop_ack("bo", Some("g"), 1); // cursor inside the first segment: nothing deletable
-        let first = js("SELECT queen.retention_run_cycle()");
+        let first = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(first["backed_off"], 0);
         assert_eq!(first["segments_deleted"], 0);
-        let second = js("SELECT queen.retention_run_cycle()");
+        let second = js("SELECT queen_internal.retention_run_cycle()");
         assert_eq!(second["backed_off"], 1, "{second}");
     }
 
     #[pg_test]
     fn the_lease_row_claims_fences_and_releases() {
-        let claim = |holder: &str| Spi::get_one::<i64>(&format!("SELECT queen.maintenance_claim_v1('retention', '{holder}', 60000)")).unwrap();
+        let claim = |holder: &str| Spi::get_one::<i64>(&format!("SELECT queen_internal.maintenance_claim_v1('retention', '{holder}', 60000)")).unwrap();
         let t1 = claim("a").expect("due at install");
         assert_eq!(claim("b"), None, "held");
         // The holder dies: once its lease runs out another claims, with a new token.
@@ -288,15 +288,15 @@ mod tests {
         let t2 = claim("b").expect("expired lease");
         assert!(t2 > t1);
         // The dead holder's late release is a no-op.
-        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen.maintenance_release_v1('retention', {t1}, 5000)")).unwrap(), Some(false));
+        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t1}, 5000)")).unwrap(), Some(false));
         let due_before = n("SELECT (extract(epoch FROM next_due_at) * 1000)::int8 FROM queen.maintenance_leases WHERE task = 'retention'");
-        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen.maintenance_release_v1('retention', {t2}, 5000)")).unwrap(), Some(true));
+        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t2}, 5000)")).unwrap(), Some(true));
         let due_after = n("SELECT (extract(epoch FROM next_due_at) * 1000)::int8 FROM queen.maintenance_leases WHERE task = 'retention'");
         assert_eq!(due_after - due_before, 5000, "exactly one period");
         // A failed run leaves the task due; a disabled task is never claimed.
         Spi::run("UPDATE queen.maintenance_leases SET next_due_at = now() - interval '1 second' WHERE task = 'retention'").unwrap();
         let t3 = claim("c").unwrap();
-        Spi::get_one::<bool>(&format!("SELECT queen.maintenance_release_v1('retention', {t3}, NULL)")).unwrap();
+        Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t3}, NULL)")).unwrap();
         Spi::run("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'").unwrap();
         assert_eq!(claim("d"), None);
         Spi::run("UPDATE queen.maintenance_leases SET enabled = true WHERE task = 'retention'").unwrap();
@@ -308,11 +308,11 @@ mod tests {
         let a = backlog("wm", "a", 1, 1, "0 seconds");
         let b = backlog("wm", "b", 1, 1, "0 seconds");
         Spi::run(&format!("UPDATE queen.log_partitions SET oldest_live_at = NULL, oldest_txn_at = NULL WHERE id = {a}")).unwrap();
-        let r = jb("SELECT queen.retention_watermark_walk_v1(0, 5000)");
+        let r = jb("SELECT queen_internal.retention_watermark_walk_v1(0, 5000)");
         assert_eq!(r["fixed"], 1);
         assert_eq!(r["done"], true);
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id IN ({a}, {b}) AND oldest_live_at IS NOT NULL")), 2);
-        assert_eq!(jb("SELECT queen.retention_watermark_walk_v1(0, 5000)")["fixed"], 0);
+        assert_eq!(jb("SELECT queen_internal.retention_watermark_walk_v1(0, 5000)")["fixed"], 0);
     }
 
     /// After any interleaving of push, pop, ack and steps: log_start is the
@@ -347,7 +347,7 @@ mod tests {
                     step(pid, "now() - interval '1 minute'", "NULL", 1 + rnd(3) as i32);
                 }
                 _ => {
-                    jb(&format!("SELECT queen.log_txns_purge_step_v1({pid}, now() - interval '1 minute', {})", 1 + rnd(3)));
+                    jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 minute', {})", 1 + rnd(3)));
                 }
             }
             let broken = n(&format!(

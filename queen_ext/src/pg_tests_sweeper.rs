@@ -24,14 +24,14 @@ mod tests {
     fn a_timer_fires_once_into_its_queue() {
         let s = js("SELECT queen.timer_schedule('tq', 'remind-1', '{\"hello\": 1}', 60000, 'p1', 'tx-1')");
         assert_eq!(s["transactionId"], "tx-1");
-        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "not due yet");
-        let probe = js("SELECT queen.sweeper_probe_v1()");
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "not due yet");
+        let probe = js("SELECT queen_internal.sweeper_probe_v1()");
         assert!(probe["nextInMs"].as_i64().unwrap() > 50_000);
         due_now();
-        let probe = js("SELECT queen.sweeper_probe_v1()");
+        let probe = js("SELECT queen_internal.sweeper_probe_v1()");
         assert_eq!(probe["due"], 1);
-        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 1);
-        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "exactly once");
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 1);
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "exactly once");
         let popped = js("SELECT queen.pop('tq', 'p1', NULL, 10, '{}')");
         assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
         assert_eq!(popped["messages"][0]["data"], json!({"hello": 1}));
@@ -47,7 +47,7 @@ mod tests {
         assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], true);
         assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], false);
         due_now();
-        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 0, "a cancelled timer never fires");
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "a cancelled timer never fires");
     }
 
     #[pg_test]
@@ -55,21 +55,21 @@ mod tests {
         js("SELECT queen.timer_schedule('tq3', 'a', '1', 0)");
         js("SELECT queen.timer_schedule('tq3', 'b', '2', 0)");
         due_now();
-        let claim = js("SELECT queen.sweeper_claim_v1(0, 10, 60000)");
+        let claim = js("SELECT queen_internal.sweeper_claim_v1(0, 10, 60000)");
         assert_eq!(claim["claimed"], 2);
         // Another sweeper finds nothing to claim while the lease holds.
-        assert_eq!(js("SELECT queen.sweeper_claim_v1(5, 10, 60000)")["claimed"], 0);
+        assert_eq!(js("SELECT queen_internal.sweeper_claim_v1(5, 10, 60000)")["claimed"], 0);
         // A fire under someone else's token fires nothing.
-        assert_eq!(js("SELECT queen.sweeper_fire_v1('00000000-0000-4000-8000-000000000000')")["fired"], 0);
+        assert_eq!(js("SELECT queen_internal.sweeper_fire_v1('00000000-0000-4000-8000-000000000000')")["fired"], 0);
         // The holder dies; once its lease is over another claims and fires.
         Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'").unwrap();
-        let again = js("SELECT queen.sweeper_claim_v1(9, 10, 60000)");
+        let again = js("SELECT queen_internal.sweeper_claim_v1(9, 10, 60000)");
         assert_eq!(again["claimed"], 2);
         let token = again["token"].as_str().unwrap();
-        assert_eq!(js(&format!("SELECT queen.sweeper_fire_v1('{}')", token))["fired"], 2);
+        assert_eq!(js(&format!("SELECT queen_internal.sweeper_fire_v1('{}')", token))["fired"], 2);
         // The first holder's late fire finds nothing.
         let late = claim["token"].as_str().unwrap();
-        assert_eq!(js(&format!("SELECT queen.sweeper_fire_v1('{}')", late))["fired"], 0);
+        assert_eq!(js(&format!("SELECT queen_internal.sweeper_fire_v1('{}')", late))["fired"], 0);
         assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
     }
 
@@ -79,12 +79,12 @@ mod tests {
             js(&format!("SELECT queen.timer_schedule('tq4', 'k{i}', '\"{}\"', 0)", "x".repeat(100)));
         }
         due_now();
-        let claim = js("SELECT queen.sweeper_claim_v1(0, 10, 60000)");
+        let claim = js("SELECT queen_internal.sweeper_claim_v1(0, 10, 60000)");
         let token = claim["token"].as_str().unwrap().to_owned();
-        let first = js(&format!("SELECT queen.sweeper_fire_v1('{token}', 250)"));
+        let first = js(&format!("SELECT queen_internal.sweeper_fire_v1('{token}', 250)"));
         assert_eq!(first["fired"], 2);
         assert_eq!(first["done"], false);
-        let rest = js(&format!("SELECT queen.sweeper_fire_v1('{token}', 100000)"));
+        let rest = js(&format!("SELECT queen_internal.sweeper_fire_v1('{token}', 100000)"));
         assert_eq!(rest["fired"], 3);
         assert_eq!(rest["done"], true);
     }
@@ -98,7 +98,7 @@ mod tests {
         assert_eq!(r["results"][1]["index"], 1);
         assert_eq!(n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tx-t'"), 1);
         due_now();
-        assert_eq!(js("SELECT queen.sweeper_run_once()")["fired"], 1);
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 1);
         assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
     }
 

@@ -19,6 +19,7 @@ pub const INT4: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT4OID);
 pub const INT8: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT8OID);
 pub const TEXT: PgOid = PgOid::BuiltIn(PgBuiltInOids::TEXTOID);
 pub const BOOL: PgOid = PgOid::BuiltIn(PgBuiltInOids::BOOLOID);
+pub const BOOL_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::BOOLARRAYOID);
 pub const BYTEA: PgOid = PgOid::BuiltIn(PgBuiltInOids::BYTEAOID);
 pub const UUID: PgOid = PgOid::BuiltIn(PgBuiltInOids::UUIDOID);
 pub const INT8_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT8ARRAYOID);

@@ -125,6 +125,14 @@ fn finish<T>(r: &Reader<'_>, value: T) -> Result<T, FrameError> {
 
 /// Parses a `QPB1` body.
 pub fn decode_push_body(data: &[u8]) -> Result<PushBody, FrameError> {
+    decode_push_body_within(data, MAX_PUSH_RAW_BYTES)
+}
+
+/// Parses a `QPB1` body whose compressed form (flag 1) may decompress to at
+/// most `max_raw` bytes; the header's stated length is checked before
+/// anything is allocated. Pre-framed groups (flag 8) stay compressed.
+pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, FrameError> {
+    let max_raw = max_raw.min(MAX_PUSH_RAW_BYTES);
     let mut r = Reader::new(data);
     if r.take(4, "magic")? != PUSH_MAGIC {
         return Err(FrameError::invalid("not a binary push body (magic is not QPB1)"));
@@ -144,8 +152,8 @@ pub fn decode_push_body(data: &[u8]) -> Result<PushBody, FrameError> {
     let with_txn = flags & FLAG_TXN != 0;
     if flags & FLAG_ZSTD != 0 {
         let raw_len = r.u32("raw length")? as usize;
-        if raw_len > MAX_PUSH_RAW_BYTES {
-            return Err(FrameError::TooLarge { what: "push body", limit: MAX_PUSH_RAW_BYTES });
+        if raw_len > max_raw {
+            return Err(FrameError::TooLarge { what: "decompressed push body", limit: max_raw });
         }
         let raw = decompress_segment(r.rest(), raw_len)?;
         if raw.len() != raw_len {
@@ -274,5 +282,12 @@ mod tests {
         assert!(decode_push_body(&body).unwrap_err().to_string().contains("after the last group"));
         // A group count far larger than the input.
         assert!(decode_push_body(b"QPB1\x00\xff\xff\xff\xff").is_err());
+        // A compressed body whose header states more than the caller's
+        // bound is refused before it is decompressed.
+        let mut lie = b"QPB1\x01".to_vec();
+        lie.extend_from_slice(&(1u32 << 20).to_le_bytes());
+        lie.extend_from_slice(&crate::compress_segment(&vec![0u8; 1 << 20]));
+        let err = decode_push_body_within(&lie, 1 << 16).unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge { limit: 65536, .. }), "{err}");
     }
 }

@@ -61,7 +61,7 @@ fn failures_are_conserved_under_acks_retries_and_retention() {
             c.batch_execute("SET queen.failed_retention = 0").unwrap();
             let mut pruned = 0;
             while !stop.load(Ordering::Relaxed) {
-                let r: Value = c.query_one("SELECT queen.retention_run_cycle()", &[]).unwrap().get(0);
+                let r: Value = c.query_one("SELECT queen_internal.retention_run_cycle()", &[]).unwrap().get(0);
                 pruned += r["dlq_pruned"].as_i64().unwrap();
                 thread::sleep(Duration::from_millis(200));
             }
@@ -103,7 +103,7 @@ fn a_failed_reclaim_leaves_dead_letters_and_segments_as_they_were() {
            WHEN (OLD.partition_id = {pid}) EXECUTE FUNCTION pg_temp.refuse_delete();"
     ))
     .unwrap();
-    let err = txn.query_one("SELECT queen.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)", &[&pid]).unwrap_err();
+    let err = txn.query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)", &[&pid]).unwrap_err();
     assert!(format!("{err:?}").contains("injected"), "{err:?}");
     txn.rollback().unwrap();
     let narrow: i64 = c
@@ -113,7 +113,7 @@ fn a_failed_reclaim_leaves_dead_letters_and_segments_as_they_were() {
     let segments: i64 = c.query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     assert_eq!((narrow, segments), (1, 1));
     // Without the fault the same step widens and reclaims.
-    c.query_one("SELECT queen.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)", &[&pid]).unwrap();
+    c.query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)", &[&pid]).unwrap();
     let wide: Value = c.query_one("SELECT payload FROM queen.log_dlq WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     assert_eq!(wide, json!({"keep": "me"}));
 }

@@ -320,7 +320,7 @@ fn kv_and_locks_over_http() {
     post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "a", "value": 1, "forever": true}]}));
     let mut c = queen_it::connect();
     c.query_one("SELECT queen.kv_quota($1, 1, NULL)", &[&quota_ns]).unwrap();
-    c.query_one("SELECT queen.kv_usage_rollup_v1()", &[]).unwrap();
+    c.query_one("SELECT queen_internal.kv_usage_rollup_v1()", &[]).unwrap();
     let (status, over) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "b", "value": 1, "forever": true}]}));
     assert_eq!((status, over["code"].clone()), (403, json!("storage_quota_exceeded")), "{over}");
     let (_, b) = get(&format!("/api/v1/kv/{quota_ns}/b"));

@@ -132,7 +132,7 @@ fn the_prune_skips_held_rows_and_counts_what_is_left() {
     let started = Instant::now();
     // Never waits on the held rows; deletes the rest.
     while rows_in(&mut c, &ns) > 10 {
-        let r: Value = c.query_one("SELECT queen.kv_expire_step_v1(0, 1000)::jsonb", &[]).unwrap().get(0);
+        let r: Value = c.query_one("SELECT queen_internal.kv_expire_step_v1(0, 1000)::jsonb", &[]).unwrap().get(0);
         assert!(r["expiredPresent"].as_i64().unwrap() >= 10, "the held rows are counted: {r}");
         assert!(started.elapsed() < Duration::from_secs(30));
     }
@@ -179,7 +179,7 @@ fn a_write_past_quota_is_refused_and_writes_nothing() {
         {"op": "put", "ns": ns, "key": "b", "value": 2, "forever": true}
     ]));
     c.query_one("SELECT queen.kv_quota($1, 3, NULL)", &[&ns]).unwrap();
-    c.query_one("SELECT queen.kv_usage_rollup_v1()", &[]).unwrap();
+    c.query_one("SELECT queen_internal.kv_usage_rollup_v1()", &[]).unwrap();
     let usage: Value = c.query_one("SELECT queen.kv_usage($1)::jsonb", &[&ns]).unwrap().get(0);
     assert_eq!(usage["namespaces"][0]["keys"], 2, "{usage}");
     assert_eq!(usage["namespaces"][0]["maxKeys"], 3);
@@ -435,10 +435,10 @@ fn the_lock_order_soak_reports_no_deadlock() {
                     .collect();
                 let mut outcomes = Vec::new();
                 for pid in pids {
-                    outcomes.push(c.query_one("SELECT queen.log_retention_step_v1($1, now() - interval '1 second', NULL, 100)", &[&pid]).map(|_| ()));
+                    outcomes.push(c.query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 second', NULL, 100)", &[&pid]).map(|_| ()));
                 }
-                outcomes.push(c.query_one("SELECT queen.sweeper_run_once()", &[]).map(|_| ()));
-                outcomes.push(c.query_one("SELECT queen.kv_expire_step_v1(0, 100)", &[]).map(|_| ()));
+                outcomes.push(c.query_one("SELECT queen_internal.sweeper_run_once()", &[]).map(|_| ()));
+                outcomes.push(c.query_one("SELECT queen_internal.kv_expire_step_v1(0, 100)", &[]).map(|_| ()));
                 errors.extend(outcomes.into_iter().filter_map(|o| o.err()).map(|e| sqlstate(&e)));
             }
             errors

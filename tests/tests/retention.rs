@@ -98,7 +98,7 @@ fn a_push_during_a_drain_waits_one_step_at_most() {
             let mut steps = 0;
             loop {
                 let r: Value = c
-                    .query_one("SELECT queen.log_retention_step_v1($1, now() - interval '1 hour', NULL, 1)::json", &[&pid])
+                    .query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 1)::json", &[&pid])
                     .unwrap()
                     .get(0);
                 steps += 1;
@@ -145,7 +145,7 @@ fn two_claimers_one_token() {
                 let mut c = connect();
                 barrier.wait();
                 let token: Option<i64> = c
-                    .query_one("SELECT queen.maintenance_claim_v1($1, $2, 60000)", &[&task, &format!("claimer {i}")])
+                    .query_one("SELECT queen_internal.maintenance_claim_v1($1, $2, 60000)", &[&task, &format!("claimer {i}")])
                     .unwrap()
                     .get(0);
                 token
@@ -181,7 +181,7 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
         .map(|r| r.get(0))
         .collect();
     for pid in &pids {
-        c.query_one("SELECT queen.log_retention_step_v1($1, now(), NULL, 100)", &[pid]).unwrap();
+        c.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)", &[pid]).unwrap();
     }
     c.execute(
         "UPDATE queen.log_partitions SET created_at = now() - interval '40 days', last_write_at = now() - interval '40 days' WHERE id = ANY($1)",
@@ -216,7 +216,7 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
     let mut deleted = 0i64;
     for _ in 0..20 {
         let r: Value = c
-            .query_one("SELECT queen.log_partition_cleanup_step_v1(now() - interval '30 days', 5)::json", &[])
+            .query_one("SELECT queen_internal.log_partition_cleanup_step_v1(now() - interval '30 days', 5)::json", &[])
             .unwrap()
             .get(0);
         deleted += r["deleted"].as_i64().unwrap();
@@ -255,14 +255,14 @@ fn the_audit_row_exists_exactly_when_the_delete_committed() {
            WHEN (NEW.partition_id = {pid}) EXECUTE FUNCTION pg_temp.refuse();"
     ))
     .unwrap();
-    let err = txn.query_one("SELECT queen.log_retention_step_v1($1, now(), NULL, 100)", &[&pid]).unwrap_err();
+    let err = txn.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)", &[&pid]).unwrap_err();
     assert!(err.to_string().contains("injected") || format!("{err:?}").contains("injected"), "{err:?}");
     txn.rollback().unwrap();
     let segments: i64 = c.query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     let start: i64 = c.query_one("SELECT log_start FROM queen.log_partitions WHERE id = $1", &[&pid]).unwrap().get(0);
     let audits: i64 = c.query_one("SELECT count(*) FROM queen.retention_history WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     assert_eq!((segments, start, audits), (3, 0, 0));
-    let r: Value = c.query_one("SELECT queen.log_retention_step_v1($1, now(), NULL, 100)::json", &[&pid]).unwrap().get(0);
+    let r: Value = c.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)::json", &[&pid]).unwrap().get(0);
     assert_eq!(r["deleted"], 3);
     let audits: i64 = c.query_one("SELECT count(*) FROM queen.retention_history WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     assert_eq!(audits, 1);

@@ -52,7 +52,7 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
             let mut fired = 0;
             let deadline = Instant::now() + Duration::from_secs(30);
             while messages_in(&mut c, &queue) < 300 && Instant::now() < deadline {
-                let r: Value = c.query_one("SELECT queen.sweeper_run_once()", &[]).unwrap().get(0);
+                let r: Value = c.query_one("SELECT queen_internal.sweeper_run_once()", &[]).unwrap().get(0);
                 fired += r["fired"].as_i64().unwrap();
             }
             fired

@@ -90,7 +90,7 @@ fn drain(c: &mut Client, pid: i64, batch: i32) -> (Duration, i64) {
     let mut deleted = 0;
     loop {
         let r: Value = c
-            .query_one("SELECT queen.log_retention_step_v1($1, now() - interval '1 hour', NULL, $2)::json", &[&pid, &batch])
+            .query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, $2)::json", &[&pid, &batch])
             .unwrap()
             .get(0);
         deleted += r["deleted"].as_i64().unwrap();
@@ -160,7 +160,7 @@ fn due_partitions(c: &mut Client, queue: &str, count: usize) {
 fn timed_cycle(c: &mut Client) -> (Duration, Value) {
     let t = Instant::now();
     let mut txn = c.transaction().unwrap();
-    let r: Value = txn.query_one("SELECT queen.retention_run_cycle()", &[]).unwrap().get(0);
+    let r: Value = txn.query_one("SELECT queen_internal.retention_run_cycle()", &[]).unwrap().get(0);
     txn.commit().unwrap();
     (t.elapsed(), r)
 }

@@ -71,6 +71,9 @@ pub fn parse(v: &Value, path: &str) -> LockOp {
     let o = Obj::new(v, path);
     let name = text(&o, "name", NAME_MAX_BYTES, false);
     let ttl = |o: &Obj<'_>| {
+        if o.opt_i64("ttlSeconds").is_some_and(|t| t > crate::json::MAX_DURATION_SECONDS) {
+            errors::invalid(&o.field("ttlSeconds"), format!("must be at most {} seconds", crate::json::MAX_DURATION_SECONDS));
+        }
         if o.get("forever").is_some() {
             errors::invalid(&o.field("forever"), "a lock has no forever: a holder that needs longer renews");
         }

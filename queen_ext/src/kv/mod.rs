@@ -20,7 +20,7 @@ use crate::sql::{self, exec};
 
 fn body_ops(body: Option<JsonbArg>) -> Vec<Value> {
     let text = body.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid("operations", "is required"));
-    match serde_json::from_str::<Value>(&text).expect("jsonb prints JSON") {
+    match crate::json::parse_value("operations", &text) {
         Value::Array(a) => a,
         v @ Value::Object(_) => match v.get("operations") {
             Some(Value::Array(a)) => a.clone(),
@@ -73,7 +73,7 @@ fn expiry_json(op: &mut Value, ttl_seconds: Option<i64>, forever: bool) {
 }
 
 fn value_of(v: Option<JsonbArg>) -> Value {
-    v.map_or(Value::Null, |JsonbArg(t)| serde_json::from_str(&t).expect("jsonb prints JSON"))
+    v.map_or(Value::Null, |a| a.value("value"))
 }
 
 /// The live value of a key, or NULL.
@@ -181,7 +181,7 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
 }
 
 /// One prune pass: `{"deleted", "expiredPresent", "countCapped"}`.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn kv_expire_step_v1(p_start_shard: default!(i32, 0), p_batch: default!(Option<i32>, "NULL")) -> JsonOut {
     let batch = p_batch.unwrap_or_else(|| guc::KV_EXPIRE_BATCH.get());
     if batch <= 0 {
@@ -193,7 +193,7 @@ fn kv_expire_step_v1(p_start_shard: default!(i32, 0), p_batch: default!(Option<i
 }
 
 /// The usage rollup, every page in this transaction.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn kv_usage_rollup_v1() -> JsonOut {
     let batch = guc::KV_USAGE_BATCH.get();
     JsonOut::of(&sql::spi(|c| {

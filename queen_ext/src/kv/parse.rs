@@ -6,7 +6,7 @@ use serde_json::{Number, Value};
 use super::ops::{Expiry, Key, Op};
 use crate::errors;
 use crate::guc;
-use crate::json::Obj;
+use crate::json::{Obj, MAX_DURATION_SECONDS};
 
 pub const NS_MAX_BYTES: usize = 128;
 
@@ -55,8 +55,11 @@ pub fn expiry(o: &Obj<'_>) -> Expiry {
         ),
         (None, true) => Expiry::Forever,
         (Some(v), false) => match v.as_i64() {
-            Some(s) if s > 0 && v.is_i64() => Expiry::Ttl(s),
-            _ => errors::invalid(&o.field("ttlSeconds"), format!("must be a whole number of seconds above zero, got {v}")),
+            Some(s) if s > 0 && s <= MAX_DURATION_SECONDS && v.is_i64() => Expiry::Ttl(s),
+            _ => errors::invalid(
+                &o.field("ttlSeconds"),
+                format!("must be a whole number of seconds above zero and at most {MAX_DURATION_SECONDS}, got {v}"),
+            ),
         },
     }
 }

@@ -100,7 +100,7 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
         }
         let k: Key = (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap());
         let row = r.get::<String>(3).unwrap().map(|v| Row {
-            value: serde_json::from_str(&v).expect("jsonb prints JSON"),
+            value: crate::json::parse_value("value", &v),
             version: r.get(4).unwrap().unwrap(),
             expires_us: r.get(5).unwrap(),
             created_us: r.get(6).unwrap().unwrap(),
@@ -146,7 +146,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         (
             r.get::<String>(1).unwrap().unwrap(),
             Row {
-                value: serde_json::from_str(&r.get::<String>(2).unwrap().unwrap()).expect("jsonb prints JSON"),
+                value: crate::json::parse_value("value", &r.get::<String>(2).unwrap().unwrap()),
                 version: r.get(3).unwrap().unwrap(),
                 expires_us: r.get(4).unwrap(),
                 created_us: 0,

@@ -22,7 +22,7 @@ pub struct BatchResult {
 pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone, max_rows: i32) -> BatchResult {
     let locked: Vec<i64> = exec(
         client,
-        "SELECT id FROM queen.log_partitions p WHERE queen.log_partition_dead_v1(p.id, $1)
+        "SELECT id FROM queen.log_partitions p WHERE queen_internal.log_partition_dead_v1(p.id, $1)
           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
         &[sql::TIMESTAMPTZ, sql::INT8],
         &[cutoff.into(), (max_rows as i64).into()],
@@ -35,7 +35,7 @@ pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithT
     }
     let dead: Vec<i64> = exec(
         client,
-        "SELECT id FROM unnest($1::int8[]) AS c(id) WHERE queen.log_partition_dead_v1(c.id, $2) ORDER BY id",
+        "SELECT id FROM unnest($1::int8[]) AS c(id) WHERE queen_internal.log_partition_dead_v1(c.id, $2) ORDER BY id",
         &[sql::INT8_ARRAY, sql::TIMESTAMPTZ],
         &[locked.into(), cutoff.into()],
     )

@@ -50,7 +50,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
             let fresh: Option<i64> = exec(
                 client,
-                "SELECT queen.log_retention_boundary_windowed_v1($1, $2, $3, NULL)",
+                "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL)",
                 &[sql::INT8, sql::INT8, sql::TIMESTAMPTZ],
                 &[pid.into(), log_start.into(), cutoff.into()],
             )
@@ -97,6 +97,27 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         if boundary > log_start && segments == 0 {
             pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
         }
+        let failing: Vec<Value> = exec(
+            client,
+            "SELECT phase, sqlstate, error, (extract(epoch FROM failed_at) * 1000000)::int8, skip, streak
+               FROM queen.retention_failures WHERE partition_id = $1 AND phase < $2 ORDER BY phase",
+            &[sql::INT8, sql::INT2],
+            &[pid.into(), super::cycle::DLQ_PHASE.into()],
+        )
+        .map(|r| {
+            let (phase, state, error): (i16, String, String) =
+                (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap());
+            pins.push(format!("phase {phase}'s step failed here (SQLSTATE {state}: {error}); it is retried after a backoff"));
+            json!({
+                "phase": phase,
+                "sqlstate": state,
+                "error": error,
+                "failedAt": micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
+                "skipCycles": r.get::<i32>(5).unwrap().unwrap(),
+                "failures": r.get::<i32>(6).unwrap().unwrap(),
+            })
+        })
+        .collect();
         out.push(json!({
             "partition": name,
             "partitionId": pid.to_string(),
@@ -109,6 +130,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             "nextCycleDeletes": {"segments": segments, "messages": messages},
             "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
             "pinnedBy": pins,
+            "failing": failing,
         }));
     }
     json!({

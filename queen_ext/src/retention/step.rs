@@ -7,7 +7,7 @@ use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 use serde::Serialize;
 
-use crate::dlq;
+use crate::{dlq, errors};
 use crate::sql::{self, exec};
 
 type Ts = TimestampWithTimeZone;
@@ -54,7 +54,7 @@ fn segment_horizon(client: &mut SpiClient<'_>, pid: i64, from: i64, max_rows: i3
 fn time_boundary(client: &mut SpiClient<'_>, pid: i64, from: i64, cutoff: Ts, horizon: Option<i64>) -> i64 {
     let fresh = one_i64(
         client,
-        "SELECT queen.log_retention_boundary_windowed_v1($1, $2, $3, $4)",
+        "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, $4)",
         &[sql::INT8, sql::INT8, sql::TIMESTAMPTZ, sql::INT8],
         &[pid.into(), from.into(), cutoff.into(), horizon.into()],
     );
@@ -133,13 +133,22 @@ pub fn retention_step(
     let max_end: i64 = batch.get(4).unwrap().unwrap();
     // Dead letters pointing into the doomed segments become self-contained
     // first, in this same transaction.
-    dlq::carry_forward(client, pid, log_start, max_end);
+    let left_narrow = dlq::carry_forward(client, pid, log_start, max_end);
     exec(
         client,
         "DELETE FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
         &[sql::INT8, sql::INT8, sql::INT8],
         &[pid.into(), log_start.into(), max_base.into()],
     );
+    // A dead letter written while this step ran holds its segment (KEY
+    // SHARE) until it commits, so the delete above waited for it; this
+    // statement's snapshot sees it. It was not carried forward: undo the
+    // step, and the retry carries it.
+    if dlq::narrow_rows(client, pid, log_start, max_end).len() > left_narrow {
+        errors::retry_needed(format!(
+            "a dead letter was written into partition {pid}'s segments while a retention step deleted them; retry the step"
+        ));
+    }
     let new_start = max_end + 1;
     exec(
         client,

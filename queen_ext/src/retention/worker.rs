@@ -19,7 +19,7 @@ use pgrx::{pg_sys, IntoDatum};
 
 use pgrx::datum::TimestampWithTimeZone;
 
-use super::cycle::{self, Item, Runner, Tally};
+use super::cycle::{self, Failed, Failure, Item, Runner, Tally};
 use super::{lease, watermark};
 use crate::guc;
 use crate::sql::{self, exec};
@@ -73,6 +73,29 @@ pub fn in_own_transaction_coded<R>(f: impl FnOnce() -> R) -> Result<R, (String, 
     }
 }
 
+/// Runs `f` in a subtransaction of the current transaction; an ERROR rolls
+/// back only what `f` did and comes back as Err, with its SQLSTATE. The
+/// caller's memory context and resource owner are back in place either way.
+pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, (String, String)> {
+    let (context, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
+    unsafe {
+        pg_sys::BeginInternalSubTransaction(std::ptr::null());
+        pg_sys::MemoryContextSwitchTo(context);
+    }
+    let result = PgTryBuilder::new(AssertUnwindSafe(|| Ok(f()))).catch_others(|e| Err(describe(&e))).execute();
+    unsafe {
+        pg_sys::MemoryContextSwitchTo(context);
+        if result.is_ok() {
+            pg_sys::ReleaseCurrentSubTransaction();
+        } else {
+            pg_sys::RollbackAndReleaseCurrentSubTransaction();
+        }
+        pg_sys::MemoryContextSwitchTo(context);
+        pg_sys::CurrentResourceOwner = owner;
+    }
+    result
+}
+
 /// The five-character SQLSTATE of a PostgreSQL error code.
 pub fn sqlstate_text(code: pg_sys::errcodes::PgSqlErrorCode) -> String {
     let v = code as isize;
@@ -89,14 +112,14 @@ fn describe(e: &pg_sys::panic::CaughtError) -> (String, String) {
 }
 
 /// Every unit of work in its own transaction; stops at SIGTERM.
-struct OwnTransactions;
+pub struct OwnTransactions;
 
 impl Runner for OwnTransactions {
-    fn run<R>(&mut self, f: impl FnOnce(&mut pgrx::spi::SpiClient<'_>) -> R) -> Result<R, String> {
+    fn run<R>(&mut self, f: impl FnOnce(&mut pgrx::spi::SpiClient<'_>) -> R) -> Result<R, Failure> {
         if stopping() {
-            return Err("terminated".into());
+            return Err(Failure::terminated());
         }
-        in_own_transaction(|| sql::spi(f))
+        in_own_transaction_coded(|| sql::spi(f)).map_err(Failure::from)
     }
 }
 
@@ -119,6 +142,25 @@ pub fn wait(d: Duration) -> bool {
         STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
     }
     !stopping()
+}
+
+/// The search_path every worker session runs with: the catalogue only.
+/// Every statement names queen's objects by schema, so nothing a role
+/// placed in a schema on the default path (a function or an operator in
+/// `public`) is ever resolved inside a worker, which runs as a superuser.
+pub const PINNED_SEARCH_PATH: &std::ffi::CStr = c"pg_catalog, pg_temp";
+
+/// Connects a worker to the workers' database with the pinned search_path.
+pub fn connect() {
+    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    unsafe {
+        pg_sys::SetConfigOption(
+            c"search_path".as_ptr(),
+            PINNED_SEARCH_PATH.as_ptr(),
+            pg_sys::GucContext::PGC_SUSET,
+            pg_sys::GucSource::PGC_S_OVERRIDE,
+        );
+    }
 }
 
 /// The database the workers connect to (`queen.database_name`).
@@ -319,7 +361,7 @@ fn report(token: i64, error: Option<&str>) {
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
-    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    connect();
     let mut scheduler = Scheduler { holder: format!("pid {}", unsafe { pg_sys::MyProcPid }), last_error_log: None };
     loop {
         let poll = Duration::from_millis((guc::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000));
@@ -343,7 +385,7 @@ fn pull(c: &mut pgrx::spi::SpiClient<'_>, token: i64) -> Option<Item> {
         "DELETE FROM queen.retention_work w
           WHERE (w.token, w.seq) = (SELECT token, seq FROM queen.retention_work WHERE token = $1
                                      ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING phase, partition_id, all_cutoff, completed_cutoff, cutoff",
+          RETURNING phase, partition_id, all_cutoff, completed_cutoff, cutoff, failing",
         &[sql::INT8],
         &[token.into()],
     )
@@ -354,40 +396,52 @@ fn pull(c: &mut pgrx::spi::SpiClient<'_>, token: i64) -> Option<Item> {
         all_cutoff: row.get(3).unwrap(),
         completed_cutoff: row.get(4).unwrap(),
         cutoff: row.get(5).unwrap(),
+        failing: row.get(6).unwrap().unwrap(),
     })
 }
 
-/// Pulls and runs items until the shared cursor is empty.
-fn pull_loop(token: i64, batch: i32) -> Result<Tally, String> {
+/// Pulls and runs items until the shared cursor is empty; each item
+/// isolated, its failure counted in `failed`.
+fn pull_loop(token: i64, batch: i32, failed: &mut Failed) -> Result<Tally, Failure> {
     let mut runner = OwnTransactions;
     let mut tally = Tally::default();
     while let Some(item) = runner.run(|c| pull(c, token))? {
-        tally.add(cycle::process(&mut runner, &item, batch)?);
+        tally.add(cycle::process_isolated(&mut runner, &item, batch, failed)?);
     }
     Ok(tally)
 }
 
 /// Phases 1 to 3 over `items` with `parallelism` step workers: this one and
 /// helpers on their own backends, all pulling from the shared cursor.
-fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item]) -> Result<Tally, String> {
-    in_own_transaction(|| {
+fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item], failed: &mut Failed) -> Result<Tally, Failure> {
+    in_own_transaction_coded(|| {
         sql::spi(|c| {
             let phases: Vec<i16> = items.iter().map(|i| i.phase).collect();
             let pids: Vec<i64> = items.iter().map(|i| i.pid).collect();
             let all: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.all_cutoff).collect();
             let completed: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.completed_cutoff).collect();
             let cutoff: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.cutoff).collect();
+            let failing: Vec<bool> = items.iter().map(|i| i.failing).collect();
             exec(
                 c,
-                "INSERT INTO queen.retention_work (token, seq, phase, partition_id, all_cutoff, completed_cutoff, cutoff)
-                 SELECT $1, ord::int, phase, pid, a, cm, cu
-                   FROM unnest($2::int2[], $3::int8[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-                        WITH ORDINALITY AS u(phase, pid, a, cm, cu, ord)",
-                &[sql::INT8, sql::INT2_ARRAY, sql::INT8_ARRAY, sql::TIMESTAMPTZ_ARRAY, sql::TIMESTAMPTZ_ARRAY, sql::TIMESTAMPTZ_ARRAY],
-                &[token.into(), phases.into(), pids.into(), all.into(), completed.into(), cutoff.into()],
+                "INSERT INTO queen.retention_work (token, seq, phase, partition_id, all_cutoff, completed_cutoff, cutoff, failing)
+                 SELECT $1, ord::int, phase, pid, a, cm, cu, f
+                   FROM unnest($2::int2[], $3::int8[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::bool[])
+                        WITH ORDINALITY AS u(phase, pid, a, cm, cu, f, ord)",
+                &[
+                    sql::INT8,
+                    sql::INT2_ARRAY,
+                    sql::INT8_ARRAY,
+                    sql::TIMESTAMPTZ_ARRAY,
+                    sql::TIMESTAMPTZ_ARRAY,
+                    sql::TIMESTAMPTZ_ARRAY,
+                    sql::BOOL_ARRAY,
+                ],
+                &[token.into(), phases.into(), pids.into(), all.into(), completed.into(), cutoff.into(), failing.into()],
             );
         })
-    })?;
+    })
+    .map_err(Failure::from)?;
     let helpers: Vec<_> = (1..parallelism)
         .filter_map(|w| {
             BackgroundWorkerBuilder::new("queen retention step")
@@ -402,16 +456,19 @@ fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item]) -> Result<T
                 .ok()
         })
         .collect();
-    let mine = pull_loop(token, batch);
+    let mine = pull_loop(token, batch, failed);
     for h in helpers {
         let _ = h.wait_for_shutdown();
     }
-    let (others, error) = in_own_transaction(|| {
+    let (others, error, others_failed, others_failing) = in_own_transaction_coded(|| {
         sql::spi(|c| {
             let row = exec(
                 c,
                 "SELECT COALESCE(sum(segments), 0)::int8, COALESCE(sum(messages), 0)::int8,
-                        COALESCE(sum(txns), 0)::int8, COALESCE(sum(evicted), 0)::int8, string_agg(error, '; ')
+                        COALESCE(sum(txns), 0)::int8, COALESCE(sum(evicted), 0)::int8, string_agg(error, '; '),
+                        COALESCE(sum(failed), 0)::int8,
+                        COALESCE((SELECT array_agg(f) FROM queen.retention_work_done d, unnest(d.failing) f
+                                   WHERE d.token = $1), '{}')
                    FROM queen.retention_work_done WHERE token = $1",
                 &[sql::INT8],
                 &[token.into()],
@@ -425,14 +482,18 @@ fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item]) -> Result<T
                 evicted: row.get(4).unwrap().unwrap(),
             };
             let error: Option<String> = row.get(5).unwrap();
+            let others_failed: i64 = row.get(6).unwrap().unwrap();
+            let others_failing: Vec<String> = row.get(7).unwrap().unwrap();
             exec(c, "DELETE FROM queen.retention_work WHERE token = $1", &[sql::INT8], &[token.into()]);
             exec(c, "DELETE FROM queen.retention_work_done WHERE token = $1", &[sql::INT8], &[token.into()]);
-            (tally, error)
+            (tally, error, others_failed, others_failing)
         })
-    })?;
+    })
+    .map_err(Failure::from)?;
     let mut total = mine?;
+    failed.extend(others_failed as usize, others_failing);
     if let Some(e) = error {
-        return Err(e);
+        return Err(Failure::new("XX000", e));
     }
     total.add(others);
     Ok(total)
@@ -444,19 +505,20 @@ pub extern "C-unwind" fn queen_retention_step_main(arg: pg_sys::Datum) {
     let token = arg.value() as i64;
     let worker: i32 = BackgroundWorker::get_extra().parse().unwrap_or(0);
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
-    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    connect();
     let settings = cycle::Settings::from_gucs();
-    let (tally, error) = match pull_loop(token, settings.batch) {
+    let mut failed = Failed::default();
+    let (tally, error) = match pull_loop(token, settings.batch, &mut failed) {
         Ok(t) => (t, None),
-        Err(e) => (Tally::default(), Some(e)),
+        Err(e) => (Tally::default(), Some(e.to_string())),
     };
     let _ = in_own_transaction(|| {
         sql::spi(|c| {
             exec(
                 c,
-                "INSERT INTO queen.retention_work_done (token, worker, segments, messages, txns, evicted, error)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                &[sql::INT8, sql::INT4, sql::INT8, sql::INT8, sql::INT8, sql::INT8, sql::TEXT],
+                "INSERT INTO queen.retention_work_done (token, worker, segments, messages, txns, evicted, error, failed, failing)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[sql::INT8, sql::INT4, sql::INT8, sql::INT8, sql::INT8, sql::INT8, sql::TEXT, sql::INT4, sql::TEXT_ARRAY],
                 &[
                     token.into(),
                     worker.into(),
@@ -465,6 +527,8 @@ pub extern "C-unwind" fn queen_retention_step_main(arg: pg_sys::Datum) {
                     tally.txns.into(),
                     tally.evicted.into(),
                     error.as_deref().into(),
+                    (failed.failed as i32).into(),
+                    failed.failing.clone().into(),
                 ],
             );
         })
@@ -476,16 +540,16 @@ pub extern "C-unwind" fn queen_retention_step_main(arg: pg_sys::Datum) {
 pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
     let token = arg.value() as i64;
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
-    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    connect();
     let settings = cycle::Settings::from_gucs();
     let parallelism = guc::RETENTION_PARALLELISM.get();
-    let mut spread = |items: &[Item]| fan_out(token, parallelism, settings.batch, items);
+    let mut spread = |items: &[Item], failed: &mut Failed| fan_out(token, parallelism, settings.batch, items, failed);
     let fan: Option<cycle::FanOut<'_>> = if parallelism > 1 { Some(&mut spread) } else { None };
     match cycle::run_cycle(&mut OwnTransactions, &settings, fan) {
         Ok(r) => {
             r.log();
             report(token, None);
         }
-        Err(e) => report(token, Some(&e)),
+        Err(e) => report(token, Some(&e.to_string())),
     }
 }

@@ -33,6 +33,8 @@ pub struct Metrics {
     last_prune_us: AtomicI64,
     last_rollup_us: AtomicI64,
     fire_batch: AtomicI64,
+    fire_failed_total: AtomicI64,
+    set_aside_total: AtomicI64,
 }
 
 unsafe impl PGRXSharedMemory for Metrics {}
@@ -81,6 +83,14 @@ pub fn pruned(deleted: i64, expired_present: i64) {
     }
 }
 
+/// Fires of single timers that failed, and timers set aside for good.
+pub fn fire_failed(failed: i64, set_aside: i64) {
+    if let (Some(m), true) = (shared(), failed > 0) {
+        m.fire_failed_total.fetch_add(failed, Ordering::Relaxed);
+        m.set_aside_total.fetch_add(set_aside, Ordering::Relaxed);
+    }
+}
+
 /// The claim size the fire is using (smaller under pressure).
 pub fn fire_batch(batch: i32) {
     if let Some(m) = shared() {
@@ -126,6 +136,8 @@ pub fn snapshot() -> Value {
         "fireLatenessMaxMs": g(&m.fire_lateness_max_ms),
         "fireLatenessAvgMs": if fired > 0 { g(&m.fire_lateness_sum_ms) as f64 / fired as f64 } else { 0.0 },
         "fireBatch": g(&m.fire_batch),
+        "fireFailedTotal": g(&m.fire_failed_total),
+        "timersSetAsideTotal": g(&m.set_aside_total),
         "due": g(&m.due),
         "probeLatenessMs": g(&m.probe_lateness_ms),
         "probesTotal": g(&m.probes_total),

@@ -62,7 +62,7 @@ fn timer_schedule(
 #[pg_extern]
 fn timers(body: Option<JsonbArg>) -> JsonOut {
     let text = body.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid("operations", "is required"));
-    let body: serde_json::Value = serde_json::from_str(&text).expect("jsonb prints JSON");
+    let body = crate::json::parse_value("operations", &text);
     let ops = timers::parse_ops(&body);
     JsonOut::of(&sql::spi(|c| json!({"results": timers::apply(c, &ops)})))
 }
@@ -75,14 +75,14 @@ fn timer_cancel(queue: &str, timer_key: &str) -> JsonOut {
 }
 
 /// The probe: next due instant, due count and lateness, from one now().
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn sweeper_probe_v1() -> JsonOut {
     JsonOut::of(&sql::spi(timers::probe))
 }
 
 /// Claims up to `p_batch` due timers from shard `p_start_shard` on for
 /// `p_lease_ms`: `{"token", "claimed"}`.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOut {
     if p_batch <= 0 || p_lease_ms <= 0 {
         errors::invalid("p_batch", "batch and lease must be positive");
@@ -92,7 +92,7 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
 
 /// Fires the timers claimed under `p_token`, at most `p_max_bytes` of
 /// payload: `{"fired", "bytes", "done"}`.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) -> JsonOut {
     let token = crate::json::parse_uuid("p_token", p_token);
     let max = p_max_bytes.unwrap_or(guc::SWEEPER_MAX_FIRE_BYTES.get() as i64);
@@ -103,14 +103,19 @@ fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) ->
 /// expired but still present, and whether a slow phase is off.
 #[pg_extern]
 fn sweeper_metrics() -> JsonOut {
-    JsonOut::of(&metrics::snapshot())
+    let mut m = metrics::snapshot();
+    // Set aside for good: counted from the table, so it survives a restart.
+    m["timersSetAside"] = json!(sql::spi(|c| {
+        sql::exec(c, "SELECT count(*)::int8 FROM queen.log_timers_failed", &[], &[]).next().and_then(|r| r.get::<i64>(1).unwrap())
+    }));
+    JsonOut::of(&m)
 }
 
 /// One sweep step from SQL: one claim of up to `queen.sweeper_claim_batch`
 /// due timers and their fires, in the caller's transaction. Answers what
 /// it did.
-#[pg_extern]
+#[pg_extern(schema = "queen_internal")]
 fn sweeper_run_once() -> JsonOut {
     let settings = worker::Settings::from_gucs();
-    JsonOut::of(&sql::spi(|c| timers::run_once(c, &settings, 0)))
+    JsonOut::of(&timers::run_once(&settings, 0).unwrap_or_else(|e| errors::corrupt(e)))
 }

@@ -4,6 +4,7 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use super::worker::Settings;
+use crate::retention::cycle::{Failure, Inline, Runner};
 use crate::errors;
 use crate::json::{check_name, MAX_NAME_BYTES};
 use crate::push::{self, GroupIn, ItemIn};
@@ -33,6 +34,10 @@ pub fn schedule(
         Some(t) => t.to_owned(),
         None => queen_frames::id_text(&queen_frames::new_message_id()),
     };
+    let max_ms = crate::json::MAX_DURATION_SECONDS * 1000;
+    if !(-max_ms..=max_ms).contains(&delay_ms) {
+        errors::invalid("delayMs", format!("{delay_ms} is further from now than {max_ms} milliseconds"));
+    }
     if !crate::guc::TIMERS_SCHEDULE_ENABLED.get() {
         errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
     }
@@ -124,6 +129,7 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
     if list.len() > max {
         errors::invalid("operations", format!("{} operations is more than queen.push_max_items ({max})", list.len()));
     }
+    let mut inflate = crate::binary::Inflate::new();
     list.iter()
         .enumerate()
         .map(|(index, op)| {
@@ -151,11 +157,10 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
                     .decode(encoded)
                     .unwrap_or_else(|e| errors::invalid(&o.field("payload"), format!("is not base64: {e}")));
                 if o.opt_bool("payloadZstd").unwrap_or(false) {
-                    raw = queen_frames::decompress_segment(&raw, queen_frames::MAX_SEGMENT_RAW_BYTES)
-                        .unwrap_or_else(|e| errors::bad_binary(&o.field("payload"), e));
+                    raw = inflate.take(&o.field("payload"), &raw);
                 }
-                if serde_json::from_slice::<serde::de::IgnoredAny>(&raw).is_err() {
-                    errors::invalid(&o.field("payload"), "is not one JSON document");
+                if let Some(problem) = crate::binary::payload_problem(&raw) {
+                    errors::invalid(&o.field("payload"), problem);
                 }
                 let delay = o.opt_i64("delayMs").unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
                 (raw, delay)
@@ -257,15 +262,21 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
 /// transaction, and deletes them. Timer rows are locked by (queue,
 /// timer_key) before any partition: the declared order.
 pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
+    fire_only(c, token, max_bytes, None)
+}
+
+/// As [`fire`], only the timer `only` (queue, timer_key) when given.
+fn fire_only(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64, only: Option<(&str, &str)>) -> Value {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
     let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
         c,
         "SELECT queue, timer_key, partition, payload, transaction_id,
                 GREATEST((extract(epoch FROM now() - deliver_at) * 1000)::int8, 0), message_id
-           FROM queen.log_timers WHERE claim_token = $1
+           FROM queen.log_timers WHERE claim_token = $1 AND ($2::text IS NULL OR (queue = $2 AND timer_key = $3))
           ORDER BY queue, timer_key FOR UPDATE",
-        &[sql::UUID],
-        &[pg_token.into()],
+        &[sql::UUID, sql::TEXT, sql::TEXT],
+        &[pg_token.into(), queue.into(), key.into()],
     )
     .map(|r| {
         (
@@ -322,26 +333,134 @@ pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
     json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum})
 }
 
-/// One claim and its fires, all in the caller's transaction. One claim
-/// only: the claim locks its timer rows, the fires then lock partitions,
-/// and a second claim would take timer rows after partition rows, against
-/// the declared order. The workers loop this, each step its own
-/// transaction.
-pub fn run_once(c: &mut SpiClient<'_>, s: &Settings, start_shard: i32) -> Value {
-    let mut fired = 0i64;
-    let mut max_lateness = 0i64;
-    let claim = claim(c, start_shard, s.claim_batch, s.lease_ms);
-    let empty_claim = claim["claimed"] == 0;
-    if !empty_claim {
-        let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
-        loop {
-            let r = fire(c, token, s.max_fire_bytes);
-            fired += r["fired"].as_i64().unwrap();
-            max_lateness = max_lateness.max(r["maxLatenessMs"].as_i64().unwrap_or(0));
-            if r["done"] == true {
-                break;
+/// The timers claimed under `token`, in (queue, timer_key) order.
+fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
+    exec(
+        c,
+        "SELECT queue, timer_key FROM queen.log_timers WHERE claim_token = $1 ORDER BY queue, timer_key",
+        &[sql::UUID],
+        &[pgrx::Uuid::from_bytes(*token.as_bytes()).into()],
+    )
+    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap()))
+    .collect()
+}
+
+/// Records a failed fire of one claimed timer. It keeps its claim, so it is
+/// tried again only once the claim expires (`queen.sweeper_lease_ms`);
+/// once it has been claimed `max_attempts` times it is set aside: moved to
+/// `queen.log_timers_failed` with its error, never fired again. Answers
+/// whether it was set aside.
+fn fire_failed(c: &mut SpiClient<'_>, token: uuid::Uuid, timer: (&str, &str), error: &str, max_attempts: i32) -> bool {
+    let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    let attempts: Option<i32> = exec(
+        c,
+        "SELECT attempts FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3 FOR UPDATE",
+        &[sql::UUID, sql::TEXT, sql::TEXT],
+        &[pg_token.into(), timer.0.into(), timer.1.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap());
+    match attempts {
+        // Rescheduled or cancelled meanwhile: its claim is gone with it.
+        None => false,
+        Some(n) if n >= max_attempts => {
+            exec(
+                c,
+                "WITH aside AS (
+                     DELETE FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3
+                     RETURNING queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, created_at)
+                 INSERT INTO queen.log_timers_failed
+                        (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, last_error, created_at)
+                 SELECT queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, $4, created_at
+                   FROM aside",
+                &[sql::UUID, sql::TEXT, sql::TEXT, sql::TEXT],
+                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+            );
+            true
+        }
+        Some(_) => {
+            exec(
+                c,
+                "UPDATE queen.log_timers SET last_error = $4 WHERE claim_token = $1 AND queue = $2 AND timer_key = $3",
+                &[sql::UUID, sql::TEXT, sql::TEXT, sql::TEXT],
+                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+            );
+            false
+        }
+    }
+}
+
+/// What firing one claim did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fired {
+    pub fired: i64,
+    pub max_lateness_ms: i64,
+    /// Timers whose fire failed (they stay claimed until the claim expires).
+    pub failed: i64,
+    /// Of those, the ones set aside for good.
+    pub set_aside: i64,
+}
+
+/// Fires every timer claimed under `token`, each batch a unit of `runner`
+/// (at most `max_bytes` of payload each). When a batch fails, its timers
+/// are fired one at a time, so one timer that can not be fired (a payload
+/// its queue refuses, a queue deleted under it) never holds back the
+/// others: its failure is recorded on its row.
+pub fn fire_claimed<R: Runner>(runner: &mut R, token: uuid::Uuid, s: &Settings) -> Result<Fired, Failure> {
+    let mut out = Fired::default();
+    let add = |out: &mut Fired, r: &Value| {
+        out.fired += r["fired"].as_i64().unwrap_or(0);
+        out.max_lateness_ms = out.max_lateness_ms.max(r["maxLatenessMs"].as_i64().unwrap_or(0));
+    };
+    loop {
+        match runner.run(|c| fire(c, token, s.max_fire_bytes)) {
+            Ok(r) => {
+                add(&mut out, &r);
+                if r["done"] == true {
+                    return Ok(out);
+                }
+            }
+            Err(e) if e.stops_the_cycle() => return Err(e),
+            Err(_) => break,
+        }
+    }
+    for (queue, key) in runner.run(|c| claimed(c, token))? {
+        match runner.run(|c| fire_only(c, token, i64::MAX, Some((&queue, &key)))) {
+            Ok(r) => add(&mut out, &r),
+            Err(e) if e.stops_the_cycle() => return Err(e),
+            Err(e) => {
+                out.failed += 1;
+                let error = e.to_string();
+                if runner.run(|c| fire_failed(c, token, (&queue, &key), &error, s.max_fire_attempts))? {
+                    out.set_aside += 1;
+                    pgrx::log!("sweeper: timer {queue:?}/{key:?} set aside after its last allowed fire failed: {error}");
+                }
             }
         }
     }
-    json!({"fired": fired, "maxLatenessMs": max_lateness, "emptyClaim": empty_claim})
+    super::metrics::fire_failed(out.failed, out.set_aside);
+    Ok(out)
+}
+
+/// One claim and its fires, in the caller's transaction (each fire in a
+/// subtransaction). One claim only: the claim locks its timer rows, the
+/// fires then lock partitions, and a second claim would take timer rows
+/// after partition rows, against the declared order. The workers loop
+/// this, each step its own transaction.
+pub fn run_once(s: &Settings, start_shard: i32) -> Result<Value, Failure> {
+    let mut runner = Inline;
+    let claim = runner.run(|c| claim(c, start_shard, s.claim_batch, s.lease_ms))?;
+    let empty_claim = claim["claimed"] == 0;
+    let mut fired = Fired::default();
+    if !empty_claim {
+        let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
+        fired = fire_claimed(&mut runner, token, s)?;
+    }
+    Ok(json!({
+        "fired": fired.fired,
+        "maxLatenessMs": fired.max_lateness_ms,
+        "emptyClaim": empty_claim,
+        "failed": fired.failed,
+        "setAside": fired.set_aside,
+    }))
 }

@@ -17,7 +17,9 @@ use pgrx::{pg_sys, IntoDatum};
 use super::{metrics, sleep, timers};
 use crate::kv::prune;
 use crate::guc;
-use crate::retention::worker::{database_name, extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait};
+use crate::retention::worker::{
+    extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait, OwnTransactions,
+};
 use crate::sql;
 
 #[derive(Debug, Clone)]
@@ -27,6 +29,7 @@ pub struct Settings {
     pub lease_ms: i32,
     pub max_fire_bytes: i64,
     pub max_sleep_ms: i64,
+    pub max_fire_attempts: i32,
 }
 
 impl Settings {
@@ -37,6 +40,7 @@ impl Settings {
             lease_ms: guc::SWEEPER_LEASE_MS.get(),
             max_fire_bytes: guc::SWEEPER_MAX_FIRE_BYTES.get() as i64,
             max_sleep_ms: guc::SWEEPER_MAX_SLEEP_MS.get() as i64,
+            max_fire_attempts: guc::SWEEPER_MAX_FIRE_ATTEMPTS.get(),
         }
     }
 }
@@ -72,25 +76,34 @@ struct SubClocks {
     prune_off: bool,
     /// A rollup under way, resumed cycle after cycle.
     rollup: Option<prune::Rollup>,
+    /// When each phase's failure was last logged: rollup, prune.
+    logged: [Option<Instant>; 2],
 }
 
 /// The share of one cycle a rollup in progress may take. Not measured: a
 /// few pages of `queen.kv_usage_batch` rows, short beside the sleep bands.
 const ROLLUP_SLICE: Duration = Duration::from_millis(50);
 
-/// Logs a slow phase's failure; answers whether it turns the phase off: a
-/// class-42 error (a missing table, a revoked grant) is configuration, which
-/// a retry will not fix.
-fn failed(worker: usize, phase: &str, sqlstate: &str, msg: &str) -> bool {
+/// A failing slow phase is logged at most this often (it is retried on its
+/// own clock; a class-42 error turns it off and is logged once).
+const PHASE_ERROR_LOG_EVERY: Duration = Duration::from_secs(30);
+
+/// Logs a slow phase's failure (rate-limited through `last_logged`);
+/// answers whether it turns the phase off: a class-42 error (a missing
+/// table, a revoked grant) is configuration, which a retry will not fix.
+fn failed(worker: usize, phase: &str, (sqlstate, msg): &(String, String), last_logged: &mut Option<Instant>) -> bool {
     let off = sqlstate.starts_with("42");
-    pgrx::log!("sweeper {worker}: {phase} failed (SQLSTATE {sqlstate}): {msg}{}", if off { "; off until a reload" } else { "" });
+    if off || last_logged.is_none_or(|t| t.elapsed() >= PHASE_ERROR_LOG_EVERY) {
+        pgrx::log!("sweeper {worker}: {phase} failed (SQLSTATE {sqlstate}): {msg}{}", if off { "; off until a reload" } else { "" });
+        *last_logged = Some(Instant::now());
+    }
     off
 }
 
 impl SubClocks {
     fn new() -> SubClocks {
         let now = Instant::now();
-        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false, rollup: None }
+        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false, rollup: None, logged: [None; 2] }
     }
 
     /// Runs whichever slow phase is due, rollup first, at `start_shard`.
@@ -116,10 +129,10 @@ impl SubClocks {
                     self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
                 }
                 Ok(()) => {}
-                Err((state, msg)) => {
+                Err(e) => {
                     self.rollup = None;
                     self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
-                    self.rollup_off = failed(worker, "KV usage rollup", &state, &msg);
+                    self.rollup_off = failed(worker, "KV usage rollup", &e, &mut self.logged[0]);
                 }
             }
         }
@@ -151,8 +164,8 @@ impl SubClocks {
             let counted = outcome.and_then(|()| in_own_transaction_coded(|| sql::spi(|c| prune::expired_present(c, count_max))));
             match counted {
                 Ok((present, _)) => metrics::pruned(deleted, present),
-                Err((state, msg)) => {
-                    self.prune_off = failed(worker, "KV prune", &state, &msg);
+                Err(e) => {
+                    self.prune_off = failed(worker, "KV prune", &e, &mut self.logged[1]);
                 }
             }
         }
@@ -241,14 +254,7 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64, pressure: &mut Pressure)
                 break;
             }
             let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
-            let mut fired_here = 0i64;
-            loop {
-                let r = in_own_transaction(|| sql::spi(|c| timers::fire(c, token, s.max_fire_bytes)))?;
-                fired_here += r["fired"].as_i64().unwrap_or(0);
-                if r["done"] == true {
-                    break;
-                }
-            }
+            let fired_here = timers::fire_claimed(&mut OwnTransactions, token, s).map_err(|e| e.to_string())?.fired;
             fired += fired_here;
             pressure.observe(s, claimed, fired_here, round.elapsed());
             metrics::fire_batch(pressure.batch);
@@ -268,7 +274,7 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     let n = arg.value() as i32;
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
     super::wake::register_sweeper(n as usize);
-    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    crate::retention::worker::connect();
     let workers = guc::SWEEPER_WORKERS.get().max(1);
     // Only the starting shard derives from the worker's identity, and it
     // rotates every cycle.
@@ -322,7 +328,14 @@ mod tests {
     use super::*;
 
     fn settings() -> Settings {
-        Settings { claim_batch: 200, cycle_max_rows: 5000, lease_ms: 30_000, max_fire_bytes: 8 << 20, max_sleep_ms: 1000 }
+        Settings {
+            claim_batch: 200,
+            cycle_max_rows: 5000,
+            lease_ms: 30_000,
+            max_fire_bytes: 8 << 20,
+            max_sleep_ms: 1000,
+            max_fire_attempts: 5,
+        }
     }
 
     #[test]

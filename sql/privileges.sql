@@ -1,0 +1,72 @@
+-- queen: who may call what. Applied last by CREATE EXTENSION queen.
+--
+-- Tables are reached only through functions. Every function runs with the
+-- owner's rights (SECURITY DEFINER) and a pinned search_path, so no object
+-- of the caller's (a function or an operator in a schema they own) is ever
+-- picked up inside one. Three kinds of caller:
+--   queen_app    the message path (push, pop, ack, renew, transaction), KV,
+--                locks, timers, and reads of queues and their messages
+--   queen_admin  also configuration, deletion, dead-letter retry and
+--                delete, consumer-group admin, KV quotas, and the
+--                maintenance cycles and steps run by hand (queen_internal)
+--   pg_monitor   the monitoring readers
+-- Roles are cluster-wide: a second database installing queen reuses them.
+
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_app') THEN
+        CREATE ROLE queen_app NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_admin') THEN
+        CREATE ROLE queen_admin NOLOGIN;
+    END IF;
+END
+$$;
+GRANT queen_app TO queen_admin;
+
+REVOKE ALL ON SCHEMA queen, queen_internal FROM PUBLIC;
+REVOKE ALL ON ALL TABLES IN SCHEMA queen FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA queen FROM PUBLIC;
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA queen, queen_internal FROM PUBLIC;
+
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+              WHERE p.pronamespace IN ('queen'::regnamespace, 'queen_internal'::regnamespace)
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SECURITY DEFINER SET search_path = pg_catalog, pg_temp', f);
+    END LOOP;
+END
+$$;
+
+GRANT USAGE ON SCHEMA queen TO queen_app, pg_monitor;
+GRANT USAGE ON SCHEMA queen_internal TO queen_admin;
+
+GRANT EXECUTE ON FUNCTION
+    queen.push, queen.push_text, queen.push_binary,
+    queen.pop, queen.pop_frames,
+    queen.ack, queen.ack_text, queen.renew_lease,
+    queen.transaction, queen.transaction_binary,
+    queen.kv, queen.kv_get, queen.kv_set, queen.kv_cas, queen.kv_delete, queen.kv_incr, queen.kv_usage,
+    queen.locks,
+    queen.timers, queen.timer_schedule, queen.timer_cancel,
+    queen.list_queues, queen.get_queue, queen.queue_counts, queen.overview,
+    queen.dlq_messages, queen.get_dlq_message,
+    queen.consumer_groups_list, queen.consumer_group_get,
+    queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
+    TO queen_app;
+
+GRANT EXECUTE ON FUNCTION
+    queen.configure, queen.delete_queue,
+    queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
+    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
+    queen.kv_quota
+    TO queen_admin;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
+
+GRANT EXECUTE ON FUNCTION
+    queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
+    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage
+    TO pg_monitor;
