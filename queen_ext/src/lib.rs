@@ -34,6 +34,13 @@ extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
 extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires = ["schema"]);
 extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);
 
+/// The maintenance steps, cycles and their SQL helpers: apart from the public
+/// API, callable by `queen_admin` only (sql/privileges.sql). The functions
+/// name it in their `#[pg_extern(schema = ...)]`; the schema itself is
+/// created by sql/schema.sql.
+#[pg_schema]
+mod queen_internal {}
+
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     guc::register();

@@ -363,6 +363,59 @@ mod tests {
         }
     }
 
+    #[pg_test]
+    fn a_step_failing_on_one_partition_fails_that_partition_alone() {
+        Spi::get_one::<Json>("SELECT queen.configure('iso', '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')").unwrap();
+        let bad = backlog("iso", "bad", 2, 2, "2 hours");
+        let good = backlog("iso", "good", 2, 2, "2 hours");
+        // The step writes its audit row last: failing that insert fails the
+        // bad partition's step after its delete, which it undoes.
+        Spi::run(&format!(
+            "CREATE FUNCTION public.iso_sabotage() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN IF NEW.partition_id = {bad} THEN RAISE EXCEPTION 'sabotaged step' USING ERRCODE = 'XX000'; END IF; RETURN NEW; END $$;
+             CREATE TRIGGER iso_sabotage BEFORE INSERT ON queen.retention_history
+                 FOR EACH ROW EXECUTE FUNCTION public.iso_sabotage();"
+        ))
+        .unwrap();
+        let cycle = || js("SELECT queen_internal.retention_run_cycle()");
+        let failure = || {
+            jb(&format!(
+                "SELECT jsonb_build_object('skip', skip, 'streak', streak, 'sqlstate', sqlstate, 'error', error)
+                   FROM queen.retention_failures WHERE partition_id = {bad} AND phase = 1"
+            ))
+        };
+        let first = cycle();
+        assert_eq!(segments(good), 0, "the other partition was reclaimed: {first}");
+        assert_eq!(segments(bad), 2, "the failing step undid its delete: {first}");
+        assert_eq!(first["failed"], 1, "{first}");
+        let named = first["failing"][0].as_str().unwrap();
+        assert!(named.contains(&format!("partition {bad} phase 1")) && named.contains("XX000") && named.contains("sabotaged step"), "{named}");
+        assert_eq!(failure(), json!({"skip": 1, "streak": 1, "sqlstate": "XX000", "error": "sabotaged step"}));
+        let explained = js("SELECT queen.retention_explain('iso')");
+        let part = explained["partitions"].as_array().unwrap().iter().find(|p| p["partition"] == "bad").unwrap().clone();
+        assert_eq!(part["failing"][0]["sqlstate"], "XX000", "{explained}");
+        assert!(part["pinnedBy"].as_array().unwrap().iter().any(|p| p.as_str().unwrap().contains("sabotaged step")), "{part}");
+
+        // Backed off: skipped once, then tried (and failing) again, then
+        // skipped twice.
+        let second = cycle();
+        assert_eq!((second["failed"].clone(), second["backed_off"].clone()), (json!(0), json!(1)), "{second}");
+        let third = cycle();
+        assert_eq!(third["failed"], 1, "{third}");
+        assert_eq!(failure()["streak"], 2);
+        assert_eq!(failure()["skip"], 2);
+        Spi::run("DROP TRIGGER iso_sabotage ON queen.retention_history").unwrap();
+        for _ in 0..2 {
+            let skipped = cycle();
+            assert_eq!(skipped["backed_off"], 1, "{skipped}");
+            assert_eq!(segments(bad), 2);
+        }
+        let repaired = cycle();
+        assert_eq!(repaired["failed"], 0, "{repaired}");
+        assert_eq!(segments(bad), 0, "{repaired}");
+        assert_eq!(failure(), Value::Null, "a step that succeeds clears its partition's error");
+    }
+
     #[pg_test(error = "p_max_rows: 0 must be at least 1")]
     fn a_step_refuses_an_empty_batch() {
         step(1, "now()", "NULL", 0);

@@ -114,6 +114,6 @@ fn a_failed_reclaim_leaves_dead_letters_and_segments_as_they_were() {
     assert_eq!((narrow, segments), (1, 1));
     // Without the fault the same step widens and reclaims.
     c.query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)", &[&pid]).unwrap();
-    let wide: Value = c.query_one("SELECT payload FROM queen.log_dlq WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+    let wide: Value = c.query_one("SELECT convert_from(payload, 'UTF8')::jsonb FROM queen.log_dlq WHERE partition_id = $1", &[&pid]).unwrap().get(0);
     assert_eq!(wide, json!({"keep": "me"}));
 }
