@@ -59,6 +59,11 @@ pg_start() {
         -c "CREATE EXTENSION IF NOT EXISTS queen"
 }
 
+# Creates (or refreshes) the role the front-end logs in as: front_role PORT
+front_role() {
+    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d queen -q -v ON_ERROR_STOP=1 -f "$ROOT/scripts/front_role.sql" >/dev/null
+}
+
 pg_stop() {
     local dir="$1"
     if [ -f "$dir/data/PG_VERSION" ]; then

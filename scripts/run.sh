@@ -18,6 +18,8 @@ say "building the front-end"
 pg_stop "$DIR"
 pg_start "$DIR" "$PORT"
 as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d queen -q -c "ALTER EXTENSION queen UPDATE" 2>/dev/null || true
+# The front-end logs in as a role holding only what its routes need.
+front_role "$PORT"
 
 front_pid=""
 cleanup() {
@@ -29,7 +31,7 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-DATABASE_URL="host=127.0.0.1 port=$PORT user=postgres dbname=queen" HOST=127.0.0.1 PORT="$FRONT_PORT" \
+DATABASE_URL="host=127.0.0.1 port=$PORT user=queen_front dbname=queen" HOST=127.0.0.1 PORT="$FRONT_PORT" \
     "$ROOT/target/release/queen_front" &
 front_pid=$!
 

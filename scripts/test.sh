@@ -41,15 +41,18 @@ rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT" "queen.sweeper_workers = 2" "queen.sweeper_max_sleep_ms = 60000" "queen.kv_usage_every_ms = 1000"
 
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
+# The front-ends log in as the least-privileged role make run gives them.
+front_role "$PORT"
+FRONT_DSN="host=127.0.0.1 port=$PORT user=queen_front dbname=queen"
 JWT_TEST_SECRET="queen-test-secret"
 # Front-ends: a plain one, one with JWT, one whose database is unreachable.
-DATABASE_URL="$DSN" PORT=6633 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
-DATABASE_URL="$DSN" PORT=6634 JWT_SECRET="$JWT_TEST_SECRET" RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+DATABASE_URL="$FRONT_DSN" PORT=6633 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+DATABASE_URL="$FRONT_DSN" PORT=6634 JWT_SECRET="$JWT_TEST_SECRET" RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
 DATABASE_URL="host=127.0.0.1 port=1 user=postgres dbname=queen" PORT=6635 QUEEN_REQUEST_TIMEOUT_MS=5000 RUST_LOG=error \
     "$ROOT/target/release/queen_front" & fronts+=($!)
 # One whose long polls are never rechecked by its poller: a waiter it
 # answers was woken by a push, from whichever thread served the push.
-DATABASE_URL="$DSN" PORT=6639 QUEEN_LONG_POLL_MS=600000 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+DATABASE_URL="$FRONT_DSN" PORT=6639 QUEEN_LONG_POLL_MS=600000 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
 for port in 6633 6634 6635 6639; do
     for _ in $(seq 1 100); do
         curl -s -o /dev/null "http://127.0.0.1:$port/health" && break

@@ -64,7 +64,7 @@ pub fn parse_value(field: &str, text: &str) -> Value {
     // documents that jsonb and the payload path accept.
     de.disable_recursion_limit();
     let value = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
-    value.unwrap_or_else(|e| errors::invalid(field, format!("is not JSON: {e}")))
+    value.unwrap_or_else(|e| errors::invalid(field, format!("malformed JSON: {e}")))
 }
 
 /// An object from a request body, with the path used in error messages.

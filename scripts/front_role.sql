@@ -1,0 +1,18 @@
+-- The role queen_front logs in as: the message path and reads (queen_app),
+-- plus the admin calls its routes make (configure, delete a queue, retry or
+-- delete a dead letter, consumer-group admin). Nothing else: no table, no
+-- maintenance step, no KV quota. Run as a superuser (or the extension's
+-- owner) in the database that holds the extension; safe to run again.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_front') THEN
+        CREATE ROLE queen_front LOGIN;
+    END IF;
+END
+$$;
+GRANT queen_app TO queen_front;
+GRANT EXECUTE ON FUNCTION
+    queen.configure, queen.delete_queue,
+    queen.retry_dlq_message, queen.delete_dlq_message,
+    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription
+    TO queen_front;
