@@ -39,6 +39,53 @@ mod tests {
         assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 0);
     }
 
+    /// A timer whose fire fails never holds back the others of its claim;
+    /// it keeps its claim (tried again once the claim expires) with its
+    /// error, and is set aside after its last allowed attempt.
+    #[pg_test]
+    fn a_timer_that_can_not_fire_is_retried_then_set_aside() {
+        Spi::run("SET queen.sweeper_max_fire_attempts = 3").unwrap();
+        js("SELECT queen.timer_schedule('tgood', 'a', '1', 0)");
+        js("SELECT queen.timer_schedule('tbad', 'b', '2', 0)");
+        js("SELECT queen.timer_schedule('tgood', 'c', '3', 0)");
+        // The bad queue refuses every write of a segment.
+        Spi::run(
+            "CREATE FUNCTION public.refuse_tbad() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN IF EXISTS (SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+                               WHERE p.id = NEW.partition_id AND q.name = 'tbad')
+                   THEN RAISE EXCEPTION 'tbad refuses writes' USING ERRCODE = 'P0001'; END IF;
+                   RETURN NEW; END $$;
+             CREATE TRIGGER refuse_tbad BEFORE INSERT ON queen.log_segments
+                 FOR EACH ROW EXECUTE FUNCTION public.refuse_tbad();",
+        )
+        .unwrap();
+        due_now();
+        let first = js("SELECT queen_internal.sweeper_run_once()");
+        assert_eq!((first["fired"].clone(), first["failed"].clone(), first["setAside"].clone()), (json!(2), json!(1), json!(0)), "{first}");
+        let popped = js("SELECT queen.pop('tgood', NULL, NULL, 10, '{}')");
+        assert_eq!(popped["messages"].as_array().unwrap().len(), 2, "the good timers fired");
+        let row = js("SELECT json_build_object('attempts', attempts, 'error', last_error, 'claimed', claim_token IS NOT NULL)
+                        FROM queen.log_timers WHERE queue = 'tbad'");
+        assert_eq!(row["attempts"], 1);
+        assert_eq!(row["claimed"], true, "it keeps its claim until the claim expires");
+        assert!(row["error"].as_str().unwrap().contains("tbad refuses writes"), "{row}");
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "not tried again while claimed");
+        let expire = || Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'").unwrap();
+        expire();
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["failed"], 1, "tried again after its claim expired");
+        expire();
+        let last = js("SELECT queen_internal.sweeper_run_once()");
+        assert_eq!(last["setAside"], 1, "{last}");
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 0, "set aside, never fired in a loop");
+        let aside = js("SELECT json_build_object('queue', queue, 'key', timer_key, 'attempts', attempts, 'payload', convert_from(payload, 'UTF8'), 'error', last_error)
+                          FROM queen.log_timers_failed");
+        assert_eq!((aside["queue"].clone(), aside["key"].clone(), aside["attempts"].clone(), aside["payload"].clone()), (json!("tbad"), json!("b"), json!(3), json!("2")));
+        assert!(aside["error"].as_str().unwrap().contains("P0001"), "{aside}");
+        assert_eq!(js("SELECT queen.sweeper_metrics()")["timersSetAside"], 1);
+        expire();
+        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["emptyClaim"], true);
+    }
+
     #[pg_test]
     fn rescheduling_replaces_and_cancel_removes() {
         js("SELECT queen.timer_schedule('tq2', 'k', '1', 60000)");

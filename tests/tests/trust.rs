@@ -39,6 +39,11 @@ fn raw_payloads(answer: &str) -> std::collections::BTreeMap<String, String> {
     raw_messages(answer).into_iter().map(|m| (m.transaction_id, m.data.get().to_owned())).collect()
 }
 
+/// The server's message of a failed statement.
+fn message(e: &postgres::Error) -> String {
+    e.as_db_error().map(|d| d.message().to_owned()).unwrap_or_else(|| e.to_string())
+}
+
 fn text(c: &mut Client, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> String {
     c.query_one(&format!("SELECT ({sql})::text"), params).unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
 }
@@ -128,7 +133,7 @@ fn hostile_payloads_come_back_byte_identical_and_never_stop_retention() {
     assert_eq!(wide, payloads.len() as i64, "every dead letter was carried forward");
     let listed = text(&mut c, "queen.dlq_messages(jsonb_build_object('queue', $1::text))", &[&queue]);
     assert_eq!(raw_payloads(&listed), want, "carried-forward dead letters answer the same bytes");
-    let one = text(&mut c, "queen.get_dlq_message($1::int8, 'nul')", &[&pid]);
+    let one = text(&mut c, "queen.get_dlq_message($1::text::int8, 'nul')", &[&pid]);
     assert_eq!(raw_payloads(&one)["nul"], want["nul"]);
 
     let retried: Value = c.query_one("SELECT queen.retry_failed_by_queue($1, 'g', 10)::jsonb", &[&queue]).unwrap().get(0);
@@ -155,7 +160,7 @@ fn a_push_refuses_payloads_it_could_not_answer_as_sent() {
     let body = queen_frames::push_body::encode_push_body(&[group], false).unwrap();
     let err = c.query_one("SELECT queen.push_binary($1)", &[&body]).unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(err.to_string().contains("groups[0].items[0]") && err.to_string().contains("UTF-8"), "{err}");
+    assert!(message(&err).contains("groups[0].items[0]") && message(&err).contains("UTF-8"), "{err}");
     // jsonb can not hold a NUL: the jsonb entry point refuses it before the
     // engine sees it, with PostgreSQL's own SQLSTATE.
     let err = c.query_one("SELECT queen.push($1::text::jsonb)", &[&format!(r#"[{{"queue":"{queue}","payload":"\u0000"}}]"#)]).unwrap_err();
@@ -222,7 +227,7 @@ fn a_dead_letter_racing_a_retention_step_is_carried_forward() {
         )
         .unwrap();
     assert!(row.get::<_, bool>(0), "the dead letter was carried forward");
-    assert_eq!(row.get::<_, String>(1), r#"{"n":1}"#);
+    assert_eq!(row.get::<_, String>(1), r#"{"n": 1}"#, "the payload as the jsonb push stored it");
     assert_eq!(segments(&mut c, &queue), 0);
 
     // The second message's segment is gone: its dead-lettering says so and
@@ -277,14 +282,14 @@ fn decompression_bombs_are_refused_within_the_bound() {
     let body = queen_frames::push_body::encode_push_body(&[packed], false).unwrap();
     let err = c.query_one("SELECT queen.push_binary($1)", &[&body]).unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(err.to_string().contains("queen.decompress_max_bytes"), "{err}");
+    assert!(message(&err).contains("queen.decompress_max_bytes"), "{err}");
 
     let mut stated = b"QPB1\x01".to_vec();
     stated.extend_from_slice(&(256u32 << 20).to_le_bytes());
     stated.extend_from_slice(&bomb);
     let err = c.query_one("SELECT queen.push_binary($1)", &[&stated]).unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(err.to_string().contains("queen.decompress_max_bytes"), "{err}");
+    assert!(message(&err).contains("queen.decompress_max_bytes"), "{err}");
 
     let timer = json!({"operations": [{"op": "schedule", "queue": queue, "timerKey": "b", "delayMs": 0,
         "payload": base64::engine::general_purpose::STANDARD.encode(&bomb), "payloadZstd": true}]});
@@ -321,7 +326,7 @@ fn edge_values_are_refused_naming_the_field() {
         ("SELECT queen.pop($1, NULL, NULL, 1, '{\"partitions\": 1000000000}')".into(), vec![queue.clone()], "22023", "partitions"),
         (format!("SELECT queen.configure($1, '{{\"leaseTime\": {max}}}')"), vec![queue.clone()], "22023", "leaseTime"),
         ("SELECT queen.configure($1, '{\"retryLimit\": -1}')".into(), vec![queue.clone()], "22023", "retryLimit"),
-        ("SELECT queen.configure($1, '{\"leaseTime\": \"NaN\"}')".into(), vec![queue.clone()], "22023", "leaseTime"),
+        ("SELECT queen.configure($1, '{\"leaseTime\": \"NaN\"}')".into(), vec![queue.clone()], "42804", "leaseTime"),
         ("SELECT queen.configure($1, '{\"leaseTime\": 1e400}')".into(), vec![queue.clone()], "22023", "leaseTime"),
         (format!("SELECT queen.kv_set('edge', 'k', '1', {max})"), vec![], "22023", "ttlSeconds"),
         (format!("SELECT queen.timer_schedule($1, 'k', '1', {max})"), vec![queue.clone()], "22023", "delayMs"),
@@ -400,7 +405,7 @@ fn queen_app_works_the_message_path_and_nothing_else() {
     assert_eq!(r[0]["success"], true, "{r}");
     c.query_one("SELECT queen.kv_set('roles', $1, '{\"v\": 1}', 60)", &[&queue]).unwrap();
     let v: Value = c.query_one("SELECT queen.kv_get('roles', $1)::jsonb", &[&queue]).unwrap().get(0);
-    assert_eq!(v["value"]["v"], 1, "{v}");
+    assert_eq!(v["v"], 1, "{v}");
     c.query_one("SELECT queen.timer_schedule($1, 't', '1', 60000)", &[&queue]).unwrap();
     c.query_one("SELECT queen.locks('{\"operations\": [{\"op\": \"acquire\", \"name\": \"roles-lock\", \"ttlSeconds\": 5}]}')", &[]).unwrap();
     c.query_one("SELECT queen.list_queues()", &[]).unwrap();
@@ -511,7 +516,7 @@ fn create_extension_refuses_a_queen_schema_owned_by_another_role() {
         d.batch_execute(&format!("CREATE SCHEMA queen AUTHORIZATION {}", other.0)).unwrap();
         let err = d.batch_execute("CREATE EXTENSION queen").unwrap_err();
         assert_eq!(sqlstate(&err), "42501", "{err}");
-        assert!(err.to_string().contains("belongs to another role"), "{err}");
+        assert!(message(&err).contains("belongs to another role"), "{err}");
         let n: i64 = d.query_one("SELECT count(*) FROM pg_extension WHERE extname = 'queen'", &[]).unwrap().get(0);
         assert_eq!(n, 0);
         // Its own schema is fine.
