@@ -43,7 +43,9 @@ impl Config {
                 var("PGPORT").unwrap_or_else(|| "6532".into()),
                 var("PGUSER").unwrap_or_else(|| "postgres".into()),
                 var("PGDATABASE").unwrap_or_else(|| "queen".into()),
-                var("PGPASSWORD").map(|p| format!(" password={p}")).unwrap_or_default(),
+                var("PGPASSWORD")
+                    .map(|p| format!(" password={p}"))
+                    .unwrap_or_default(),
             ),
         };
         Ok(Config {
@@ -51,7 +53,13 @@ impl Config {
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: parsed("PORT", 6632)?,
             pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
-            threads: parsed("QUEEN_THREADS", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))?.max(1),
+            threads: parsed(
+                "QUEEN_THREADS",
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1),
+            )?
+            .max(1),
             request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
             jwt_secret: var("JWT_SECRET"),
             body_limit_bytes: parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,

@@ -15,7 +15,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), code: None }
+        ApiError {
+            status,
+            message: message.into(),
+            code: None,
+        }
     }
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
@@ -29,7 +33,9 @@ impl ApiError {
 pub fn status_for(sqlstate: &str) -> StatusCode {
     match sqlstate {
         // Bad input: invalid value, wrong type, too long, bad text or binary.
-        "22023" | "42804" | "22001" | "22P02" | "22P03" | "22004" | "22007" | "22008" => StatusCode::BAD_REQUEST,
+        "22023" | "42804" | "22001" | "22P02" | "22P03" | "22004" | "22007" | "22008" => {
+            StatusCode::BAD_REQUEST
+        }
         "42704" => StatusCode::NOT_FOUND,
         // A request over a configured bound (batch, value size).
         "54000" => StatusCode::PAYLOAD_TOO_LARGE,

@@ -30,14 +30,21 @@ pub struct Waiters {
 #[derive(Clone, Debug)]
 pub enum Key {
     Queue(String),
-    Filter { namespace: Option<String>, task: Option<String> },
+    Filter {
+        namespace: Option<String>,
+        task: Option<String>,
+    },
 }
 
 impl Key {
     fn name(&self) -> String {
         match self {
             Key::Queue(q) => format!("q:{q}"),
-            Key::Filter { namespace, task } => format!("f:{}:{}", namespace.as_deref().unwrap_or("*"), task.as_deref().unwrap_or("*")),
+            Key::Filter { namespace, task } => format!(
+                "f:{}:{}",
+                namespace.as_deref().unwrap_or("*"),
+                task.as_deref().unwrap_or("*")
+            ),
         }
     }
 }
@@ -48,7 +55,10 @@ const RECHECK_EVERY_PERIODS: u32 = 4;
 
 impl Waiters {
     pub fn new(period: Duration) -> Waiters {
-        Waiters { channels: Arc::new(Mutex::new(HashMap::new())), period }
+        Waiters {
+            channels: Arc::new(Mutex::new(HashMap::new())),
+            period,
+        }
     }
 
     /// Waits until woken or `timeout`, whichever comes first. A key's poller
