@@ -31,7 +31,10 @@ impl Auth {
         let Some(key) = &self.key else {
             return Ok(None);
         };
-        let unauthorized = |m: &str| ApiError::new(axum::http::StatusCode::UNAUTHORIZED, m);
+        let unauthorized = |m: &str| {
+            ApiError::new(axum::http::StatusCode::UNAUTHORIZED, "unauthorized", m)
+                .with_header(axum::http::header::WWW_AUTHENTICATE, "Bearer")
+        };
         let header = headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|h| h.to_str().ok())

@@ -1,4 +1,5 @@
-//! Configuration, read once from the environment.
+//! Configuration, read once from the environment. A value that does not
+//! parse, or a combination that can not be served, is an error at start.
 
 use std::time::Duration;
 
@@ -22,19 +23,32 @@ pub struct Config {
     pub long_poll_period: Duration,
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
+/// The variables, as read: an empty value counts as unset.
+struct Vars<'a>(&'a dyn Fn(&str) -> Option<String>);
 
-fn parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
-    match var(name) {
-        None => Ok(default),
-        Some(v) => v.parse().map_err(|_| format!("{name}={v:?} is not valid")),
+impl Vars<'_> {
+    fn get(&self, name: &str) -> Option<String> {
+        (self.0)(name).filter(|v| !v.is_empty())
+    }
+
+    fn parsed<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| format!("{name}={v:?} is not valid")),
+        }
     }
 }
 
 impl Config {
     pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(&|name| std::env::var(name).ok())
+    }
+
+    /// The configuration `lookup` describes (the environment, or a test's
+    /// variables).
+    pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let vars = Vars(lookup);
+        let var = |name: &str| vars.get(name);
         let database_url = match var("DATABASE_URL") {
             Some(url) => url,
             None => format!(
@@ -51,19 +65,19 @@ impl Config {
         Ok(Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
-            port: parsed("PORT", 6632)?,
-            pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
-            threads: parsed(
+            port: vars.parsed("PORT", 6632)?,
+            pool_size: vars.parsed("QUEEN_POOL_SIZE", 16)?,
+            threads: vars.parsed(
                 "QUEEN_THREADS",
                 std::thread::available_parallelism()
                     .map(|n| n.get())
                     .unwrap_or(1),
             )?
             .max(1),
-            request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
+            request_timeout: Duration::from_millis(vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
             jwt_secret: var("JWT_SECRET"),
-            body_limit_bytes: parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
-            long_poll_period: Duration::from_millis(parsed("QUEEN_LONG_POLL_MS", 500)?),
+            body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
+            long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
         })
     }
 }

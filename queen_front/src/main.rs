@@ -6,14 +6,12 @@ mod db;
 mod error;
 mod longpoll;
 mod routes;
+#[cfg(test)]
+mod tests;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Clone)]
@@ -33,20 +31,6 @@ async fn shutdown_signal() {
         _ = term.recv() => {},
     }
     tracing::info!("shutting down: finishing in-flight requests");
-}
-
-/// Answers an oversize body with JSON like every other refusal.
-async fn json_413(response: Response) -> Response {
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        let limit = std::env::var("QUEEN_BODY_LIMIT_BYTES")
-            .unwrap_or_else(|_| (16 * 1024 * 1024).to_string());
-        return (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            Json(serde_json::json!({"success": false, "error": format!("request body larger than {limit} bytes")})),
-        )
-            .into_response();
-    }
-    response
 }
 
 fn fail(msg: String) -> ! {
@@ -106,10 +90,7 @@ fn serve_thread(
                 .build()
                 .expect("a runtime");
             runtime.block_on(async move {
-                let limit = state.config.body_limit_bytes;
-                let app = routes::router(state)
-                    .layer(axum::middleware::map_response(json_413))
-                    .layer(DefaultBodyLimit::max(limit))
+                let app = routes::app(state)
                     .layer(tower_http::trace::TraceLayer::new_for_http());
                 let stopped = async move {
                     let _ = stop.wait_for(|s| *s).await;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -20,6 +20,15 @@ use crate::AppState;
 
 const PUSH_BINARY: &str = "application/x-queen-push";
 const POP_FRAMES: &str = "application/x-queen-pop";
+
+/// The routes behind every layer the front-end serves them with (all but
+/// the request trace).
+pub fn app(state: AppState) -> Router {
+    let limit = state.config.body_limit_bytes;
+    router(state)
+        .layer(axum::middleware::from_fn_with_state(limit, crate::error::json_refusals))
+        .layer(DefaultBodyLimit::max(limit))
+}
 
 pub fn router(state: AppState) -> Router {
     Router::new()
@@ -106,9 +115,7 @@ where
     };
     match tokio::time::timeout(state.config.request_timeout, work).await {
         Ok(r) => r,
-        Err(_) => Err(ApiError::unavailable(
-            "the database did not answer within the request timeout",
-        )),
+        Err(_) => Err(ApiError::timeout()),
     }
 }
 
@@ -144,14 +151,18 @@ fn json_body(body: &Bytes) -> Result<Value, ApiError> {
 
 /// 200 when the database answers and the extension is installed; 503 otherwise.
 async fn health(State(state): State<AppState>) -> Response {
-    match call(&state, "SELECT json_build_object('extension', extversion) FROM pg_extension WHERE extname = 'queen'", &[]).await {
-        Ok(v) => Json(json!({"status": "healthy", "database": "connected", "extension": v["extension"]})).into_response(),
-        Err(e) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(json!({"status": "unhealthy", "database": "disconnected", "error": e.message})),
-        )
-            .into_response(),
-    }
+    let sql = "SELECT json_build_object('extension', \
+               (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
+    let (error, code) = match call(&state, sql, &[]).await {
+        Ok(v) if v["extension"].is_string() => {
+            return Json(json!({"status": "healthy", "database": "connected", "extension": v["extension"]}))
+                .into_response()
+        }
+        Ok(_) => ("the queen extension is not installed".to_owned(), "unavailable"),
+        Err(e) => (e.message, e.code),
+    };
+    let body = json!({"status": "unhealthy", "database": "disconnected", "error": error, "code": code});
+    (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
 async fn configure(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
