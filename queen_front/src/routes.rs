@@ -107,16 +107,7 @@ async fn call_as<T>(
 where
     T: for<'a> tokio_postgres::types::FromSql<'a>,
 {
-    let work = async {
-        let client = state.pool.get().await?;
-        let stmt = client.prepare_cached(sql).await?;
-        let row = client.query_one(&stmt, params).await?;
-        Ok::<T, ApiError>(row.try_get(0)?)
-    };
-    match tokio::time::timeout(state.config.request_timeout, work).await {
-        Ok(r) => r,
-        Err(_) => Err(ApiError::timeout()),
-    }
+    crate::db::one_value(&state.pool, state.config.request_timeout, sql, params).await
 }
 
 async fn call(

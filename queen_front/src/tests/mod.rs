@@ -3,6 +3,7 @@
 //! server that answers what the test scripted.
 
 mod errors;
+mod timeouts;
 pub mod fakepg;
 
 use std::collections::HashMap;
