@@ -1,6 +1,7 @@
 //! queen_front: Queen's HTTP API over the queen extension.
 
 mod auth;
+mod body;
 mod config;
 mod db;
 mod error;

@@ -7,18 +7,18 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio_postgres::types::ToSql;
 
+use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
 use crate::longpoll::Key;
 use crate::AppState;
 
-const PUSH_BINARY: &str = "application/x-queen-push";
 const POP_FRAMES: &str = "application/x-queen-pop";
 
 /// The routes behind every layer the front-end serves them with (all but
@@ -92,10 +92,30 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/analytics/retention", get(retention_analytics))
         .route("/api/v1/analytics/postgres-stats", get(postgres_stats))
         .route("/metrics/prometheus", get(prometheus))
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
         .with_state(state)
 }
 
 type Answer = Result<Response, ApiError>;
+
+async fn no_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no route for {method} {}", uri.path()),
+    )
+}
+
+/// A known path asked with a method it does not serve (the answer keeps
+/// its `Allow` header).
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} does not serve {method}", uri.path()),
+    )
+}
 
 /// Runs one SQL call answering one value (JSON, or bytes), within the
 /// request timeout.
@@ -156,7 +176,7 @@ async fn health(State(state): State<AppState>) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-async fn configure(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn configure(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     let queue = body
@@ -186,36 +206,31 @@ async fn configure(State(state): State<AppState>, headers: HeaderMap, body: Byte
     .await?)
 }
 
-async fn push(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn push(State(state): State<AppState>, headers: HeaderMap, body: WriteBody) -> Answer {
     let producer = state.auth.subject(&headers)?;
-    let binary = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with(PUSH_BINARY));
-    let (answer, queues) = if binary {
-        let body = body.to_vec();
-        let answer = call(
-            &state,
-            "SELECT queen.push_binary($1, $2)",
-            &[&body, &producer],
-        )
-        .await?;
-        (answer, Vec::new())
-    } else {
+    let answer = match body {
+        WriteBody::Binary(body) => {
+            let body = body.to_vec();
+            call(
+                &state,
+                "SELECT queen.push_binary($1, $2)",
+                &[&body, &producer],
+            )
+            .await?
+        }
         // Passed through as text: the extension parses it once.
-        (
+        WriteBody::Json(body) => {
             call(
                 &state,
                 "SELECT queen.push_text($1, $2)",
                 &[&text_body(&body)?, &producer],
             )
-            .await?,
-            Vec::new(),
-        )
+            .await?
+        }
     };
     // Wake the long polls of what was pushed to (every filter, for binary
     // bodies whose queues are not read here).
-    let mut woken: Vec<String> = queues;
+    let mut woken: Vec<String> = Vec::new();
     if let Some(a) = answer.as_array() {
         woken.extend(
             a.iter()
@@ -383,30 +398,33 @@ fn popped_any(text: &str) -> bool {
 }
 
 /// Acks: the body and the answer pass through as text.
-async fn ack(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn ack(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
     state.auth.subject(&headers)?;
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
     json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
 }
 
-async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: WriteBody) -> Answer {
     let producer = state.auth.subject(&headers)?;
-    let answer = if body.starts_with(b"QTB1") {
-        call(
-            &state,
-            "SELECT queen.transaction_binary($1, $2)",
-            &[&body.as_ref(), &producer],
-        )
-        .await?
-    } else {
-        let body = json_body(&body)?;
-        call(
-            &state,
-            "SELECT queen.transaction($1::jsonb, $2)",
-            &[&body, &producer],
-        )
-        .await?
+    let answer = match body {
+        WriteBody::Binary(body) => {
+            call(
+                &state,
+                "SELECT queen.transaction_binary($1, $2)",
+                &[&body.as_ref(), &producer],
+            )
+            .await?
+        }
+        WriteBody::Json(body) => {
+            let body = json_body(&body)?;
+            call(
+                &state,
+                "SELECT queen.transaction($1::jsonb, $2)",
+                &[&body, &producer],
+            )
+            .await?
+        }
     };
     state.waiters.wake_queue("");
     ok(answer)
@@ -416,7 +434,7 @@ async fn extend_lease(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(lease): Path<String>,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
@@ -536,7 +554,7 @@ async fn retry_message(
     ok(answer)
 }
 
-async fn timers(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn timers(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
@@ -544,7 +562,7 @@ async fn timers(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
 
 /// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
 /// A lost precondition is a verdict in the answer (HTTP 200), never an error.
-async fn kv(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn kv(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
@@ -575,7 +593,7 @@ async fn kv_put(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path((ns, key)): Path<(String, String)>,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Answer {
     state.auth.subject(&headers)?;
     let mut op = json_body(&body)?;
@@ -608,7 +626,7 @@ async fn kv_delete(
 
 /// Locks and semaphores: acquire, renew, release, get. A lock held by
 /// another is an answer (HTTP 200), not an error.
-async fn locks(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn locks(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
@@ -682,7 +700,7 @@ async fn seek_consumer_group(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path((group, queue)): Path<(String, String)>,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Answer {
     state.auth.subject(&headers)?;
     let options = json_body(&body)?;
@@ -698,7 +716,7 @@ async fn consumer_group_subscription(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(group): Path<String>,
-    body: Bytes,
+    JsonBody(body): JsonBody,
 ) -> Answer {
     state.auth.subject(&headers)?;
     let body = json_body(&body)?;

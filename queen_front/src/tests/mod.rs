@@ -2,6 +2,7 @@
 //! server builds it, against a database that is unreachable or a stand-in
 //! server that answers what the test scripted.
 
+mod bodies;
 mod errors;
 mod timeouts;
 pub mod fakepg;
