@@ -21,6 +21,8 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// How often the shared poller of a long-polled key asks the database.
     pub long_poll_period: Duration,
+    /// Origins allowed to make cross-origin requests (`QUEEN_CORS_ORIGINS`).
+    pub cors_origins: crate::cors::Origins,
 }
 
 /// The variables, as read: an empty value counts as unset.
@@ -78,6 +80,7 @@ impl Config {
             jwt_secret: var("JWT_SECRET"),
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
+            cors_origins: crate::cors::Origins::parse(&var("QUEEN_CORS_ORIGINS").unwrap_or_default())?,
         })
     }
 }

@@ -3,6 +3,7 @@
 mod auth;
 mod body;
 mod config;
+mod cors;
 mod db;
 mod error;
 mod longpoll;

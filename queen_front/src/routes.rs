@@ -25,7 +25,9 @@ const POP_FRAMES: &str = "application/x-queen-pop";
 /// the request trace).
 pub fn app(state: AppState) -> Router {
     let limit = state.config.body_limit_bytes;
+    let origins = state.config.cors_origins.clone();
     router(state)
+        .layer(axum::middleware::from_fn_with_state(origins, crate::cors::guard))
         .layer(axum::middleware::from_fn_with_state(limit, crate::error::json_refusals))
         .layer(DefaultBodyLimit::max(limit))
 }

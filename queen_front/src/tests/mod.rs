@@ -3,6 +3,7 @@
 //! server that answers what the test scripted.
 
 mod bodies;
+mod cors;
 mod errors;
 mod timeouts;
 pub mod fakepg;
