@@ -15,14 +15,64 @@ pub struct Config {
     /// Event-loop threads, each serving the connections handed to it.
     pub threads: usize,
     pub request_timeout: Duration,
-    /// HS256 secret; when set every route but /health needs a bearer token.
-    pub jwt_secret: Option<String>,
+    /// Bearer tokens: on when a key is set.
+    pub jwt: JwtConfig,
     /// Largest request body accepted (413 beyond).
     pub body_limit_bytes: usize,
     /// How often the shared poller of a long-polled key asks the database.
     pub long_poll_period: Duration,
     /// Origins allowed to make cross-origin requests (`QUEEN_CORS_ORIGINS`).
     pub cors_origins: crate::cors::Origins,
+}
+
+/// How bearer tokens are checked (`auth.rs`).
+#[derive(Clone, Default)]
+pub struct JwtConfig {
+    /// HS256 secret (`JWT_SECRET`).
+    pub secret: Option<String>,
+    /// RS256 public key, PEM (`JWT_PUBLIC_KEY`, or the file
+    /// `QUEEN_JWT_PUBLIC_KEY_FILE`).
+    pub public_key_pem: Option<String>,
+    /// Seconds of clock difference allowed on `exp` and `nbf`.
+    pub leeway_s: u64,
+    /// When set, the `iss` every token must carry.
+    pub issuer: Option<String>,
+    /// When set, an `aud` every token must carry.
+    pub audience: Option<String>,
+}
+
+impl JwtConfig {
+    pub fn is_on(&self) -> bool {
+        self.secret.is_some() || self.public_key_pem.is_some()
+    }
+}
+
+/// Keys stay out of debug output.
+impl std::fmt::Debug for JwtConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtConfig")
+            .field("secret", &self.secret.as_ref().map(|_| "(set)"))
+            .field("public_key_pem", &self.public_key_pem.as_ref().map(|_| "(set)"))
+            .field("leeway_s", &self.leeway_s)
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .finish()
+    }
+}
+
+/// The RS256 public key: `JWT_PUBLIC_KEY` holds the PEM (its line breaks
+/// may be written `\n`), `QUEEN_JWT_PUBLIC_KEY_FILE` names a file holding
+/// it; not both.
+fn public_key(vars: &Vars) -> Result<Option<String>, String> {
+    match (vars.get("JWT_PUBLIC_KEY"), vars.get("QUEEN_JWT_PUBLIC_KEY_FILE")) {
+        (Some(_), Some(_)) => Err("set JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, not both".into()),
+        (Some(pem), None) if !pem.contains('\n') => Ok(Some(pem.replace("\\n", "\n"))),
+        (Some(pem), None) => Ok(Some(pem)),
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|e| format!("QUEEN_JWT_PUBLIC_KEY_FILE={path:?}: {e}")),
+        (None, None) => Ok(None),
+    }
 }
 
 /// The variables, as read: an empty value counts as unset.
@@ -77,7 +127,13 @@ impl Config {
             )?
             .max(1),
             request_timeout: Duration::from_millis(vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
-            jwt_secret: var("JWT_SECRET"),
+            jwt: JwtConfig {
+                secret: var("JWT_SECRET"),
+                public_key_pem: public_key(&vars)?,
+                leeway_s: vars.parsed("QUEEN_JWT_LEEWAY_S", 30)?,
+                issuer: var("QUEEN_JWT_ISSUER"),
+                audience: var("QUEEN_JWT_AUDIENCE"),
+            },
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
             cors_origins: crate::cors::Origins::parse(&var("QUEEN_CORS_ORIGINS").unwrap_or_default())?,

@@ -1,5 +1,6 @@
 //! queen_front: Queen's HTTP API over the queen extension.
 
+mod access;
 mod auth;
 mod body;
 mod config;
@@ -128,7 +129,7 @@ fn main() {
             .unwrap_or_else(|e| fail(format!("{addr}: {e}")));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let waiters = longpoll::Waiters::new(config.long_poll_period);
-        let auth = auth::Auth::new(config.jwt_secret.as_deref());
+        let auth = auth::Auth::new(&config.jwt).unwrap_or_else(|e| fail(e));
         // The pool is shared out: each thread holds its part, at least one.
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let mut hands = Vec::with_capacity(config.threads);

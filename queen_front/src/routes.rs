@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio_postgres::types::ToSql;
 
+use crate::access::Caller;
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
 use crate::longpoll::Key;
@@ -94,6 +95,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/analytics/retention", get(retention_analytics))
         .route("/api/v1/analytics/postgres-stats", get(postgres_stats))
         .route("/metrics/prometheus", get(prometheus))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.auth.clone(),
+            crate::access::authorize,
+        ))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .with_state(state)
@@ -178,8 +183,7 @@ async fn health(State(state): State<AppState>) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-async fn configure(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
-    state.auth.subject(&headers)?;
+async fn configure(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
     let body = json_body(&body)?;
     let queue = body
         .get("queue")
@@ -208,8 +212,8 @@ async fn configure(State(state): State<AppState>, headers: HeaderMap, JsonBody(b
     .await?)
 }
 
-async fn push(State(state): State<AppState>, headers: HeaderMap, body: WriteBody) -> Answer {
-    let producer = state.auth.subject(&headers)?;
+async fn push(State(state): State<AppState>, caller: Caller, body: WriteBody) -> Answer {
+    let producer = caller.subject;
     let answer = match body {
         WriteBody::Binary(body) => {
             let body = body.to_vec();
@@ -273,40 +277,35 @@ fn number(params: &HashMap<String, String>, key: &str) -> Result<Option<i64>, Ap
 
 async fn pop_queue(
     state: State<AppState>,
-    headers: HeaderMap,
     Path(queue): Path<String>,
     q: Query<HashMap<String, String>>,
 ) -> Answer {
-    pop(state, headers, Some(queue), None, q).await
+    pop(state, Some(queue), None, q).await
 }
 
 async fn pop_partition(
     state: State<AppState>,
-    headers: HeaderMap,
     Path((queue, partition)): Path<(String, String)>,
     q: Query<HashMap<String, String>>,
 ) -> Answer {
-    pop(state, headers, Some(queue), Some(partition), q).await
+    pop(state, Some(queue), Some(partition), q).await
 }
 
 async fn pop_filtered(
     state: State<AppState>,
-    headers: HeaderMap,
     q: Query<HashMap<String, String>>,
 ) -> Answer {
-    pop(state, headers, None, None, q).await
+    pop(state, None, None, q).await
 }
 
 /// A pop; with wait=true it holds the request until messages come or the
 /// timeout passes (204 when nothing came).
 async fn pop(
     State(state): State<AppState>,
-    headers: HeaderMap,
     queue: Option<String>,
     partition: Option<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let batch = number(&params, "batch")?.unwrap_or(1);
     let batch = i32::try_from(batch)
         .map_err(|_| ApiError::bad_request(format!("batch: {batch} is out of range")))?;
@@ -400,15 +399,14 @@ fn popped_any(text: &str) -> bool {
 }
 
 /// Acks: the body and the answer pass through as text.
-async fn ack(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
-    state.auth.subject(&headers)?;
+async fn ack(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
     json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
 }
 
-async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: WriteBody) -> Answer {
-    let producer = state.auth.subject(&headers)?;
+async fn transaction(State(state): State<AppState>, caller: Caller, body: WriteBody) -> Answer {
+    let producer = caller.subject;
     let answer = match body {
         WriteBody::Binary(body) => {
             call(
@@ -434,11 +432,9 @@ async fn transaction(State(state): State<AppState>, headers: HeaderMap, body: Wr
 
 async fn extend_lease(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(lease): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     let seconds = match body.get("seconds").filter(|v| !v.is_null()) {
         Some(v) => Some(
@@ -456,40 +452,32 @@ async fn extend_lease(
     .await?)
 }
 
-async fn overview(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    state.auth.subject(&headers)?;
+async fn overview(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.overview()", &[]).await?)
 }
 
-async fn list_queues(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    state.auth.subject(&headers)?;
+async fn list_queues(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
 }
 
 async fn get_queue(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(queue): Path<String>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
 }
 
 async fn delete_queue(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(queue): Path<String>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
 }
 
 async fn dlq(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let mut options = json!({});
     for key in ["queue", "consumerGroup", "partition", "from", "to"] {
         if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
@@ -511,10 +499,8 @@ fn partition_id(raw: &str) -> Result<i64, ApiError> {
 
 async fn get_message(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let pid = partition_id(&pid)?;
     ok(call(
         &state,
@@ -526,10 +512,8 @@ async fn get_message(
 
 async fn delete_message(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let pid = partition_id(&pid)?;
     ok(call(
         &state,
@@ -541,10 +525,8 @@ async fn delete_message(
 
 async fn retry_message(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let pid = partition_id(&pid)?;
     let answer = call(
         &state,
@@ -556,16 +538,14 @@ async fn retry_message(
     ok(answer)
 }
 
-async fn timers(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
-    state.auth.subject(&headers)?;
+async fn timers(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
 }
 
 /// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
 /// A lost precondition is a verdict in the answer (HTTP 200), never an error.
-async fn kv(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
-    state.auth.subject(&headers)?;
+async fn kv(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
 }
@@ -583,21 +563,17 @@ async fn kv_one(state: &AppState, op: Value) -> Answer {
 /// Sugar for curl: one key.
 async fn kv_get(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((ns, key)): Path<(String, String)>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     kv_one(&state, json!({"op": "get", "ns": ns, "key": key})).await
 }
 
 /// Sugar for curl: the body is `{"value", "ttlSeconds" | "forever", "expect"?}`.
 async fn kv_put(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((ns, key)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let mut op = json_body(&body)?;
     let Some(fields) = op.as_object_mut() else {
         return Err(ApiError::bad_request(
@@ -612,11 +588,9 @@ async fn kv_put(
 
 async fn kv_delete(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((ns, key)): Path<(String, String)>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let mut op = json!({"op": "delete", "ns": ns, "key": key});
     if let Some(e) = params.get("expect") {
         op["expect"] = json!(e
@@ -628,8 +602,7 @@ async fn kv_delete(
 
 /// Locks and semaphores: acquire, renew, release, get. A lock held by
 /// another is an answer (HTTP 200), not an error.
-async fn locks(State(state): State<AppState>, headers: HeaderMap, JsonBody(body): JsonBody) -> Answer {
-    state.auth.subject(&headers)?;
+async fn locks(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
 }
@@ -637,27 +610,22 @@ async fn locks(State(state): State<AppState>, headers: HeaderMap, JsonBody(body)
 /// The cancel route: never refused by the scheduling switch.
 async fn cancel_timer(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((queue, timer_key)): Path<(String, String)>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let body = json!({"operations": [{"op": "cancel", "queue": queue, "timerKey": timer_key, "txn": params.get("txn")}]});
     let answer = call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?;
     ok(answer["results"][0].clone())
 }
 
-async fn consumer_groups(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    state.auth.subject(&headers)?;
+async fn consumer_groups(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.consumer_groups_list()", &[]).await?)
 }
 
 async fn consumer_group(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(group): Path<String>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
 }
 
@@ -680,31 +648,25 @@ async fn delete_group(
 
 async fn delete_consumer_group(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(group): Path<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     delete_group(&state, &group, None, &params).await
 }
 
 async fn delete_consumer_group_on_queue(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((group, queue)): Path<(String, String)>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     delete_group(&state, &group, Some(queue), &params).await
 }
 
 async fn seek_consumer_group(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path((group, queue)): Path<(String, String)>,
     JsonBody(body): JsonBody,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let options = json_body(&body)?;
     ok(call(
         &state,
@@ -716,11 +678,9 @@ async fn seek_consumer_group(
 
 async fn consumer_group_subscription(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(group): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let body = json_body(&body)?;
     let ts = body
         .get("subscriptionTimestamp")
@@ -737,10 +697,8 @@ async fn consumer_group_subscription(
 
 async fn retention_analytics(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Answer {
-    state.auth.subject(&headers)?;
     let bucket = params
         .get("bucket")
         .cloned()
@@ -754,14 +712,12 @@ async fn retention_analytics(
     .await?)
 }
 
-async fn postgres_stats(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    state.auth.subject(&headers)?;
+async fn postgres_stats(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.table_sizes()", &[]).await?)
 }
 
 /// Per-queue gauges and counters in the Prometheus text format.
-async fn prometheus(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    state.auth.subject(&headers)?;
+async fn prometheus(State(state): State<AppState>) -> Answer {
     let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
     let mut out = String::new();
     for (metric, help, kind, key) in [

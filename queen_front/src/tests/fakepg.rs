@@ -70,6 +70,9 @@ struct Seen {
     cancels: Vec<(i32, i32)>,
     /// Connections that ended (closed or terminated by the client).
     closed: usize,
+    /// Each statement executed: its text and its parameters as sent (binary
+    /// format; None for NULL).
+    binds: Vec<(String, Vec<Option<Vec<u8>>>)>,
 }
 
 #[derive(Clone)]
@@ -113,6 +116,16 @@ impl FakePg {
     }
     pub fn cancels(&self) -> Vec<(i32, i32)> {
         self.seen.lock().unwrap().cancels.clone()
+    }
+    /// The parameters of the last executed statement whose text contains
+    /// `pattern`.
+    pub fn params_of(&self, pattern: &str) -> Option<Vec<Option<Vec<u8>>>> {
+        let seen = self.seen.lock().unwrap();
+        seen.binds
+            .iter()
+            .rev()
+            .find(|(sql, _)| sql.contains(pattern))
+            .map(|(_, p)| p.clone())
     }
     /// Connections that ended, CancelRequest connections included.
     pub fn closed(&self) -> usize {
@@ -200,6 +213,7 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
     stream.write_all(&out).await?;
 
     let mut statements: HashMap<String, Reply> = HashMap::new();
+    let mut texts: HashMap<String, String> = HashMap::new();
     let mut steps: Vec<Step> = Vec::new();
     let mut hung = false;
     loop {
@@ -213,6 +227,7 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
                 let name = cstr(&body, &mut at);
                 let sql = cstr(&body, &mut at);
                 statements.insert(name.clone(), pg.reply_for(&sql));
+                texts.insert(name.clone(), sql);
                 steps.push(Step::Parse(name));
             }
             b'D' => {
@@ -221,7 +236,26 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
             }
             b'B' => {
                 let _portal = cstr(&body, &mut at);
-                steps.push(Step::Bind(cstr(&body, &mut at)));
+                let name = cstr(&body, &mut at);
+                let i16_at = |at: usize| i16::from_be_bytes([body[at], body[at + 1]]);
+                let formats = i16_at(at) as usize;
+                at += 2 + 2 * formats;
+                let count = i16_at(at) as usize;
+                at += 2;
+                let mut params = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let len = i32::from_be_bytes(body[at..at + 4].try_into().unwrap());
+                    at += 4;
+                    if len < 0 {
+                        params.push(None);
+                    } else {
+                        params.push(Some(body[at..at + len as usize].to_vec()));
+                        at += len as usize;
+                    }
+                }
+                let sql = texts.get(&name).cloned().unwrap_or_default();
+                seen.lock().unwrap().binds.push((sql, params));
+                steps.push(Step::Bind(name));
             }
             b'E' => steps.push(Step::Execute),
             b'C' => steps.push(Step::Close),

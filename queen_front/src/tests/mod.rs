@@ -2,6 +2,7 @@
 //! server builds it, against a database that is unreachable or a stand-in
 //! server that answers what the test scripted.
 
+mod auth;
 mod bodies;
 mod cors;
 mod errors;
@@ -18,7 +19,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::config::Config;
-use crate::{auth, db, longpoll, AppState};
+use crate::{db, longpoll, AppState};
 
 /// A database address where nothing listens: every call is a 503.
 pub const UNREACHABLE: &str = "host=127.0.0.1 port=1 user=queen dbname=queen";
@@ -45,7 +46,7 @@ pub fn state(config: Config) -> AppState {
     let config = Arc::new(config);
     AppState {
         pool: db::pool(&config, config.pool_size).unwrap(),
-        auth: auth::Auth::new(config.jwt_secret.as_deref()),
+        auth: crate::auth::Auth::new(&config.jwt).unwrap(),
         waiters: longpoll::Waiters::new(config.long_poll_period),
         config,
     }
