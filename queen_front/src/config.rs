@@ -21,6 +21,9 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// How often the shared poller of a long-polled key asks the database.
     pub long_poll_period: Duration,
+    /// Serve a non-loopback `HOST` without authentication
+    /// (`QUEEN_ALLOW_UNAUTHENTICATED=1`).
+    pub allow_unauthenticated: bool,
     /// Origins allowed to make cross-origin requests (`QUEEN_CORS_ORIGINS`).
     pub cors_origins: crate::cors::Origins,
 }
@@ -114,7 +117,12 @@ impl Config {
                     .unwrap_or_default(),
             ),
         };
-        Ok(Config {
+        let allow_unauthenticated = match var("QUEEN_ALLOW_UNAUTHENTICATED").as_deref() {
+            None | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => return Err(format!("QUEEN_ALLOW_UNAUTHENTICATED={other:?} is not 1 or 0")),
+        };
+        let config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: vars.parsed("PORT", 6632)?,
@@ -137,6 +145,26 @@ impl Config {
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
             cors_origins: crate::cors::Origins::parse(&var("QUEEN_CORS_ORIGINS").unwrap_or_default())?,
-        })
+            allow_unauthenticated,
+        };
+        if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
+            return Err(format!(
+                "HOST={} is not a loopback address and no authentication is configured: \
+                 set JWT_SECRET, JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, or \
+                 QUEEN_ALLOW_UNAUTHENTICATED=1 to serve every route to anyone who can reach it",
+                config.host
+            ));
+        }
+        Ok(config)
     }
+}
+
+/// Whether `host` only listens on this machine: `localhost`, 127.0.0.0/8,
+/// `::1` (bracketed or not, IPv4-mapped or not).
+pub fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }

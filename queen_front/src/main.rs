@@ -115,13 +115,21 @@ fn main() {
         )
         .init();
     let config = Arc::new(config::Config::from_env().unwrap_or_else(|e| fail(e)));
+    let auth = auth::Auth::new(&config.jwt).unwrap_or_else(|e| fail(e));
+    let host = config.host.trim_start_matches('[').trim_end_matches(']').to_owned();
     let addr = format!("{}:{}", config.host, config.port);
+    if !auth.is_on() {
+        tracing::warn!(
+            "no JWT key is set (JWT_SECRET, JWT_PUBLIC_KEY, QUEEN_JWT_PUBLIC_KEY_FILE): \
+             every route is open to anyone who can reach {addr}"
+        );
+    }
     let acceptor = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");
     let threads = acceptor.block_on(async {
-        let listener = tokio::net::TcpListener::bind(&addr)
+        let listener = tokio::net::TcpListener::bind((host.as_str(), config.port))
             .await
             .unwrap_or_else(|e| fail(format!("binding {addr}: {e}")));
         let local = listener
@@ -129,7 +137,6 @@ fn main() {
             .unwrap_or_else(|e| fail(format!("{addr}: {e}")));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let waiters = longpoll::Waiters::new(config.long_poll_period);
-        let auth = auth::Auth::new(&config.jwt).unwrap_or_else(|e| fail(e));
         // The pool is shared out: each thread holds its part, at least one.
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let mut hands = Vec::with_capacity(config.threads);

@@ -6,6 +6,7 @@ mod auth;
 mod bodies;
 mod cors;
 mod errors;
+mod startup;
 mod timeouts;
 pub mod fakepg;
 
