@@ -8,6 +8,7 @@ mod cors;
 mod db;
 mod error;
 mod longpoll;
+mod metrics;
 mod routes;
 #[cfg(test)]
 mod tests;
@@ -93,8 +94,7 @@ fn serve_thread(
                 .build()
                 .expect("a runtime");
             runtime.block_on(async move {
-                let app = routes::app(state)
-                    .layer(tower_http::trace::TraceLayer::new_for_http());
+                let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
                 let stopped = async move {
                     let _ = stop.wait_for(|s| *s).await;
                 };
@@ -116,7 +116,11 @@ fn main() {
         .init();
     let config = Arc::new(config::Config::from_env().unwrap_or_else(|e| fail(e)));
     let auth = auth::Auth::new(&config.jwt).unwrap_or_else(|e| fail(e));
-    let host = config.host.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let host = config
+        .host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
     let addr = format!("{}:{}", config.host, config.port);
     if !auth.is_on() {
         tracing::warn!(

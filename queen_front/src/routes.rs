@@ -28,8 +28,14 @@ pub fn app(state: AppState) -> Router {
     let limit = state.config.body_limit_bytes;
     let origins = state.config.cors_origins.clone();
     router(state)
-        .layer(axum::middleware::from_fn_with_state(origins, crate::cors::guard))
-        .layer(axum::middleware::from_fn_with_state(limit, crate::error::json_refusals))
+        .layer(axum::middleware::from_fn_with_state(
+            origins,
+            crate::cors::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            limit,
+            crate::error::json_refusals,
+        ))
         .layer(DefaultBodyLimit::max(limit))
 }
 
@@ -171,15 +177,20 @@ fn json_body(body: &Bytes) -> Result<Value, ApiError> {
 async fn health(State(state): State<AppState>) -> Response {
     let sql = "SELECT json_build_object('extension', \
                (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
-    let (error, code) = match call(&state, sql, &[]).await {
-        Ok(v) if v["extension"].is_string() => {
-            return Json(json!({"status": "healthy", "database": "connected", "extension": v["extension"]}))
-                .into_response()
-        }
-        Ok(_) => ("the queen extension is not installed".to_owned(), "unavailable"),
-        Err(e) => (e.message, e.code),
-    };
-    let body = json!({"status": "unhealthy", "database": "disconnected", "error": error, "code": code});
+    let (error, code) =
+        match call(&state, sql, &[]).await {
+            Ok(v) if v["extension"].is_string() => return Json(
+                json!({"status": "healthy", "database": "connected", "extension": v["extension"]}),
+            )
+            .into_response(),
+            Ok(_) => (
+                "the queen extension is not installed".to_owned(),
+                "unavailable",
+            ),
+            Err(e) => (e.message, e.code),
+        };
+    let body =
+        json!({"status": "unhealthy", "database": "disconnected", "error": error, "code": code});
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
@@ -291,10 +302,7 @@ async fn pop_partition(
     pop(state, Some(queue), Some(partition), q).await
 }
 
-async fn pop_filtered(
-    state: State<AppState>,
-    q: Query<HashMap<String, String>>,
-) -> Answer {
+async fn pop_filtered(state: State<AppState>, q: Query<HashMap<String, String>>) -> Answer {
     pop(state, None, None, q).await
 }
 
@@ -460,17 +468,11 @@ async fn list_queues(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
 }
 
-async fn get_queue(
-    State(state): State<AppState>,
-    Path(queue): Path<String>,
-) -> Answer {
+async fn get_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
     ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
 }
 
-async fn delete_queue(
-    State(state): State<AppState>,
-    Path(queue): Path<String>,
-) -> Answer {
+async fn delete_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
     ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
 }
 
@@ -561,10 +563,7 @@ async fn kv_one(state: &AppState, op: Value) -> Answer {
 }
 
 /// Sugar for curl: one key.
-async fn kv_get(
-    State(state): State<AppState>,
-    Path((ns, key)): Path<(String, String)>,
-) -> Answer {
+async fn kv_get(State(state): State<AppState>, Path((ns, key)): Path<(String, String)>) -> Answer {
     kv_one(&state, json!({"op": "get", "ns": ns, "key": key})).await
 }
 
@@ -622,10 +621,7 @@ async fn consumer_groups(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.consumer_groups_list()", &[]).await?)
 }
 
-async fn consumer_group(
-    State(state): State<AppState>,
-    Path(group): Path<String>,
-) -> Answer {
+async fn consumer_group(State(state): State<AppState>, Path(group): Path<String>) -> Answer {
     ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
 }
 
@@ -719,47 +715,8 @@ async fn postgres_stats(State(state): State<AppState>) -> Answer {
 /// Per-queue gauges and counters in the Prometheus text format.
 async fn prometheus(State(state): State<AppState>) -> Answer {
     let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
-    let mut out = String::new();
-    for (metric, help, kind, key) in [
-        (
-            "queen_queue_messages",
-            "Messages kept in the queue's partitions.",
-            "gauge",
-            "messages",
-        ),
-        (
-            "queen_queue_partitions",
-            "Partitions of the queue.",
-            "gauge",
-            "partitions",
-        ),
-        (
-            "queen_queue_failed",
-            "Dead letters of the queue.",
-            "gauge",
-            "failed",
-        ),
-        (
-            "queen_queue_pruned_failed_total",
-            "Dead letters removed by DLQ retention (cumulative).",
-            "counter",
-            "pruned_failed",
-        ),
-    ] {
-        out.push_str(&format!("# HELP {metric} {help}\n# TYPE {metric} {kind}\n"));
-        for q in queues["queues"].as_array().into_iter().flatten() {
-            let name = q["name"]
-                .as_str()
-                .unwrap_or("")
-                .replace('\\', "\\\\")
-                .replace('"', "\\\"");
-            out.push_str(&format!(
-                "{metric}{{queue=\"{name}\"}} {}\n",
-                q[key].as_i64().unwrap_or(0)
-            ));
-        }
-    }
-    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
+    let text = crate::metrics::prometheus_text(&queues);
+    Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
 #[cfg(test)]
