@@ -21,7 +21,11 @@ use crate::error::ApiError;
 pub fn level(method: &Method, template: &str) -> Level {
     use Level::*;
     // A HEAD is served by the GET of its route.
-    let method = if method == Method::HEAD { "GET" } else { method.as_str() };
+    let method = if method == Method::HEAD {
+        "GET"
+    } else {
+        method.as_str()
+    };
     match (method, template) {
         ("GET", "/health" | "/metrics/prometheus") => Public,
         (
@@ -88,7 +92,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Caller, ApiError> {
         parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
-            tracing::error!("{} {} was served without the access layer", parts.method, parts.uri.path());
+            tracing::error!(
+                "{} {} was served without the access layer",
+                parts.method,
+                parts.uri.path()
+            );
             ApiError::internal()
         })
     }

@@ -153,13 +153,13 @@ impl Auth {
             .secret
             .as_ref()
             .map(|s| DecodingKey::from_secret(s.as_bytes()));
-        let rs256 = match &config.public_key_pem {
-            None => None,
-            Some(pem) => Some(
-                DecodingKey::from_rsa_pem(pem.as_bytes())
-                    .map_err(|e| format!("the JWT public key is not an RSA public key in PEM: {e}"))?,
-            ),
-        };
+        let rs256 =
+            match &config.public_key_pem {
+                None => None,
+                Some(pem) => Some(DecodingKey::from_rsa_pem(pem.as_bytes()).map_err(|e| {
+                    format!("the JWT public key is not an RSA public key in PEM: {e}")
+                })?),
+            };
         if hs256.is_none() && rs256.is_none() {
             return Ok(Auth { keys: None });
         }
@@ -195,14 +195,22 @@ impl Auth {
             .map(|(_, token)| token.trim())
             .ok_or_else(|| unauthorized("the authorization header is not a bearer token", false))?;
         let head = decode_header(token).map_err(|_| {
-            unauthorized("the token is malformed or its algorithm is not accepted", true)
+            unauthorized(
+                "the token is malformed or its algorithm is not accepted",
+                true,
+            )
         })?;
         let key = match head.alg {
             Algorithm::HS256 => keys.hs256.as_ref(),
             Algorithm::RS256 => keys.rs256.as_ref(),
             _ => None,
         }
-        .ok_or_else(|| unauthorized(format!("tokens signed with {:?} are not accepted", head.alg), true))?;
+        .ok_or_else(|| {
+            unauthorized(
+                format!("tokens signed with {:?} are not accepted", head.alg),
+                true,
+            )
+        })?;
         let mut validation = Validation::new(head.alg);
         validation.leeway = keys.leeway_s;
         validation.validate_exp = true;
@@ -223,7 +231,11 @@ impl Auth {
         let data = decode::<Map<String, Value>>(token, key, &validation)
             .map_err(|e| unauthorized(refusal(e.kind()), true))?;
         Ok(Some(Verified {
-            subject: data.claims.get("sub").and_then(Value::as_str).map(str::to_owned),
+            subject: data
+                .claims
+                .get("sub")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             grants: Grants::from_claims(&data.claims),
         }))
     }

@@ -55,7 +55,10 @@ impl std::fmt::Debug for JwtConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtConfig")
             .field("secret", &self.secret.as_ref().map(|_| "(set)"))
-            .field("public_key_pem", &self.public_key_pem.as_ref().map(|_| "(set)"))
+            .field(
+                "public_key_pem",
+                &self.public_key_pem.as_ref().map(|_| "(set)"),
+            )
             .field("leeway_s", &self.leeway_s)
             .field("issuer", &self.issuer)
             .field("audience", &self.audience)
@@ -67,8 +70,13 @@ impl std::fmt::Debug for JwtConfig {
 /// may be written `\n`), `QUEEN_JWT_PUBLIC_KEY_FILE` names a file holding
 /// it; not both.
 fn public_key(vars: &Vars) -> Result<Option<String>, String> {
-    match (vars.get("JWT_PUBLIC_KEY"), vars.get("QUEEN_JWT_PUBLIC_KEY_FILE")) {
-        (Some(_), Some(_)) => Err("set JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, not both".into()),
+    match (
+        vars.get("JWT_PUBLIC_KEY"),
+        vars.get("QUEEN_JWT_PUBLIC_KEY_FILE"),
+    ) {
+        (Some(_), Some(_)) => {
+            Err("set JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, not both".into())
+        }
         (Some(pem), None) if !pem.contains('\n') => Ok(Some(pem.replace("\\n", "\n"))),
         (Some(pem), None) => Ok(Some(pem)),
         (None, Some(path)) => std::fs::read_to_string(&path)
@@ -120,21 +128,28 @@ impl Config {
         let allow_unauthenticated = match var("QUEEN_ALLOW_UNAUTHENTICATED").as_deref() {
             None | Some("0") | Some("false") => false,
             Some("1") | Some("true") => true,
-            Some(other) => return Err(format!("QUEEN_ALLOW_UNAUTHENTICATED={other:?} is not 1 or 0")),
+            Some(other) => {
+                return Err(format!(
+                    "QUEEN_ALLOW_UNAUTHENTICATED={other:?} is not 1 or 0"
+                ))
+            }
         };
         let config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: vars.parsed("PORT", 6632)?,
             pool_size: vars.parsed("QUEEN_POOL_SIZE", 16)?,
-            threads: vars.parsed(
-                "QUEEN_THREADS",
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1),
-            )?
-            .max(1),
-            request_timeout: Duration::from_millis(vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
+            threads: vars
+                .parsed(
+                    "QUEEN_THREADS",
+                    std::thread::available_parallelism()
+                        .map(|n| n.get())
+                        .unwrap_or(1),
+                )?
+                .max(1),
+            request_timeout: Duration::from_millis(
+                vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?,
+            ),
             jwt: JwtConfig {
                 secret: var("JWT_SECRET"),
                 public_key_pem: public_key(&vars)?,
@@ -144,7 +159,9 @@ impl Config {
             },
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
-            cors_origins: crate::cors::Origins::parse(&var("QUEEN_CORS_ORIGINS").unwrap_or_default())?,
+            cors_origins: crate::cors::Origins::parse(
+                &var("QUEEN_CORS_ORIGINS").unwrap_or_default(),
+            )?,
             allow_unauthenticated,
         };
         if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {

@@ -72,7 +72,8 @@ impl Origins {
 }
 
 fn changes_state(method: &Method, path: &str) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) || path.starts_with("/api/v1/pop")
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+        || path.starts_with("/api/v1/pop")
 }
 
 fn refused(message: String) -> Response {
@@ -91,7 +92,9 @@ pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> 
     let origin = req.headers().get(header::ORIGIN).cloned();
     let allowed = origin.as_ref().is_some_and(|o| origins.allows(o));
     let preflight = req.method() == Method::OPTIONS
-        && req.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
     let mut response = match &origin {
         Some(o) if preflight => {
             if !allowed {

@@ -240,14 +240,18 @@ pub async fn json_refusals(State(limit): State<usize>, req: Request, next: Next)
     let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
         format!("request body larger than {limit} bytes")
     } else if text.is_empty() {
-        status.canonical_reason().unwrap_or("refused").to_lowercase()
+        status
+            .canonical_reason()
+            .unwrap_or("refused")
+            .to_lowercase()
     } else {
         text
     };
     let body = json!({"success": false, "error": message, "code": code_for_status(status)});
     parts.headers.remove(header::CONTENT_LENGTH);
-    parts
-        .headers
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     Response::from_parts(parts, Body::from(body.to_string()))
 }

@@ -9,7 +9,10 @@ fn start(vars: &[(&str, &str)]) -> (Option<i32>, String) {
         .envs(vars.iter().copied())
         .output()
         .expect("the binary runs");
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]

@@ -20,7 +20,10 @@ const RS_PUBLIC: &str = include_str!("keys/rs256-test.pub");
 const RS_OTHER_PRIVATE: &str = include_str!("keys/rs256-other.key");
 
 fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 fn hs(claims: Value) -> String {
@@ -28,7 +31,12 @@ fn hs(claims: Value) -> String {
 }
 
 fn hs_with(alg: Algorithm, secret: &[u8], claims: Value) -> String {
-    encode(&Header::new(alg), &claims, &EncodingKey::from_secret(secret)).unwrap()
+    encode(
+        &Header::new(alg),
+        &claims,
+        &EncodingKey::from_secret(secret),
+    )
+    .unwrap()
 }
 
 fn rs(private_pem: &str, claims: Value) -> String {
@@ -61,7 +69,11 @@ fn hs_front(extra: &[(&str, &str)]) -> Router {
 /// Whether the token got past the access layer: anything but 401 and 403
 /// (the database behind is unreachable, so a served route answers 503).
 async fn passes(app: &Router, token: &str) -> bool {
-    let answer = send(app, with_token("GET", "/api/v1/resources/queues", Some(token), None)).await;
+    let answer = send(
+        app,
+        with_token("GET", "/api/v1/resources/queues", Some(token), None),
+    )
+    .await;
     !matches!(answer.status.as_u16(), 401 | 403)
 }
 
@@ -69,44 +81,207 @@ async fn passes(app: &Router, token: &str) -> bool {
 /// takes one, and the level it needs.
 const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
     use Level::*;
-    const B: Option<&str> = Some(r#"{"queue": "q", "subscriptionTimestamp": "2026-01-01T00:00:00Z"}"#);
+    const B: Option<&str> =
+        Some(r#"{"queue": "q", "subscriptionTimestamp": "2026-01-01T00:00:00Z"}"#);
     &[
         ("GET", "/health", "/health", None, Public),
-        ("GET", "/metrics/prometheus", "/metrics/prometheus", None, Public),
+        (
+            "GET",
+            "/metrics/prometheus",
+            "/metrics/prometheus",
+            None,
+            Public,
+        ),
         ("GET", "/api/v1/status", "/api/v1/status", None, ReadOnly),
         ("HEAD", "/api/v1/status", "/api/v1/status", None, ReadOnly),
-        ("GET", "/api/v1/resources/overview", "/api/v1/resources/overview", None, ReadOnly),
-        ("GET", "/api/v1/resources/queues", "/api/v1/resources/queues", None, ReadOnly),
-        ("GET", "/api/v1/resources/queues/{queue}", "/api/v1/resources/queues/q", None, ReadOnly),
+        (
+            "GET",
+            "/api/v1/resources/overview",
+            "/api/v1/resources/overview",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/queues",
+            "/api/v1/resources/queues",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/queues/{queue}",
+            "/api/v1/resources/queues/q",
+            None,
+            ReadOnly,
+        ),
         ("GET", "/api/v1/dlq", "/api/v1/dlq?queue=q", None, ReadOnly),
-        ("GET", "/api/v1/messages/{partition_id}/{transaction_id}", "/api/v1/messages/1/t", None, ReadOnly),
-        ("GET", "/api/v1/kv/{ns}/{*key}", "/api/v1/kv/ns/a/b", None, ReadOnly),
-        ("GET", "/api/v1/consumer-groups", "/api/v1/consumer-groups", None, ReadOnly),
-        ("GET", "/api/v1/consumer-groups/{group}", "/api/v1/consumer-groups/g", None, ReadOnly),
-        ("GET", "/api/v1/analytics/retention", "/api/v1/analytics/retention", None, ReadOnly),
-        ("GET", "/api/v1/analytics/postgres-stats", "/api/v1/analytics/postgres-stats", None, ReadOnly),
+        (
+            "GET",
+            "/api/v1/messages/{partition_id}/{transaction_id}",
+            "/api/v1/messages/1/t",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/kv/{ns}/{*key}",
+            "/api/v1/kv/ns/a/b",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/consumer-groups",
+            "/api/v1/consumer-groups",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/consumer-groups/{group}",
+            "/api/v1/consumer-groups/g",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/analytics/retention",
+            "/api/v1/analytics/retention",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/analytics/postgres-stats",
+            "/api/v1/analytics/postgres-stats",
+            None,
+            ReadOnly,
+        ),
         ("POST", "/api/v1/push", "/api/v1/push", B, WriteOnly),
         ("POST", "/api/v1/timers", "/api/v1/timers", B, WriteOnly),
-        ("GET", "/api/v1/pop", "/api/v1/pop?namespace=n", None, ReadWrite),
-        ("GET", "/api/v1/pop/queue/{queue}", "/api/v1/pop/queue/q", None, ReadWrite),
-        ("GET", "/api/v1/pop/queue/{queue}/partition/{partition}", "/api/v1/pop/queue/q/partition/p", None, ReadWrite),
-        ("POST", "/api/v1/configure", "/api/v1/configure", B, ReadWrite),
+        (
+            "GET",
+            "/api/v1/pop",
+            "/api/v1/pop?namespace=n",
+            None,
+            ReadWrite,
+        ),
+        (
+            "GET",
+            "/api/v1/pop/queue/{queue}",
+            "/api/v1/pop/queue/q",
+            None,
+            ReadWrite,
+        ),
+        (
+            "GET",
+            "/api/v1/pop/queue/{queue}/partition/{partition}",
+            "/api/v1/pop/queue/q/partition/p",
+            None,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/configure",
+            "/api/v1/configure",
+            B,
+            ReadWrite,
+        ),
         ("POST", "/api/v1/ack", "/api/v1/ack", B, ReadWrite),
-        ("POST", "/api/v1/ack/batch", "/api/v1/ack/batch", B, ReadWrite),
-        ("POST", "/api/v1/transaction", "/api/v1/transaction", B, ReadWrite),
-        ("POST", "/api/v1/lease/{lease}/extend", "/api/v1/lease/l-1/extend", B, ReadWrite),
+        (
+            "POST",
+            "/api/v1/ack/batch",
+            "/api/v1/ack/batch",
+            B,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/transaction",
+            "/api/v1/transaction",
+            B,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/lease/{lease}/extend",
+            "/api/v1/lease/l-1/extend",
+            B,
+            ReadWrite,
+        ),
         ("POST", "/api/v1/kv", "/api/v1/kv", B, ReadWrite),
-        ("PUT", "/api/v1/kv/{ns}/{*key}", "/api/v1/kv/ns/a/b", B, ReadWrite),
-        ("DELETE", "/api/v1/kv/{ns}/{*key}", "/api/v1/kv/ns/a/b", None, ReadWrite),
+        (
+            "PUT",
+            "/api/v1/kv/{ns}/{*key}",
+            "/api/v1/kv/ns/a/b",
+            B,
+            ReadWrite,
+        ),
+        (
+            "DELETE",
+            "/api/v1/kv/{ns}/{*key}",
+            "/api/v1/kv/ns/a/b",
+            None,
+            ReadWrite,
+        ),
         ("POST", "/api/v1/locks", "/api/v1/locks", B, ReadWrite),
-        ("DELETE", "/api/v1/timers/{queue}/{*timer_key}", "/api/v1/timers/q/k", None, ReadWrite),
-        ("POST", "/api/v1/messages/{partition_id}/{transaction_id}/retry", "/api/v1/messages/1/t/retry", None, ReadWrite),
-        ("DELETE", "/api/v1/messages/{partition_id}/{transaction_id}", "/api/v1/messages/1/t", None, ReadWrite),
-        ("POST", "/api/v1/consumer-groups/{group}/queues/{queue}/seek", "/api/v1/consumer-groups/g/queues/q/seek", B, ReadWrite),
-        ("POST", "/api/v1/consumer-groups/{group}/subscription", "/api/v1/consumer-groups/g/subscription", B, ReadWrite),
-        ("DELETE", "/api/v1/resources/queues/{queue}", "/api/v1/resources/queues/q", None, Admin),
-        ("DELETE", "/api/v1/consumer-groups/{group}", "/api/v1/consumer-groups/g", None, Admin),
-        ("DELETE", "/api/v1/consumer-groups/{group}/queues/{queue}", "/api/v1/consumer-groups/g/queues/q", None, Admin),
+        (
+            "DELETE",
+            "/api/v1/timers/{queue}/{*timer_key}",
+            "/api/v1/timers/q/k",
+            None,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/messages/{partition_id}/{transaction_id}/retry",
+            "/api/v1/messages/1/t/retry",
+            None,
+            ReadWrite,
+        ),
+        (
+            "DELETE",
+            "/api/v1/messages/{partition_id}/{transaction_id}",
+            "/api/v1/messages/1/t",
+            None,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/consumer-groups/{group}/queues/{queue}/seek",
+            "/api/v1/consumer-groups/g/queues/q/seek",
+            B,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/api/v1/consumer-groups/{group}/subscription",
+            "/api/v1/consumer-groups/g/subscription",
+            B,
+            ReadWrite,
+        ),
+        (
+            "DELETE",
+            "/api/v1/resources/queues/{queue}",
+            "/api/v1/resources/queues/q",
+            None,
+            Admin,
+        ),
+        (
+            "DELETE",
+            "/api/v1/consumer-groups/{group}",
+            "/api/v1/consumer-groups/g",
+            None,
+            Admin,
+        ),
+        (
+            "DELETE",
+            "/api/v1/consumer-groups/{group}/queues/{queue}",
+            "/api/v1/consumer-groups/g/queues/q",
+            None,
+            Admin,
+        ),
     ]
 };
 
@@ -138,17 +313,34 @@ fn every_declared_route_is_in_the_table_of_levels() {
     listed.dedup();
     assert_eq!(declared, listed);
     for (method, template, _, _, needed) in ROUTES {
-        assert_eq!(level(&method.parse().unwrap(), template), *needed, "{method} {template}");
+        assert_eq!(
+            level(&method.parse().unwrap(), template),
+            *needed,
+            "{method} {template}"
+        );
     }
     // Anything not in the table needs the highest level.
-    assert_eq!(level(&"PATCH".parse().unwrap(), "/api/v1/push"), Level::Admin);
-    assert_eq!(level(&"POST".parse().unwrap(), "/api/v1/system/anything"), Level::Admin);
+    assert_eq!(
+        level(&"PATCH".parse().unwrap(), "/api/v1/push"),
+        Level::Admin
+    );
+    assert_eq!(
+        level(&"POST".parse().unwrap(), "/api/v1/system/anything"),
+        Level::Admin
+    );
 }
 
 #[tokio::test]
 async fn each_route_takes_exactly_the_roles_of_its_level() {
     let app = hs_front(&[]);
-    for role in ["", "read-only", "write-only", "read-write", "admin", "superuser"] {
+    for role in [
+        "",
+        "read-only",
+        "write-only",
+        "read-write",
+        "admin",
+        "superuser",
+    ] {
         let token = hs(claims(role));
         for (method, template, path, body, needed) in ROUTES {
             let answer = send(&app, with_token(method, path, Some(&token), *body)).await;
@@ -160,7 +352,11 @@ async fn each_route_takes_exactly_the_roles_of_its_level() {
                     answer.body
                 );
             } else {
-                assert_eq!(answer.status, StatusCode::FORBIDDEN, "{method} {template} with role {role:?}");
+                assert_eq!(
+                    answer.status,
+                    StatusCode::FORBIDDEN,
+                    "{method} {template} with role {role:?}"
+                );
                 if *method != "HEAD" {
                     assert_eq!(answer.body["code"], "forbidden");
                     let error = answer.body["error"].as_str().unwrap();
@@ -189,7 +385,11 @@ async fn roles_may_come_as_an_array() {
 #[tokio::test]
 async fn a_missing_or_failed_token_is_a_401_with_a_bearer_challenge() {
     let app = hs_front(&[]);
-    let answer = send(&app, with_token("GET", "/api/v1/resources/queues", None, None)).await;
+    let answer = send(
+        &app,
+        with_token("GET", "/api/v1/resources/queues", None, None),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert_eq!(answer.body["code"], "unauthorized");
     assert_eq!(answer.body["success"], false);
@@ -215,11 +415,22 @@ async fn a_missing_or_failed_token_is_a_401_with_a_bearer_challenge() {
         (hs(json!({"sub": "t", "role": "admin", "exp": now() + 600, "nbf": now() + 120})), "not valid yet"),
     ];
     for (token, why) in cases {
-        let answer = send(&app, with_token("GET", "/api/v1/resources/queues", Some(&token), None)).await;
+        let answer = send(
+            &app,
+            with_token("GET", "/api/v1/resources/queues", Some(&token), None),
+        )
+        .await;
         assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{why}");
         assert_eq!(answer.body["code"], "unauthorized");
-        assert!(answer.body["error"].as_str().unwrap().contains(why), "{why}: {}", answer.body);
-        assert_eq!(answer.headers["www-authenticate"], "Bearer error=\"invalid_token\"");
+        assert!(
+            answer.body["error"].as_str().unwrap().contains(why),
+            "{why}: {}",
+            answer.body
+        );
+        assert_eq!(
+            answer.headers["www-authenticate"],
+            "Bearer error=\"invalid_token\""
+        );
     }
     // Public routes need no token.
     let answer = send(&app, with_token("GET", "/health", None, None)).await;
@@ -240,18 +451,47 @@ async fn expiry_is_checked_with_the_configured_leeway() {
 
 #[tokio::test]
 async fn issuer_and_audience_are_checked_when_set() {
-    let app = hs_front(&[("QUEEN_JWT_ISSUER", "https://idp.example"), ("QUEEN_JWT_AUDIENCE", "queen")]);
+    let app = hs_front(&[
+        ("QUEEN_JWT_ISSUER", "https://idp.example"),
+        ("QUEEN_JWT_AUDIENCE", "queen"),
+    ]);
     let with = |extra: Value| {
         let mut c = claims("admin");
-        c.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         hs(c)
     };
-    assert!(passes(&app, &with(json!({"iss": "https://idp.example", "aud": "queen"}))).await);
-    assert!(passes(&app, &with(json!({"iss": "https://idp.example", "aud": ["other", "queen"]}))).await);
+    assert!(
+        passes(
+            &app,
+            &with(json!({"iss": "https://idp.example", "aud": "queen"}))
+        )
+        .await
+    );
+    assert!(
+        passes(
+            &app,
+            &with(json!({"iss": "https://idp.example", "aud": ["other", "queen"]}))
+        )
+        .await
+    );
     assert!(!passes(&app, &with(json!({"aud": "queen"}))).await);
-    assert!(!passes(&app, &with(json!({"iss": "https://evil.example", "aud": "queen"}))).await);
+    assert!(
+        !passes(
+            &app,
+            &with(json!({"iss": "https://evil.example", "aud": "queen"}))
+        )
+        .await
+    );
     assert!(!passes(&app, &with(json!({"iss": "https://idp.example"}))).await);
-    assert!(!passes(&app, &with(json!({"iss": "https://idp.example", "aud": "other"}))).await);
+    assert!(
+        !passes(
+            &app,
+            &with(json!({"iss": "https://idp.example", "aud": "other"}))
+        )
+        .await
+    );
     // Unset, neither is looked at.
     let app = hs_front(&[]);
     assert!(passes(&app, &with(json!({"iss": "anyone", "aud": "anything"}))).await);
@@ -262,7 +502,10 @@ async fn rs256_tokens_are_checked_against_the_public_key() {
     let only_rs = app(&[("JWT_PUBLIC_KEY", RS_PUBLIC)]);
     assert!(passes(&only_rs, &rs(RS_PRIVATE, claims("read-only"))).await);
     assert!(!passes(&only_rs, &rs(RS_OTHER_PRIVATE, claims("read-only"))).await);
-    assert!(!passes(&only_rs, &hs(claims("read-only"))).await, "HS256 is not configured");
+    assert!(
+        !passes(&only_rs, &hs(claims("read-only"))).await,
+        "HS256 is not configured"
+    );
     // The public key used as an HMAC secret (the algorithm confusion).
     let forged = hs_with(Algorithm::HS256, RS_PUBLIC.as_bytes(), claims("admin"));
     assert!(!passes(&only_rs, &forged).await);
@@ -288,33 +531,65 @@ async fn the_public_key_can_come_from_a_file() {
 #[test]
 fn key_settings_that_can_not_work_stop_the_start() {
     let lookup = |vars: &'static [(&'static str, &'static str)]| {
-        move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (*v).to_owned())
+        move |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
     };
     let config = crate::config::Config::from_lookup;
-    let err = config(&lookup(&[("JWT_PUBLIC_KEY", "x"), ("QUEEN_JWT_PUBLIC_KEY_FILE", "/x")])).unwrap_err();
+    let err = config(&lookup(&[
+        ("JWT_PUBLIC_KEY", "x"),
+        ("QUEEN_JWT_PUBLIC_KEY_FILE", "/x"),
+    ]))
+    .unwrap_err();
     assert!(err.contains("not both"), "{err}");
-    let err = config(&lookup(&[("QUEEN_JWT_PUBLIC_KEY_FILE", "/nonexistent/key.pub")])).unwrap_err();
+    let err = config(&lookup(&[(
+        "QUEEN_JWT_PUBLIC_KEY_FILE",
+        "/nonexistent/key.pub",
+    )]))
+    .unwrap_err();
     assert!(err.contains("QUEEN_JWT_PUBLIC_KEY_FILE"), "{err}");
     let err = config(&lookup(&[("QUEEN_JWT_LEEWAY_S", "-1")])).unwrap_err();
     assert!(err.contains("QUEEN_JWT_LEEWAY_S"), "{err}");
-    let not_a_key = config(&lookup(&[("JWT_PUBLIC_KEY", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")])).unwrap();
+    let not_a_key = config(&lookup(&[(
+        "JWT_PUBLIC_KEY",
+        "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+    )]))
+    .unwrap();
     assert!(crate::auth::Auth::new(&not_a_key.jwt).is_err());
 }
 
 #[tokio::test]
 async fn the_token_subject_is_the_producer_stamped_on_a_push() {
-    let pg = FakePg::start(vec![("queen.push_text(", Reply::json(&[TEXT, TEXT], json!([])))]).await;
+    let pg = FakePg::start(vec![(
+        "queen.push_text(",
+        Reply::json(&[TEXT, TEXT], json!([])),
+    )])
+    .await;
     let guarded = app(&[("DATABASE_URL", &pg.url()), ("JWT_SECRET", SECRET)]);
     let token = hs(json!({"sub": "billing-service", "role": "write-only", "exp": now() + 600}));
     let body = r#"{"items": [{"queue": "q", "payload": 1, "producerSub": "someone-else"}]}"#;
-    let answer = send(&guarded, with_token("POST", "/api/v1/push", Some(&token), Some(body))).await;
+    let answer = send(
+        &guarded,
+        with_token("POST", "/api/v1/push", Some(&token), Some(body)),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
     let params = pg.params_of("queen.push_text(").unwrap();
     assert_eq!(params[1].as_deref(), Some(&b"billing-service"[..]));
     // Without authentication there is no producer.
-    let pg = FakePg::start(vec![("queen.push_text(", Reply::json(&[TEXT, TEXT], json!([])))]).await;
+    let pg = FakePg::start(vec![(
+        "queen.push_text(",
+        Reply::json(&[TEXT, TEXT], json!([])),
+    )])
+    .await;
     let open = app(&[("DATABASE_URL", &pg.url())]);
-    let answer = send(&open, with_token("POST", "/api/v1/push", Some(&token), Some(body))).await;
+    let answer = send(
+        &open,
+        with_token("POST", "/api/v1/push", Some(&token), Some(body)),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::CREATED);
     assert_eq!(pg.params_of("queen.push_text(").unwrap()[1], None);
 }

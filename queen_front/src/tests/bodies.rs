@@ -14,7 +14,10 @@ const JSON_ROUTES: &[(&str, &str)] = &[
     ("POST", "/api/v1/ack"),
     ("POST", "/api/v1/ack/batch"),
     ("POST", "/api/v1/transaction"),
-    ("POST", "/api/v1/lease/00000000-0000-4000-8000-000000000000/extend"),
+    (
+        "POST",
+        "/api/v1/lease/00000000-0000-4000-8000-000000000000/extend",
+    ),
     ("POST", "/api/v1/timers"),
     ("POST", "/api/v1/kv"),
     ("PUT", "/api/v1/kv/ns/key"),
@@ -46,10 +49,17 @@ async fn a_json_route_refuses_any_other_content_type_without_asking_the_database
             None,
         ] {
             let answer = send(&app, with_type(method, uri, given, BODY)).await;
-            assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{method} {uri} {given:?}");
+            assert_eq!(
+                answer.status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{method} {uri} {given:?}"
+            );
             assert_eq!(answer.body["success"], false);
             assert_eq!(answer.body["code"], "unsupported_media_type");
-            assert!(answer.body["error"].as_str().unwrap().contains("application/json"));
+            assert!(answer.body["error"]
+                .as_str()
+                .unwrap()
+                .contains("application/json"));
         }
     }
     assert!(pg.keys().is_empty(), "no connection was opened");
@@ -68,10 +78,19 @@ async fn json_with_parameters_and_empty_bodies_reach_the_database() {
             let pg = FakePg::start(vec![]).await;
             let app = app(&[("DATABASE_URL", &pg.url())]);
             let answer = send(&app, with_type(method, uri, given, body)).await;
-            assert_ne!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{method} {uri} {given:?}");
+            assert_ne!(
+                answer.status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{method} {uri} {given:?}"
+            );
             // Routes that check the body themselves may refuse it first.
             if answer.status != StatusCode::BAD_REQUEST {
-                assert_eq!(pg.keys().len(), 1, "{method} {uri} {given:?}: {}", answer.body);
+                assert_eq!(
+                    pg.keys().len(),
+                    1,
+                    "{method} {uri} {given:?}: {}",
+                    answer.body
+                );
             }
         }
     }
@@ -80,9 +99,18 @@ async fn json_with_parameters_and_empty_bodies_reach_the_database() {
 #[tokio::test]
 async fn push_and_transaction_take_the_binary_body_as_binary() {
     let pg = FakePg::start(vec![
-        ("queen.push_binary(", Reply::json(&[17, TEXT], json!({"count": 1}))),
-        ("queen.transaction_binary(", Reply::json(&[17, TEXT], json!({"success": true, "binary": true}))),
-        ("queen.transaction($1::jsonb", Reply::json(&[JSONB, TEXT], json!({"success": true, "binary": false}))),
+        (
+            "queen.push_binary(",
+            Reply::json(&[17, TEXT], json!({"count": 1})),
+        ),
+        (
+            "queen.transaction_binary(",
+            Reply::json(&[17, TEXT], json!({"success": true, "binary": true})),
+        ),
+        (
+            "queen.transaction($1::jsonb",
+            Reply::json(&[JSONB, TEXT], json!({"success": true, "binary": false})),
+        ),
     ])
     .await;
     let app = app(&[("DATABASE_URL", &pg.url())]);
@@ -90,9 +118,22 @@ async fn push_and_transaction_take_the_binary_body_as_binary() {
     let answer = send(&app, with_type("POST", "/api/v1/push", binary, "QPB1....")).await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
     assert_eq!(answer.body, json!({"count": 1}));
-    let answer = send(&app, with_type("POST", "/api/v1/transaction", binary, "QTB1....")).await;
+    let answer = send(
+        &app,
+        with_type("POST", "/api/v1/transaction", binary, "QTB1...."),
+    )
+    .await;
     assert_eq!(answer.body["binary"], true, "{}", answer.body);
-    let answer = send(&app, with_type("POST", "/api/v1/transaction", Some("application/json"), "{}")).await;
+    let answer = send(
+        &app,
+        with_type(
+            "POST",
+            "/api/v1/transaction",
+            Some("application/json"),
+            "{}",
+        ),
+    )
+    .await;
     assert_eq!(answer.body["binary"], false, "{}", answer.body);
     // The binary type is no JSON route's.
     let answer = send(&app, with_type("POST", "/api/v1/ack", binary, "QPB1")).await;

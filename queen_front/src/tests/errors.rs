@@ -11,21 +11,38 @@ use super::{app, bare, json, send};
 async fn configure_answering(reply: Reply) -> super::Answer {
     let pg = FakePg::start(vec![("queen.configure(", reply)]).await;
     let app = app(&[("DATABASE_URL", &pg.url())]);
-    send(&app, json("POST", "/api/v1/configure", &json!({"queue": "orders"}))).await
+    send(
+        &app,
+        json("POST", "/api/v1/configure", &json!({"queue": "orders"})),
+    )
+    .await
 }
 
 #[tokio::test]
 async fn a_server_fault_answers_a_generic_message_and_no_sql_text() {
     for (sqlstate, text) in [
-        ("XX000", "could not read block 7 in file \"base/16384/2619\""),
-        ("XX001", "invalid page in block 3 of relation base/16384/16402"),
+        (
+            "XX000",
+            "could not read block 7 in file \"base/16384/2619\"",
+        ),
+        (
+            "XX001",
+            "invalid page in block 3 of relation base/16384/16402",
+        ),
         ("42P01", "relation \"queen.queues\" does not exist"),
-        ("42883", "function queen.configure(text, jsonb, text) does not exist"),
+        (
+            "42883",
+            "function queen.configure(text, jsonb, text) does not exist",
+        ),
         ("0A000", "cached plan must not change result type"),
         ("P0001", "SELECT secret FROM queen.kv"),
     ] {
         let answer = configure_answering(Reply::error(sqlstate, text)).await;
-        assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR, "{sqlstate}");
+        assert_eq!(
+            answer.status,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{sqlstate}"
+        );
         assert_eq!(
             answer.body,
             json!({"success": false, "error": "internal error", "code": "internal"}),
@@ -37,15 +54,55 @@ async fn a_server_fault_answers_a_generic_message_and_no_sql_text() {
 #[tokio::test]
 async fn a_refusal_of_the_input_keeps_the_extension_message_and_its_sqlstate() {
     for (sqlstate, text, status, code) in [
-        ("22023", "items[0].queue: is required", 400, "invalid_request"),
-        ("42804", "options.leaseTime: must be a number", 400, "invalid_request"),
-        ("22P03", "decompressed body over the limit", 400, "invalid_request"),
+        (
+            "22023",
+            "items[0].queue: is required",
+            400,
+            "invalid_request",
+        ),
+        (
+            "42804",
+            "options.leaseTime: must be a number",
+            400,
+            "invalid_request",
+        ),
+        (
+            "22P03",
+            "decompressed body over the limit",
+            400,
+            "invalid_request",
+        ),
         ("42704", "queue \"ghost\" does not exist", 404, "not_found"),
-        ("54000", "batch: 20000 is over queen.pop_max_batch (10000)", 413, "request_too_large"),
-        ("53400", "namespace \"n\" is over its storage quota", 403, "storage_quota_exceeded"),
-        ("55000", "requiredLeases[0]: the lease is not held", 409, "precondition_failed"),
-        ("40001", "queue \"orders\" was deleted concurrently; retry", 409, "retry"),
-        ("23505", "timerKey \"t\" is already scheduled", 409, "conflict"),
+        (
+            "54000",
+            "batch: 20000 is over queen.pop_max_batch (10000)",
+            413,
+            "request_too_large",
+        ),
+        (
+            "53400",
+            "namespace \"n\" is over its storage quota",
+            403,
+            "storage_quota_exceeded",
+        ),
+        (
+            "55000",
+            "requiredLeases[0]: the lease is not held",
+            409,
+            "precondition_failed",
+        ),
+        (
+            "40001",
+            "queue \"orders\" was deleted concurrently; retry",
+            409,
+            "retry",
+        ),
+        (
+            "23505",
+            "timerKey \"t\" is already scheduled",
+            409,
+            "conflict",
+        ),
     ] {
         let answer = configure_answering(Reply::error(sqlstate, text)).await;
         assert_eq!(answer.status.as_u16(), status, "{sqlstate}");
@@ -83,7 +140,11 @@ async fn a_canceled_statement_is_a_503_timeout() {
 #[tokio::test]
 async fn an_unreachable_database_is_a_503_without_connection_details() {
     let app = app(&[]);
-    let answer = send(&app, json("POST", "/api/v1/configure", &json!({"queue": "q"}))).await;
+    let answer = send(
+        &app,
+        json("POST", "/api/v1/configure", &json!({"queue": "q"})),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(
         answer.body,
@@ -98,11 +159,19 @@ async fn an_unreachable_database_is_a_503_without_connection_details() {
 
 #[tokio::test]
 async fn health_says_whether_the_extension_is_installed() {
-    let pg = FakePg::start(vec![("pg_extension", Reply::json(&[], json!({"extension": "0.1.0"})))]).await;
+    let pg = FakePg::start(vec![(
+        "pg_extension",
+        Reply::json(&[], json!({"extension": "0.1.0"})),
+    )])
+    .await;
     let answer = send(&app(&[("DATABASE_URL", &pg.url())]), bare("GET", "/health")).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["extension"], "0.1.0");
-    let pg = FakePg::start(vec![("pg_extension", Reply::json(&[], json!({"extension": null})))]).await;
+    let pg = FakePg::start(vec![(
+        "pg_extension",
+        Reply::json(&[], json!({"extension": null})),
+    )])
+    .await;
     let answer = send(&app(&[("DATABASE_URL", &pg.url())]), bare("GET", "/health")).await;
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(answer.body["error"], "the queen extension is not installed");

@@ -157,7 +157,12 @@ fn message(out: &mut Vec<u8>, tag: u8, body: &[u8]) {
 
 fn error_response(out: &mut Vec<u8>, sqlstate: &str, text: &str) {
     let mut body = Vec::new();
-    for (field, value) in [(b'S', "ERROR"), (b'V', "ERROR"), (b'C', sqlstate), (b'M', text)] {
+    for (field, value) in [
+        (b'S', "ERROR"),
+        (b'V', "ERROR"),
+        (b'C', sqlstate),
+        (b'M', text),
+    ] {
         body.push(field);
         body.extend_from_slice(value.as_bytes());
         body.push(0);
@@ -269,7 +274,9 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
                 let mut bound: Option<Reply> = None;
                 for step in steps.drain(..) {
                     let reply = match &step {
-                        Step::Parse(n) | Step::Describe(n) | Step::Bind(n) => statements.get(n).cloned(),
+                        Step::Parse(n) | Step::Describe(n) | Step::Bind(n) => {
+                            statements.get(n).cloned()
+                        }
                         Step::Execute => bound.clone(),
                         Step::Close => None,
                     };

@@ -6,9 +6,9 @@ mod auth;
 mod bodies;
 mod cors;
 mod errors;
+pub mod fakepg;
 mod startup;
 mod timeouts;
-pub mod fakepg;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -68,7 +68,9 @@ pub async fn send(app: &Router, req: Request<Body>) -> Answer {
     let response = app.clone().oneshot(req).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
     let body = serde_json::from_slice(&bytes)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
     Answer {
@@ -90,5 +92,9 @@ pub fn json(method: &str, uri: &str, body: &Value) -> Request<Body> {
 
 /// A request without a body.
 pub fn bare(method: &str, uri: &str) -> Request<Body> {
-    Request::builder().method(method).uri(uri).body(Body::empty()).unwrap()
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .body(Body::empty())
+        .unwrap()
 }

@@ -25,7 +25,10 @@ async fn eventually(done: impl Fn() -> bool) -> bool {
 async fn a_timed_out_statement_is_canceled_and_its_connection_never_reused() {
     let pg = FakePg::start(vec![
         ("queen.push_text(", Reply::Hang),
-        ("pg_extension", Reply::json(&[], json!({"extension": "0.1.0"}))),
+        (
+            "pg_extension",
+            Reply::json(&[], json!({"extension": "0.1.0"})),
+        ),
     ])
     .await;
     let state = state(config(&[
