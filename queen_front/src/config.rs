@@ -21,6 +21,8 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// How often the shared poller of a long-polled key asks the database.
     pub long_poll_period: Duration,
+    /// Long polls waiting at once, over all keys (`QUEEN_MAX_WAITERS`).
+    pub max_waiters: usize,
     /// Serve a non-loopback `HOST` without authentication
     /// (`QUEEN_ALLOW_UNAUTHENTICATED=1`).
     pub allow_unauthenticated: bool,
@@ -159,6 +161,12 @@ impl Config {
             },
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
+            // Not measured: room for many consumers' long polls, few enough
+            // that their state (a key and a poller each) stays small.
+            max_waiters: match vars.parsed("QUEEN_MAX_WAITERS", 10_000)? {
+                0 => return Err("QUEEN_MAX_WAITERS must be at least 1".into()),
+                n => n,
+            },
             cors_origins: crate::cors::Origins::parse(
                 &var("QUEEN_CORS_ORIGINS").unwrap_or_default(),
             )?,

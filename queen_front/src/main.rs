@@ -140,7 +140,11 @@ fn main() {
             .local_addr()
             .unwrap_or_else(|e| fail(format!("{addr}: {e}")));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let waiters = longpoll::Waiters::new(config.long_poll_period);
+        let waiters = longpoll::Waiters::new(
+            config.long_poll_period,
+            config.max_waiters,
+            config.request_timeout,
+        );
         // The pool is shared out: each thread holds its part, at least one.
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let mut hands = Vec::with_capacity(config.threads);

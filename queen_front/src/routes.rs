@@ -351,6 +351,7 @@ async fn pop(
             .saturating_sub(Duration::from_millis(500)),
     );
     let deadline = Instant::now() + hold;
+    let mut waited = false;
     loop {
         if frames {
             let bytes: Vec<u8> = call_as(
@@ -384,8 +385,26 @@ async fn pop(
         if !wait || now >= deadline {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
-        state.waiters.wait(&state.pool, &key, deadline - now).await;
+        if state.waiters.wait(&state.pool, &key, deadline - now).await.is_err() {
+            // Refused a place: at once, or (having waited already) as a wait
+            // that ended with nothing.
+            if waited {
+                return Ok(StatusCode::NO_CONTENT.into_response());
+            }
+            return Err(too_many_waiters(state.config.max_waiters));
+        }
+        waited = true;
     }
+}
+
+/// A long poll refused because the front-end holds as many as it may.
+fn too_many_waiters(max: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too_many_waiters",
+        format!("{max} long polls are waiting already (QUEEN_MAX_WAITERS): retry, or pop without wait"),
+    )
+    .with_header(header::RETRY_AFTER, "1")
 }
 
 /// Whether a JSON pop answer holds messages, read without parsing it. The

@@ -6,6 +6,7 @@ mod auth;
 mod bodies;
 mod cors;
 mod errors;
+mod longpolls;
 pub mod fakepg;
 mod startup;
 mod timeouts;
@@ -48,7 +49,11 @@ pub fn state(config: Config) -> AppState {
     AppState {
         pool: db::pool(&config, config.pool_size).unwrap(),
         auth: crate::auth::Auth::new(&config.jwt).unwrap(),
-        waiters: longpoll::Waiters::new(config.long_poll_period),
+        waiters: longpoll::Waiters::new(
+            config.long_poll_period,
+            config.max_waiters,
+            config.request_timeout,
+        ),
         config,
     }
 }
