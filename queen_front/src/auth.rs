@@ -142,12 +142,6 @@ fn refusal(kind: &ErrorKind) -> String {
 }
 
 impl Auth {
-    /// Off: every route is open.
-    #[cfg(test)]
-    pub fn off() -> Auth {
-        Auth { keys: None }
-    }
-
     pub fn new(config: &JwtConfig) -> Result<Auth, String> {
         let hs256 = config
             .secret
