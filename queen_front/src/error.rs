@@ -255,3 +255,15 @@ pub async fn json_refusals(State(limit): State<usize>, req: Request, next: Next)
     );
     Response::from_parts(parts, Body::from(body.to_string()))
 }
+
+/// The answer for a handler that panicked: the panic goes to the log, the
+/// client gets the generic 500.
+pub fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let text = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(not a string)");
+    tracing::error!("a handler panicked: {text}");
+    ApiError::internal().into_response()
+}

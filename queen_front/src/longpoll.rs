@@ -282,13 +282,20 @@ mod tests {
         let held: Vec<_> = (0..3)
             .map(|n| {
                 let (waiters, pool) = (waiters.clone(), pool.clone());
-                tokio::spawn(async move { waiters.wait(&pool, &queue(n), Duration::from_secs(30)).await })
+                tokio::spawn(async move {
+                    waiters
+                        .wait(&pool, &queue(n), Duration::from_secs(30))
+                        .await
+                })
             })
             .collect();
         assert!(eventually(|| waiters.counts().1 == 3).await);
         let started = Instant::now();
         for key in [queue(0), queue(99)] {
-            assert_eq!(waiters.wait(&pool, &key, Duration::from_secs(30)).await, Err(TooManyWaiters));
+            assert_eq!(
+                waiters.wait(&pool, &key, Duration::from_secs(30)).await,
+                Err(TooManyWaiters)
+            );
         }
         assert!(started.elapsed() < Duration::from_millis(100));
         // Three keys, three pollers: one per key with a waiter, no more.
@@ -298,8 +305,14 @@ mod tests {
         for h in held {
             h.abort();
         }
-        assert!(eventually(|| waiters.counts() == (0, 0, 0)).await, "{:?}", waiters.counts());
-        let answer = waiters.wait(&pool, &queue(7), Duration::from_millis(10)).await;
+        assert!(
+            eventually(|| waiters.counts() == (0, 0, 0)).await,
+            "{:?}",
+            waiters.counts()
+        );
+        let answer = waiters
+            .wait(&pool, &queue(7), Duration::from_millis(10))
+            .await;
         assert_eq!(answer, Ok(()));
     }
 
@@ -310,19 +323,34 @@ mod tests {
         let waiters = Waiters::new(Duration::from_secs(3600), 10, Duration::from_secs(1));
         let pool = pool();
         for n in 0..50 {
-            waiters.wait(&pool, &queue(n), Duration::from_millis(1)).await.unwrap();
+            waiters
+                .wait(&pool, &queue(n), Duration::from_millis(1))
+                .await
+                .unwrap();
             assert_eq!(waiters.counts().0, 0, "the key left with its waiter");
         }
-        assert!(eventually(|| waiters.counts() == (0, 0, 0)).await, "{:?}", waiters.counts());
+        assert!(
+            eventually(|| waiters.counts() == (0, 0, 0)).await,
+            "{:?}",
+            waiters.counts()
+        );
         // Two waiters of one key share it; it goes with the second.
         let (w, p) = (waiters.clone(), pool.clone());
-        let first = tokio::spawn(async move { w.wait(&p, &queue(1), Duration::from_secs(30)).await });
+        let first =
+            tokio::spawn(async move { w.wait(&p, &queue(1), Duration::from_secs(30)).await });
         assert!(eventually(|| waiters.counts() == (1, 1, 1)).await);
-        waiters.wait(&pool, &queue(1), Duration::from_millis(1)).await.unwrap();
+        waiters
+            .wait(&pool, &queue(1), Duration::from_millis(1))
+            .await
+            .unwrap();
         assert_eq!(waiters.counts(), (1, 1, 1));
         waiters.wake(&queue(1));
         first.await.unwrap().unwrap();
-        assert!(eventually(|| waiters.counts() == (0, 0, 0)).await, "{:?}", waiters.counts());
+        assert!(
+            eventually(|| waiters.counts() == (0, 0, 0)).await,
+            "{:?}",
+            waiters.counts()
+        );
     }
 
     #[tokio::test]
@@ -331,7 +359,10 @@ mod tests {
         let pool = pool();
         let keys = [
             Key::Queue("orders".into()),
-            Key::Filter { namespace: Some("shop".into()), task: None },
+            Key::Filter {
+                namespace: Some("shop".into()),
+                task: None,
+            },
             Key::Queue("other".into()),
         ];
         let held: Vec<_> = keys

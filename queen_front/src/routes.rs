@@ -25,11 +25,17 @@ const POP_FRAMES: &str = "application/x-queen-pop";
 /// The routes behind every layer the front-end serves them with (all but
 /// the request trace).
 pub fn app(state: AppState) -> Router {
-    let limit = state.config.body_limit_bytes;
-    let origins = state.config.cors_origins.clone();
-    router(state)
+    let config = std::sync::Arc::clone(&state.config);
+    with_layers(router(state), &config)
+}
+
+/// The layers around the routes, outermost last: a panic's answer, the body
+/// limit, JSON for the HTTP layer's own refusals, the browser guard.
+pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
+    let limit = config.body_limit_bytes;
+    routes
         .layer(axum::middleware::from_fn_with_state(
-            origins,
+            config.cors_origins.clone(),
             crate::cors::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
@@ -37,6 +43,9 @@ pub fn app(state: AppState) -> Router {
             crate::error::json_refusals,
         ))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            crate::error::panic_answer,
+        ))
 }
 
 pub fn router(state: AppState) -> Router {
@@ -385,7 +394,12 @@ async fn pop(
         if !wait || now >= deadline {
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
-        if state.waiters.wait(&state.pool, &key, deadline - now).await.is_err() {
+        if state
+            .waiters
+            .wait(&state.pool, &key, deadline - now)
+            .await
+            .is_err()
+        {
             // Refused a place: at once, or (having waited already) as a wait
             // that ended with nothing.
             if waited {
@@ -402,7 +416,9 @@ fn too_many_waiters(max: usize) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         "too_many_waiters",
-        format!("{max} long polls are waiting already (QUEEN_MAX_WAITERS): retry, or pop without wait"),
+        format!(
+            "{max} long polls are waiting already (QUEEN_MAX_WAITERS): retry, or pop without wait"
+        ),
     )
     .with_header(header::RETRY_AFTER, "1")
 }

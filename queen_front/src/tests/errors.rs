@@ -194,3 +194,20 @@ async fn refusals_of_the_http_layer_are_json_too() {
         json!({"success": false, "error": "request body larger than 64 bytes", "code": "request_too_large"})
     );
 }
+
+async fn boom() -> &'static str {
+    let secret = "SELECT password FROM users";
+    panic!("index out of bounds near {secret}")
+}
+
+#[tokio::test]
+async fn a_panic_is_a_generic_500_and_its_text_stays_in_the_log() {
+    let routes = axum::Router::new().route("/boom", axum::routing::get(boom));
+    let app = crate::routes::with_layers(routes, &super::config(&[]));
+    let answer = send(&app, bare("GET", "/boom")).await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(
+        answer.body,
+        json!({"success": false, "error": "internal error", "code": "internal"})
+    );
+}

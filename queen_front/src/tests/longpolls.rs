@@ -9,13 +9,19 @@ use super::fakepg::{FakePg, Reply, INT4, JSONB, TEXT};
 use super::{bare, config, send, state};
 
 fn empty_pop() -> Reply {
-    Reply::text(&[TEXT, TEXT, TEXT, INT4, JSONB], r#"{"success":true,"messages":[]}"#)
+    Reply::text(
+        &[TEXT, TEXT, TEXT, INT4, JSONB],
+        r#"{"success":true,"messages":[]}"#,
+    )
 }
 
 #[tokio::test]
 async fn a_long_poll_beyond_the_bound_is_a_503_with_retry_after() {
     let pg = FakePg::start(vec![("queen.pop(", empty_pop())]).await;
-    let state = state(config(&[("DATABASE_URL", &pg.url()), ("QUEEN_MAX_WAITERS", "2")]));
+    let state = state(config(&[
+        ("DATABASE_URL", &pg.url()),
+        ("QUEEN_MAX_WAITERS", "2"),
+    ]));
     let waiters = state.waiters.clone();
     let app = crate::routes::app(state);
     let held: Vec<_> = ["a", "b"]
@@ -32,7 +38,11 @@ async fn a_long_poll_beyond_the_bound_is_a_503_with_retry_after() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let started = Instant::now();
-    let answer = send(&app, bare("GET", "/api/v1/pop/queue/c?wait=true&timeout=1500")).await;
+    let answer = send(
+        &app,
+        bare("GET", "/api/v1/pop/queue/c?wait=true&timeout=1500"),
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_millis(500));
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(answer.body["code"], "too_many_waiters");
@@ -50,7 +60,10 @@ async fn a_long_poll_beyond_the_bound_is_a_503_with_retry_after() {
 #[tokio::test]
 async fn polls_of_many_unknown_queues_leave_no_state_behind() {
     let pg = FakePg::start(vec![("queen.pop(", empty_pop())]).await;
-    let state = state(config(&[("DATABASE_URL", &pg.url()), ("QUEEN_MAX_WAITERS", "8")]));
+    let state = state(config(&[
+        ("DATABASE_URL", &pg.url()),
+        ("QUEEN_MAX_WAITERS", "8"),
+    ]));
     let waiters = state.waiters.clone();
     let app = crate::routes::app(state);
     let polls: Vec<_> = (0..24)

@@ -6,8 +6,8 @@ mod auth;
 mod bodies;
 mod cors;
 mod errors;
-mod longpolls;
 pub mod fakepg;
+mod longpolls;
 mod startup;
 mod timeouts;
 
