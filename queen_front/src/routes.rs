@@ -29,7 +29,7 @@ pub fn app(state: AppState) -> Router {
     with_layers(router(state), &config)
 }
 
-/// The layers around the routes, outermost last: a panic's answer, the body
+/// The layers around the routes, outermost first: a panic's answer, the body
 /// limit, JSON for the HTTP layer's own refusals, the browser guard.
 pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
     let limit = config.body_limit_bytes;
