@@ -1,4 +1,5 @@
-//! Configuration, read once from the environment.
+//! Configuration, read once from the environment. A value that does not
+//! parse, or a combination that can not be served, is an error at start.
 
 use std::time::Duration;
 
@@ -14,27 +15,105 @@ pub struct Config {
     /// Event-loop threads, each serving the connections handed to it.
     pub threads: usize,
     pub request_timeout: Duration,
-    /// HS256 secret; when set every route but /health needs a bearer token.
-    pub jwt_secret: Option<String>,
+    /// Bearer tokens: on when a key is set.
+    pub jwt: JwtConfig,
     /// Largest request body accepted (413 beyond).
     pub body_limit_bytes: usize,
     /// How often the shared poller of a long-polled key asks the database.
     pub long_poll_period: Duration,
+    /// Long polls waiting at once, over all keys (`QUEEN_MAX_WAITERS`).
+    pub max_waiters: usize,
+    /// Serve a non-loopback `HOST` without authentication
+    /// (`QUEEN_ALLOW_UNAUTHENTICATED=1`).
+    pub allow_unauthenticated: bool,
+    /// Origins allowed to make cross-origin requests (`QUEEN_CORS_ORIGINS`).
+    pub cors_origins: crate::cors::Origins,
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
+/// How bearer tokens are checked (`auth.rs`).
+#[derive(Clone, Default)]
+pub struct JwtConfig {
+    /// HS256 secret (`JWT_SECRET`).
+    pub secret: Option<String>,
+    /// RS256 public key, PEM (`JWT_PUBLIC_KEY`, or the file
+    /// `QUEEN_JWT_PUBLIC_KEY_FILE`).
+    pub public_key_pem: Option<String>,
+    /// Seconds of clock difference allowed on `exp` and `nbf`.
+    pub leeway_s: u64,
+    /// When set, the `iss` every token must carry.
+    pub issuer: Option<String>,
+    /// When set, an `aud` every token must carry.
+    pub audience: Option<String>,
 }
 
-fn parsed<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
-    match var(name) {
-        None => Ok(default),
-        Some(v) => v.parse().map_err(|_| format!("{name}={v:?} is not valid")),
+impl JwtConfig {
+    pub fn is_on(&self) -> bool {
+        self.secret.is_some() || self.public_key_pem.is_some()
+    }
+}
+
+/// Keys stay out of debug output.
+impl std::fmt::Debug for JwtConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtConfig")
+            .field("secret", &self.secret.as_ref().map(|_| "(set)"))
+            .field(
+                "public_key_pem",
+                &self.public_key_pem.as_ref().map(|_| "(set)"),
+            )
+            .field("leeway_s", &self.leeway_s)
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .finish()
+    }
+}
+
+/// The RS256 public key: `JWT_PUBLIC_KEY` holds the PEM (its line breaks
+/// may be written `\n`), `QUEEN_JWT_PUBLIC_KEY_FILE` names a file holding
+/// it; not both.
+fn public_key(vars: &Vars) -> Result<Option<String>, String> {
+    match (
+        vars.get("JWT_PUBLIC_KEY"),
+        vars.get("QUEEN_JWT_PUBLIC_KEY_FILE"),
+    ) {
+        (Some(_), Some(_)) => {
+            Err("set JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, not both".into())
+        }
+        (Some(pem), None) if !pem.contains('\n') => Ok(Some(pem.replace("\\n", "\n"))),
+        (Some(pem), None) => Ok(Some(pem)),
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|e| format!("QUEEN_JWT_PUBLIC_KEY_FILE={path:?}: {e}")),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The variables, as read: an empty value counts as unset.
+struct Vars<'a>(&'a dyn Fn(&str) -> Option<String>);
+
+impl Vars<'_> {
+    fn get(&self, name: &str) -> Option<String> {
+        (self.0)(name).filter(|v| !v.is_empty())
+    }
+
+    fn parsed<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| format!("{name}={v:?} is not valid")),
+        }
     }
 }
 
 impl Config {
     pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(&|name| std::env::var(name).ok())
+    }
+
+    /// The configuration `lookup` describes (the environment, or a test's
+    /// variables).
+    pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let vars = Vars(lookup);
+        let var = |name: &str| vars.get(name);
         let database_url = match var("DATABASE_URL") {
             Some(url) => url,
             None => format!(
@@ -43,19 +122,74 @@ impl Config {
                 var("PGPORT").unwrap_or_else(|| "6532".into()),
                 var("PGUSER").unwrap_or_else(|| "postgres".into()),
                 var("PGDATABASE").unwrap_or_else(|| "queen".into()),
-                var("PGPASSWORD").map(|p| format!(" password={p}")).unwrap_or_default(),
+                var("PGPASSWORD")
+                    .map(|p| format!(" password={p}"))
+                    .unwrap_or_default(),
             ),
         };
-        Ok(Config {
+        let allow_unauthenticated = match var("QUEEN_ALLOW_UNAUTHENTICATED").as_deref() {
+            None | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => {
+                return Err(format!(
+                    "QUEEN_ALLOW_UNAUTHENTICATED={other:?} is not 1 or 0"
+                ))
+            }
+        };
+        let config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
-            port: parsed("PORT", 6632)?,
-            pool_size: parsed("QUEEN_POOL_SIZE", 16)?,
-            threads: parsed("QUEEN_THREADS", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))?.max(1),
-            request_timeout: Duration::from_millis(parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?),
-            jwt_secret: var("JWT_SECRET"),
-            body_limit_bytes: parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
-            long_poll_period: Duration::from_millis(parsed("QUEEN_LONG_POLL_MS", 500)?),
-        })
+            port: vars.parsed("PORT", 6632)?,
+            pool_size: vars.parsed("QUEEN_POOL_SIZE", 16)?,
+            threads: vars
+                .parsed(
+                    "QUEEN_THREADS",
+                    std::thread::available_parallelism()
+                        .map(|n| n.get())
+                        .unwrap_or(1),
+                )?
+                .max(1),
+            request_timeout: Duration::from_millis(
+                vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?,
+            ),
+            jwt: JwtConfig {
+                secret: var("JWT_SECRET"),
+                public_key_pem: public_key(&vars)?,
+                leeway_s: vars.parsed("QUEEN_JWT_LEEWAY_S", 30)?,
+                issuer: var("QUEEN_JWT_ISSUER"),
+                audience: var("QUEEN_JWT_AUDIENCE"),
+            },
+            body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
+            long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
+            // Not measured: room for many consumers' long polls, few enough
+            // that their state (a key and a poller each) stays small.
+            max_waiters: match vars.parsed("QUEEN_MAX_WAITERS", 10_000)? {
+                0 => return Err("QUEEN_MAX_WAITERS must be at least 1".into()),
+                n => n,
+            },
+            cors_origins: crate::cors::Origins::parse(
+                &var("QUEEN_CORS_ORIGINS").unwrap_or_default(),
+            )?,
+            allow_unauthenticated,
+        };
+        if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
+            return Err(format!(
+                "HOST={} is not a loopback address and no authentication is configured: \
+                 set JWT_SECRET, JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, or \
+                 QUEEN_ALLOW_UNAUTHENTICATED=1 to serve every route to anyone who can reach it",
+                config.host
+            ));
+        }
+        Ok(config)
     }
+}
+
+/// Whether `host` only listens on this machine: `localhost`, 127.0.0.0/8,
+/// `::1` (bracketed or not, IPv4-mapped or not).
+pub fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }

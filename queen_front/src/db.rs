@@ -1,15 +1,27 @@
-//! The connection pool.
+//! The connection pool, and the one place the routes run SQL.
 
 use std::str::FromStr;
+use std::time::Duration;
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, QueueMode, RecyclingMethod};
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, QueueMode, RecyclingMethod};
+use tokio::time::{timeout_at, Instant};
+use tokio_postgres::types::{FromSql, ToSql};
+use tokio_postgres::NoTls;
 
 use crate::config::Config;
+use crate::error::ApiError;
 
 /// One event-loop thread's pool: `size` connections at most.
 pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
-    let pg = tokio_postgres::Config::from_str(&config.database_url).map_err(|e| format!("DATABASE_URL: {e}"))?;
-    let manager = Manager::from_config(pg, tokio_postgres::NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let pg = tokio_postgres::Config::from_str(&config.database_url)
+        .map_err(|e| format!("DATABASE_URL: {e}"))?;
+    let manager = Manager::from_config(
+        pg,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
     Pool::builder(manager)
         .max_size(size)
         // The connection used last is handed out first: the fewest backends
@@ -20,4 +32,51 @@ pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
         .runtime(deadpool_postgres::Runtime::Tokio1)
         .build()
         .map_err(|e| format!("pool: {e}"))
+}
+
+/// Runs one statement answering one value (JSON, text or bytes) within
+/// `timeout`, waiting for a connection included. A statement still running
+/// when the time is up is canceled, and its connection leaves the pool: it
+/// is never handed out again while the statement may still run, and a late
+/// cancel can not hit a later statement on it.
+pub async fn one_value<T>(
+    pool: &Pool,
+    timeout: Duration,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<T, ApiError>
+where
+    T: for<'a> FromSql<'a>,
+{
+    let deadline = Instant::now() + timeout;
+    let client = match timeout_at(deadline, pool.get()).await {
+        Ok(client) => client?,
+        Err(_) => return Err(ApiError::timeout()),
+    };
+    let work = async {
+        let stmt = client.prepare_cached(sql).await?;
+        let row = client.query_one(&stmt, params).await?;
+        Ok::<T, ApiError>(row.try_get(0)?)
+    };
+    let outcome = timeout_at(deadline, work).await;
+    match outcome {
+        Ok(answer) => answer,
+        Err(_) => {
+            abandon(client);
+            Err(ApiError::timeout())
+        }
+    }
+}
+
+/// Takes a connection whose statement outran its request out of the pool,
+/// asks the server to cancel the statement, then closes the connection.
+fn abandon(client: Object) {
+    let cancel = client.cancel_token();
+    let client = Object::take(client);
+    tokio::spawn(async move {
+        if let Err(e) = cancel.cancel_query(NoTls).await {
+            tracing::warn!("canceling a statement that outran its request: {e}");
+        }
+        drop(client);
+    });
 }

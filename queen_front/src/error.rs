@@ -1,93 +1,269 @@
-//! Errors as HTTP answers: a status chosen by SQLSTATE (never by message
-//! text) and a JSON body naming the problem.
+//! Errors as HTTP answers. Every refusal is a JSON body
+//! `{"success": false, "error", "code"}`: `code` is the machine-readable
+//! verdict, `error` a message for the user. A database error's status and
+//! code come from its SQLSTATE, never from its message text. The extension's
+//! own message goes out only for a refusal of the request's input (the
+//! extension writes those for users, naming the offending field), with its
+//! `sqlstate`; anything else answers a generic message and the full text
+//! goes to the log.
 
+use std::error::Error as _;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderName, HeaderValue};
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
+use tokio_postgres::error::DbError;
 
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
+    /// The machine-readable verdict a client branches on.
+    pub code: &'static str,
+    /// What the user is told.
     pub message: String,
-    pub code: Option<String>,
+    /// The SQLSTATE of a refusal of the request's input, for clients that
+    /// branch on it; never set for failures of the server.
+    pub sqlstate: Option<String>,
+    /// Headers the answer carries (`WWW-Authenticate`, `Retry-After`).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
 }
+
+pub const INTERNAL: &str = "internal error";
+pub const UNAVAILABLE: &str = "database unavailable";
 
 impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), code: None }
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            sqlstate: None,
+            headers: Vec::new(),
+        }
+    }
+    pub fn with_header(mut self, name: HeaderName, value: &'static str) -> ApiError {
+        self.headers.push((name, HeaderValue::from_static(value)));
+        self
     }
     pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", message)
     }
-    pub fn unavailable(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+    /// The database could not be reached or broke the connection.
+    pub fn unavailable() -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", UNAVAILABLE)
+    }
+    /// The request ran out of time; its statement was canceled.
+    pub fn timeout() -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            "the database did not answer within the request timeout",
+        )
+    }
+    pub fn internal() -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", INTERNAL)
+    }
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            format!("request body larger than {limit} bytes"),
+        )
     }
 }
 
-/// The HTTP status for a SQLSTATE raised by the extension or the database.
-pub fn status_for(sqlstate: &str) -> StatusCode {
-    match sqlstate {
-        // Bad input: invalid value, wrong type, too long, bad text or binary.
-        "22023" | "42804" | "22001" | "22P02" | "22P03" | "22004" | "22007" | "22008" => StatusCode::BAD_REQUEST,
-        "42704" => StatusCode::NOT_FOUND,
-        // A request over a configured bound (batch, value size).
-        "54000" => StatusCode::PAYLOAD_TOO_LARGE,
-        // A namespace's storage quota.
-        "53400" => StatusCode::FORBIDDEN,
-        // A lease that is not held, a concurrent delete: retry or re-pop.
-        "55000" | "40001" | "23503" | "23505" | "40P01" => StatusCode::CONFLICT,
-        // Canceled (statement timeout), shutting down, too many connections.
-        "57014" | "57P01" | "57P02" | "57P03" | "53300" => StatusCode::SERVICE_UNAVAILABLE,
-        s if s.starts_with("08") => StatusCode::SERVICE_UNAVAILABLE,
-        s if s.starts_with("22") => StatusCode::BAD_REQUEST,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-/// The machine-readable code a client branches on, chosen by SQLSTATE.
-pub fn code_for(sqlstate: &str) -> Option<&'static str> {
+/// The status and code of a SQLSTATE that refuses the request's input: the
+/// extension's message is passed on.
+fn refusal(sqlstate: &str) -> Option<(StatusCode, &'static str)> {
     Some(match sqlstate {
-        "53400" => "storage_quota_exceeded",
-        "54000" => "request_too_large",
-        "42704" => "not_found",
-        "55000" => "precondition_failed",
-        "40001" | "40P01" => "retry",
-        s if s.starts_with("22") || s == "42804" => "invalid_request",
+        // Unknown queue, dead letter or group.
+        "42704" => (StatusCode::NOT_FOUND, "not_found"),
+        // A request over a configured bound (batch, value size).
+        "54000" => (StatusCode::PAYLOAD_TOO_LARGE, "request_too_large"),
+        // A namespace's storage quota.
+        "53400" => (StatusCode::FORBIDDEN, "storage_quota_exceeded"),
+        // A transaction's required lease is not held.
+        "55000" => (StatusCode::CONFLICT, "precondition_failed"),
+        // A concurrent delete, a deadlock: retry.
+        "40001" | "40P01" => (StatusCode::CONFLICT, "retry"),
+        "23503" | "23505" => (StatusCode::CONFLICT, "conflict"),
+        // Bad input: invalid value, wrong type, too long, bad text or binary.
+        "42804" => (StatusCode::BAD_REQUEST, "invalid_request"),
+        s if s.starts_with("22") => (StatusCode::BAD_REQUEST, "invalid_request"),
         _ => return None,
     })
 }
 
+/// The answer for a SQLSTATE that is no fault of the request: a generic
+/// message, the status and a code.
+fn failure(sqlstate: &str) -> ApiError {
+    match sqlstate {
+        // The front-end's database role lacks a grant.
+        "42501" => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "the front-end's database role may not make this call",
+        ),
+        // Canceled (a statement timeout of the role or the server).
+        "57014" => ApiError::timeout(),
+        // Shutting down, starting up, too many connections, connection
+        // trouble.
+        "57P01" | "57P02" | "57P03" | "53300" => ApiError::unavailable(),
+        s if s.starts_with("08") => ApiError::unavailable(),
+        // Everything else (XX000, 42P01, 42883, 0A000, ...) is a fault of
+        // the server, not of the request.
+        _ => ApiError::internal(),
+    }
+}
+
+impl From<&DbError> for ApiError {
+    fn from(db: &DbError) -> ApiError {
+        let state = db.code().code();
+        if let Some((status, code)) = refusal(state) {
+            return ApiError {
+                sqlstate: Some(state.to_owned()),
+                ..ApiError::new(status, code, db.message())
+            };
+        }
+        let answer = failure(state);
+        if answer.status.is_server_error() && answer.code == "internal" {
+            tracing::error!(
+                sqlstate = state,
+                detail = db.detail(),
+                hint = db.hint(),
+                context = db.where_(),
+                "database error: {}",
+                db.message()
+            );
+        } else {
+            tracing::warn!(
+                sqlstate = state,
+                detail = db.detail(),
+                "database refused: {}",
+                db.message()
+            );
+        }
+        answer
+    }
+}
+
 impl From<tokio_postgres::Error> for ApiError {
     fn from(e: tokio_postgres::Error) -> ApiError {
-        match e.as_db_error() {
-            Some(db) => ApiError {
-                status: status_for(db.code().code()),
-                message: db.message().to_owned(),
-                code: Some(db.code().code().to_owned()),
-            },
-            // No answer from the server: the database is down or the
-            // connection broke.
-            None => ApiError::unavailable(format!("database unavailable: {e}")),
+        if let Some(db) = e.as_db_error() {
+            return ApiError::from(db);
+        }
+        // No error from the server. A broken connection or socket is the
+        // database being away; anything else (an answer of an unexpected
+        // shape) is a fault here.
+        let io = e
+            .source()
+            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
+        if e.is_closed() || io {
+            tracing::warn!("database connection: {e}");
+            ApiError::unavailable()
+        } else {
+            tracing::error!("database client: {e}");
+            ApiError::internal()
         }
     }
 }
 
 impl From<deadpool_postgres::PoolError> for ApiError {
     fn from(e: deadpool_postgres::PoolError) -> ApiError {
-        ApiError::unavailable(format!("no database connection available: {e}"))
+        tracing::warn!("no database connection: {e}");
+        ApiError::unavailable()
+    }
+}
+
+/// The code of an answer made without an `ApiError` (a rejection by the
+/// HTTP layer), by its status.
+pub fn code_for_status(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "invalid_request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        408 => "timeout",
+        409 => "conflict",
+        413 => "request_too_large",
+        415 => "unsupported_media_type",
+        429 => "too_many_requests",
+        503 => "unavailable",
+        s if s >= 500 => "internal",
+        _ => "invalid_request",
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut body = json!({"success": false, "error": self.message});
-        if let Some(state) = &self.code {
+        let mut body = json!({"success": false, "error": self.message, "code": self.code});
+        if let Some(state) = &self.sqlstate {
             body["sqlstate"] = json!(state);
-            if let Some(code) = code_for(state) {
-                body["code"] = json!(code);
-            }
         }
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        for (name, value) in self.headers {
+            response.headers_mut().insert(name, value);
+        }
+        response
     }
+}
+
+/// The most of a refusal's text the HTTP layer wrote that is read to pass
+/// it on (its own messages are a line).
+const REFUSAL_TEXT_BYTES: usize = 4096;
+
+/// Answers a refusal made by the HTTP layer itself (an oversize body, a path
+/// or query string that does not parse) with JSON like every other, keeping
+/// its status and headers.
+pub async fn json_refusals(State(limit): State<usize>, req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = match axum::body::to_bytes(body, REFUSAL_TEXT_BYTES).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+        Err(_) => String::new(),
+    };
+    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        format!("request body larger than {limit} bytes")
+    } else if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("refused")
+            .to_lowercase()
+    } else {
+        text
+    };
+    let body = json!({"success": false, "error": message, "code": code_for_status(status)});
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Response::from_parts(parts, Body::from(body.to_string()))
+}
+
+/// The answer for a handler that panicked: the panic goes to the log, the
+/// client gets the generic 500.
+pub fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let text = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(not a string)");
+    tracing::error!("a handler panicked: {text}");
+    ApiError::internal().into_response()
 }

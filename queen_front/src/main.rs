@@ -1,19 +1,21 @@
 //! queen_front: Queen's HTTP API over the queen extension.
 
+mod access;
 mod auth;
+mod body;
 mod config;
+mod cors;
 mod db;
 mod error;
 mod longpoll;
+mod metrics;
 mod routes;
+#[cfg(test)]
+mod tests;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Clone)]
@@ -26,25 +28,13 @@ pub struct AppState {
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
     tokio::select! {
         _ = ctrl_c => {},
         _ = term.recv() => {},
     }
     tracing::info!("shutting down: finishing in-flight requests");
-}
-
-/// Answers an oversize body with JSON like every other refusal.
-async fn json_413(response: Response) -> Response {
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        let limit = std::env::var("QUEEN_BODY_LIMIT_BYTES").unwrap_or_else(|_| (16 * 1024 * 1024).to_string());
-        return (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            Json(serde_json::json!({"success": false, "error": format!("request body larger than {limit} bytes")})),
-        )
-            .into_response();
-    }
-    response
 }
 
 fn fail(msg: String) -> ! {
@@ -74,7 +64,8 @@ impl axum::serve::Listener for Handed {
                 // The acceptor has stopped: shutdown is under way.
                 return std::future::pending().await;
             };
-            let taken = tokio::net::TcpStream::from_std(stream).and_then(|s| s.peer_addr().map(|peer| (s, peer)));
+            let taken = tokio::net::TcpStream::from_std(stream)
+                .and_then(|s| s.peer_addr().map(|peer| (s, peer)));
             match taken {
                 Ok(taken) => return taken,
                 Err(e) => tracing::warn!("a connection could not be taken over: {e}"),
@@ -95,37 +86,65 @@ fn serve_thread(
     handed: Handed,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new().name(format!("queen-front-{n}")).spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let limit = state.config.body_limit_bytes;
-            let app = routes::router(state)
-                .layer(axum::middleware::map_response(json_413))
-                .layer(DefaultBodyLimit::max(limit))
-                .layer(tower_http::trace::TraceLayer::new_for_http());
-            let stopped = async move {
-                let _ = stop.wait_for(|s| *s).await;
-            };
-            if let Err(e) = axum::serve(handed, app).with_graceful_shutdown(stopped).await {
-                tracing::error!("event-loop thread {n}: {e}");
-            }
-        });
-    })
+    std::thread::Builder::new()
+        .name(format!("queen-front-{n}"))
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async move {
+                let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
+                let stopped = async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                };
+                if let Err(e) = axum::serve(handed, app)
+                    .with_graceful_shutdown(stopped)
+                    .await
+                {
+                    tracing::error!("event-loop thread {n}: {e}");
+                }
+            });
+        })
 }
 
 fn main() {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .init();
     let config = Arc::new(config::Config::from_env().unwrap_or_else(|e| fail(e)));
+    let auth = auth::Auth::new(&config.jwt).unwrap_or_else(|e| fail(e));
+    let host = config
+        .host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
     let addr = format!("{}:{}", config.host, config.port);
-    let acceptor = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    if !auth.is_on() {
+        tracing::warn!(
+            "no JWT key is set (JWT_SECRET, JWT_PUBLIC_KEY, QUEEN_JWT_PUBLIC_KEY_FILE): \
+             every route is open to anyone who can reach {addr}"
+        );
+    }
+    let acceptor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
     let threads = acceptor.block_on(async {
-        let listener = tokio::net::TcpListener::bind(&addr).await.unwrap_or_else(|e| fail(format!("binding {addr}: {e}")));
-        let local = listener.local_addr().unwrap_or_else(|e| fail(format!("{addr}: {e}")));
+        let listener = tokio::net::TcpListener::bind((host.as_str(), config.port))
+            .await
+            .unwrap_or_else(|e| fail(format!("binding {addr}: {e}")));
+        let local = listener
+            .local_addr()
+            .unwrap_or_else(|e| fail(format!("{addr}: {e}")));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let waiters = longpoll::Waiters::new(config.long_poll_period);
-        let auth = auth::Auth::new(config.jwt_secret.as_deref());
+        let waiters = longpoll::Waiters::new(
+            config.long_poll_period,
+            config.max_waiters,
+            config.request_timeout,
+        );
         // The pool is shared out: each thread holds its part, at least one.
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let mut hands = Vec::with_capacity(config.threads);
@@ -139,7 +158,9 @@ fn main() {
                 waiters: waiters.clone(),
             };
             let thread = serve_thread(n, state, Handed { rx, addr: local }, stop_rx.clone());
-            threads.push(thread.unwrap_or_else(|e| fail(format!("starting event-loop thread {n}: {e}"))));
+            threads.push(
+                thread.unwrap_or_else(|e| fail(format!("starting event-loop thread {n}: {e}"))),
+            );
             hands.push(tx);
         }
         tracing::info!(addr = %local, threads = config.threads, "listening");

@@ -1,0 +1,147 @@
+//! Browsers: CORS for the origins `QUEEN_CORS_ORIGINS` lists, and the guard
+//! against cross-site requests that change state.
+//!
+//! Origins are compared exactly (scheme, host and port); there is no
+//! wildcard. A preflight from a listed origin answers 204 with what it may
+//! send; from any other origin it is refused. A request that changes state
+//! (any method but GET, HEAD and OPTIONS, and the pops, which are GETs that
+//! take leases) is refused before its handler runs when it carries an
+//! `Origin` that is not listed, or says `Sec-Fetch-Site: cross-site` without
+//! a listed `Origin`: a page elsewhere can not make a browser push, ack,
+//! configure or delete, whatever content type it picks. Requests without
+//! `Origin` (curl, the clients) are not affected. Reads from an unlisted
+//! origin are served, without the headers that would let the page read them.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderValue};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+
+/// How long a browser may keep a preflight's answer (seconds). Not
+/// measured: a usual value, short enough for a changed list to take hold.
+const PREFLIGHT_MAX_AGE_S: &str = "600";
+/// The methods and request headers a listed origin may use.
+const ALLOW_METHODS: &str = "GET, POST, PUT, DELETE";
+const ALLOW_HEADERS: &str = "authorization, content-type";
+/// The answer headers a page may read besides the simple ones.
+const EXPOSE_HEADERS: &str = "retry-after, www-authenticate";
+
+/// The origins allowed to make cross-origin requests, lower-cased.
+#[derive(Clone, Debug, Default)]
+pub struct Origins(Arc<[String]>);
+
+impl Origins {
+    /// Parses the comma-separated list of `QUEEN_CORS_ORIGINS`: each entry
+    /// `scheme://host[:port]`, scheme http or https, nothing after.
+    pub fn parse(list: &str) -> Result<Origins, String> {
+        let mut origins = Vec::new();
+        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let refuse = |why: &str| Err(format!("QUEEN_CORS_ORIGINS: {entry:?} {why}"));
+            if entry == "*" {
+                return refuse("is not accepted: list each origin exactly (scheme://host[:port])");
+            }
+            let Some((scheme, rest)) = entry.split_once("://") else {
+                return refuse("is not an origin (scheme://host[:port])");
+            };
+            if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+                return refuse("is not an http or https origin");
+            }
+            let bad = |c: char| "/?#@*".contains(c) || c.is_whitespace() || c.is_control();
+            if rest.is_empty() || rest.contains(bad) {
+                return refuse("is not an origin: scheme://host[:port] with no path");
+            }
+            origins.push(entry.to_ascii_lowercase());
+        }
+        Ok(Origins(origins.into()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn allows(&self, origin: &HeaderValue) -> bool {
+        origin
+            .to_str()
+            .is_ok_and(|o| self.0.iter().any(|allowed| allowed.eq_ignore_ascii_case(o)))
+    }
+}
+
+fn changes_state(method: &Method, path: &str) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+        || path.starts_with("/api/v1/pop")
+}
+
+fn refused(message: String) -> Response {
+    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message).into_response()
+}
+
+fn shown(origin: &HeaderValue) -> String {
+    String::from_utf8_lossy(origin.as_bytes()).into_owned()
+}
+
+fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+}
+
+pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> Response {
+    let origin = req.headers().get(header::ORIGIN).cloned();
+    let allowed = origin.as_ref().is_some_and(|o| origins.allows(o));
+    let preflight = req.method() == Method::OPTIONS
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    let mut response = match &origin {
+        Some(o) if preflight => {
+            if !allowed {
+                return refused(format!("origin {:?} is not allowed", shown(o)));
+            }
+            let mut response = StatusCode::NO_CONTENT.into_response();
+            let headers = response.headers_mut();
+            allow_origin(headers, o.clone());
+            for (name, value) in [
+                (header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW_METHODS),
+                (header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS),
+                (header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE_S),
+            ] {
+                headers.insert(name, HeaderValue::from_static(value));
+            }
+            response
+        }
+        _ => {
+            if changes_state(req.method(), req.uri().path()) && !allowed {
+                if let Some(o) = &origin {
+                    return refused(format!(
+                        "a {} from origin {:?} is refused: the origin is not allowed",
+                        req.method(),
+                        shown(o)
+                    ));
+                }
+                let site = req.headers().get("sec-fetch-site");
+                if site.is_some_and(|s| s.as_bytes().eq_ignore_ascii_case(b"cross-site")) {
+                    return refused(format!("a cross-site {} is refused", req.method()));
+                }
+            }
+            let mut response = next.run(req).await;
+            if let Some(o) = origin.as_ref().filter(|_| allowed) {
+                let headers = response.headers_mut();
+                allow_origin(headers, o.clone());
+                headers.insert(
+                    header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                    HeaderValue::from_static(EXPOSE_HEADERS),
+                );
+            }
+            response
+        }
+    };
+    if origin.is_some() {
+        response
+            .headers_mut()
+            .append(header::VARY, HeaderValue::from_static("origin"));
+    }
+    response
+}

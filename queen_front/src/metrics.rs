@@ -1,0 +1,121 @@
+//! The Prometheus text exposition of the per-queue figures
+//! `queen.list_queues()` answers.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4";
+
+/// (metric, help, type, the queue's field it reads).
+const METRICS: &[(&str, &str, &str, &str)] = &[
+    (
+        "queen_queue_messages",
+        "Messages kept in the queue's partitions.",
+        "gauge",
+        "messages",
+    ),
+    (
+        "queen_queue_partitions",
+        "Partitions of the queue.",
+        "gauge",
+        "partitions",
+    ),
+    (
+        "queen_queue_failed",
+        "Dead letters of the queue.",
+        "gauge",
+        "failed",
+    ),
+    (
+        "queen_queue_pruned_failed_total",
+        "Dead letters removed by DLQ retention (cumulative).",
+        "counter",
+        "pruned_failed",
+    ),
+];
+
+/// A label value as the text format writes it: backslash, double quote and
+/// line feed escaped, so no name can end the value or the line.
+pub fn label_value(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `list` is the answer of `queen.list_queues()`: `{"queues": [{"name", ...}]}`.
+pub fn prometheus_text(list: &Value) -> String {
+    let queues = list["queues"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut out = String::new();
+    for (metric, help, kind, key) in METRICS {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");
+        for q in queues {
+            let name = label_value(q["name"].as_str().unwrap_or(""));
+            let _ = writeln!(
+                out,
+                "{metric}{{queue=\"{name}\"}} {}",
+                q[*key].as_i64().unwrap_or(0)
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{label_value, prometheus_text};
+
+    #[test]
+    fn a_queue_name_can_not_inject_a_series() {
+        let evil = "a\"} evil_series 1\n";
+        let text = prometheus_text(&json!({"queues": [
+            {"name": evil, "messages": 3, "partitions": 1, "failed": 0, "pruned_failed": 0},
+            {"name": "orders", "messages": 5, "partitions": 2, "failed": 1, "pruned_failed": 4},
+        ]}));
+        let lines: Vec<&str> = text.lines().collect();
+        // Four metrics, each a HELP, a TYPE and one line per queue.
+        assert_eq!(lines.len(), 4 * 4, "{text}");
+        for line in &lines {
+            assert!(
+                line.starts_with("# ") || line.starts_with("queen_queue_"),
+                "{line:?}"
+            );
+        }
+        assert!(!lines.iter().any(|l| l.starts_with("evil_series")));
+        assert!(lines.contains(&r#"queen_queue_messages{queue="a\"} evil_series 1\n"} 3"#));
+        assert!(lines.contains(&r#"queen_queue_pruned_failed_total{queue="orders"} 4"#));
+        // Each sample line is `name{queue="..."} value`, its value a number.
+        for line in lines.iter().filter(|l| !l.starts_with('#')) {
+            let (_, value) = line.rsplit_once(' ').unwrap();
+            assert!(value.parse::<i64>().is_ok(), "{line:?}");
+            assert!(line.ends_with(&format!("\"}} {value}")), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn label_values_escape_what_the_text_format_requires() {
+        assert_eq!(label_value(r"a\b"), r"a\\b");
+        assert_eq!(label_value("say \"hi\""), r#"say \"hi\""#);
+        assert_eq!(label_value("two\nlines"), r"two\nlines");
+        assert_eq!(label_value("plain-name_1.x"), "plain-name_1.x");
+    }
+
+    #[test]
+    fn no_queues_is_the_headers_alone() {
+        let text = prometheus_text(&json!({"queues": []}));
+        assert_eq!(text.lines().count(), 8);
+        assert_eq!(prometheus_text(&json!({})), text);
+    }
+}
