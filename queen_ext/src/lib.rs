@@ -134,6 +134,31 @@ fn pop_frames(
     sql::spi(|client| pop::pop_in_call(client, &req).to_frames())
 }
 
+/// A number that grows whenever a message is pushed to the queue `queue`,
+/// or (queue NULL) to any queue carrying `namespace` / `task`: what a
+/// long-polling front-end watches to know a pop may now find something.
+/// 0 for a queue that does not exist.
+#[pg_extern]
+fn queue_version(queue: Option<&str>, namespace: default!(Option<&str>, "NULL"), task: default!(Option<&str>, "NULL")) -> i64 {
+    if queue.is_none() && namespace.is_none() && task.is_none() {
+        errors::invalid("queue", "is required unless namespace or task is given");
+    }
+    sql::spi(|c| {
+        sql::exec(
+            c,
+            "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
+               JOIN queen.queues q ON q.id = p.queue_id
+              WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2)
+                AND ($3::text IS NULL OR q.task = $3)",
+            &[sql::TEXT, sql::TEXT, sql::TEXT],
+            &[queue.into(), namespace.into(), task.into()],
+        )
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
+        .unwrap_or(0)
+    })
+}
+
 /// Acknowledges messages: one ack object, an array, or
 /// `{"acknowledgments": [...], "consumerGroup": ...}`.
 #[pg_extern]

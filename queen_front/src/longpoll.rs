@@ -227,8 +227,7 @@ async fn version(pool: &deadpool_postgres::Pool, timeout: Duration, key: &Key) -
             crate::db::one_value(
                 pool,
                 timeout,
-                "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
-                   JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+                "SELECT queen.queue_version($1)",
                 &[q],
             )
             .await
@@ -237,9 +236,7 @@ async fn version(pool: &deadpool_postgres::Pool, timeout: Duration, key: &Key) -
             crate::db::one_value(
                 pool,
                 timeout,
-                "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
-                   JOIN queen.queues q ON q.id = p.queue_id
-                  WHERE ($1::text IS NULL OR q.namespace = $1) AND ($2::text IS NULL OR q.task = $2)",
+                "SELECT queen.queue_version(NULL, $1, $2)",
                 &[namespace, task],
             )
             .await

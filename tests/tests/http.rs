@@ -224,13 +224,24 @@ fn jwt_guards_routes_and_names_the_producer() {
     assert_eq!(status, 401, "{body}");
     let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", "Bearer not.a.token"), Some(&push));
     assert_eq!(status, 401);
-    let token = jsonwebtoken::encode(
-        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
-        &json!({"sub": "billing-service"}),
-        &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()),
-    )
-    .unwrap();
-    let auth = format!("Bearer {token}");
+    let sign = |claims: &Value| {
+        let token = jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            claims,
+            &jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()),
+        )
+        .unwrap();
+        format!("Bearer {token}")
+    };
+    let exp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600;
+    // A token without an expiry is refused; a read-only one may not push.
+    let unbounded = sign(&json!({"sub": "billing-service", "role": "read-write"}));
+    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &unbounded), Some(&push));
+    assert_eq!((status, body["code"].clone()), (401, json!("unauthorized")), "{body}");
+    let reader = sign(&json!({"sub": "dashboard", "role": "read-only", "exp": exp}));
+    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &reader), Some(&push));
+    assert_eq!((status, body["code"].clone()), (403, json!("forbidden")), "{body}");
+    let auth = sign(&json!({"sub": "billing-service", "role": "read-write", "exp": exp}));
     let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &auth), Some(&push));
     assert_eq!(status, 201);
     let (status, popped) = send(agent().get(&format!("{base}/api/v1/pop/queue/{q}?batch=1")).set("Authorization", &auth), None);

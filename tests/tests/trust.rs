@@ -431,6 +431,12 @@ fn queen_app_works_the_message_path_and_nothing_else() {
     let err = c.query_one("SELECT queen.delete_queue($1)", &[&queue]).unwrap_err();
     assert_eq!(sqlstate(&err), "42501", "{err}");
 
+    // What a long-polling front-end watches grows with every push.
+    let before: i64 = c.query_one("SELECT queen.queue_version($1)", &[&queue]).unwrap().get(0);
+    push(&mut c, &json!([{"queue": queue, "payload": 2}]));
+    let after: i64 = c.query_one("SELECT queen.queue_version($1)", &[&queue]).unwrap().get(0);
+    assert_eq!(after, before + 1);
+
     let admin_role = TestRole::new("it_admin", "GRANT queen_admin TO {role};");
     let mut a = admin_role.connect();
     a.query_one("SELECT queen.configure($1, '{\"retryLimit\": 1}')", &[&queue]).unwrap();
