@@ -61,6 +61,28 @@ pub fn program_limit(field: &str, msg: impl Display) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED, format!("{field}: {msg}"));
 }
 
+/// Raises again an error caught earlier, with its own SQLSTATE (five
+/// characters, as `retention::worker::sqlstate_text` writes them).
+pub fn raise(sqlstate: &str, msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::from(sqlstate_code(sqlstate)), format!("{msg}"));
+}
+
+/// PostgreSQL's packed form of a five-character SQLSTATE.
+fn sqlstate_code(sqlstate: &str) -> i32 {
+    sqlstate.bytes().take(5).enumerate().fold(0, |acc, (i, b)| acc | (((b.wrapping_sub(b'0')) & 0x3F) as i32) << (6 * i))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sqlstates_pack_as_postgres_packs_them() {
+        for state in ["40001", "57P01", "22023", "XX000", "08006"] {
+            let code = pgrx::pg_sys::errcodes::PgSqlErrorCode::from(super::sqlstate_code(state));
+            assert_eq!(crate::retention::worker::sqlstate_text(code), state);
+        }
+    }
+}
+
 /// A write that would take a namespace past its quota (53400).
 pub fn quota_exceeded(msg: impl Display) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED, format!("storage_quota_exceeded: {msg}"));

@@ -83,7 +83,7 @@ fn retention_watermark_walk_v1(p_after_id: i64, p_max_rows: default!(i32, 5000))
 #[pg_extern(schema = "queen_internal")]
 fn retention_run_cycle() -> JsonOut {
     let settings = cycle::Settings::from_gucs();
-    let report = cycle::run_cycle(&mut cycle::Inline, &settings, None).unwrap_or_else(|e| errors::corrupt(e));
+    let report = cycle::run_cycle(&mut cycle::Inline, &settings, None).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message));
     report.log();
     JsonOut::of(&report)
 }

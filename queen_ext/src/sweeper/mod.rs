@@ -117,5 +117,5 @@ fn sweeper_metrics() -> JsonOut {
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_run_once() -> JsonOut {
     let settings = worker::Settings::from_gucs();
-    JsonOut::of(&timers::run_once(&settings, 0).unwrap_or_else(|e| errors::corrupt(e)))
+    JsonOut::of(&timers::run_once(&settings, 0).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message)))
 }
