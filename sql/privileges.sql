@@ -29,6 +29,9 @@ REVOKE ALL ON ALL TABLES IN SCHEMA queen FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA queen FROM PUBLIC;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA queen, queen_internal FROM PUBLIC;
 
+-- The pin costs a call about 8 us (2026-12-01, pgbench, one connection, a
+-- read-only call: 78.6 us without SECURITY DEFINER and the SET clause, 86.6
+-- with both; a push of one message takes ~400 us).
 DO $$
 DECLARE
     f regprocedure;
