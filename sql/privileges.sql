@@ -10,10 +10,21 @@
 --                delete, consumer-group admin, KV quotas, and the
 --                maintenance cycles and steps run by hand (queen_internal)
 --   pg_monitor   the monitoring readers
--- Roles are cluster-wide: a second database installing queen reuses them.
+-- Roles are cluster-wide: a second database installing queen reuses them,
+-- and a role granted queen_app may use queen in every database of the
+-- cluster that has it and lets it connect (docs/security.md).
+-- An update script that adds functions repeats the loop and the grants.
 
 DO $$
 BEGIN
+    -- A role of these names made beforehand by someone else, able to log
+    -- in, would receive every right below.
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles
+                WHERE rolname IN ('queen_app', 'queen_admin') AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION 'role queen_app or queen_admin exists and can log in'
+            USING ERRCODE = '42501',
+                  HINT = 'they must be NOLOGIN group roles; grant them to login roles instead';
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_app') THEN
         CREATE ROLE queen_app NOLOGIN;
     END IF;
@@ -65,7 +76,7 @@ GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
     queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
-    queen.kv_quota
+    queen.kv_quota, queen.timers_set_aside
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 

@@ -81,6 +81,9 @@ pub struct AckOut {
     pub dead_lettered: bool,
     /// The offset the transaction id resolved to.
     pub offset: Option<i64>,
+    /// Done, but not as asked (a dead-lettering whose message retention had
+    /// already deleted).
+    pub warning: Option<String>,
 }
 
 impl AckOut {
@@ -102,6 +105,7 @@ impl AckOut {
             success: self.success(),
             error: self.error.as_deref(),
             dlq: self.dead_lettered.then_some(true),
+            warning: self.warning.as_deref(),
         }
     }
 }
@@ -120,6 +124,8 @@ pub struct AckAnswer<'a> {
     error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dlq: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<&'a str>,
 }
 
 /// Parses one ack object; `group` is the body-level consumer group.
@@ -250,6 +256,10 @@ pub fn answers_json(out: &[AckOut]) -> String {
         }
         if o.dead_lettered {
             text.push_str(",\"dlq\":true");
+        }
+        if let Some(w) = &o.warning {
+            text.push_str(",\"warning\":");
+            write_str(text, w);
         }
         text.push('}');
     })
@@ -500,7 +510,9 @@ pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
     out
 }
 
-/// Why a message could not be dead-lettered: retention deleted it first.
+/// Why a message was not dead-lettered: retention deleted it first (rule 1
+/// and max-wait eviction drop unconsumed messages by design, counted in
+/// retention_history). The ack is done: the cursor moves past it.
 fn gone(pid: i64, offset: i64) -> String {
     format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
 }
@@ -515,6 +527,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         error,
         dead_lettered: false,
         offset: None,
+        warning: None,
     };
     let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
         let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
@@ -594,7 +607,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
                 if dead_letter(client, &failed) {
                     out.dead_lettered = true;
                 } else {
-                    out.error = Some(gone(pid, offset));
+                    out.warning = Some(gone(pid, offset));
                 }
                 DONE
             }
@@ -656,6 +669,9 @@ fn settle(
                 let written = dead_letter(client, &failed);
                 for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
                     r.dead_lettered = written;
+                    if !written {
+                        r.warning = Some(gone(pid, f));
+                    }
                 }
                 c.state[(f - c.lease_start) as usize] = DONE;
                 advance(c);

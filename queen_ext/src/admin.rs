@@ -65,7 +65,10 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
             .map(|r| r.get::<i64>(1).unwrap().unwrap())
             .collect();
     exec(client, "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
-    exec(client, "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
     exec(client, "DELETE FROM queen.queues WHERE id = $1", &[sql::INT8], &[q.id.into()]);
+    // After the cascade: it waited for any ack still writing a dead letter
+    // into these partitions (the ack holds its cursor and its segment), and
+    // this statement sees what that ack committed.
+    exec(client, "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
     json!({ "success": true, "deleted": true, "queue": queue, "partitions": pids.len() })
 }

@@ -41,6 +41,11 @@ pub fn bad_binary(what: &str, msg: impl Display) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION, format!("{what}: {msg}"));
 }
 
+/// The calling transaction's isolation level does not allow the call (25000).
+pub fn wrong_isolation(msg: impl Display) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_INVALID_TRANSACTION_STATE, format!("{msg}"));
+}
+
 /// A concurrent change the caller should retry over (40001).
 pub fn retry_needed(msg: impl Display) -> ! {
     ereport!(ERROR, PgSqlErrorCode::ERRCODE_T_R_SERIALIZATION_FAILURE, format!("{msg}"));

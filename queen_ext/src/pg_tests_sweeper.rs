@@ -82,6 +82,9 @@ mod tests {
         assert_eq!((aside["queue"].clone(), aside["key"].clone(), aside["attempts"].clone(), aside["payload"].clone()), (json!("tbad"), json!("b"), json!(3), json!("2")));
         assert!(aside["error"].as_str().unwrap().contains("P0001"), "{aside}");
         assert_eq!(js("SELECT queen.sweeper_metrics()")["timersSetAside"], 1);
+        let listed = js("SELECT queen.timers_set_aside('tbad')");
+        assert_eq!(listed["timers"][0]["timerKey"], "b", "{listed}");
+        assert_eq!(listed["timers"][0]["payload"], "Mg==", "the payload, base64");
         expire();
         assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["emptyClaim"], true);
     }

@@ -37,12 +37,14 @@ impl Failure {
         Failure::new("57P01", "terminated")
     }
 
-    /// A failure of this process or of the server (shutting down, crashed,
-    /// the connection gone), not of the partition being worked on: the
-    /// cycle stops. Anything else is the partition's, and the cycle carries
-    /// on with the others.
+    /// A failure of the caller or of the server, not of the partition being
+    /// worked on: the cycle stops. A cancel or statement timeout (57014) and
+    /// a shutdown (57P0x) are the caller's; a connection gone (08), a lack of
+    /// resources (53: disk full, out of memory) and a system error (58: I/O)
+    /// would fail every partition alike. Anything else is the partition's,
+    /// and the cycle carries on with the others.
     pub fn stops_the_cycle(&self) -> bool {
-        self.sqlstate.starts_with("57P") || self.sqlstate.starts_with("08")
+        ["57", "08", "53", "58"].iter().any(|class| self.sqlstate.starts_with(class))
     }
 
     /// A concurrent change the step lost to: it is retried at once.
@@ -411,7 +413,10 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
         &[sql::INT8_ARRAY, sql::INT2_ARRAY],
         &[keys.into(), phases.into()],
     );
-    // (key, phase) -> whether it is skipped this cycle.
+    // (key, phase) -> whether it is skipped this cycle: the SELECT reads the
+    // rows as they were before the statement's own UPDATE counted the skips
+    // down (a data-modifying CTE's changes are not visible to the rest of
+    // its statement), so `skip > 0` is the skip this cycle consumed.
     let failing: std::collections::HashMap<(i64, i16), bool> = exec(
         client,
         "WITH counted AS (UPDATE queen.retention_failures SET skip = skip - 1 WHERE skip > 0 RETURNING 1)

@@ -4,6 +4,7 @@
 //! it answers done.
 
 use pgrx::datum::TimestampWithTimeZone;
+use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 use serde::Serialize;
 
@@ -76,6 +77,16 @@ fn time_boundary(client: &mut SpiClient<'_>, pid: i64, from: i64, cutoff: Ts, ho
 /// only, moves `log_start` (never backwards) and `oldest_live_at` in the same
 /// row update, widens the dead letters that point into what it deletes, and
 /// writes one `retention_history` row in the same transaction.
+/// A step's carry-forward must see every dead letter committed before its
+/// lock on the doomed segments, which only READ COMMITTED's statement
+/// snapshots do; at a stricter level one committed after the transaction's
+/// snapshot would be left pointing at a deleted segment.
+fn require_read_committed() {
+    if unsafe { pg_sys::XactIsoLevel } != pg_sys::XACT_READ_COMMITTED as i32 {
+        errors::wrong_isolation("a retention step runs at READ COMMITTED only");
+    }
+}
+
 pub fn retention_step(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -84,6 +95,7 @@ pub fn retention_step(
     max_rows: i32,
     history_type: Option<&str>,
 ) -> StepResult {
+    require_read_committed();
     let Some(log_start) = one_i64(
         client,
         "SELECT log_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
@@ -112,43 +124,43 @@ pub fn retention_step(
     if boundary <= log_start {
         return StepResult { new_log_start: Some(log_start), ..StepResult::nothing(true) };
     }
-    // Whole segments only: a segment the boundary cuts keeps its tail.
-    let batch = exec(
+    // Whole segments only: a segment the boundary cuts keeps its tail. The
+    // doomed segments are locked first, skipping any that a dead-letter
+    // write holds (it takes its segment KEY SHARE until it commits): the
+    // step never waits on one while it holds the partition, and deletes only
+    // the run of segments from the watermark up to the first held one. A
+    // dead-letter write that comes after this lock waits for the step, then
+    // finds its segment gone.
+    let locked: Vec<(i64, i64, i32)> = exec(
         client,
-        "SELECT count(*)::int8, COALESCE(sum(frame_count), 0)::int8, max(base_offset), max(end_offset)
-           FROM (SELECT base_offset, end_offset, frame_count FROM queen.log_segments
-                  WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3
-                  ORDER BY base_offset LIMIT $4) s",
+        "SELECT base_offset, end_offset, frame_count FROM queen.log_segments
+          WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3
+          ORDER BY base_offset LIMIT $4 FOR UPDATE SKIP LOCKED",
         &[sql::INT8, sql::INT8, sql::INT8, sql::INT8],
         &[pid.into(), log_start.into(), boundary.into(), (max_rows as i64).into()],
     )
-    .next()
-    .expect("an aggregate answers one row");
-    let rows: i64 = batch.get(1).unwrap().unwrap();
-    let frames: i64 = batch.get(2).unwrap().unwrap();
+    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap()))
+    .collect();
+    let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
+    for (base, end, count) in &locked {
+        if *base != max_end + 1 {
+            break;
+        }
+        (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
+    }
     if rows == 0 {
         return StepResult { new_log_start: Some(log_start), ..StepResult::nothing(true) };
     }
-    let max_base: i64 = batch.get(3).unwrap().unwrap();
-    let max_end: i64 = batch.get(4).unwrap().unwrap();
     // Dead letters pointing into the doomed segments become self-contained
-    // first, in this same transaction.
-    let left_narrow = dlq::carry_forward(client, pid, log_start, max_end);
+    // first, in this same transaction. At READ COMMITTED this statement sees
+    // every dead letter committed into them: none can be written any more.
+    dlq::carry_forward(client, pid, log_start, max_end);
     exec(
         client,
         "DELETE FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
         &[sql::INT8, sql::INT8, sql::INT8],
         &[pid.into(), log_start.into(), max_base.into()],
     );
-    // A dead letter written while this step ran holds its segment (KEY
-    // SHARE) until it commits, so the delete above waited for it; this
-    // statement's snapshot sees it. It was not carried forward: undo the
-    // step, and the retry carries it.
-    if dlq::narrow_rows(client, pid, log_start, max_end).len() > left_narrow {
-        errors::retry_needed(format!(
-            "a dead letter was written into partition {pid}'s segments while a retention step deleted them; retry the step"
-        ));
-    }
     let new_start = max_end + 1;
     exec(
         client,
@@ -174,8 +186,10 @@ pub fn retention_step(
         &[pid.into(), moved_by.into(), frames.into(), rows.into()],
     );
     // More may be deletable when the batch was full or the boundary stopped
-    // at the horizon.
-    let clipped = rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h);
+    // at the horizon; a run cut short by a held segment waits for the next
+    // cycle.
+    let held = (rows as usize) < locked.len();
+    let clipped = !held && (rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
     StepResult { deleted: rows, messages: frames, new_log_start: Some(new_start), new_txns_start: None, done: !clipped }
 }
 

@@ -150,16 +150,15 @@ pub fn wait(d: Duration) -> bool {
 /// `public`) is ever resolved inside a worker, which runs as a superuser.
 pub const PINNED_SEARCH_PATH: &std::ffi::CStr = c"pg_catalog, pg_temp";
 
-/// Connects a worker to the workers' database with the pinned search_path.
+/// Connects a worker to the workers' database with the pinned search_path,
+/// at READ COMMITTED whatever `default_transaction_isolation` says (the
+/// retention step needs it).
 pub fn connect() {
     BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
-    unsafe {
-        pg_sys::SetConfigOption(
-            c"search_path".as_ptr(),
-            PINNED_SEARCH_PATH.as_ptr(),
-            pg_sys::GucContext::PGC_SUSET,
-            pg_sys::GucSource::PGC_S_OVERRIDE,
-        );
+    for (name, value) in [(c"search_path", PINNED_SEARCH_PATH), (c"default_transaction_isolation", c"read committed")] {
+        unsafe {
+            pg_sys::SetConfigOption(name.as_ptr(), value.as_ptr(), pg_sys::GucContext::PGC_SUSET, pg_sys::GucSource::PGC_S_OVERRIDE);
+        }
     }
 }
 

@@ -99,6 +99,31 @@ fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) ->
     JsonOut::of(&sql::spi(|c| timers::fire(c, token, max)))
 }
 
+/// Timers set aside after their last allowed fire failed, newest first (one
+/// queue, or all): what they would have delivered, and why they could not.
+#[pg_extern]
+fn timers_set_aside(queue: default!(Option<&str>, "NULL"), max_rows: default!(i32, 100)) -> JsonOut {
+    if max_rows <= 0 {
+        errors::invalid("max_rows", format!("{max_rows} must be at least 1"));
+    }
+    let rows: Vec<serde_json::Value> = sql::spi(|c| {
+        sql::exec(
+            c,
+            "SELECT json_build_object('queue', queue, 'timerKey', timer_key, 'partition', partition,
+                        'transactionId', transaction_id, 'messageId', message_id, 'deliverAt', deliver_at,
+                        'attempts', attempts, 'error', last_error, 'failedAt', failed_at,
+                        'payload', encode(payload, 'base64'))::text
+               FROM queen.log_timers_failed WHERE $1::text IS NULL OR queue = $1
+              ORDER BY failed_at DESC, id DESC LIMIT $2",
+            &[sql::TEXT, sql::INT8],
+            &[queue.into(), (max_rows as i64).into()],
+        )
+        .map(|r| serde_json::from_str(&r.get::<String>(1).unwrap().unwrap()).expect("json_build_object prints JSON"))
+        .collect()
+    });
+    JsonOut::of(&json!({"timers": rows}))
+}
+
 /// What the sweepers did: fired count and lateness, due count, KV rows
 /// expired but still present, and whether a slow phase is off.
 #[pg_extern]
