@@ -130,7 +130,10 @@ pub fn retention_step(
     // step never waits on one while it holds the partition, and deletes only
     // the run of segments from the watermark up to the first held one. A
     // dead-letter write that comes after this lock waits for the step, then
-    // finds its segment gone.
+    // finds its segment gone. The lock costs little beside the delete
+    // (2026-12-01, 2000 segments of 100 ~256 B messages each: 3.6-4.4 ms of
+    // locking against 77-129 ms of delete, WAL +0.1-0.4%; with tiny inline
+    // blobs it doubles the heap work, +27% WAL).
     let locked: Vec<(i64, i64, i32)> = exec(
         client,
         "SELECT base_offset, end_offset, frame_count FROM queen.log_segments
