@@ -7,6 +7,7 @@
 #   QUEEN_FAULTS_PREBUILT=1   skip set-up and builds (the extension is
 #                             installed and target/release/queen_front built)
 #   QUEEN_FAULTS_FRONT=PATH   the front-end binary (default target/release/queen_front)
+#   QUEEN_FAULTS_PG_BIN=DIR   another PostgreSQL 15 installation's bin/ (with queen in it)
 #   QUEEN_FAULTS_ARGS="..."   extra pytest arguments (e.g. "-k timers")
 #   scripts/faults.sh soak    the soak instead of the suite (make soak;
 #                             QUEEN_SOAK_SECONDS, default 600)
@@ -17,6 +18,7 @@ DIR="$ROOT/.queen-faults"
 PORT=6536
 FRONT_PORT=6640
 FRONT="${QUEEN_FAULTS_FRONT:-$ROOT/target/release/queen_front}"
+PG_BIN="${QUEEN_FAULTS_PG_BIN:-$PG_BIN}"
 
 cd "$ROOT"
 if [ "${QUEEN_FAULTS_PREBUILT:-0}" != 1 ]; then
