@@ -93,6 +93,14 @@ def start(timeout=60.0):
     ready(timeout)
 
 
+def restart(timeout=60.0):
+    """A clean restart (pg_ctl restart -m fast)."""
+    r = as_pg([f"{PG_BIN}/pg_ctl", "-D", DATA, "-l", LOG, "-m", "fast", "-w", "-t", str(int(timeout)), "restart"])
+    if r.returncode != 0:
+        raise AssertionError(f"pg_ctl restart failed: {r.stdout}{r.stderr}")
+    ready(timeout)
+
+
 def kill(restart=True):
     """kill -9 of the postmaster, then (by default) a restart. Answers the
     instant of the kill (time.monotonic())."""
