@@ -8,6 +8,8 @@ import json
 import threading
 import time
 
+import psycopg
+
 import cluster
 from workload import Consumer
 
@@ -64,8 +66,21 @@ def test_retention_audit_and_dead_letters_survive_kills():
     consumers = [Consumer(f"c{i}", queue, group, stop, deadline, batch=7, status_of=status_of) for i in range(2)]
     for cons in consumers:
         cons.start()
+    mid_cycle = 0
     for at in KILLS_AT:
         time.sleep(max(0.0, start + at - time.monotonic()))
+        # Kill while a retention cycle runs, when one shows within 2 s.
+        try:
+            with cluster.connect() as watch:
+                cycle = lambda: watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'queen retention cycle'").fetchone()[0]
+                seen = False
+                until = time.monotonic() + 2.0
+                while time.monotonic() < until and not seen:
+                    seen = cycle() > 0
+                mid_cycle += seen
+        except psycopg.Error:
+            pass    # the server is between restarts: kill anyway
         cluster.kill()
 
     with cluster.connect() as c:
@@ -107,6 +122,7 @@ def test_retention_audit_and_dead_letters_survive_kills():
         assert pointing_at_nothing == 0, f"{pointing_at_nothing} narrow dead letters point into deleted segments"
         letters = dead_letters(c, queue)
 
+    print(f"{queue}: {len(KILLS_AT)} kills, {mid_cycle} while a retention cycle worker ran")
     wrong = [w for cons in consumers for w in cons.wrong]
     assert not wrong, f"answers that break the contract: {wrong[:10]}"
     expected = {t for t, p in sent.items() if is_dlq(p)}
