@@ -80,7 +80,8 @@ done
 
 export QUEEN_FAULTS_DIR="$DIR" QUEEN_FAULTS_PORT="$PORT" QUEEN_FAULTS_DSN="$DSN" \
     QUEEN_FAULTS_HTTP="http://127.0.0.1:$FRONT_PORT" QUEEN_FAULTS_FRONT="$FRONT" \
-    QUEEN_FAULTS_PG_BIN="$PG_BIN" QUEEN_FAULTS_PG_USER="$(pg_user)"
+    QUEEN_FAULTS_PG_BIN="$PG_BIN" QUEEN_FAULTS_PG_USER="$(pg_user)" \
+    HYPOTHESIS_STORAGE_DIRECTORY="$DIR/hypothesis"
 if [ "$MODE" = soak ]; then
     say "soak: ${QUEEN_SOAK_SECONDS:-600} s of mixed work with a kill every minute"
     "$VENV/bin/python" "$ROOT/tests/faults/soak.py"
