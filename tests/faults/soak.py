@@ -22,7 +22,7 @@ import requests
 sys.path.insert(0, os.path.dirname(__file__))
 
 import cluster  # noqa: E402
-from workload import Consumer, Pusher, SqlConn  # noqa: E402
+from workload import Consumer, Pusher, SqlConn, read_all  # noqa: E402
 
 SECONDS = int(os.environ.get("QUEEN_SOAK_SECONDS", "600"))
 KILL_EVERY = int(os.environ.get("QUEEN_SOAK_KILL_EVERY_S", "60"))
@@ -134,6 +134,8 @@ def main():
     with cluster.connect() as c:
         for name in ("soak", "soak-timers", "soak-tx"):
             c.execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name = %s", (name,))
+        # What an earlier soak left in KV.
+        c.execute("DELETE FROM queen.kv WHERE ns IN ('soak', 'soak-count')")
         c.execute("""SELECT queen.configure(%s, '{"leaseTime": 5, "retryLimit": 1000, "retentionEnabled": true,
                      "completedRetentionSeconds": 5}'::jsonb)""", (q,))
         c.execute("SELECT queen.configure(%s, '{\"dedupWindowSeconds\": 0, \"retentionEnabled\": false}'::jsonb)", (tq,))
@@ -184,19 +186,10 @@ def main():
         delivered = {d[0] for cons in consumers for d in cons.deliveries}
         answered = {t for p in pushers for t in p.answered}
         lost_push = sorted(answered - delivered)
-        stored_tx = {r[0] for r in c.execute(
-            """SELECT m->>'transactionId' FROM jsonb_array_elements((queen.pop(%s, NULL, 'verify', 10000,
-                 '{"autoAck": true, "partitions": 100}')::jsonb)->'messages') m""", (xq,)).fetchall()}
+        stored_tx = {m["transactionId"] for m in read_all(xq, "verify", conn=c)}
         kv_tx = {r[0] for r in c.execute("SELECT key FROM queen.kv WHERE ns = 'soak'").fetchall()}
         lost_tx = sorted(t for t in tx.answered if t not in stored_tx or t not in kv_tx)
-        fired = collections.Counter()
-        for _ in range(1000):
-            got = c.execute("SELECT queen.pop(%s, NULL, 'verify', 10000, '{\"autoAck\": true, \"partitions\": 100}'::jsonb)",
-                            (tq,)).fetchone()[0]
-            msgs = (got or {}).get("messages") or []
-            if not msgs:
-                break
-            fired.update(m["transactionId"] for m in msgs)
+        fired = collections.Counter(m["transactionId"] for m in read_all(tq, "verify", conn=c))
         lost_timers = sorted(t for t in sched.answered if t not in fired)
         twice_timers = sorted(t for t, n in fired.items() if n > 1)
         count = c.execute("SELECT queen.kv_get('soak-count', 'n')").fetchone()[0]
