@@ -167,6 +167,10 @@ def main():
         t.join(60)
 
     findings = collections.OrderedDict()
+    idle = [n for n, done in (("SQL pusher", pushers[0].answered), ("HTTP pusher", pushers[1].answered),
+                              ("transactions", tx.answered), ("kv", counter.answered), ("timers", sched.answered)) if not done]
+    if idle:
+        findings["idle"] = f"no operation answered by: {idle}"
     with cluster.connect() as c:
         def drained():
             return c.execute(
@@ -181,6 +185,9 @@ def main():
         stop_pop.set()
         for t in consumers:
             t.join(60)
+        idle = [t.name_ for t in consumers if not t.acked]
+        if idle:
+            findings["idle consumers"] = f"no ack answered for: {idle}"
         cluster.wait_for(lambda: c.execute("SELECT count(*) FROM queen.log_timers WHERE queue = %s", (tq,)).fetchone()[0] == 0,
                          "every timer fired", timeout=120, every=1)
         delivered = {d[0] for cons in consumers for d in cons.deliveries}
