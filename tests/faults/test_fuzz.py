@@ -158,6 +158,33 @@ def test_sql_json_arguments(postmaster, statement):
         run()
 
 
+def binary(magic):
+    """Binary bodies: the magic, then a version of a plausible head (a
+    little-endian count or length), then anything."""
+    return st.builds(lambda head, tail: magic + head + tail,
+                     st.one_of(st.binary(max_size=8), st.integers(0, 2**32 - 1).map(lambda n: n.to_bytes(4, "little"))),
+                     st.binary(max_size=300))
+
+
+def test_binary_bodies(postmaster):
+    """The binary push (QPB1) and transaction (QTB1) bodies, over HTTP and
+    SQL."""
+    conn = cluster.connect()
+    try:
+        @FUZZ
+        @given(binary(b"QPB1"), binary(b"QTB1"))
+        def run(push_body, txn_body):
+            for path, body, ctype in (("/api/v1/push", push_body, "application/x-queen-push"),
+                                      ("/api/v1/transaction", txn_body, "application/octet-stream")):
+                r = requests.post(cluster.HTTP + path, data=body, headers={"content-type": ctype}, timeout=60)
+                assert r.status_code < 500, f"POST {path}: expected 2xx/4xx, saw {r.status_code} {r.text[:300]} for {body!r}"
+            sql(conn, "SELECT queen.push_binary(%s)", (push_body,))
+            sql(conn, "SELECT queen.transaction_binary(%s)", (txn_body,))
+        run()
+    finally:
+        conn.close()
+
+
 def nested(depth):
     return "[" * depth + "1" + "]" * depth
 
