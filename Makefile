@@ -1,6 +1,6 @@
-# queen: the two commands (see README.md), plus benchmarks.
+# queen: the two commands (see README.md), plus benchmarks, the fault suite and the soak.
 
-.PHONY: run test bench setup fuzz
+.PHONY: run test bench setup fuzz faults soak
 
 run:
 	@scripts/run.sh
@@ -16,3 +16,9 @@ setup:
 
 fuzz:
 	@scripts/fuzz.sh
+
+faults:
+	@scripts/faults.sh
+
+soak:
+	@scripts/faults.sh soak

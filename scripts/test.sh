@@ -72,4 +72,7 @@ if [ ! -x "$VENV/bin/pytest" ]; then
     "$VENV/bin/pip" install -q -r "$ROOT/tests/python/requirements.txt"
 fi
 QUEEN_URL=http://127.0.0.1:6633 "$VENV/bin/pytest" -q "$ROOT/tests/python"
+
+say "the fault suite"
+QUEEN_FAULTS_PREBUILT=1 "$ROOT/scripts/faults.sh"
 say "all tests passed"
