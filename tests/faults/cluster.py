@@ -26,7 +26,7 @@ LOG = os.path.join(DIR, "postgres.log")
 
 # The schema of the internal step functions (retention steps and cycle, the
 # sweeper's one-shot, the watermark walk): one place to change it.
-INTERNAL = os.environ.get("QUEEN_INTERNAL_SCHEMA", "queen")
+INTERNAL = os.environ.get("QUEEN_INTERNAL_SCHEMA", "queen_internal")
 
 
 def unique(prefix):

@@ -375,6 +375,15 @@ pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
         }
         scheduler.tick();
     }
+    exit_to_be_restarted();
+}
+
+/// Ends a static worker asked to stop. The postmaster restarts a worker
+/// that exits with 1 (after its restart time), never one that exits with 0:
+/// a worker stopped by `pg_terminate_backend` must come back. At a shutdown
+/// the postmaster restarts nothing either way.
+pub fn exit_to_be_restarted() -> ! {
+    unsafe { pg_sys::proc_exit(1) }
 }
 
 /// Takes the next item of a parallel cycle off the shared cursor.

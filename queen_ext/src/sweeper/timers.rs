@@ -43,29 +43,47 @@ pub fn schedule(
     }
     let message_id = queen_frames::new_message_id();
     let mid = pgrx::Uuid::from_bytes(message_id);
-    let row = exec(
-        c,
-        "INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
-         SELECT $1, $2, $3, $4, $5, $7, now() + make_interval(secs => $6 / 1000.0)
-          WHERE NOT $8 OR EXISTS (SELECT 1 FROM queen.log_timers WHERE queue = $1 AND timer_key = $2)
-         ON CONFLICT (queue, timer_key) DO UPDATE
-            SET partition = EXCLUDED.partition, payload = EXCLUDED.payload, transaction_id = EXCLUDED.transaction_id,
-                message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at,
-                claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
-         RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, (xmax <> 0)",
-        &[sql::TEXT, sql::TEXT, sql::TEXT, sql::BYTEA, sql::TEXT, sql::INT8, sql::UUID, sql::BOOL],
-        &[
-            queue.into(),
-            timer_key.into(),
-            partition.into(),
-            payload.into(),
-            txn.as_str().into(),
-            delay_ms.into(),
-            mid.into(),
-            only_existing.into(),
-        ],
-    )
-    .next();
+    let args = [
+        queue.into(),
+        timer_key.into(),
+        partition.into(),
+        payload.into(),
+        txn.as_str().into(),
+        delay_ms.into(),
+        mid.into(),
+    ];
+    let types = [sql::TEXT, sql::TEXT, sql::TEXT, sql::BYTEA, sql::TEXT, sql::INT8, sql::UUID];
+    // A reschedule only updates: one that waited behind a fire of the same
+    // timer then finds its row gone and answers absent (an insert would
+    // schedule the fired timer again).
+    let row = if only_existing {
+        exec(
+            c,
+            "UPDATE queen.log_timers AS t
+                SET partition = $3, payload = $4, transaction_id = $5, message_id = $7,
+                    deliver_at = now() + make_interval(secs => $6 / 1000.0),
+                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
+              WHERE queue = $1 AND timer_key = $2
+          RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, true",
+            &types,
+            &args,
+        )
+        .next()
+    } else {
+        exec(
+            c,
+            "INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
+             VALUES ($1, $2, $3, $4, $5, $7, now() + make_interval(secs => $6 / 1000.0))
+             ON CONFLICT (queue, timer_key) DO UPDATE
+                SET partition = EXCLUDED.partition, payload = EXCLUDED.payload, transaction_id = EXCLUDED.transaction_id,
+                    message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at,
+                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
+             RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, (xmax <> 0)",
+            &types,
+            &args,
+        )
+        .next()
+    };
     let Some(row) = row else {
         return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
     };

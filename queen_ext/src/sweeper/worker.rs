@@ -321,6 +321,7 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
             metrics::degraded(n as usize, false, false);
         }
     }
+    crate::retention::worker::exit_to_be_restarted();
 }
 
 #[cfg(test)]
