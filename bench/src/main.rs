@@ -18,10 +18,35 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
 const WORDS: &[&str] = &[
-    "alpha", "bravo", "delta", "urgent", "gift", "express", "standard", "fragile", "returns", "priority", "weekend",
-    "invoice", "warehouse", "north", "south", "east", "west", "bulk", "retail", "online",
+    "alpha",
+    "bravo",
+    "delta",
+    "urgent",
+    "gift",
+    "express",
+    "standard",
+    "fragile",
+    "returns",
+    "priority",
+    "weekend",
+    "invoice",
+    "warehouse",
+    "north",
+    "south",
+    "east",
+    "west",
+    "bulk",
+    "retail",
+    "online",
 ];
-const NAMES: &[&str] = &["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov", "Ken Thompson"];
+const NAMES: &[&str] = &[
+    "Ada Lovelace",
+    "Alan Turing",
+    "Grace Hopper",
+    "Edsger Dijkstra",
+    "Barbara Liskov",
+    "Ken Thompson",
+];
 const CURRENCIES: &[&str] = &["EUR", "USD", "GBP", "CHF", "JPY"];
 const STATUSES: &[&str] = &["created", "paid", "packed", "shipped", "delivered"];
 
@@ -31,7 +56,9 @@ fn payload(rng: &mut SmallRng) -> Value {
         .map(|_| json!({"sku": format!("SKU-{:06}", rng.random_range(0..1_000_000)), "qty": rng.random_range(1..10),
                         "price": (rng.random_range(100..100_000) as f64) / 100.0}))
         .collect();
-    let note: Vec<&str> = (0..rng.random_range(1..4)).map(|_| WORDS[rng.random_range(0..WORDS.len())]).collect();
+    let note: Vec<&str> = (0..rng.random_range(1..4))
+        .map(|_| WORDS[rng.random_range(0..WORDS.len())])
+        .collect();
     json!({
         "orderId": format!("{:016x}", rng.random::<u64>()),
         "customer": {"id": rng.random_range(1..5_000_000), "name": NAMES[rng.random_range(0..NAMES.len())]},
@@ -62,22 +89,31 @@ struct Conn {
 impl Conn {
     fn statement(&mut self, sql: &'static str) -> Statement {
         let Conn { client, prepared } = self;
-        prepared.entry(sql).or_insert_with(|| client.prepare(sql).expect("prepare")).clone()
+        prepared
+            .entry(sql)
+            .or_insert_with(|| client.prepare(sql).expect("prepare"))
+            .clone()
     }
 
     fn execute(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> u64 {
         let st = self.statement(sql);
-        self.client.execute(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+        self.client
+            .execute(&st, params)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     fn query(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Vec<Row> {
         let st = self.statement(sql);
-        self.client.query(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+        self.client
+            .query(&st, params)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
     fn query_one(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Row {
         let st = self.statement(sql);
-        self.client.query_one(&st, params).unwrap_or_else(|e| panic!("{sql}: {e}"))
+        self.client
+            .query_one(&st, params)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 }
 
@@ -96,8 +132,12 @@ impl Bench {
         let stop = Arc::new(AtomicBool::new(false));
         let total = Arc::new(AtomicU64::new(0));
         // Connected before the clock starts: a client keeps its connections.
-        let conns: Vec<Conn> =
-            (0..self.conns).map(|_| Conn { client: self.connect(), prepared: HashMap::new() }).collect();
+        let conns: Vec<Conn> = (0..self.conns)
+            .map(|_| Conn {
+                client: self.connect(),
+                prepared: HashMap::new(),
+            })
+            .collect();
         let start = Instant::now();
         let handles: Vec<_> = conns
             .into_iter()
@@ -135,7 +175,11 @@ type Cell<'a> = Box<dyn Fn(&Bench) -> (u64, f64) + 'a>;
 
 /// Messages per second of each contender, measured in interleaved rounds.
 fn interleave(b: &Bench, cells: &[Cell<'_>]) -> Vec<f64> {
-    let slice = Bench { dsn: b.dsn.clone(), secs: b.secs / ROUNDS as f64, conns: b.conns };
+    let slice = Bench {
+        dsn: b.dsn.clone(),
+        secs: b.secs / ROUNDS as f64,
+        conns: b.conns,
+    };
     let mut msgs = vec![0u64; cells.len()];
     let mut secs = vec![0f64; cells.len()];
     for round in 0..ROUNDS {
@@ -162,14 +206,18 @@ fn pool() -> &'static [String] {
     static POOL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         let mut rng = SmallRng::seed_from_u64(42);
-        (0..POOL_SIZE).map(|_| payload(&mut rng).to_string()).collect()
+        (0..POOL_SIZE)
+            .map(|_| payload(&mut rng).to_string())
+            .collect()
     })
 }
 
 /// `n` payloads from the pool, starting at `*cursor` (which moves on).
 fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
     let p = pool();
-    let out = (0..n).map(|i| p[(*cursor + i) % p.len()].as_str()).collect();
+    let out = (0..n)
+        .map(|i| p[(*cursor + i) % p.len()].as_str())
+        .collect();
     *cursor = (*cursor + n) % p.len();
     out
 }
@@ -179,13 +227,27 @@ fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
 fn unique_txn() -> String {
     static RUN: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let run = RUN.get_or_init(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos());
-    format!("{run:x}-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    let run = RUN.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    });
+    format!(
+        "{run:x}-{}",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 /// `with_ids`: every item carries its own transaction id, which the push
 /// checks against the queue's dedup window.
-fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize, with_ids: bool) -> (u64, f64) {
+fn queen_push(
+    b: &Bench,
+    queue: &str,
+    batch: usize,
+    partitions: usize,
+    with_ids: bool,
+) -> (u64, f64) {
     let queue = queue.to_owned();
     b.run(move |k| {
         let queue = queue.clone();
@@ -201,8 +263,14 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize, with_ids:
                 if i > 0 {
                     text.push(',');
                 }
-                let txn = if with_ids { format!("\"transactionId\":\"{}\",", unique_txn()) } else { String::new() };
-                text.push_str(&format!("{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",{txn}\"payload\":{p}}}"));
+                let txn = if with_ids {
+                    format!("\"transactionId\":\"{}\",", unique_txn())
+                } else {
+                    String::new()
+                };
+                text.push_str(&format!(
+                    "{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",{txn}\"payload\":{p}}}"
+                ));
             }
             text.push(']');
             c.execute("SELECT queen.push_text($1)", &[&text]);
@@ -216,7 +284,13 @@ fn queen_push(b: &Bench, queue: &str, batch: usize, partitions: usize, with_ids:
 /// with compression sends them (flag 8): the client mints each message id,
 /// frames the messages and compresses them, inside the clock; the engine
 /// checks the frames and keeps the bytes as they are.
-fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize, packed: bool) -> (u64, f64) {
+fn queen_push_binary(
+    b: &Bench,
+    queue: &str,
+    batch: usize,
+    partitions: usize,
+    packed: bool,
+) -> (u64, f64) {
     use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
     let queue = queue.to_owned();
     b.run(move |k| {
@@ -228,13 +302,30 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize, pa
             call += 1;
             let payloads = take(&mut cursor, batch);
             let messages = if packed {
-                GroupMessages::Packed { count: batch as u32, zstd: pack(&payloads) }
+                GroupMessages::Packed {
+                    count: batch as u32,
+                    zstd: pack(&payloads),
+                }
             } else {
                 GroupMessages::Items(
-                    payloads.into_iter().map(|p| PushItem { transaction_id: None, payload: p.as_bytes().to_vec() }).collect(),
+                    payloads
+                        .into_iter()
+                        .map(|p| PushItem {
+                            transaction_id: None,
+                            payload: p.as_bytes().to_vec(),
+                        })
+                        .collect(),
                 )
             };
-            let body = encode_push_body(&[PushGroup { queue: queue.clone(), partition, messages }], true).unwrap();
+            let body = encode_push_body(
+                &[PushGroup {
+                    queue: queue.clone(),
+                    partition,
+                    messages,
+                }],
+                true,
+            )
+            .unwrap();
             c.execute("SELECT queen.push_binary($1)", &[&body]);
             batch as u64
         }
@@ -245,7 +336,10 @@ fn queen_push_binary(b: &Bench, queue: &str, batch: usize, partitions: usize, pa
 /// frames stores it: each message under a new id, whose text is its
 /// transaction id.
 fn pack(payloads: &[&str]) -> Vec<u8> {
-    let ids: Vec<[u8; 16]> = payloads.iter().map(|_| queen_frames::new_message_id()).collect();
+    let ids: Vec<[u8; 16]> = payloads
+        .iter()
+        .map(|_| queen_frames::new_message_id())
+        .collect();
     let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
     let frames: Vec<queen_frames::FrameRef> = payloads
         .iter()
@@ -270,7 +364,10 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
         let mut cursor = k * 1000;
         move |c: &mut Conn| {
             let msgs = take(&mut cursor, batch);
-            c.execute("SELECT pgmq.send_batch($1, $2::text[]::jsonb[])", &[&queue, &msgs]);
+            c.execute(
+                "SELECT pgmq.send_batch($1, $2::text[]::jsonb[])",
+                &[&queue, &msgs],
+            );
             batch as u64
         }
     })
@@ -280,11 +377,8 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
 /// the blobs are encoded before the clock starts, so this is the insert alone.
 fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
     let mut cursor = 0usize;
-    let blobs: std::sync::Arc<Vec<Vec<u8>>> = std::sync::Arc::new(
-        (0..64)
-            .map(|_| pack(&take(&mut cursor, batch)))
-            .collect(),
-    );
+    let blobs: std::sync::Arc<Vec<Vec<u8>>> =
+        std::sync::Arc::new((0..64).map(|_| pack(&take(&mut cursor, batch))).collect());
     b.run(move |k| {
         let blobs = std::sync::Arc::clone(&blobs);
         let mut call = k;
@@ -324,7 +418,9 @@ fn ack_body<'a, P: std::fmt::Display>(read: impl Iterator<Item = (&'a str, P, &'
             acks.push(',');
         }
         let txn = serde_json::to_string(txn).unwrap();
-        acks.push_str(&format!("{{\"transactionId\":{txn},\"partitionId\":\"{pid}\",\"leaseId\":\"{lease}\"}}"));
+        acks.push_str(&format!(
+            "{{\"transactionId\":{txn},\"partitionId\":\"{pid}\",\"leaseId\":\"{lease}\"}}"
+        ));
     }
     acks.push(']');
     acks
@@ -336,14 +432,28 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
         let queue = queue.clone();
         move |c: &mut Conn| {
             // The answer read as json, as pgmq's messages are read below.
-            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, $2, '{}')", &[&queue, &batch]);
+            let row = c.query_one(
+                "SELECT queen.pop($1, NULL, NULL, $2, '{}')",
+                &[&queue, &batch],
+            );
             let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
             if popped.messages.is_empty() {
                 return 0;
             }
-            std::hint::black_box(popped.messages.iter().map(|m| m.data.get().len()).sum::<usize>());
-            let acks =
-                ack_body(popped.messages.iter().map(|m| (m.transaction_id, m.partition_id, m.lease_id.unwrap_or_default())));
+            std::hint::black_box(
+                popped
+                    .messages
+                    .iter()
+                    .map(|m| m.data.get().len())
+                    .sum::<usize>(),
+            );
+            let acks = ack_body(popped.messages.iter().map(|m| {
+                (
+                    m.transaction_id,
+                    m.partition_id,
+                    m.lease_id.unwrap_or_default(),
+                )
+            }));
             c.execute("SELECT queen.ack_text($1)", &[&acks]);
             popped.messages.len() as u64
         }
@@ -360,7 +470,10 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
     b.run(move |_| {
         let queue = queue.clone();
         move |c: &mut Conn| {
-            let row = c.query_one("SELECT queen.pop_frames($1, NULL, NULL, $2, '{}')", &[&queue, &batch]);
+            let row = c.query_one(
+                "SELECT queen.pop_frames($1, NULL, NULL, $2, '{}')",
+                &[&queue, &batch],
+            );
             let body: &[u8] = row.get(0);
             let answer = decode_pop_answer(body).expect("pop answer");
             let mut read: Vec<(String, u64)> = Vec::with_capacity(batch as usize);
@@ -370,13 +483,19 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
                     let raw = if rec.codec == CODEC_RAW {
                         rec.bytes.clone()
                     } else {
-                        queen_frames::decompress_segment(&rec.bytes, queen_frames::MAX_SEGMENT_RAW_BYTES).expect("segment")
+                        queen_frames::decompress_segment(
+                            &rec.bytes,
+                            queen_frames::MAX_SEGMENT_RAW_BYTES,
+                        )
+                        .expect("segment")
                     };
                     for (i, frame) in FrameIter::new(&raw, rec.count).enumerate() {
                         let frame = frame.expect("frame");
                         let offset = rec.base_offset + i as u64;
                         if (claim.start..=claim.end).contains(&offset) {
-                            bytes += std::str::from_utf8(frame.payload).expect("payload text").len();
+                            bytes += std::str::from_utf8(frame.payload)
+                                .expect("payload text")
+                                .len();
                             read.push((frame.transaction_id.to_owned(), claim.partition_id));
                         }
                     }
@@ -386,7 +505,10 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
                 return 0;
             }
             std::hint::black_box(bytes);
-            let acks = ack_body(read.iter().map(|(txn, pid)| (txn.as_str(), pid, answer.lease_id.as_str())));
+            let acks = ack_body(
+                read.iter()
+                    .map(|(txn, pid)| (txn.as_str(), pid, answer.lease_id.as_str())),
+            );
             c.execute("SELECT queen.ack_text($1)", &[&acks]);
             read.len() as u64
         }
@@ -403,14 +525,20 @@ fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32, relaxed: bool) -> (u64, f64)
         let mut set_up = !relaxed;
         move |c: &mut Conn| {
             if !set_up {
-                c.client.batch_execute("SET synchronous_commit = off").unwrap();
+                c.client
+                    .batch_execute("SET synchronous_commit = off")
+                    .unwrap();
                 set_up = true;
             }
             // The messages themselves, as a consumer reads them (queen's pop
             // answers them too), still as JSON text.
-            let rows = c.query("SELECT msg_id, message FROM pgmq.read($1, 30, $2)", &[&queue, &batch]);
+            let rows = c.query(
+                "SELECT msg_id, message FROM pgmq.read($1, 30, $2)",
+                &[&queue, &batch],
+            );
             let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
-            let messages: Vec<postgres::types::Json<Box<serde_json::value::RawValue>>> = rows.iter().map(|r| r.get(1)).collect();
+            let messages: Vec<postgres::types::Json<Box<serde_json::value::RawValue>>> =
+                rows.iter().map(|r| r.get(1)).collect();
             std::hint::black_box(messages.iter().map(|m| m.0.get().len()).sum::<usize>());
             if ids.is_empty() {
                 return 0;
@@ -427,16 +555,36 @@ fn scalar(c: &mut Client, sql: &str) -> i64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let dsn = args.next().unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
-    let secs: f64 = args.next().map(|s| s.parse().expect("seconds")).unwrap_or(5.0);
-    let conns = thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-    let b = Bench { dsn: dsn.clone(), secs, conns };
+    let dsn = args
+        .next()
+        .unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
+    let secs: f64 = args
+        .next()
+        .map(|s| s.parse().expect("seconds"))
+        .unwrap_or(5.0);
+    let conns = thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let b = Bench {
+        dsn: dsn.clone(),
+        secs,
+        conns,
+    };
 
     // pgmq from the crate's embedded install SQL, in the same database.
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let pool = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(&format!("postgres:///queen?host=127.0.0.1&port={}&user=postgres", port_of(&dsn))).await.expect("sqlx connect");
-        pgmq::install::install_sql_from_embedded(&pool).await.expect("pgmq install");
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect(&format!(
+                "postgres:///queen?host=127.0.0.1&port={}&user=postgres",
+                port_of(&dsn)
+            ))
+            .await
+            .expect("sqlx connect");
+        pgmq::install::install_sql_from_embedded(&pool)
+            .await
+            .expect("pgmq install");
     });
     let mut c = b.connect();
     c.batch_execute("DROP TABLE IF EXISTS bench_ceiling; CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, blob bytea); ALTER TABLE bench_ceiling ALTER COLUMN blob SET STORAGE EXTERNAL;").unwrap();
@@ -446,7 +594,8 @@ fn main() {
             c.execute("SELECT pgmq.create($1)", &[&q]).unwrap();
         }
     }
-    c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'").unwrap();
+    c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'")
+        .unwrap();
 
     // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch.
     let only = std::env::var("QUEEN_BENCH_ONLY").unwrap_or_default();
@@ -467,7 +616,18 @@ fn main() {
 fn push_cells(b: &Bench, c: &mut Client) {
     println!(
         "{:<26} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
-        "push", "queen json", "queen bin", "packed", "pgmq", "ceiling", "json/pg", "bin/pg", "pack/pg", "json/ceil", "bin/ceil", "pack/ceil"
+        "push",
+        "queen json",
+        "queen bin",
+        "packed",
+        "pgmq",
+        "ceiling",
+        "json/pg",
+        "bin/pg",
+        "pack/pg",
+        "json/ceil",
+        "bin/ceil",
+        "pack/ceil"
     );
     for batch in [1usize, 100, 1000] {
         let pgmq_q = format!("bench_push_{batch}");
@@ -508,7 +668,10 @@ fn push_cells(b: &Bench, c: &mut Client) {
 
     // Disk per message, from what the push cells wrote.
     c.batch_execute("VACUUM ANALYZE").unwrap();
-    let queen_msgs = scalar(c, "SELECT COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments");
+    let queen_msgs = scalar(
+        c,
+        "SELECT COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments",
+    );
     let queen_bytes = scalar(
         c,
         "SELECT (pg_total_relation_size('queen.log_segments') + pg_total_relation_size('queen.log_txns'))::int8",
@@ -516,12 +679,21 @@ fn push_cells(b: &Bench, c: &mut Client) {
     let mut pgmq_msgs = 0i64;
     let mut pgmq_bytes = 0i64;
     for batch in [1, 100, 1000] {
-        pgmq_msgs += scalar(c, &format!("SELECT count(*) FROM pgmq.q_bench_push_{batch}"));
-        pgmq_bytes += scalar(c, &format!("SELECT pg_total_relation_size('pgmq.q_bench_push_{batch}')::int8"));
+        pgmq_msgs += scalar(
+            c,
+            &format!("SELECT count(*) FROM pgmq.q_bench_push_{batch}"),
+        );
+        pgmq_bytes += scalar(
+            c,
+            &format!("SELECT pg_total_relation_size('pgmq.q_bench_push_{batch}')::int8"),
+        );
     }
     let queen_per = queen_bytes as f64 / queen_msgs.max(1) as f64;
     let pgmq_per = pgmq_bytes as f64 / pgmq_msgs.max(1) as f64;
-    println!("\ndisk per message: queen {queen_per:.0} B, pgmq {pgmq_per:.0} B, ratio {:.2}", queen_per / pgmq_per);
+    println!(
+        "\ndisk per message: queen {queen_per:.0} B, pgmq {pgmq_per:.0} B, ratio {:.2}",
+        queen_per / pgmq_per
+    );
 
     // Transaction ids of the caller's own are checked against the dedup
     // window on every push (after the disk figure: their index is extra).
@@ -556,8 +728,14 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         const MOST_PGMQ_MSGS_PER_SEC: f64 = 150_000.0;
         const MOST_QUEEN_MSGS_PER_SEC: f64 = 400_000.0;
         let sized = |rate: f64| ((b.secs * rate) as usize).max(600_000) / 1000 * 1000;
-        let (queen_backlog, pgmq_backlog) =
-            if batch == 1 { (60_000, 40_000) } else { (sized(MOST_QUEEN_MSGS_PER_SEC), sized(MOST_PGMQ_MSGS_PER_SEC)) };
+        let (queen_backlog, pgmq_backlog) = if batch == 1 {
+            (60_000, 40_000)
+        } else {
+            (
+                sized(MOST_QUEEN_MSGS_PER_SEC),
+                sized(MOST_PGMQ_MSGS_PER_SEC),
+            )
+        };
         let qname = format!("bench_pop_{batch}");
         let mut rng = SmallRng::seed_from_u64(7);
         let mut left = queen_backlog.max(pgmq_backlog);
@@ -570,10 +748,12 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
                     .enumerate()
                     .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
                     .collect();
-                c.execute("SELECT queen.push($1)", &[&Value::Array(items)]).unwrap();
+                c.execute("SELECT queen.push($1)", &[&Value::Array(items)])
+                    .unwrap();
             }
             if left <= pgmq_backlog {
-                c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs]).unwrap();
+                c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs])
+                    .unwrap();
             }
             left -= n;
         }
@@ -615,7 +795,10 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
             .unwrap()
             .get(0);
         let pgmq_left = scalar(c, &format!("SELECT count(*) FROM pgmq.q_{qname}"));
-        println!("{:<28} {:>25} {:>12}", "  left of the backlog", queen_left, pgmq_left);
+        println!(
+            "{:<28} {:>25} {:>12}",
+            "  left of the backlog", queen_left, pgmq_left
+        );
         if queen_left == 0 || pgmq_left == 0 {
             println!("  a backlog ran dry: that side's figure is a lower bound");
         }
@@ -623,5 +806,8 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
 }
 
 fn port_of(dsn: &str) -> String {
-    dsn.split_whitespace().find_map(|kv| kv.strip_prefix("port=")).unwrap_or("5432").to_owned()
+    dsn.split_whitespace()
+        .find_map(|kv| kv.strip_prefix("port="))
+        .unwrap_or("5432")
+        .to_owned()
 }

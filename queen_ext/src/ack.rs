@@ -46,8 +46,12 @@ impl Status {
         }
     }
     fn parse(field: &str, s: &str) -> Status {
-        Status::from_name(s)
-            .unwrap_or_else(|| errors::invalid(field, format!("{s:?} is not one of completed, failed, retry, dlq")))
+        Status::from_name(s).unwrap_or_else(|| {
+            errors::invalid(
+                field,
+                format!("{s:?} is not one of completed, failed, retry, dlq"),
+            )
+        })
     }
     fn as_str(self) -> &'static str {
         match self {
@@ -142,8 +146,14 @@ pub fn parse_one(value: &Value, path: &str, index: usize, group: Option<&str>) -
         Some(v) => as_i64(&o.field("partitionId"), v),
         None => errors::invalid(&o.field("partitionId"), "is required"),
     };
-    let status = Status::parse(&o.field("status"), o.opt_str("status").unwrap_or("completed"));
-    let lease_id = o.opt_str("leaseId").filter(|s| !s.is_empty()).map(|s| parse_uuid(&o.field("leaseId"), s));
+    let status = Status::parse(
+        &o.field("status"),
+        o.opt_str("status").unwrap_or("completed"),
+    );
+    let lease_id = o
+        .opt_str("leaseId")
+        .filter(|s| !s.is_empty())
+        .map(|s| parse_uuid(&o.field("leaseId"), s));
     let group = o
         .opt_str("consumerGroup")
         .or(group)
@@ -151,7 +161,15 @@ pub fn parse_one(value: &Value, path: &str, index: usize, group: Option<&str>) -
         .unwrap_or(QUEUE_MODE)
         .to_owned();
     let error = o.opt_str("error").map(str::to_owned);
-    AckIn { index, transaction_id: transaction_id.to_owned(), partition_id, status, lease_id, group, error }
+    AckIn {
+        index,
+        transaction_id: transaction_id.to_owned(),
+        partition_id,
+        status,
+        lease_id,
+        group,
+        error,
+    }
 }
 
 /// The fields of an ack, typed, borrowed from the body's text.
@@ -184,14 +202,15 @@ struct TypedWrapper<'a> {
 /// does not take as it stands: the tree path then reads it, and names what
 /// is wrong.
 pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
-    let (items, group): (Vec<TypedAck>, Option<Cow<str>>) = match text.trim_start().as_bytes().first()? {
-        b'[' => (serde_json::from_str(text).ok()?, None),
-        b'{' => {
-            let w: TypedWrapper = serde_json::from_str(text).ok()?;
-            (w.acknowledgments, w.consumer_group)
-        }
-        _ => return None,
-    };
+    let (items, group): (Vec<TypedAck>, Option<Cow<str>>) =
+        match text.trim_start().as_bytes().first()? {
+            b'[' => (serde_json::from_str(text).ok()?, None),
+            b'{' => {
+                let w: TypedWrapper = serde_json::from_str(text).ok()?;
+                (w.acknowledgments, w.consumer_group)
+            }
+            _ => return None,
+        };
     if items.is_empty() || items.len() > crate::guc::ACK_MAX_ITEMS.get() as usize {
         return None;
     }
@@ -203,7 +222,11 @@ pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
             let transaction_id = a.transaction_id.filter(|t| valid_name(t))?.into_owned();
             let raw = a.partition_id?.get();
             let partition_id = match raw.strip_prefix('"') {
-                Some(quoted) => quoted.strip_suffix('"').filter(|d| !d.contains('\\'))?.parse::<i64>().ok()?,
+                Some(quoted) => quoted
+                    .strip_suffix('"')
+                    .filter(|d| !d.contains('\\'))?
+                    .parse::<i64>()
+                    .ok()?,
                 // serde_json reads -0 as a float, which the tree refuses.
                 None if raw != "-0" => raw.parse::<i64>().ok()?,
                 None => return None,
@@ -219,7 +242,15 @@ pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
                 None => QUEUE_MODE.to_owned(),
             };
             let error = a.error.map(Cow::into_owned);
-            Some(AckIn { index, transaction_id, partition_id, status, lease_id, group, error })
+            Some(AckIn {
+                index,
+                transaction_id,
+                partition_id,
+                status,
+                lease_id,
+                group,
+                error,
+            })
         })
         .collect()
 }
@@ -237,7 +268,10 @@ pub fn parse_acks_text(text: &str) -> Vec<AckIn> {
 /// written field by field.
 pub fn answers_json(out: &[AckOut]) -> String {
     use crate::json::{array_text, write_int, write_opt_str, write_str};
-    let capacity = out.iter().map(|o| 140 + o.transaction_id.len() + o.group.len()).sum();
+    let capacity = out
+        .iter()
+        .map(|o| 140 + o.transaction_id.len() + o.group.len())
+        .sum();
     array_text(out, capacity, |text, o| {
         text.push_str("{\"index\":");
         write_int(text, o.index as i64);
@@ -249,7 +283,11 @@ pub fn answers_json(out: &[AckOut]) -> String {
         text.push_str(o.status.as_str());
         text.push_str("\",\"consumerGroup\":");
         write_opt_str(text, (o.group != QUEUE_MODE).then_some(o.group.as_str()));
-        text.push_str(if o.success() { ",\"success\":true" } else { ",\"success\":false" });
+        text.push_str(if o.success() {
+            ",\"success\":true"
+        } else {
+            ",\"success\":false"
+        });
         if let Some(e) = &o.error {
             text.push_str(",\"error\":");
             write_str(text, e);
@@ -272,7 +310,9 @@ pub fn parse_acks(body: &Value) -> Vec<AckIn> {
         Value::Array(a) => (a.iter().collect(), None),
         Value::Object(m) if m.contains_key("acknowledgments") => {
             let o = Obj::new(body, "");
-            let list = o.opt_array("acknowledgments").unwrap_or_else(|| errors::invalid("acknowledgments", "is required"));
+            let list = o
+                .opt_array("acknowledgments")
+                .unwrap_or_else(|| errors::invalid("acknowledgments", "is required"));
             let group = o.opt_str("consumerGroup");
             (list.iter().collect(), group)
         }
@@ -284,7 +324,13 @@ pub fn parse_acks(body: &Value) -> Vec<AckIn> {
     }
     let max = crate::guc::ACK_MAX_ITEMS.get() as usize;
     if items.len() > max {
-        errors::invalid("acknowledgments", format!("{} acks is more than queen.ack_max_items ({max})", items.len()));
+        errors::invalid(
+            "acknowledgments",
+            format!(
+                "{} acks is more than queen.ack_max_items ({max})",
+                items.len()
+            ),
+        );
     }
     items
         .iter()
@@ -314,7 +360,11 @@ struct ConsumerRow {
 /// as that transaction left it). The read uses the statement's snapshot: a
 /// lease granted meanwhile may cover messages pushed after it, but no one
 /// acking now can hold those, and what is not found counts as not acked.
-fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<(ConsumerRow, Vec<(i64, Vec<Option<i64>>)>)> {
+fn lock_consumer(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+) -> Option<(ConsumerRow, Vec<(i64, Vec<Option<i64>>)>)> {
     const SQL: &str = "WITH c AS MATERIALIZED (
              SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
                     c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
@@ -332,7 +382,12 @@ fn lock_consumer(client: &mut SpiClient<'_>, pid: i64, group: &str) -> Option<(C
            ) t ON c.lease_id IS NOT NULL";
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();
-    for row in exec(client, SQL, &[sql::INT8, sql::TEXT], &[pid.into(), group.into()]) {
+    for row in exec(
+        client,
+        SQL,
+        &[sql::INT8, sql::TEXT],
+        &[pid.into(), group.into()],
+    ) {
         if consumer.is_none() {
             let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
             consumer = Some(ConsumerRow {
@@ -375,14 +430,22 @@ pub(crate) const SUPPLIED_LOOKUP: &str = "SELECT base_offset, txn_hashes FROM qu
      WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1";
 
 /// Offsets of the transaction ids found by `how`.
-fn resolve<'a>(client: &mut SpiClient<'_>, pid: i64, txns: &[&'a str], how: Lookup) -> HashMap<&'a str, i64> {
+fn resolve<'a>(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    txns: &[&'a str],
+    how: Lookup,
+) -> HashMap<&'a str, i64> {
     let wanted = by_hash(txns);
     let rows = match how {
         Lookup::Supplied => exec(
             client,
             SUPPLIED_LOOKUP,
             &[sql::INT8, sql::INT8_ARRAY],
-            &[pid.into(), wanted.keys().copied().collect::<Vec<i64>>().into()],
+            &[
+                pid.into(),
+                wanted.keys().copied().collect::<Vec<i64>>().into(),
+            ],
         ),
         Lookup::Before(at) => exec(
             client,
@@ -390,13 +453,25 @@ fn resolve<'a>(client: &mut SpiClient<'_>, pid: i64, txns: &[&'a str], how: Look
               WHERE partition_id = $1 AND base_offset <= $2
               ORDER BY base_offset DESC LIMIT $3",
             &[sql::INT8, sql::INT8, sql::INT8],
-            &[pid.into(), at.into(), (crate::guc::ACK_LOOKBACK_SEGMENTS.get() as i64).into()],
+            &[
+                pid.into(),
+                at.into(),
+                (crate::guc::ACK_LOOKBACK_SEGMENTS.get() as i64).into(),
+            ],
         ),
     };
-    let rows = rows.map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<Vec<Option<i64>>>(2).unwrap().unwrap()));
+    let rows = rows.map(|row| {
+        (
+            row.get::<i64>(1).unwrap().unwrap(),
+            row.get::<Vec<Option<i64>>>(2).unwrap().unwrap(),
+        )
+    });
     // The newest occurrence wins: a message pushed again under its id (a
     // dead letter retried) is the one the consumer holds now.
-    match_hashes(rows, &wanted, None).into_iter().map(|(t, at)| (t, *at.last().expect("a match has an offset"))).collect()
+    match_hashes(rows, &wanted, None)
+        .into_iter()
+        .map(|(t, at)| (t, *at.last().expect("a match has an offset")))
+        .collect()
 }
 
 /// The transaction ids `txns` by their sidecar hash.
@@ -468,9 +543,17 @@ pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
     let txn = match f.transaction_id {
         Some(t) => t.to_owned(),
         None => {
-            let txn = crate::segments::covering(client, f.pid, f.offset)
-                .and_then(|seg| seg.frames().nth((f.offset - seg.base_offset) as usize).map(|fr| fr.transaction_id.to_owned()));
-            txn.unwrap_or_else(|| errors::corrupt(format!("message at offset {} of partition {} is gone", f.offset, f.pid)))
+            let txn = crate::segments::covering(client, f.pid, f.offset).and_then(|seg| {
+                seg.frames()
+                    .nth((f.offset - seg.base_offset) as usize)
+                    .map(|fr| fr.transaction_id.to_owned())
+            });
+            txn.unwrap_or_else(|| {
+                errors::corrupt(format!(
+                    "message at offset {} of partition {} is gone",
+                    f.offset, f.pid
+                ))
+            })
         }
     };
     exec(
@@ -500,7 +583,10 @@ pub fn ack_in_call(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
 pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
     let mut by_cursor: BTreeMap<(i64, &str), Vec<&AckIn>> = BTreeMap::new();
     for a in acks {
-        by_cursor.entry((a.partition_id, a.group.as_str())).or_default().push(a);
+        by_cursor
+            .entry((a.partition_id, a.group.as_str()))
+            .or_default()
+            .push(a);
     }
     let mut out: Vec<AckOut> = Vec::with_capacity(acks.len());
     for ((pid, group), items) in by_cursor {
@@ -535,12 +621,19 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     };
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     // No rows cover a cursor that holds no lease.
-    let in_lease = match_hashes(covering.into_iter(), &by_hash(&txns), Some((c.lease_start, c.lease_end)));
+    let in_lease = match_hashes(
+        covering.into_iter(),
+        &by_hash(&txns),
+        Some((c.lease_start, c.lease_end)),
+    );
     // Ids outside the lease: an already done message is answered as done.
     let mut outside: HashMap<&str, i64> = HashMap::new();
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
-        let missing: Vec<&str> =
-            txns.iter().copied().filter(|t| !in_lease.contains_key(*t) && !outside.contains_key(*t)).collect();
+        let missing: Vec<&str> = txns
+            .iter()
+            .copied()
+            .filter(|t| !in_lease.contains_key(*t) && !outside.contains_key(*t))
+            .collect();
         if missing.is_empty() {
             break;
         }
@@ -637,7 +730,9 @@ fn settle(
     results: &mut [AckOut],
 ) {
     let advance = |c: &mut ConsumerRow| {
-        while c.committed < c.lease_end && c.state[(c.committed + 1 - c.lease_start) as usize] == DONE {
+        while c.committed < c.lease_end
+            && c.state[(c.committed + 1 - c.lease_start) as usize] == DONE
+        {
             c.committed += 1;
         }
     };
@@ -653,10 +748,15 @@ fn settle(
             }
             let f = c.committed + 1;
             let kind = c.state[(f - c.lease_start) as usize];
-            let attempts = if c.head_offset == Some(f) { c.head_attempts } else { c.head_attempts.max(1) };
+            let attempts = if c.head_offset == Some(f) {
+                c.head_attempts
+            } else {
+                c.head_attempts.max(1)
+            };
             if attempts > c.retry_limit {
                 let error = errors_at.get(&f).cloned().flatten();
-                let error = error.unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
+                let error = error
+                    .unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
                 let failed = Failed {
                     queue_id: c.queue_id,
                     pid,
@@ -699,7 +799,12 @@ fn settle(
             "UPDATE queen.log_consumers SET committed = $3, lease_state = $4
               WHERE partition_id = $1 AND consumer_group = $2",
             &[sql::INT8, sql::TEXT, sql::INT8, sql::BYTEA],
-            &[pid.into(), group.into(), c.committed.into(), c.state.clone().into()],
+            &[
+                pid.into(),
+                group.into(),
+                c.committed.into(),
+                c.state.clone().into(),
+            ],
         );
     }
 }
@@ -721,11 +826,17 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -
           WHERE c.lease_id = $1 AND c.lease_expires_at > now() AND p.id = c.partition_id
           RETURNING (extract(epoch FROM c.lease_expires_at) * 1000000)::int8",
         &[sql::UUID, sql::INT4],
-        &[pgrx::Uuid::from_bytes(*id.as_bytes()).into(), seconds.into()],
+        &[
+            pgrx::Uuid::from_bytes(*id.as_bytes()).into(),
+            seconds.into(),
+        ],
     );
     let expiries: Vec<i64> = rows.map(|r| r.get::<i64>(1).unwrap().unwrap()).collect();
     let renewed = expiries.len();
-    let expires = expiries.iter().max().map(|us| crate::sql::micros_to_iso(*us));
+    let expires = expiries
+        .iter()
+        .max()
+        .map(|us| crate::sql::micros_to_iso(*us));
     let mut v = json!({
         "leaseId": id.to_string(),
         "success": renewed > 0,
@@ -734,7 +845,9 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -
         "expiresAt": expires,
     });
     if renewed == 0 {
-        v["error"] = Value::String(format!("lease {id} is not held (expired, released by an ack, or never existed)"));
+        v["error"] = Value::String(format!(
+            "lease {id} is not held (expired, released by an ack, or never existed)"
+        ));
     }
     v
 }

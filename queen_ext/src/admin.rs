@@ -30,8 +30,17 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
         None => {
             if !queues::insert(client, queue, &new) {
                 // Created concurrently: apply this edit on top of it.
-                let q = queues::find(client, queue).expect("queue exists after a conflicting insert");
-                let merged = QueueOptions::apply(if mode == Mode::Merge { &q.options } else { &base }, body.map, "options");
+                let q =
+                    queues::find(client, queue).expect("queue exists after a conflicting insert");
+                let merged = QueueOptions::apply(
+                    if mode == Mode::Merge {
+                        &q.options
+                    } else {
+                        &base
+                    },
+                    body.map,
+                    "options",
+                );
                 queues::update(client, q.id, &merged);
             }
             true
@@ -59,16 +68,40 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     // a push locks them. Left to the cascade, the partitions would be locked
     // in whatever order the scan meets them, and a push holding one while
     // waiting for another deadlocked with it.
-    exec(client, "SELECT 1 FROM queen.queues WHERE id = $1 FOR UPDATE", &[sql::INT8], &[q.id.into()]);
-    let pids: Vec<i64> =
-        exec(client, "SELECT id FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id FOR UPDATE", &[sql::INT8], &[q.id.into()])
-            .map(|r| r.get::<i64>(1).unwrap().unwrap())
-            .collect();
-    exec(client, "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
-    exec(client, "DELETE FROM queen.queues WHERE id = $1", &[sql::INT8], &[q.id.into()]);
+    exec(
+        client,
+        "SELECT 1 FROM queen.queues WHERE id = $1 FOR UPDATE",
+        &[sql::INT8],
+        &[q.id.into()],
+    );
+    let pids: Vec<i64> = exec(
+        client,
+        "SELECT id FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id FOR UPDATE",
+        &[sql::INT8],
+        &[q.id.into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    exec(
+        client,
+        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+        &[sql::INT8_ARRAY],
+        &[pids.clone().into()],
+    );
+    exec(
+        client,
+        "DELETE FROM queen.queues WHERE id = $1",
+        &[sql::INT8],
+        &[q.id.into()],
+    );
     // After the cascade: it waited for any ack still writing a dead letter
     // into these partitions (the ack holds its cursor and its segment), and
     // this statement sees what that ack committed.
-    exec(client, "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[pids.clone().into()]);
+    exec(
+        client,
+        "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)",
+        &[sql::INT8_ARRAY],
+        &[pids.clone().into()],
+    );
     json!({ "success": true, "deleted": true, "queue": queue, "partitions": pids.len() })
 }

@@ -18,7 +18,9 @@ pub struct Inflate {
 
 impl Inflate {
     pub fn new() -> Inflate {
-        Inflate { left: crate::guc::DECOMPRESS_MAX_BYTES.get() as usize }
+        Inflate {
+            left: crate::guc::DECOMPRESS_MAX_BYTES.get() as usize,
+        }
     }
 
     /// Decompresses one zstd frame of the request; `what` names it in an
@@ -57,7 +59,9 @@ pub fn payload_problem(payload: &[u8]) -> Option<String> {
     if let Err(e) = std::str::from_utf8(payload) {
         return Some(format!("payload is not UTF-8: {e}"));
     }
-    serde_json::from_slice::<serde::de::IgnoredAny>(payload).err().map(|e| format!("payload is not one JSON document: {e}"))
+    serde_json::from_slice::<serde::de::IgnoredAny>(payload)
+        .err()
+        .map(|e| format!("payload is not one JSON document: {e}"))
 }
 
 /// `what` names the payload, only in an error.
@@ -82,7 +86,10 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
         errors::invalid("items", "must not be empty");
     }
     if total > max {
-        errors::invalid("items", format!("{total} items is more than queen.push_max_items ({max})"));
+        errors::invalid(
+            "items",
+            format!("{total} items is more than queen.push_max_items ({max})"),
+        );
     }
     (groups_in(decoded.groups, &mut inflate), decoded.counts_only)
 }
@@ -90,16 +97,25 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
 /// A QTB1 body: its JSON head (the transaction body without its pushes),
 /// its pushes as groups, and whether the caller asked for counts only.
 pub fn parse_txn_body(body: &[u8]) -> (serde_json::Value, Vec<GroupIn>, bool) {
-    let decoded = decode_txn_body(body).unwrap_or_else(|e| errors::bad_binary("binary transaction body", e));
-    let head = std::str::from_utf8(&decoded.head)
-        .unwrap_or_else(|e| errors::bad_binary("binary transaction body", format!("head is not UTF-8: {e}")));
+    let decoded =
+        decode_txn_body(body).unwrap_or_else(|e| errors::bad_binary("binary transaction body", e));
+    let head = std::str::from_utf8(&decoded.head).unwrap_or_else(|e| {
+        errors::bad_binary("binary transaction body", format!("head is not UTF-8: {e}"))
+    });
     let head = crate::json::parse_value("binary transaction body head", head);
     let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
     let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
     if total > max {
-        errors::invalid("items", format!("{total} items is more than queen.push_max_items ({max})"));
+        errors::invalid(
+            "items",
+            format!("{total} items is more than queen.push_max_items ({max})"),
+        );
     }
-    (head, groups_in(decoded.groups, &mut Inflate::new()), decoded.counts_only)
+    (
+        head,
+        groups_in(decoded.groups, &mut Inflate::new()),
+        decoded.counts_only,
+    )
 }
 
 /// Decoded groups as push groups, every payload checked; items indexed
@@ -130,11 +146,13 @@ fn groups_in(decoded: Vec<PushGroup>, inflate: &mut Inflate) -> Vec<GroupIn> {
             GroupMessages::Packed { count, zstd } => {
                 let what = format!("groups[{gi}]");
                 let raw = inflate.take(&what, &zstd);
-                let frames = parse_frames(&raw, count).unwrap_or_else(|e| errors::bad_binary(&what, e));
+                let frames =
+                    parse_frames(&raw, count).unwrap_or_else(|e| errors::bad_binary(&what, e));
                 let mut id_text = uuid::Uuid::encode_buffer();
                 for (k, f) in frames.iter().enumerate() {
                     let at = || format!("{what}.frames[{k}]");
-                    if f.flags & FLAG_ENCRYPTED != 0 || f.trace_id.is_some() || f.producer.is_some() {
+                    if f.flags & FLAG_ENCRYPTED != 0 || f.trace_id.is_some() || f.producer.is_some()
+                    {
                         errors::bad_binary(&at(), "a client frame carries flags 0 only (no trace, producer or encryption)");
                     }
                     if f.transaction_id.is_empty() {
@@ -144,7 +162,9 @@ fn groups_in(decoded: Vec<PushGroup>, inflate: &mut Inflate) -> Vec<GroupIn> {
                     // A message the client gave no transaction id of its own
                     // carries its message id's text: minted, as a JSON push
                     // without one is, so it is not checked for duplicates.
-                    let minted = *uuid::Uuid::from_bytes(f.message_id).hyphenated().encode_lower(&mut id_text)
+                    let minted = *uuid::Uuid::from_bytes(f.message_id)
+                        .hyphenated()
+                        .encode_lower(&mut id_text)
                         == *f.transaction_id;
                     items.push(ItemIn {
                         index,
@@ -159,7 +179,12 @@ fn groups_in(decoded: Vec<PushGroup>, inflate: &mut Inflate) -> Vec<GroupIn> {
                 packed = Some(zstd);
             }
         }
-        groups.push(GroupIn { queue, partition, items, packed });
+        groups.push(GroupIn {
+            queue,
+            partition,
+            items,
+            packed,
+        });
     }
     groups
 }

@@ -34,7 +34,9 @@ fn consumer_groups_list() -> JsonOut {
             let entry = json!({"queue": r.get::<String>(2).unwrap().unwrap(), "partitions": r.get::<i64>(3).unwrap().unwrap(),
                                "lag": r.get::<i64>(4).unwrap().unwrap()});
             match groups.last_mut() {
-                Some(g) if g["consumerGroup"] == group.as_str() => g["queues"].as_array_mut().unwrap().push(entry),
+                Some(g) if g["consumerGroup"] == group.as_str() => {
+                    g["queues"].as_array_mut().unwrap().push(entry)
+                }
                 _ => groups.push(json!({"consumerGroup": group, "queues": [entry]})),
             }
         }
@@ -73,13 +75,21 @@ fn consumer_group_get(consumer_group: &str) -> JsonOut {
 }
 
 fn queue_id(c: &mut pgrx::spi::SpiClient<'_>, queue: Option<&str>) -> Option<i64> {
-    queue.map(|q| queues::find(c, check_name("queue", q)).unwrap_or_else(|| errors::undefined("queue", q)).id)
+    queue.map(|q| {
+        queues::find(c, check_name("queue", q))
+            .unwrap_or_else(|| errors::undefined("queue", q))
+            .id
+    })
 }
 
 /// Deletes a group's cursors (on one queue, or everywhere), and with
 /// `delete_metadata` its subscription too, so a later pop subscribes anew.
 #[pg_extern]
-fn consumer_group_delete(consumer_group: &str, queue: default!(Option<&str>, "NULL"), delete_metadata: default!(bool, true)) -> JsonOut {
+fn consumer_group_delete(
+    consumer_group: &str,
+    queue: default!(Option<&str>, "NULL"),
+    delete_metadata: default!(bool, true),
+) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
     JsonOut::of(&sql::spi(|c| {
         let qid = queue_id(c, queue);
@@ -115,7 +125,11 @@ fn consumer_group_delete(consumer_group: &str, queue: default!(Option<&str>, "NU
 /// or `{"timestamp": "<ISO 8601>"}` (the first message written at or after
 /// it). Open leases are dropped, so the next pop reads from the new cursor.
 #[pg_extern]
-fn consumer_group_seek(consumer_group: &str, queue: &str, options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+fn consumer_group_seek(
+    consumer_group: &str,
+    queue: &str,
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
     let o = Obj::new(&options, "options");
@@ -125,7 +139,10 @@ fn consumer_group_seek(consumer_group: &str, queue: &str, options: default!(Opti
         (Some("beginning"), None, false) => "beginning",
         (Some("end"), None, _) | (None, None, true) => "end",
         (None, Some(_), false) => "timestamp",
-        (Some(p), None, false) => errors::invalid(&o.field("position"), format!("{p:?} is not one of beginning, end")),
+        (Some(p), None, false) => errors::invalid(
+            &o.field("position"),
+            format!("{p:?} is not one of beginning, end"),
+        ),
         _ => errors::invalid("options", "give one of position, timestamp or toEnd"),
     };
     JsonOut::of(&sql::spi(|c| {

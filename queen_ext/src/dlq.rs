@@ -52,8 +52,14 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
             }
         }
     }
-    let (mut ids, mut mids, mut txns, mut traces, mut payloads, mut created) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ids, mut mids, mut txns, mut traces, mut payloads, mut created) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
     for (id, offset) in &narrow {
         let Some((mid, txn, trace, payload, at)) = frames.remove(offset) else {
             // Its segment is already gone: nothing left to copy.
@@ -78,8 +84,22 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
            FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::int8[])
                 AS w(id, mid, txn, trace, payload, us)
           WHERE d.id = w.id",
-        &[sql::INT8_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::BYTEA_ARRAY, sql::INT8_ARRAY],
-        &[ids.into(), mids.into(), txns.into(), traces.into(), payloads.into(), created.into()],
+        &[
+            sql::INT8_ARRAY,
+            sql::TEXT_ARRAY,
+            sql::TEXT_ARRAY,
+            sql::TEXT_ARRAY,
+            sql::BYTEA_ARRAY,
+            sql::INT8_ARRAY,
+        ],
+        &[
+            ids.into(),
+            mids.into(),
+            txns.into(),
+            traces.into(),
+            payloads.into(),
+            created.into(),
+        ],
     );
     left
 }
@@ -94,14 +114,24 @@ pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> 
         &[sql::INT8, sql::INT8, sql::INT8],
         &[pid.into(), from.into(), to.into()],
     )
-    .map(|r| (r.get::<i64>(1).unwrap().unwrap(), r.get::<i64>(2).unwrap().unwrap()))
+    .map(|r| {
+        (
+            r.get::<i64>(1).unwrap().unwrap(),
+            r.get::<i64>(2).unwrap().unwrap(),
+        )
+    })
     .collect()
 }
 
 /// DLQ retention: deletes up to `max_rows` dead letters of `queue_id` that
 /// failed before `cutoff`, and folds how many into the queue's
 /// `pruned_failed_count`, in the same transaction. Answers how many went.
-pub fn purge_step(client: &mut SpiClient<'_>, queue_id: i64, cutoff: pgrx::datum::TimestampWithTimeZone, max_rows: i32) -> i64 {
+pub fn purge_step(
+    client: &mut SpiClient<'_>,
+    queue_id: i64,
+    cutoff: pgrx::datum::TimestampWithTimeZone,
+    max_rows: i32,
+) -> i64 {
     exec(
         client,
         "WITH gone AS (
@@ -203,21 +233,29 @@ fn null() -> Box<RawValue> {
 /// one JSON document in UTF-8; bytes that are not (a frame damaged on disk)
 /// answer null rather than failing the whole read.
 pub fn raw_payload(bytes: &[u8]) -> Box<RawValue> {
-    std::str::from_utf8(bytes).ok().and_then(|s| RawValue::from_string(s.to_owned()).ok()).unwrap_or_else(null)
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| RawValue::from_string(s.to_owned()).ok())
+        .unwrap_or_else(null)
 }
 
 /// Fills narrow rows from their frames.
 fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
     for row in rows.iter_mut().filter(|r| r.created_at.is_none()) {
         let pid: i64 = row.partition_id.parse().unwrap();
-        let Some(seg) = crate::segments::covering(client, pid, row.offset) else { continue };
-        let frame = seg.frames().nth((row.offset - seg.base_offset) as usize).map(|f| {
-            (
-                queen_frames::id_text(&f.message_id),
-                f.trace_id.map(|t| queen_frames::id_text(&t)),
-                raw_payload(f.payload),
-            )
-        });
+        let Some(seg) = crate::segments::covering(client, pid, row.offset) else {
+            continue;
+        };
+        let frame = seg
+            .frames()
+            .nth((row.offset - seg.base_offset) as usize)
+            .map(|f| {
+                (
+                    queen_frames::id_text(&f.message_id),
+                    f.trace_id.map(|t| queen_frames::id_text(&t)),
+                    raw_payload(f.payload),
+                )
+            });
         if let Some((id, trace, data)) = frame {
             row.message_id = Some(id);
             row.trace_id = trace;
@@ -254,12 +292,21 @@ pub fn list(
     .next()
     .and_then(|r| r.get(1).unwrap())
     .unwrap_or(0);
-    let sql_text = format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
+    let sql_text =
+        format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
     let rows = client
         .update(
             sql_text.as_str(),
             None,
-            &[queue_id.into(), group.into(), from.into(), to.into(), partition.into(), limit.into(), offset.into()],
+            &[
+                queue_id.into(),
+                group.into(),
+                from.into(),
+                to.into(),
+                partition.into(),
+                limit.into(),
+                offset.into(),
+            ],
         )
         .unwrap_or_else(|e| panic!("{e}"));
     (read_rows(client, rows), total)
@@ -269,9 +316,15 @@ pub fn list(
 pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -> Vec<DeadLetter> {
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.partition_id = $1 AND d.transaction_id = $2 ORDER BY d.id{}",
-        if lock { " FOR UPDATE OF d SKIP LOCKED" } else { "" }
+        if lock {
+            " FOR UPDATE OF d SKIP LOCKED"
+        } else {
+            ""
+        }
     );
-    let rows = client.update(sql_text.as_str(), None, &[pid.into(), txn.into()]).unwrap_or_else(|e| panic!("{e}"));
+    let rows = client
+        .update(sql_text.as_str(), None, &[pid.into(), txn.into()])
+        .unwrap_or_else(|e| panic!("{e}"));
     read_rows(client, rows)
 }
 
@@ -280,12 +333,23 @@ pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -
 /// lock, in a snapshot that holds every locked row, so the count is never
 /// below the rows returned; rows locked by another retrier are counted and
 /// not returned.
-pub fn for_retry(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>, limit: i64) -> (Vec<DeadLetter>, i64) {
+pub fn for_retry(
+    client: &mut SpiClient<'_>,
+    queue_id: i64,
+    group: Option<&str>,
+    limit: i64,
+) -> (Vec<DeadLetter>, i64) {
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
           ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
     );
-    let rows = client.update(sql_text.as_str(), None, &[queue_id.into(), group.into(), limit.into()]).unwrap_or_else(|e| panic!("{e}"));
+    let rows = client
+        .update(
+            sql_text.as_str(),
+            None,
+            &[queue_id.into(), group.into(), limit.into()],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     let locked = read_rows(client, rows);
     let matched: i64 = exec(
         client,
@@ -301,5 +365,11 @@ pub fn for_retry(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>,
 }
 
 pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
-    exec(client, "DELETE FROM queen.log_dlq WHERE id = ANY($1) RETURNING 1", &[sql::INT8_ARRAY], &[ids.to_vec().into()]).len() as i64
+    exec(
+        client,
+        "DELETE FROM queen.log_dlq WHERE id = ANY($1) RETURNING 1",
+        &[sql::INT8_ARRAY],
+        &[ids.to_vec().into()],
+    )
+    .len() as i64
 }

@@ -21,14 +21,25 @@ fn retry(client: &mut pgrx::spi::SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Valu
         let item = ItemIn {
             index,
             txn: Some(row.transaction_id.clone()),
-            trace: row.trace_id.as_deref().map(|t| *crate::json::parse_uuid("traceId", t).as_bytes()),
+            trace: row
+                .trace_id
+                .as_deref()
+                .map(|t| *crate::json::parse_uuid("traceId", t).as_bytes()),
             payload: row.data.get().as_bytes().to_vec(),
             encrypted: false,
             message_id: None,
         };
-        match groups.iter_mut().find(|g| g.queue == row.queue && g.partition == row.partition) {
+        match groups
+            .iter_mut()
+            .find(|g| g.queue == row.queue && g.partition == row.partition)
+        {
             Some(g) => g.items.push(item),
-            None => groups.push(GroupIn { queue: row.queue.clone(), partition: row.partition.clone(), items: vec![item], packed: None }),
+            None => groups.push(GroupIn {
+                queue: row.queue.clone(),
+                partition: row.partition.clone(),
+                items: vec![item],
+                packed: None,
+            }),
         }
     }
     if groups.is_empty() {
@@ -53,13 +64,18 @@ fn retry(client: &mut pgrx::spi::SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Valu
 
 fn queue_id(client: &mut pgrx::spi::SpiClient<'_>, queue: &str) -> i64 {
     let queue = check_name("queue", queue);
-    queues::find(client, queue).unwrap_or_else(|| errors::undefined("queue", queue)).id
+    queues::find(client, queue)
+        .unwrap_or_else(|| errors::undefined("queue", queue))
+        .id
 }
 
 fn check_limit(field: &str, n: i32) -> i64 {
     let max = crate::guc::POP_MAX_BATCH.get();
     if n <= 0 || n > max {
-        errors::invalid(field, format!("{n} is not between 1 and queen.pop_max_batch ({max})"));
+        errors::invalid(
+            field,
+            format!("{n} is not between 1 and queen.pop_max_batch ({max})"),
+        );
     }
     n as i64
 }
@@ -68,7 +84,11 @@ fn check_limit(field: &str, n: i32) -> i64 {
 /// all). `{"retried": [...], "matched": n, "pruned_failed_count": n}`:
 /// `matched - len(retried)` rows are held by a concurrent retry.
 #[pg_extern]
-fn retry_failed_by_queue(queue: &str, consumer_group: default!(Option<&str>, "NULL"), max_rows: default!(i32, 100)) -> JsonOut {
+fn retry_failed_by_queue(
+    queue: &str,
+    consumer_group: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
     let limit = check_limit("max_rows", max_rows);
     JsonOut::of(&sql::spi(|c| {
         let qid = queue_id(c, queue);
@@ -87,10 +107,15 @@ fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
         if matched == 0 {
             errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
         }
-        let qid = exec(c, "SELECT queue_id FROM queen.log_partitions WHERE id = $1", &[sql::INT8], &[partition_id.into()])
-            .next()
-            .and_then(|r| r.get::<i64>(1).unwrap())
-            .unwrap_or(0);
+        let qid = exec(
+            c,
+            "SELECT queue_id FROM queen.log_partitions WHERE id = $1",
+            &[sql::INT8],
+            &[partition_id.into()],
+        )
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
+        .unwrap_or(0);
         let retried = retry(c, &rows);
         json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
     }))
@@ -118,7 +143,12 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let queue = o.opt_name("queue");
     let group = o.opt_name("consumerGroup");
     let partition = o.opt_name("partition");
-    let limit = check_limit("options.limit", o.opt_i64("limit").unwrap_or(100).clamp(i32::MIN as i64, i32::MAX as i64) as i32);
+    let limit = check_limit(
+        "options.limit",
+        o.opt_i64("limit")
+            .unwrap_or(100)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+    );
     let offset = o.opt_i64("offset").unwrap_or(0);
     if offset < 0 {
         errors::invalid("options.offset", format!("{offset} must not be negative"));
@@ -128,7 +158,9 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             Spi::get_one_with_args::<TimestampWithTimeZone>("SELECT $1::timestamptz", &[t.into()])
                 .ok()
                 .flatten()
-                .unwrap_or_else(|| errors::invalid(&o.field(key), format!("{t:?} is not a timestamp")))
+                .unwrap_or_else(|| {
+                    errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
+                })
         })
     };
     let (from, to) = (ts("from"), ts("to"));
@@ -143,7 +175,12 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             limit: i64,
             offset: i64,
         }
-        JsonOut::of(&Page { messages: &messages, total, limit, offset })
+        JsonOut::of(&Page {
+            messages: &messages,
+            total,
+            limit,
+            offset,
+        })
     })
 }
 
@@ -180,7 +217,11 @@ fn queue_counts(queue: &str) -> JsonOut {
 
 /// One batch of DLQ retention for a queue. `{"deleted", "done"}`.
 #[pg_extern(schema = "queen_internal")]
-fn log_dlq_purge_step_v1(p_queue_id: i64, p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -> pgrx::JsonB {
+fn log_dlq_purge_step_v1(
+    p_queue_id: i64,
+    p_cutoff: TimestampWithTimeZone,
+    p_max_rows: i32,
+) -> pgrx::JsonB {
     if p_max_rows <= 0 {
         errors::invalid("p_max_rows", format!("{p_max_rows} must be at least 1"));
     }
@@ -225,7 +266,8 @@ fn list_queues() -> JsonOut {
 #[pg_extern]
 fn get_queue(queue: &str) -> JsonOut {
     JsonOut::of(&sql::spi(|c| {
-        let q = queues::find(c, check_name("queue", queue)).unwrap_or_else(|| errors::undefined("queue", queue));
+        let q = queues::find(c, check_name("queue", queue))
+            .unwrap_or_else(|| errors::undefined("queue", queue));
         let parts: Vec<Value> = exec(
             c,
             "SELECT id, name, last_offset, log_start, (extract(epoch FROM last_write_at) * 1000000)::int8

@@ -5,7 +5,8 @@ use std::ffi::CString;
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 
 /// The database the background workers connect to.
-pub static DATABASE_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c"postgres"));
+pub static DATABASE_NAME: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"postgres"));
 /// Most items one push call takes.
 pub static PUSH_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 /// Largest `batch` one pop may ask for.
@@ -81,19 +82,82 @@ pub fn retention_due_cap() -> i64 {
 /// A maintenance setting: read from postgresql.conf by the workers (reloaded
 /// on SIGHUP), and settable by a superuser session that drives the cycle
 /// from SQL.
-fn int(name: &'static std::ffi::CStr, short: &'static std::ffi::CStr, setting: &'static GucSetting<i32>, min: i32, max: i32) {
-    GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
+fn int(
+    name: &'static std::ffi::CStr,
+    short: &'static std::ffi::CStr,
+    setting: &'static GucSetting<i32>,
+    min: i32,
+    max: i32,
+) {
+    GucRegistry::define_int_guc(
+        name,
+        short,
+        c"",
+        setting,
+        min,
+        max,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
 }
 
 pub fn register() {
-    int(c"queen.retention_interval_ms", c"Period of the retention cycle, in milliseconds.", &RETENTION_INTERVAL_MS, 100, i32::MAX);
-    int(c"queen.retention_batch_size", c"Rows one retention step deletes at most.", &RETENTION_BATCH_SIZE, 1, 100_000);
-    int(c"queen.retention_parallelism", c"Concurrent retention step workers (1 to 16).", &RETENTION_PARALLELISM, 1, 16);
-    int(c"queen.retention_due_cap", c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.", &RETENTION_DUE_CAP, 0, i32::MAX);
-    int(c"queen.retention_safety_walk_ms", c"Period of the watermark safety walk; 0 stops it recurring.", &RETENTION_SAFETY_WALK_MS, 0, i32::MAX);
-    int(c"queen.maintenance_lease_ms", c"Lease of a claimed maintenance task, in milliseconds.", &MAINTENANCE_LEASE_MS, 1000, i32::MAX);
-    int(c"queen.partition_cleanup_days", c"Days a partition must be empty and idle before it is deleted (at least 1).", &PARTITION_CLEANUP_DAYS, 1, 100_000);
-    int(c"queen.metrics_retention_days", c"Days observability rows are kept.", &METRICS_RETENTION_DAYS, 1, 100_000);
+    int(
+        c"queen.retention_interval_ms",
+        c"Period of the retention cycle, in milliseconds.",
+        &RETENTION_INTERVAL_MS,
+        100,
+        i32::MAX,
+    );
+    int(
+        c"queen.retention_batch_size",
+        c"Rows one retention step deletes at most.",
+        &RETENTION_BATCH_SIZE,
+        1,
+        100_000,
+    );
+    int(
+        c"queen.retention_parallelism",
+        c"Concurrent retention step workers (1 to 16).",
+        &RETENTION_PARALLELISM,
+        1,
+        16,
+    );
+    int(
+        c"queen.retention_due_cap",
+        c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.",
+        &RETENTION_DUE_CAP,
+        0,
+        i32::MAX,
+    );
+    int(
+        c"queen.retention_safety_walk_ms",
+        c"Period of the watermark safety walk; 0 stops it recurring.",
+        &RETENTION_SAFETY_WALK_MS,
+        0,
+        i32::MAX,
+    );
+    int(
+        c"queen.maintenance_lease_ms",
+        c"Lease of a claimed maintenance task, in milliseconds.",
+        &MAINTENANCE_LEASE_MS,
+        1000,
+        i32::MAX,
+    );
+    int(
+        c"queen.partition_cleanup_days",
+        c"Days a partition must be empty and idle before it is deleted (at least 1).",
+        &PARTITION_CLEANUP_DAYS,
+        1,
+        100_000,
+    );
+    int(
+        c"queen.metrics_retention_days",
+        c"Days observability rows are kept.",
+        &METRICS_RETENTION_DAYS,
+        1,
+        100_000,
+    );
     GucRegistry::define_int_guc(
         c"queen.sweeper_workers",
         c"Sweeper background workers (they share every shard; 0 starts none).",
@@ -104,17 +168,83 @@ pub fn register() {
         GucContext::Postmaster,
         GucFlags::default(),
     );
-    int(c"queen.sweeper_lease_ms", c"How long a sweeper's claim on due timers lasts.", &SWEEPER_LEASE_MS, 100, i32::MAX);
-    int(c"queen.sweeper_claim_batch", c"Timers one claim takes at most.", &SWEEPER_CLAIM_BATCH, 1, 100_000);
-    int(c"queen.sweeper_cycle_max_rows", c"Timers one sweeper cycle fires at most.", &SWEEPER_CYCLE_MAX_ROWS, 1, 10_000_000);
-    int(c"queen.sweeper_max_fire_bytes", c"Payload bytes one fire transaction carries at most.", &SWEEPER_MAX_FIRE_BYTES, 1024, i32::MAX);
-    int(c"queen.sweeper_max_fire_attempts", c"Fires of one timer that may fail before it is set aside (queen.log_timers_failed).", &SWEEPER_MAX_FIRE_ATTEMPTS, 1, 1000);
-    int(c"queen.sweeper_max_sleep_ms", c"The longest a sweeper sleeps.", &SWEEPER_MAX_SLEEP_MS, 5, 60_000);
-    int(c"queen.kv_expire_every_ms", c"Period of the sweepers' prune of expired keys.", &KV_EXPIRE_EVERY_MS, 10, i32::MAX);
-    int(c"queen.kv_expire_batch", c"Expired keys one prune pass deletes at most.", &KV_EXPIRE_BATCH, 1, 1_000_000);
-    int(c"queen.kv_expired_count_max", c"Expired-but-present keys a prune pass counts at most.", &KV_EXPIRED_COUNT_MAX, 64, i32::MAX);
-    int(c"queen.kv_usage_every_ms", c"Period of the per-namespace usage rollup that quotas read.", &KV_USAGE_EVERY_MS, 10, i32::MAX);
-    int(c"queen.kv_usage_batch", c"Keys one statement of the usage rollup reads.", &KV_USAGE_BATCH, 1, 10_000_000);
+    int(
+        c"queen.sweeper_lease_ms",
+        c"How long a sweeper's claim on due timers lasts.",
+        &SWEEPER_LEASE_MS,
+        100,
+        i32::MAX,
+    );
+    int(
+        c"queen.sweeper_claim_batch",
+        c"Timers one claim takes at most.",
+        &SWEEPER_CLAIM_BATCH,
+        1,
+        100_000,
+    );
+    int(
+        c"queen.sweeper_cycle_max_rows",
+        c"Timers one sweeper cycle fires at most.",
+        &SWEEPER_CYCLE_MAX_ROWS,
+        1,
+        10_000_000,
+    );
+    int(
+        c"queen.sweeper_max_fire_bytes",
+        c"Payload bytes one fire transaction carries at most.",
+        &SWEEPER_MAX_FIRE_BYTES,
+        1024,
+        i32::MAX,
+    );
+    int(
+        c"queen.sweeper_max_fire_attempts",
+        c"Fires of one timer that may fail before it is set aside (queen.log_timers_failed).",
+        &SWEEPER_MAX_FIRE_ATTEMPTS,
+        1,
+        1000,
+    );
+    int(
+        c"queen.sweeper_max_sleep_ms",
+        c"The longest a sweeper sleeps.",
+        &SWEEPER_MAX_SLEEP_MS,
+        5,
+        60_000,
+    );
+    int(
+        c"queen.kv_expire_every_ms",
+        c"Period of the sweepers' prune of expired keys.",
+        &KV_EXPIRE_EVERY_MS,
+        10,
+        i32::MAX,
+    );
+    int(
+        c"queen.kv_expire_batch",
+        c"Expired keys one prune pass deletes at most.",
+        &KV_EXPIRE_BATCH,
+        1,
+        1_000_000,
+    );
+    int(
+        c"queen.kv_expired_count_max",
+        c"Expired-but-present keys a prune pass counts at most.",
+        &KV_EXPIRED_COUNT_MAX,
+        64,
+        i32::MAX,
+    );
+    int(
+        c"queen.kv_usage_every_ms",
+        c"Period of the per-namespace usage rollup that quotas read.",
+        &KV_USAGE_EVERY_MS,
+        10,
+        i32::MAX,
+    );
+    int(
+        c"queen.kv_usage_batch",
+        c"Keys one statement of the usage rollup reads.",
+        &KV_USAGE_BATCH,
+        1,
+        10_000_000,
+    );
     for (name, short, setting, min, max) in [
         (c"queen.kv_batch_max_ops", c"Most operations one KV or locks call takes.", &KV_BATCH_MAX_OPS, 1, 1_000_000),
         (c"queen.kv_key_max_bytes", c"Longest KV key, in bytes.", &KV_KEY_MAX_BYTES, 1, 65_535),
@@ -131,8 +261,22 @@ pub fn register() {
     ] {
         GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
     }
-    GucRegistry::define_bool_guc(c"queen.timers_schedule_enabled", c"Whether timers can be scheduled.", c"", &TIMERS_SCHEDULE_ENABLED, GucContext::Suset, GucFlags::default());
-    GucRegistry::define_bool_guc(c"queen.timers_fire_enabled", c"Whether the sweepers fire due timers.", c"", &TIMERS_FIRE_ENABLED, GucContext::Suset, GucFlags::default());
+    GucRegistry::define_bool_guc(
+        c"queen.timers_schedule_enabled",
+        c"Whether timers can be scheduled.",
+        c"",
+        &TIMERS_SCHEDULE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.timers_fire_enabled",
+        c"Whether the sweepers fire due timers.",
+        c"",
+        &TIMERS_FIRE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"queen.failed_retention",
         c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",

@@ -57,7 +57,10 @@ pub fn nesting_depth(text: &[u8]) -> usize {
 pub fn parse_value(field: &str, text: &str) -> Value {
     let depth = nesting_depth(text.as_bytes());
     if depth > MAX_ARGUMENT_DEPTH {
-        errors::invalid(field, format!("JSON nested {depth} levels deep; at most {MAX_ARGUMENT_DEPTH} are allowed"));
+        errors::invalid(
+            field,
+            format!("JSON nested {depth} levels deep; at most {MAX_ARGUMENT_DEPTH} are allowed"),
+        );
     }
     let mut de = serde_json::Deserializer::from_str(text);
     // The depth is bounded above; serde's own limit (128) would refuse
@@ -103,7 +106,8 @@ impl<'a> Obj<'a> {
     }
 
     pub fn req_str(&self, key: &str) -> &'a str {
-        self.opt_str(key).unwrap_or_else(|| errors::invalid(&self.field(key), "is required"))
+        self.opt_str(key)
+            .unwrap_or_else(|| errors::invalid(&self.field(key), "is required"))
     }
 
     /// A name: a non-empty string of at most [`MAX_NAME_BYTES`].
@@ -168,7 +172,9 @@ pub struct IdOut([u8; 36]);
 impl IdOut {
     pub fn of(id: &[u8; 16]) -> IdOut {
         let mut text = [0u8; 36];
-        uuid::Uuid::from_bytes(*id).hyphenated().encode_lower(&mut text);
+        uuid::Uuid::from_bytes(*id)
+            .hyphenated()
+            .encode_lower(&mut text);
         IdOut(text)
     }
 
@@ -227,7 +233,11 @@ pub fn write_opt_id(out: &mut String, id: Option<&[u8; 16]>) {
 
 /// A JSON array of `items`, each written by `write`, in a buffer of
 /// `capacity` bytes to start with.
-pub fn array_text<T>(items: &[T], capacity: usize, mut write: impl FnMut(&mut String, &T)) -> String {
+pub fn array_text<T>(
+    items: &[T],
+    capacity: usize,
+    mut write: impl FnMut(&mut String, &T),
+) -> String {
     let mut text = String::with_capacity(capacity + 2);
     text.push('[');
     for (k, item) in items.iter().enumerate() {
@@ -249,7 +259,16 @@ pub fn write_int(out: &mut String, n: i64) {
 mod tests {
     #[test]
     fn written_strings_are_what_serde_writes() {
-        for s in ["", "plain", "quote\"inside", "back\\slash", "tab\there", "nul\u{0}", "é ☃ \u{7f}", "\u{1f}"] {
+        for s in [
+            "",
+            "plain",
+            "quote\"inside",
+            "back\\slash",
+            "tab\there",
+            "nul\u{0}",
+            "é ☃ \u{7f}",
+            "\u{1f}",
+        ] {
             let mut out = String::new();
             super::write_str(&mut out, s);
             assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");

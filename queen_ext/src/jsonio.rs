@@ -18,15 +18,22 @@ use pgrx::{direct_function_call, FromDatum, IntoDatum};
 pub struct JsonbArg(pub String);
 
 impl FromDatum for JsonbArg {
-    unsafe fn from_polymorphic_datum(datum: pg_sys::Datum, is_null: bool, _: pg_sys::Oid) -> Option<Self> {
+    unsafe fn from_polymorphic_datum(
+        datum: pg_sys::Datum,
+        is_null: bool,
+        _: pg_sys::Oid,
+    ) -> Option<Self> {
         if is_null {
             return None;
         }
         unsafe {
             let varlena = datum.cast_mut_ptr();
             let detoasted = pg_sys::pg_detoast_datum_packed(varlena);
-            let cstr = direct_function_call::<&core::ffi::CStr>(pg_sys::jsonb_out, &[Some(detoasted.into())])
-                .expect("a jsonb datum prints");
+            let cstr = direct_function_call::<&core::ffi::CStr>(
+                pg_sys::jsonb_out,
+                &[Some(detoasted.into())],
+            )
+            .expect("a jsonb datum prints");
             let text = cstr.to_str().expect("jsonb prints UTF-8").to_owned();
             pg_sys::pfree(cstr.as_ptr() as *mut std::ffi::c_void);
             if detoasted != varlena {
@@ -40,7 +47,10 @@ impl FromDatum for JsonbArg {
 unsafe impl<'fcx> ArgAbi<'fcx> for JsonbArg {
     unsafe fn unbox_arg_unchecked(arg: Arg<'_, 'fcx>) -> Self {
         let index = arg.index();
-        unsafe { arg.unbox_arg_using_from_datum().unwrap_or_else(|| panic!("argument {index} must not be null")) }
+        unsafe {
+            arg.unbox_arg_using_from_datum()
+                .unwrap_or_else(|| panic!("argument {index} must not be null"))
+        }
     }
 }
 
@@ -48,7 +58,8 @@ unsafe impl SqlTranslatable for JsonbArg {
     const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(JsonbArg);
     const TYPE_ORIGIN: TypeOrigin = TypeOrigin::External;
     const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("jsonb"));
-    const RETURN_SQL: Result<ReturnsRef, ReturnsError> = Ok(ReturnsRef::One(SqlMappingRef::literal("jsonb")));
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
+        Ok(ReturnsRef::One(SqlMappingRef::literal("jsonb")));
 }
 
 impl JsonbArg {
@@ -91,5 +102,6 @@ unsafe impl SqlTranslatable for JsonOut {
     const TYPE_IDENT: &'static str = pgrx::pgrx_resolved_type!(JsonOut);
     const TYPE_ORIGIN: TypeOrigin = TypeOrigin::External;
     const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Ok(SqlMappingRef::literal("json"));
-    const RETURN_SQL: Result<ReturnsRef, ReturnsError> = Ok(ReturnsRef::One(SqlMappingRef::literal("json")));
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
+        Ok(ReturnsRef::One(SqlMappingRef::literal("json")));
 }

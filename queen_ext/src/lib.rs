@@ -3,8 +3,8 @@
 //! The public SQL API (schema `queen`) takes and answers JSON shaped like
 //! Queen's HTTP bodies, so a front-end passes requests through untouched.
 
-use pgrx::prelude::*;
 use jsonio::{JsonOut, JsonbArg};
+use pgrx::prelude::*;
 
 pub mod ack;
 pub mod admin;
@@ -31,7 +31,11 @@ pub mod transaction;
 ::pgrx::pg_module_magic!(name, version);
 
 extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
-extension_sql_file!("../../sql/retention.sql", name = "retention_sql", requires = ["schema"]);
+extension_sql_file!(
+    "../../sql/retention.sql",
+    name = "retention_sql",
+    requires = ["schema"]
+);
 extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);
 
 /// The maintenance steps, cycles and their SQL helpers: apart from the public
@@ -50,7 +54,8 @@ pub extern "C-unwind" fn _PG_init() {
 }
 
 fn required_text(field: &str, v: Option<JsonbArg>) -> String {
-    v.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid(field, "is required"))
+    v.map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| errors::invalid(field, "is required"))
 }
 
 fn required(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
@@ -58,7 +63,8 @@ fn required(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
 }
 
 fn optional(field: &str, v: Option<JsonbArg>) -> serde_json::Value {
-    v.map(|a| a.value(field)).unwrap_or_else(|| serde_json::json!({}))
+    v.map(|a| a.value(field))
+        .unwrap_or_else(|| serde_json::json!({}))
 }
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
@@ -105,7 +111,13 @@ fn pop_request(
     options: Option<JsonbArg>,
 ) -> pop::PopRequest {
     let options = optional("options", options);
-    pop::PopRequest::parse(queue, partition, consumer_group, batch.unwrap_or(1), &options)
+    pop::PopRequest::parse(
+        queue,
+        partition,
+        consumer_group,
+        batch.unwrap_or(1),
+        &options,
+    )
 }
 
 /// Leases up to `batch` messages for a consumer group (NULL: queue mode).
@@ -118,7 +130,9 @@ fn pop(
     options: default!(Option<JsonbArg>, "'{}'"),
 ) -> JsonOut {
     let req = pop_request(queue, partition, consumer_group, batch, options);
-    JsonOut(sql::spi(|client| pop::pop_in_call(client, &req).to_json_text()))
+    JsonOut(sql::spi(|client| {
+        pop::pop_in_call(client, &req).to_json_text()
+    }))
 }
 
 /// The same pop, answered as a framed pop body (QPF1).
@@ -139,7 +153,11 @@ fn pop_frames(
 /// long-polling front-end watches to know a pop may now find something.
 /// 0 for a queue that does not exist.
 #[pg_extern]
-fn queue_version(queue: Option<&str>, namespace: default!(Option<&str>, "NULL"), task: default!(Option<&str>, "NULL")) -> i64 {
+fn queue_version(
+    queue: Option<&str>,
+    namespace: default!(Option<&str>, "NULL"),
+    task: default!(Option<&str>, "NULL"),
+) -> i64 {
     if queue.is_none() && namespace.is_none() && task.is_none() {
         errors::invalid("queue", "is required unless namespace or task is given");
     }
@@ -187,7 +205,9 @@ fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -
 #[pg_extern]
 fn transaction(ops: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = required("ops", ops);
-    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &body, producer, Vec::new(), false)))
+    JsonOut::of(&sql::spi(|client| {
+        transaction::transaction(client, &body, producer, Vec::new(), false)
+    }))
 }
 
 /// A binary transaction body (QTB1): a JSON head (acks, requiredLeases, the
@@ -198,7 +218,9 @@ fn transaction(ops: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) 
 fn transaction_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
     let (head, groups, counts_only) = binary::parse_txn_body(body);
-    JsonOut::of(&sql::spi(|client| transaction::transaction(client, &head, producer, groups, counts_only)))
+    JsonOut::of(&sql::spi(|client| {
+        transaction::transaction(client, &head, producer, groups, counts_only)
+    }))
 }
 
 /// Creates or edits a queue; mode `merge` (default) or `replace`.
@@ -211,7 +233,9 @@ fn configure(
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
     let options = optional("options", options);
     let mode = mode.unwrap_or("merge");
-    JsonOut::of(&sql::spi(|client| admin::configure(client, queue, &options, mode)))
+    JsonOut::of(&sql::spi(|client| {
+        admin::configure(client, queue, &options, mode)
+    }))
 }
 
 /// Deletes a queue with all its partitions, messages, cursors and dead letters.
@@ -224,9 +248,9 @@ fn delete_queue(queue: Option<&str>) -> JsonOut {
 #[cfg(any(test, feature = "pg_test"))]
 mod pg_tests;
 #[cfg(any(test, feature = "pg_test"))]
-mod pg_tests_retention;
-#[cfg(any(test, feature = "pg_test"))]
 mod pg_tests_failures;
+#[cfg(any(test, feature = "pg_test"))]
+mod pg_tests_retention;
 #[cfg(any(test, feature = "pg_test"))]
 mod pg_tests_sweeper;
 

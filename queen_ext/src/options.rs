@@ -109,7 +109,10 @@ fn int_opt(field: &str, v: &Value, min: i64) -> i32 {
     }
     let n = as_i64(field, v);
     if n < min || n > i32::MAX as i64 {
-        errors::invalid(field, format!("{n} is out of range ({min} to {})", i32::MAX));
+        errors::invalid(
+            field,
+            format!("{n} is out of range ({min} to {})", i32::MAX),
+        );
     }
     n as i32
 }
@@ -158,7 +161,9 @@ impl QueueOptions {
                 "maxQueueSize" => set!(max_queue_size, int_opt(&field, v, 0)),
                 "retentionEnabled" => set!(retention_enabled, bool_opt(&field, v)),
                 "retentionSeconds" => set!(retention_seconds, int_opt(&field, v, 0)),
-                "completedRetentionSeconds" => set!(completed_retention_seconds, int_opt(&field, v, 0)),
+                "completedRetentionSeconds" => {
+                    set!(completed_retention_seconds, int_opt(&field, v, 0))
+                }
                 "maxWaitTimeSeconds" => set!(max_wait_time_seconds, int_opt(&field, v, 0)),
                 "dedupWindowSeconds" => set!(dedup_window_seconds, int_opt(&field, v, 0)),
                 "dlqRetentionSeconds" => set!(dlq_retention_seconds, int_opt(&field, v, 0)),

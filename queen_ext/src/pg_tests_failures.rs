@@ -12,24 +12,35 @@ mod tests {
     }
 
     fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql).unwrap().map(|Json(v)| v).unwrap_or(Value::Null)
+        Spi::get_one::<Json>(sql)
+            .unwrap()
+            .map(|Json(v)| v)
+            .unwrap_or(Value::Null)
     }
 
     /// Pushes `count` messages and dead-letters all of them for `group`.
     fn dead_letters(queue: &str, group: &str, count: usize) -> Vec<Value> {
         let items: Vec<Value> = (0..count).map(|i| json!({"queue": queue, "payload": {"n": i}, "transactionId": format!("{queue}-{i}")})).collect();
-        Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(Value::Array(items)).into()]).unwrap();
-        let popped = Spi::get_one_with_args::<Json>("SELECT queen.pop($1, NULL, $2, $3, '{}')", &[queue.into(), group.into(), (count as i32).into()])
-            .unwrap()
-            .unwrap()
-            .0;
+        Spi::get_one_with_args::<Json>(
+            "SELECT queen.push($1)",
+            &[JsonB(Value::Array(items)).into()],
+        )
+        .unwrap();
+        let popped = Spi::get_one_with_args::<Json>(
+            "SELECT queen.pop($1, NULL, $2, $3, '{}')",
+            &[queue.into(), group.into(), (count as i32).into()],
+        )
+        .unwrap()
+        .unwrap()
+        .0;
         let msgs = popped["messages"].as_array().unwrap().clone();
         let acks: Vec<Value> = msgs
             .iter()
             .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"],
                             "consumerGroup": group, "status": "dlq", "error": "handler failed"}))
             .collect();
-        Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()]).unwrap();
+        Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()])
+            .unwrap();
         msgs
     }
 
@@ -49,10 +60,21 @@ mod tests {
         age_everything("2 hours");
         let before = js("SELECT queen.dlq_messages('{\"queue\": \"f1\"}')");
         assert_eq!(before["total"], 2);
-        assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NULL"), 2);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NULL"),
+            2
+        );
         js("SELECT queen_internal.retention_run_cycle()");
-        assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 0, "the segment is gone");
-        assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NOT NULL"), 2, "carried forward");
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_segments"),
+            0,
+            "the segment is gone"
+        );
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NOT NULL"),
+            2,
+            "carried forward"
+        );
         let after = js("SELECT queen.dlq_messages('{\"queue\": \"f1\"}')");
         let strip = |v: &Value| {
             let mut v = v.clone();
@@ -66,7 +88,15 @@ mod tests {
         let m = &msgs[0];
         let r = Spi::get_one_with_args::<Json>(
             "SELECT queen.retry_dlq_message($1, $2)",
-            &[m["partitionId"].as_str().unwrap().parse::<i64>().unwrap().into(), m["transactionId"].as_str().unwrap().into()],
+            &[
+                m["partitionId"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<i64>()
+                    .unwrap()
+                    .into(),
+                m["transactionId"].as_str().unwrap().into(),
+            ],
         )
         .unwrap()
         .unwrap()
@@ -132,15 +162,28 @@ mod tests {
     fn delete_one_dead_letter() {
         let msgs = dead_letters("f6", "g", 2);
         let pid: i64 = msgs[0]["partitionId"].as_str().unwrap().parse().unwrap();
-        let r = Spi::get_one_with_args::<Json>("SELECT queen.delete_dlq_message($1, $2)", &[pid.into(), msgs[0]["transactionId"].as_str().unwrap().into()])
-            .unwrap()
-            .unwrap()
-            .0;
+        let r = Spi::get_one_with_args::<Json>(
+            "SELECT queen.delete_dlq_message($1, $2)",
+            &[
+                pid.into(),
+                msgs[0]["transactionId"].as_str().unwrap().into(),
+            ],
+        )
+        .unwrap()
+        .unwrap()
+        .0;
         assert_eq!(r["deleted"], 1);
-        let left = js("SELECT queen.dlq_messages('{\"queue\": \"f6\", \"limit\": 1, \"offset\": 0}')");
+        let left =
+            js("SELECT queen.dlq_messages('{\"queue\": \"f6\", \"limit\": 1, \"offset\": 0}')");
         assert_eq!(left["total"], 1);
-        assert_eq!(left["messages"][0]["transactionId"], msgs[1]["transactionId"]);
-        assert_eq!(left["messages"][0]["data"], msgs[1]["data"], "a narrow row is read through its frame");
+        assert_eq!(
+            left["messages"][0]["transactionId"],
+            msgs[1]["transactionId"]
+        );
+        assert_eq!(
+            left["messages"][0]["data"], msgs[1]["data"],
+            "a narrow row is read through its frame"
+        );
     }
 
     #[pg_test(error = "dead letter \"1/nope\" does not exist")]

@@ -14,19 +14,31 @@ mod tests {
     }
 
     fn jb(sql: &str) -> Value {
-        Spi::get_one::<JsonB>(sql).unwrap().map(|JsonB(v)| v).unwrap_or(Value::Null)
+        Spi::get_one::<JsonB>(sql)
+            .unwrap()
+            .map(|JsonB(v)| v)
+            .unwrap_or(Value::Null)
     }
 
     fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql).unwrap().map(|Json(v)| v).unwrap_or(Value::Null)
+        Spi::get_one::<Json>(sql)
+            .unwrap()
+            .map(|Json(v)| v)
+            .unwrap_or(Value::Null)
     }
 
     /// `segments` pushes of `per` messages each into queue/partition, all
     /// made `age` old. Answers the partition id.
     fn backlog(queue: &str, partition: &str, segments: usize, per: usize, age: &str) -> i64 {
         for _ in 0..segments {
-            let items: Vec<Value> = (0..per).map(|i| json!({"queue": queue, "partition": partition, "payload": i})).collect();
-            Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(Value::Array(items)).into()]).unwrap();
+            let items: Vec<Value> = (0..per)
+                .map(|i| json!({"queue": queue, "partition": partition, "payload": i}))
+                .collect();
+            Spi::get_one_with_args::<Json>(
+                "SELECT queen.push($1)",
+                &[JsonB(Value::Array(items)).into()],
+            )
+            .unwrap();
         }
         let pid = Spi::get_one_with_args::<i64>(
             "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2",
@@ -53,11 +65,15 @@ mod tests {
     }
 
     fn step(pid: i64, all: &str, completed: &str, max_rows: i32) -> Value {
-        jb(&format!("SELECT queen_internal.log_retention_step_v1({pid}, {all}, {completed}, {max_rows})"))
+        jb(&format!(
+            "SELECT queen_internal.log_retention_step_v1({pid}, {all}, {completed}, {max_rows})"
+        ))
     }
 
     fn segments(pid: i64) -> i64 {
-        n(&format!("SELECT count(*) FROM queen.log_segments WHERE partition_id = {pid}"))
+        n(&format!(
+            "SELECT count(*) FROM queen.log_segments WHERE partition_id = {pid}"
+        ))
     }
 
     fn pop_ack(queue: &str, group: Option<&str>, batch: i32) {
@@ -75,7 +91,11 @@ mod tests {
             .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "consumerGroup": group}))
             .collect();
         if !acks.is_empty() {
-            Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()]).unwrap();
+            Spi::get_one_with_args::<Json>(
+                "SELECT queen.ack($1)",
+                &[JsonB(Value::Array(acks)).into()],
+            )
+            .unwrap();
         }
     }
 
@@ -83,9 +103,17 @@ mod tests {
     fn rule1_deletes_old_segments_regardless_of_consumption() {
         let pid = backlog("r1", "p", 5, 3, "2 hours");
         let r = step(pid, "now() - interval '1 hour'", "NULL", 100);
-        assert_eq!(r, json!({"deleted": 5, "messages": 15, "new_log_start": 15, "done": true}));
+        assert_eq!(
+            r,
+            json!({"deleted": 5, "messages": 15, "new_log_start": 15, "done": true})
+        );
         assert_eq!(segments(pid), 0);
-        assert_eq!(n(&format!("SELECT log_start FROM queen.log_partitions WHERE id = {pid}")), 15);
+        assert_eq!(
+            n(&format!(
+                "SELECT log_start FROM queen.log_partitions WHERE id = {pid}"
+            )),
+            15
+        );
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {pid} AND oldest_live_at IS NULL")), 1);
         assert_eq!(n("SELECT messages_deleted FROM queen.retention_history WHERE retention_type = 'retention'"), 15);
         // Nothing left: done, no second audit row.
@@ -140,7 +168,10 @@ mod tests {
         assert_eq!(r["deleted"], 0);
         let explain = js("SELECT queen.retention_explain('stall')");
         let pins = explain["partitions"][0]["pinnedBy"].to_string();
-        assert!(pins.contains("slow") && pins.contains("caps rule 2"), "{explain}");
+        assert!(
+            pins.contains("slow") && pins.contains("caps rule 2"),
+            "{explain}"
+        );
         assert_eq!(explain["partitions"][0]["nextCycleDeletes"]["segments"], 0);
     }
 
@@ -164,26 +195,46 @@ mod tests {
     fn max_wait_evicts_a_leased_batch_and_the_cursor_skips_the_gap() {
         let pid = backlog("mw", "p", 2, 2, "2 hours");
         backlog("mw", "p", 1, 2, "0 seconds");
-        let leased = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 2, '{}')").unwrap().unwrap().0;
+        let leased = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 2, '{}')")
+            .unwrap()
+            .unwrap()
+            .0;
         assert_eq!(leased["messages"].as_array().unwrap().len(), 2);
         let r = jb(&format!("SELECT queen_internal.log_evict_max_wait_step_v1({pid}, now() - interval '1 hour', 100)"));
         assert_eq!(r["deleted"], 2);
         assert_eq!(n("SELECT count(*) FROM queen.retention_history WHERE retention_type = 'max_wait_time_eviction'"), 1);
-        assert_eq!(n("SELECT count(*) FROM queen.log_dlq"), 0, "nothing is dead-lettered");
-        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'").unwrap();
-        let after = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 10, '{}')").unwrap().unwrap().0;
-        let offsets: Vec<i64> = after["messages"].as_array().unwrap().iter().map(|m| m["offset"].as_i64().unwrap()).collect();
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq"),
+            0,
+            "nothing is dead-lettered"
+        );
+        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'")
+            .unwrap();
+        let after = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 10, '{}')")
+            .unwrap()
+            .unwrap()
+            .0;
+        let offsets: Vec<i64> = after["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["offset"].as_i64().unwrap())
+            .collect();
         assert_eq!(offsets, vec![4, 5]);
     }
 
     #[pg_test]
     fn txns_purge_moves_its_own_watermark() {
         let pid = backlog("tx", "p", 3, 2, "2 hours");
-        let r = jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
+        let r = jb(&format!(
+            "SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"
+        ));
         assert_eq!(r["deleted"], 2);
         assert_eq!(r["new_txns_start"], 4);
         assert_eq!(r["done"], false);
-        let r = jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"));
+        let r = jb(&format!(
+            "SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 2)"
+        ));
         assert_eq!(r["deleted"], 1);
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {pid} AND txns_start = 6 AND oldest_txn_at IS NULL")), 1);
         // Segments are untouched by the sidecar purge.
@@ -195,7 +246,10 @@ mod tests {
         let dead = backlog("cl", "dead", 1, 1, "40 days");
         step(dead, "now()", "NULL", 100);
         let kept = backlog("cl", "has-dlq", 1, 2, "40 days");
-        let p = Spi::get_one::<Json>("SELECT queen.pop('cl', 'has-dlq', NULL, 1, '{}')").unwrap().unwrap().0;
+        let p = Spi::get_one::<Json>("SELECT queen.pop('cl', 'has-dlq', NULL, 1, '{}')")
+            .unwrap()
+            .unwrap()
+            .0;
         let m = &p["messages"][0];
         Spi::get_one_with_args::<Json>(
             "SELECT queen.ack($1)",
@@ -205,11 +259,28 @@ mod tests {
         step(kept, "now()", "NULL", 100);
         let fresh = backlog("cl", "fresh", 1, 1, "0 seconds");
         step(fresh, "now() + interval '1 second'", "NULL", 100);
-        let r = jb("SELECT queen_internal.log_partition_cleanup_step_v1(now() - interval '30 days', 100)");
+        let r = jb(
+            "SELECT queen_internal.log_partition_cleanup_step_v1(now() - interval '30 days', 100)",
+        );
         assert_eq!(r, json!({"deleted": 1, "done": true}));
-        assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {dead}")), 0);
-        assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id IN ({kept}, {fresh})")), 2);
-        assert_eq!(n(&format!("SELECT count(*) FROM queen.log_txns WHERE partition_id = {dead}")), 0);
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_partitions WHERE id = {dead}"
+            )),
+            0
+        );
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_partitions WHERE id IN ({kept}, {fresh})"
+            )),
+            2
+        );
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_txns WHERE partition_id = {dead}"
+            )),
+            0
+        );
         assert_eq!(n(&format!("SELECT count(*) FROM queen.retention_history WHERE partition_id = {dead} AND retention_type = '__partition_deleted__' AND messages_deleted = 0")), 1);
         // The time series leaves partition events out.
         let series = js("SELECT queen.retention_timeseries(now() - interval '1 day', 'day')");
@@ -219,14 +290,21 @@ mod tests {
     #[pg_test]
     fn dead_letters_survive_the_reclaim_of_their_segment() {
         let pid = backlog("dl", "p", 1, 3, "2 hours");
-        let p = Spi::get_one::<Json>("SELECT queen.pop('dl', NULL, NULL, 1, '{}')").unwrap().unwrap().0;
+        let p = Spi::get_one::<Json>("SELECT queen.pop('dl', NULL, NULL, 1, '{}')")
+            .unwrap()
+            .unwrap()
+            .0;
         let m = &p["messages"][0];
         Spi::get_one_with_args::<Json>(
             "SELECT queen.ack($1)",
             &[JsonB(json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "dlq", "error": "bad"})).into()],
         )
         .unwrap();
-        assert_eq!(n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NULL"), 1, "written narrow");
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq WHERE created_at IS NULL"),
+            1,
+            "written narrow"
+        );
         step(pid, "now() - interval '1 hour'", "NULL", 100);
         assert_eq!(segments(pid), 0);
         let row = jb("SELECT to_jsonb(d) || jsonb_build_object('payload', convert_from(d.payload, 'UTF8')::jsonb) FROM queen.log_dlq d");
@@ -256,7 +334,8 @@ mod tests {
     #[pg_test]
     fn one_cycle_applies_every_phase() {
         Spi::get_one::<Json>("SELECT queen.configure('cy', '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')").unwrap();
-        Spi::get_one::<Json>("SELECT queen.configure('ev', '{\"maxWaitTimeSeconds\": 60}')").unwrap();
+        Spi::get_one::<Json>("SELECT queen.configure('ev', '{\"maxWaitTimeSeconds\": 60}')")
+            .unwrap();
         backlog("cy", "p", 4, 2, "2 hours");
         backlog("ev", "p", 2, 2, "2 hours");
         let report = js("SELECT queen_internal.retention_run_cycle()");
@@ -280,7 +359,12 @@ mod tests {
 
     #[pg_test]
     fn the_lease_row_claims_fences_and_releases() {
-        let claim = |holder: &str| Spi::get_one::<i64>(&format!("SELECT queen_internal.maintenance_claim_v1('retention', '{holder}', 60000)")).unwrap();
+        let claim = |holder: &str| {
+            Spi::get_one::<i64>(&format!(
+                "SELECT queen_internal.maintenance_claim_v1('retention', '{holder}', 60000)"
+            ))
+            .unwrap()
+        };
         let t1 = claim("a").expect("due at install");
         assert_eq!(claim("b"), None, "held");
         // The holder dies: once its lease runs out another claims, with a new token.
@@ -288,18 +372,35 @@ mod tests {
         let t2 = claim("b").expect("expired lease");
         assert!(t2 > t1);
         // The dead holder's late release is a no-op.
-        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t1}, 5000)")).unwrap(), Some(false));
+        assert_eq!(
+            Spi::get_one::<bool>(&format!(
+                "SELECT queen_internal.maintenance_release_v1('retention', {t1}, 5000)"
+            ))
+            .unwrap(),
+            Some(false)
+        );
         let due_before = n("SELECT (extract(epoch FROM next_due_at) * 1000)::int8 FROM queen.maintenance_leases WHERE task = 'retention'");
-        assert_eq!(Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t2}, 5000)")).unwrap(), Some(true));
+        assert_eq!(
+            Spi::get_one::<bool>(&format!(
+                "SELECT queen_internal.maintenance_release_v1('retention', {t2}, 5000)"
+            ))
+            .unwrap(),
+            Some(true)
+        );
         let due_after = n("SELECT (extract(epoch FROM next_due_at) * 1000)::int8 FROM queen.maintenance_leases WHERE task = 'retention'");
         assert_eq!(due_after - due_before, 5000, "exactly one period");
         // A failed run leaves the task due; a disabled task is never claimed.
         Spi::run("UPDATE queen.maintenance_leases SET next_due_at = now() - interval '1 second' WHERE task = 'retention'").unwrap();
         let t3 = claim("c").unwrap();
-        Spi::get_one::<bool>(&format!("SELECT queen_internal.maintenance_release_v1('retention', {t3}, NULL)")).unwrap();
-        Spi::run("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'").unwrap();
+        Spi::get_one::<bool>(&format!(
+            "SELECT queen_internal.maintenance_release_v1('retention', {t3}, NULL)"
+        ))
+        .unwrap();
+        Spi::run("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'")
+            .unwrap();
         assert_eq!(claim("d"), None);
-        Spi::run("UPDATE queen.maintenance_leases SET enabled = true WHERE task = 'retention'").unwrap();
+        Spi::run("UPDATE queen.maintenance_leases SET enabled = true WHERE task = 'retention'")
+            .unwrap();
         assert!(claim("d").is_some(), "still due after the failed run");
     }
 
@@ -312,7 +413,10 @@ mod tests {
         assert_eq!(r["fixed"], 1);
         assert_eq!(r["done"], true);
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id IN ({a}, {b}) AND oldest_live_at IS NOT NULL")), 2);
-        assert_eq!(jb("SELECT queen_internal.retention_watermark_walk_v1(0, 5000)")["fixed"], 0);
+        assert_eq!(
+            jb("SELECT queen_internal.retention_watermark_walk_v1(0, 5000)")["fixed"],
+            0
+        );
     }
 
     /// After any interleaving of push, pop, ack and steps: log_start is the
@@ -333,18 +437,34 @@ mod tests {
             match rnd(6) {
                 0 | 1 => {
                     let k = 1 + rnd(4) as usize;
-                    let items: Vec<Value> = (0..k).map(|i| json!({"queue": "inv", "partition": "p", "payload": i})).collect();
-                    Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(Value::Array(items)).into()]).unwrap();
+                    let items: Vec<Value> = (0..k)
+                        .map(|i| json!({"queue": "inv", "partition": "p", "payload": i}))
+                        .collect();
+                    Spi::get_one_with_args::<Json>(
+                        "SELECT queen.push($1)",
+                        &[JsonB(Value::Array(items)).into()],
+                    )
+                    .unwrap();
                     if rnd(2) == 0 {
                         age_partition(pid, "2 minutes");
                     }
                 }
                 2 => pop_ack("inv", Some(["a", "b"][rnd(2) as usize]), 1 + rnd(5) as i32),
                 3 => {
-                    step(pid, "NULL", "now() - interval '1 minute'", 1 + rnd(3) as i32);
+                    step(
+                        pid,
+                        "NULL",
+                        "now() - interval '1 minute'",
+                        1 + rnd(3) as i32,
+                    );
                 }
                 4 => {
-                    step(pid, "now() - interval '1 minute'", "NULL", 1 + rnd(3) as i32);
+                    step(
+                        pid,
+                        "now() - interval '1 minute'",
+                        "NULL",
+                        1 + rnd(3) as i32,
+                    );
                 }
                 _ => {
                     jb(&format!("SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 minute', {})", 1 + rnd(3)));
@@ -385,21 +505,54 @@ mod tests {
             ))
         };
         let first = cycle();
-        assert_eq!(segments(good), 0, "the other partition was reclaimed: {first}");
-        assert_eq!(segments(bad), 2, "the failing step undid its delete: {first}");
+        assert_eq!(
+            segments(good),
+            0,
+            "the other partition was reclaimed: {first}"
+        );
+        assert_eq!(
+            segments(bad),
+            2,
+            "the failing step undid its delete: {first}"
+        );
         assert_eq!(first["failed"], 1, "{first}");
         let named = first["failing"][0].as_str().unwrap();
-        assert!(named.contains(&format!("partition {bad} phase 1")) && named.contains("XX000") && named.contains("sabotaged step"), "{named}");
-        assert_eq!(failure(), json!({"skip": 1, "streak": 1, "sqlstate": "XX000", "error": "sabotaged step"}));
+        assert!(
+            named.contains(&format!("partition {bad} phase 1"))
+                && named.contains("XX000")
+                && named.contains("sabotaged step"),
+            "{named}"
+        );
+        assert_eq!(
+            failure(),
+            json!({"skip": 1, "streak": 1, "sqlstate": "XX000", "error": "sabotaged step"})
+        );
         let explained = js("SELECT queen.retention_explain('iso')");
-        let part = explained["partitions"].as_array().unwrap().iter().find(|p| p["partition"] == "bad").unwrap().clone();
+        let part = explained["partitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["partition"] == "bad")
+            .unwrap()
+            .clone();
         assert_eq!(part["failing"][0]["sqlstate"], "XX000", "{explained}");
-        assert!(part["pinnedBy"].as_array().unwrap().iter().any(|p| p.as_str().unwrap().contains("sabotaged step")), "{part}");
+        assert!(
+            part["pinnedBy"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p.as_str().unwrap().contains("sabotaged step")),
+            "{part}"
+        );
 
         // Backed off: skipped once, then tried (and failing) again, then
         // skipped twice.
         let second = cycle();
-        assert_eq!((second["failed"].clone(), second["backed_off"].clone()), (json!(0), json!(1)), "{second}");
+        assert_eq!(
+            (second["failed"].clone(), second["backed_off"].clone()),
+            (json!(0), json!(1)),
+            "{second}"
+        );
         let third = cycle();
         assert_eq!(third["failed"], 1, "{third}");
         assert_eq!(failure()["streak"], 2);
@@ -413,7 +566,11 @@ mod tests {
         let repaired = cycle();
         assert_eq!(repaired["failed"], 0, "{repaired}");
         assert_eq!(segments(bad), 0, "{repaired}");
-        assert_eq!(failure(), Value::Null, "a step that succeeds clears its partition's error");
+        assert_eq!(
+            failure(),
+            Value::Null,
+            "a step that succeeds clears its partition's error"
+        );
     }
 
     #[pg_test(error = "p_max_rows: 0 must be at least 1")]

@@ -8,7 +8,10 @@ mod tests {
     use serde_json::{json, Value};
 
     fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql).unwrap().map(|Json(v)| v).unwrap_or(Value::Null)
+        Spi::get_one::<Json>(sql)
+            .unwrap()
+            .map(|Json(v)| v)
+            .unwrap_or(Value::Null)
     }
 
     fn n(sql: &str) -> i64 {
@@ -22,16 +25,26 @@ mod tests {
 
     #[pg_test]
     fn a_timer_fires_once_into_its_queue() {
-        let s = js("SELECT queen.timer_schedule('tq', 'remind-1', '{\"hello\": 1}', 60000, 'p1', 'tx-1')");
+        let s = js(
+            "SELECT queen.timer_schedule('tq', 'remind-1', '{\"hello\": 1}', 60000, 'p1', 'tx-1')",
+        );
         assert_eq!(s["transactionId"], "tx-1");
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "not due yet");
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["fired"],
+            0,
+            "not due yet"
+        );
         let probe = js("SELECT queen_internal.sweeper_probe_v1()");
         assert!(probe["nextInMs"].as_i64().unwrap() > 50_000);
         due_now();
         let probe = js("SELECT queen_internal.sweeper_probe_v1()");
         assert_eq!(probe["due"], 1);
         assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 1);
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "exactly once");
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["fired"],
+            0,
+            "exactly once"
+        );
         let popped = js("SELECT queen.pop('tq', 'p1', NULL, 10, '{}')");
         assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
         assert_eq!(popped["messages"][0]["data"], json!({"hello": 1}));
@@ -61,32 +74,85 @@ mod tests {
         .unwrap();
         due_now();
         let first = js("SELECT queen_internal.sweeper_run_once()");
-        assert_eq!((first["fired"].clone(), first["failed"].clone(), first["setAside"].clone()), (json!(2), json!(1), json!(0)), "{first}");
+        assert_eq!(
+            (
+                first["fired"].clone(),
+                first["failed"].clone(),
+                first["setAside"].clone()
+            ),
+            (json!(2), json!(1), json!(0)),
+            "{first}"
+        );
         let popped = js("SELECT queen.pop('tgood', NULL, NULL, 10, '{}')");
-        assert_eq!(popped["messages"].as_array().unwrap().len(), 2, "the good timers fired");
+        assert_eq!(
+            popped["messages"].as_array().unwrap().len(),
+            2,
+            "the good timers fired"
+        );
         let row = js("SELECT json_build_object('attempts', attempts, 'error', last_error, 'claimed', claim_token IS NOT NULL)
                         FROM queen.log_timers WHERE queue = 'tbad'");
         assert_eq!(row["attempts"], 1);
-        assert_eq!(row["claimed"], true, "it keeps its claim until the claim expires");
-        assert!(row["error"].as_str().unwrap().contains("tbad refuses writes"), "{row}");
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "not tried again while claimed");
-        let expire = || Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'").unwrap();
+        assert_eq!(
+            row["claimed"], true,
+            "it keeps its claim until the claim expires"
+        );
+        assert!(
+            row["error"]
+                .as_str()
+                .unwrap()
+                .contains("tbad refuses writes"),
+            "{row}"
+        );
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["fired"],
+            0,
+            "not tried again while claimed"
+        );
+        let expire = || {
+            Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'")
+                .unwrap()
+        };
         expire();
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["failed"], 1, "tried again after its claim expired");
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["failed"],
+            1,
+            "tried again after its claim expired"
+        );
         expire();
         let last = js("SELECT queen_internal.sweeper_run_once()");
         assert_eq!(last["setAside"], 1, "{last}");
-        assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 0, "set aside, never fired in a loop");
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_timers"),
+            0,
+            "set aside, never fired in a loop"
+        );
         let aside = js("SELECT json_build_object('queue', queue, 'key', timer_key, 'attempts', attempts, 'payload', convert_from(payload, 'UTF8'), 'error', last_error)
                           FROM queen.log_timers_failed");
-        assert_eq!((aside["queue"].clone(), aside["key"].clone(), aside["attempts"].clone(), aside["payload"].clone()), (json!("tbad"), json!("b"), json!(3), json!("2")));
-        assert!(aside["error"].as_str().unwrap().contains("P0001"), "{aside}");
+        assert_eq!(
+            (
+                aside["queue"].clone(),
+                aside["key"].clone(),
+                aside["attempts"].clone(),
+                aside["payload"].clone()
+            ),
+            (json!("tbad"), json!("b"), json!(3), json!("2"))
+        );
+        assert!(
+            aside["error"].as_str().unwrap().contains("P0001"),
+            "{aside}"
+        );
         assert_eq!(js("SELECT queen.sweeper_metrics()")["timersSetAside"], 1);
         let listed = js("SELECT queen.timers_set_aside('tbad')");
         assert_eq!(listed["timers"][0]["timerKey"], "b", "{listed}");
-        assert_eq!(listed["timers"][0]["payload"], "Mg==", "the payload, base64");
+        assert_eq!(
+            listed["timers"][0]["payload"], "Mg==",
+            "the payload, base64"
+        );
         expire();
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["emptyClaim"], true);
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["emptyClaim"],
+            true
+        );
     }
 
     #[pg_test]
@@ -94,10 +160,20 @@ mod tests {
         js("SELECT queen.timer_schedule('tq2', 'k', '1', 60000)");
         js("SELECT queen.timer_schedule('tq2', 'k', '2', 60000)");
         assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 1);
-        assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], true);
-        assert_eq!(js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"], false);
+        assert_eq!(
+            js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"],
+            true
+        );
+        assert_eq!(
+            js("SELECT queen.timer_cancel('tq2', 'k')")["cancelled"],
+            false
+        );
         due_now();
-        assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 0, "a cancelled timer never fires");
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_run_once()")["fired"],
+            0,
+            "a cancelled timer never fires"
+        );
     }
 
     #[pg_test]
@@ -108,33 +184,63 @@ mod tests {
         let claim = js("SELECT queen_internal.sweeper_claim_v1(0, 10, 60000)");
         assert_eq!(claim["claimed"], 2);
         // Another sweeper finds nothing to claim while the lease holds.
-        assert_eq!(js("SELECT queen_internal.sweeper_claim_v1(5, 10, 60000)")["claimed"], 0);
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_claim_v1(5, 10, 60000)")["claimed"],
+            0
+        );
         // A fire under someone else's token fires nothing.
-        assert_eq!(js("SELECT queen_internal.sweeper_fire_v1('00000000-0000-4000-8000-000000000000')")["fired"], 0);
+        assert_eq!(
+            js("SELECT queen_internal.sweeper_fire_v1('00000000-0000-4000-8000-000000000000')")
+                ["fired"],
+            0
+        );
         // The holder dies; once its lease is over another claims and fires.
-        Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'").unwrap();
+        Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'")
+            .unwrap();
         let again = js("SELECT queen_internal.sweeper_claim_v1(9, 10, 60000)");
         assert_eq!(again["claimed"], 2);
         let token = again["token"].as_str().unwrap();
-        assert_eq!(js(&format!("SELECT queen_internal.sweeper_fire_v1('{}')", token))["fired"], 2);
+        assert_eq!(
+            js(&format!(
+                "SELECT queen_internal.sweeper_fire_v1('{}')",
+                token
+            ))["fired"],
+            2
+        );
         // The first holder's late fire finds nothing.
         let late = claim["token"].as_str().unwrap();
-        assert_eq!(js(&format!("SELECT queen_internal.sweeper_fire_v1('{}')", late))["fired"], 0);
-        assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
+        assert_eq!(
+            js(&format!(
+                "SELECT queen_internal.sweeper_fire_v1('{}')",
+                late
+            ))["fired"],
+            0
+        );
+        assert_eq!(
+            n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"),
+            2
+        );
     }
 
     #[pg_test]
     fn a_fire_is_capped_in_bytes_and_resumes() {
         for i in 0..5 {
-            js(&format!("SELECT queen.timer_schedule('tq4', 'k{i}', '\"{}\"', 0)", "x".repeat(100)));
+            js(&format!(
+                "SELECT queen.timer_schedule('tq4', 'k{i}', '\"{}\"', 0)",
+                "x".repeat(100)
+            ));
         }
         due_now();
         let claim = js("SELECT queen_internal.sweeper_claim_v1(0, 10, 60000)");
         let token = claim["token"].as_str().unwrap().to_owned();
-        let first = js(&format!("SELECT queen_internal.sweeper_fire_v1('{token}', 250)"));
+        let first = js(&format!(
+            "SELECT queen_internal.sweeper_fire_v1('{token}', 250)"
+        ));
         assert_eq!(first["fired"], 2);
         assert_eq!(first["done"], false);
-        let rest = js(&format!("SELECT queen_internal.sweeper_fire_v1('{token}', 100000)"));
+        let rest = js(&format!(
+            "SELECT queen_internal.sweeper_fire_v1('{token}', 100000)"
+        ));
         assert_eq!(rest["fired"], 3);
         assert_eq!(rest["done"], true);
     }
@@ -144,12 +250,21 @@ mod tests {
         let r = js("SELECT queen.transaction('{\"operations\": [{\"type\": \"push\", \"items\": [{\"queue\": \"tx-t\", \"payload\": 1}]}],
                      \"timers\": [{\"op\": \"schedule\", \"queue\": \"tx-t\", \"timerKey\": \"later\", \"payload\": \"Mg==\", \"delayMs\": 0}]}')");
         assert_eq!(r["success"], true);
-        assert_eq!(r["results"][1]["status"], "scheduled", "the timer rider follows the pushed items");
+        assert_eq!(
+            r["results"][1]["status"], "scheduled",
+            "the timer rider follows the pushed items"
+        );
         assert_eq!(r["results"][1]["index"], 1);
-        assert_eq!(n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tx-t'"), 1);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tx-t'"),
+            1
+        );
         due_now();
         assert_eq!(js("SELECT queen_internal.sweeper_run_once()")["fired"], 1);
-        assert_eq!(n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"), 2);
+        assert_eq!(
+            n("SELECT sum(last_offset + 1)::int8 FROM queen.log_partitions"),
+            2
+        );
     }
 
     #[pg_test(error = "timer_key: must not be empty")]

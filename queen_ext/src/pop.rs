@@ -55,23 +55,35 @@ impl PopRequest {
         let o = Obj::new(options, "options");
         let queue = queue.map(|q| check_name("queue", q).to_owned());
         let partition = partition.map(|p| check_name("partition", p).to_owned());
-        let group = consumer_group.map(|g| check_name("consumer_group", g)).unwrap_or(QUEUE_MODE).to_owned();
+        let group = consumer_group
+            .map(|g| check_name("consumer_group", g))
+            .unwrap_or(QUEUE_MODE)
+            .to_owned();
         let max_batch = guc::POP_MAX_BATCH.get() as i64;
         if batch <= 0 {
             errors::invalid("batch", format!("{batch} must be at least 1"));
         }
         if batch as i64 > max_batch {
-            errors::invalid("batch", format!("{batch} is more than queen.pop_max_batch ({max_batch})"));
+            errors::invalid(
+                "batch",
+                format!("{batch} is more than queen.pop_max_batch ({max_batch})"),
+            );
         }
         let partitions = o.opt_i64("partitions").unwrap_or(1);
         let max_parts = guc::POP_MAX_PARTITIONS.get() as i64;
         if partitions <= 0 || partitions > max_parts {
-            errors::invalid(&o.field("partitions"), format!("{partitions} is not between 1 and queen.pop_max_partitions ({max_parts})"));
+            errors::invalid(
+                &o.field("partitions"),
+                format!("{partitions} is not between 1 and queen.pop_max_partitions ({max_parts})"),
+            );
         }
         let namespace = o.opt_name("namespace").map(str::to_owned);
         let task = o.opt_name("task").map(str::to_owned);
         if queue.is_none() && namespace.is_none() && task.is_none() {
-            errors::invalid("queue", "is required unless options.namespace or options.task is given");
+            errors::invalid(
+                "queue",
+                "is required unless options.namespace or options.task is given",
+            );
         }
         if queue.is_none() && partition.is_some() {
             errors::invalid("partition", "needs a queue");
@@ -84,13 +96,19 @@ impl PopRequest {
                     && ts.as_bytes()[..4].iter().all(u8::is_ascii_digit)
                     && ts.as_bytes()[4] == b'-';
                 if !looks_like_date {
-                    errors::invalid(&o.field("subscriptionFrom"), format!("{ts:?} is not 'now' or an ISO 8601 timestamp"));
+                    errors::invalid(
+                        &o.field("subscriptionFrom"),
+                        format!("{ts:?} is not 'now' or an ISO 8601 timestamp"),
+                    );
                 }
                 Subscription::From(ts.to_owned())
             }
-            (None | Some("all") | Some("") , None) => Subscription::All,
+            (None | Some("all") | Some(""), None) => Subscription::All,
             (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
-            (Some(other), None) => errors::invalid(&o.field("subscriptionMode"), format!("{other:?} is not one of all, new")),
+            (Some(other), None) => errors::invalid(
+                &o.field("subscriptionMode"),
+                format!("{other:?} is not one of all, new"),
+            ),
         };
         PopRequest {
             queue,
@@ -200,7 +218,11 @@ macro_rules! now_us {
 /// A named queue and its candidate partitions in one statement, and the
 /// transaction's now() (µs). A queue that does not exist yet is created
 /// (a pop names a queue into being, with default options) and has none.
-fn named_candidates(client: &mut SpiClient<'_>, req: &PopRequest, name: &str) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
+fn named_candidates(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    name: &str,
+) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
     const SQL: &str = concat!(
         "SELECT q.id, q.name, q.window_buffer, q.delayed_processing, q.lease_time,
                 k.id, k.name, k.log_start, k.fresh, ",
@@ -222,7 +244,13 @@ fn named_candidates(client: &mut SpiClient<'_>, req: &PopRequest, name: &str) ->
         client,
         SQL,
         &[sql::UUID, sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8],
-        &[queues::default_tenant().into(), name.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
+        &[
+            queues::default_tenant().into(),
+            name.into(),
+            req.group.as_str().into(),
+            req.partition.as_deref().into(),
+            limit.into(),
+        ],
     );
     let mut queue: Option<PopQueue> = None;
     let mut now_us = 0;
@@ -253,7 +281,11 @@ fn named_candidates(client: &mut SpiClient<'_>, req: &PopRequest, name: &str) ->
 
 /// The partitions worth trying across `qs`, and the transaction's now()
 /// (µs), read in the same statement.
-fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
+fn candidates(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    qs: &[PopQueue],
+) -> (i64, Vec<Candidate>) {
     const SQL: &str = concat!(
         "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL, ",
         now_us!(),
@@ -268,8 +300,20 @@ fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> 
     let rows = exec(
         client,
         SQL,
-        &[sql::INT8_ARRAY, sql::INT4_ARRAY, sql::TEXT, sql::TEXT, sql::INT8],
-        &[ids.into(), windows.into(), req.group.as_str().into(), req.partition.as_deref().into(), limit.into()],
+        &[
+            sql::INT8_ARRAY,
+            sql::INT4_ARRAY,
+            sql::TEXT,
+            sql::TEXT,
+            sql::INT8,
+        ],
+        &[
+            ids.into(),
+            windows.into(),
+            req.group.as_str().into(),
+            req.partition.as_deref().into(),
+            limit.into(),
+        ],
     );
     let mut now_us = 0;
     let cands = rows
@@ -279,7 +323,10 @@ fn candidates(client: &mut SpiClient<'_>, req: &PopRequest, qs: &[PopQueue]) -> 
             Candidate {
                 pid: r.get(1).unwrap().unwrap(),
                 name: r.get(2).unwrap().unwrap(),
-                queue_idx: qs.iter().position(|q| q.id == qid).expect("candidate of a target queue"),
+                queue_idx: qs
+                    .iter()
+                    .position(|q| q.id == qid)
+                    .expect("candidate of a target queue"),
                 log_start: r.get(4).unwrap().unwrap(),
                 fresh: r.get(5).unwrap().unwrap(),
             }
@@ -297,10 +344,15 @@ fn try_creation_lock(client: &mut SpiClient<'_>, what: u32, id: i64, group: &str
     // maintenance locks; a collision only makes a pop skip a candidate.
     let k1 = (xxhash_rust::xxh3::xxh3_64(group.as_bytes()) as u32 ^ what) as i32;
     let k2 = (id as u64 ^ (id as u64 >> 32)) as u32 as i32;
-    exec(client, "SELECT pg_try_advisory_xact_lock($1, $2)", &[sql::INT4, sql::INT4], &[k1.into(), k2.into()])
-        .next()
-        .and_then(|r| r.get::<bool>(1).unwrap())
-        .unwrap_or(false)
+    exec(
+        client,
+        "SELECT pg_try_advisory_xact_lock($1, $2)",
+        &[sql::INT4, sql::INT4],
+        &[k1.into(), k2.into()],
+    )
+    .next()
+    .and_then(|r| r.get::<bool>(1).unwrap())
+    .unwrap_or(false)
 }
 
 const LOCK_CURSOR: u32 = 0x5155_0001;
@@ -308,7 +360,13 @@ const LOCK_GROUP: u32 = 0x5155_0002;
 
 /// The cursor (last done offset) a new consumer row starts from; None when
 /// another pop is registering the group right now.
-fn initial_committed(client: &mut SpiClient<'_>, req: &PopRequest, queue_id: i64, pid: i64, log_start: i64) -> Option<i64> {
+fn initial_committed(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    queue_id: i64,
+    pid: i64,
+    log_start: i64,
+) -> Option<i64> {
     if req.group == QUEUE_MODE {
         return Some(log_start - 1);
     }
@@ -382,7 +440,13 @@ const SCAN_CHUNK: i64 = 64;
 /// Takes the consumer row of (pid, group) without waiting, and only when its
 /// lease is free, and reads the first segments of a batch of `want` from its
 /// `from`, in one statement; None when another consumer holds the row.
-fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64, want: i64) -> Option<(Cursor, Scan)> {
+fn take_cursor(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    log_start: i64,
+    want: i64,
+) -> Option<(Cursor, Scan)> {
     const SQL: &str = concat!(
         "WITH c AS MATERIALIZED (
              SELECT committed, head_offset, head_attempts, GREATEST(committed + 1, $3) AS from_offset
@@ -401,7 +465,13 @@ fn take_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, log_start: i64
         client,
         SQL,
         &[sql::INT8, sql::TEXT, sql::INT8, sql::INT8, sql::INT8],
-        &[pid.into(), group.into(), log_start.into(), want.into(), SCAN_CHUNK.into()],
+        &[
+            pid.into(),
+            group.into(),
+            log_start.into(),
+            want.into(),
+            SCAN_CHUNK.into(),
+        ],
     );
     let mut cursor: Option<Cursor> = None;
     let mut segs = Vec::new();
@@ -471,7 +541,11 @@ pub fn pop_in_call(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
 
 pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
-    let mut out = PopOut { lease_id, group: req.group.clone(), claims: Vec::new() };
+    let mut out = PopOut {
+        lease_id,
+        group: req.group.clone(),
+        claims: Vec::new(),
+    };
     let (qs, now_us, cands) = match &req.queue {
         Some(name) => named_candidates(client, req, name),
         None => {
@@ -493,7 +567,9 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             if !try_creation_lock(client, LOCK_CURSOR, cand.pid, &req.group) {
                 continue;
             }
-            let Some(committed) = initial_committed(client, req, queue.id, cand.pid, cand.log_start) else {
+            let Some(committed) =
+                initial_committed(client, req, queue.id, cand.pid, cand.log_start)
+            else {
                 continue;
             };
             exec(
@@ -504,7 +580,9 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 &[cand.pid.into(), req.group.as_str().into(), committed.into()],
             );
         }
-        let Some((cursor, scan)) = take_cursor(client, cand.pid, &req.group, cand.log_start, remaining) else {
+        let Some((cursor, scan)) =
+            take_cursor(client, cand.pid, &req.group, cand.log_start, remaining)
+        else {
             continue;
         };
         let from = cursor.from;
@@ -515,7 +593,11 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         let start = first.base_offset.max(from);
         let last_seg_end = segs.last().unwrap().end_offset;
         let end = last_seg_end.min(start + remaining - 1);
-        let attempts = if cursor.head_offset == Some(start) { cursor.head_attempts + 1 } else { 1 };
+        let attempts = if cursor.head_offset == Some(start) {
+            cursor.head_attempts + 1
+        } else {
+            1
+        };
         if req.auto_ack {
             exec(
                 client,
@@ -535,7 +617,17 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                         lease_start = $6, lease_end = $7, lease_state = $8,
                         head_offset = $6, head_attempts = $9, retry_at = NULL
                   WHERE partition_id = $1 AND consumer_group = $2",
-                &[sql::INT8, sql::TEXT, sql::INT8, sql::UUID, sql::INT4, sql::INT8, sql::INT8, sql::BYTEA, sql::INT4],
+                &[
+                    sql::INT8,
+                    sql::TEXT,
+                    sql::INT8,
+                    sql::UUID,
+                    sql::INT4,
+                    sql::INT8,
+                    sql::INT8,
+                    sql::BYTEA,
+                    sql::INT4,
+                ],
                 &[
                     cand.pid.into(),
                     req.group.as_str().into(),
@@ -589,7 +681,10 @@ impl PopOut {
         let size: usize = self
             .claims
             .iter()
-            .map(|c| c.segments.iter().map(|s| s.raw().len()).sum::<usize>() + PER_MESSAGE * (c.end - c.start + 1) as usize)
+            .map(|c| {
+                c.segments.iter().map(|s| s.raw().len()).sum::<usize>()
+                    + PER_MESSAGE * (c.end - c.start + 1) as usize
+            })
             .sum();
         let mut out = String::with_capacity(size + 256);
         out.push_str("{\"success\":true,\"queue\":");
@@ -641,7 +736,10 @@ impl PopOut {
                     // Every write path checked the payload to be one JSON
                     // document; it is copied as it is.
                     let data = std::str::from_utf8(f.payload).unwrap_or_else(|_| {
-                        errors::corrupt(format!("message at offset {offset} of partition {}: payload is not UTF-8", c.partition_id))
+                        errors::corrupt(format!(
+                            "message at offset {offset} of partition {}: payload is not UTF-8",
+                            c.partition_id
+                        ))
                     });
                     if written > 0 {
                         out.push(',');
@@ -678,7 +776,11 @@ impl PopOut {
     pub fn to_frames(&self) -> Vec<u8> {
         let answer = PopAnswer {
             own_json: b"{\"frames\":true}".to_vec(),
-            queue: self.claims.first().map(|c| c.queue.clone()).unwrap_or_default(),
+            queue: self
+                .claims
+                .first()
+                .map(|c| c.queue.clone())
+                .unwrap_or_default(),
             lease_id: self.lease_id.map(|l| l.to_string()).unwrap_or_default(),
             consumer_group: self.group.clone(),
             claims: self
@@ -704,6 +806,7 @@ impl PopOut {
                 })
                 .collect(),
         };
-        queen_frames::pop_body::encode_pop_answer(&answer).unwrap_or_else(|e| errors::invalid("pop", e))
+        queen_frames::pop_body::encode_pop_answer(&answer)
+            .unwrap_or_else(|e| errors::invalid("pop", e))
     }
 }

@@ -78,7 +78,11 @@ impl ItemOut {
             transaction_id: &self.transaction_id,
             message_id: self.message_id.as_ref().map(IdOut::of),
             offset: self.offset,
-            status: if self.duplicate { "duplicate" } else { "queued" },
+            status: if self.duplicate {
+                "duplicate"
+            } else {
+                "queued"
+            },
         }
     }
 }
@@ -88,7 +92,10 @@ impl ItemOut {
 /// objects, and serde's map machinery was a tenth of the push).
 pub fn answers_json(out: &[ItemOut]) -> String {
     use crate::json::{array_text, write_int, write_opt_id, write_str};
-    let capacity = out.iter().map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len()).sum();
+    let capacity = out
+        .iter()
+        .map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len())
+        .sum();
     array_text(out, capacity, |text, o| {
         text.push_str("{\"index\":");
         write_int(text, o.index as i64);
@@ -107,7 +114,11 @@ pub fn answers_json(out: &[ItemOut]) -> String {
             Some(n) => write_int(text, n),
             None => text.push_str("null"),
         }
-        text.push_str(if o.duplicate { ",\"status\":\"duplicate\"}" } else { ",\"status\":\"queued\"}" });
+        text.push_str(if o.duplicate {
+            ",\"status\":\"duplicate\"}"
+        } else {
+            ",\"status\":\"queued\"}"
+        });
     })
 }
 
@@ -150,10 +161,15 @@ struct Wrapper<'a> {
 fn raw_str<'a>(field: impl FnOnce() -> String, raw: &'a RawValue) -> Cow<'a, str> {
     let text = raw.get();
     // The common case, a string without escapes, borrows its bytes as they are.
-    if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') && !text[1..text.len() - 1].contains(['\\', '"']) {
+    if text.len() >= 2
+        && text.starts_with('"')
+        && text.ends_with('"')
+        && !text[1..text.len() - 1].contains(['\\', '"'])
+    {
         return Cow::Borrowed(&text[1..text.len() - 1]);
     }
-    serde_json::from_str::<Cow<'a, str>>(text).unwrap_or_else(|_| errors::wrong_type(&field(), "a string"))
+    serde_json::from_str::<Cow<'a, str>>(text)
+        .unwrap_or_else(|_| errors::wrong_type(&field(), "a string"))
 }
 
 #[derive(Deserialize)]
@@ -166,7 +182,8 @@ struct ItemsWrapper<'a> {
 /// wrong with the body itself.
 fn raw_items(body: &str) -> Vec<&RawValue> {
     match body.trim_start().as_bytes().first() {
-        Some(b'[') => serde_json::from_str(body).unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
+        Some(b'[') => serde_json::from_str(body)
+            .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
         Some(b'{') => serde_json::from_str::<Wrapper>(body)
             .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}")))
             .items
@@ -183,7 +200,9 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
     // item by item, to name the item at fault.
     let one_pass: Option<Vec<RawItem>> = match body.trim_start().as_bytes().first() {
         Some(b'[') => serde_json::from_str(body).ok(),
-        Some(b'{') => serde_json::from_str::<ItemsWrapper>(body).ok().and_then(|w| w.items),
+        Some(b'{') => serde_json::from_str::<ItemsWrapper>(body)
+            .ok()
+            .and_then(|w| w.items),
         _ => None,
     };
     let items: Vec<RawItem> = match one_pass {
@@ -195,7 +214,8 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
                 if !raw.get().starts_with('{') {
                     errors::wrong_type(&format!("items[{index}]"), "a JSON object");
                 }
-                serde_json::from_str(raw.get()).unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
+                serde_json::from_str(raw.get())
+                    .unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
             })
             .collect(),
     };
@@ -204,7 +224,13 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
     }
     let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
     if items.len() > max {
-        errors::invalid("items", format!("{} items is more than queen.push_max_items ({max})", items.len()));
+        errors::invalid(
+            "items",
+            format!(
+                "{} items is more than queen.push_max_items ({max})",
+                items.len()
+            ),
+        );
     }
     let mut groups: Vec<GroupIn> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
@@ -223,18 +249,24 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
         if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
             check_name(&field("partition"), partition);
         }
-        let txn = item.transaction_id.map(|t| raw_str(|| field("transactionId"), t)).filter(|t| !t.is_empty()).map(|t| {
-            if t.len() > MAX_NAME_BYTES {
-                errors::too_long(&field("transactionId"), t.len());
-            }
-            t.into_owned()
-        });
+        let txn = item
+            .transaction_id
+            .map(|t| raw_str(|| field("transactionId"), t))
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                if t.len() > MAX_NAME_BYTES {
+                    errors::too_long(&field("transactionId"), t.len());
+                }
+                t.into_owned()
+            });
         let trace = item
             .trace_id
             .map(|t| raw_str(|| field("traceId"), t))
             .filter(|t| !t.is_empty())
             .map(|t| *crate::json::parse_uuid(&field("traceId"), &t).as_bytes());
-        let payload = item.payload.map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
+        let payload = item
+            .payload
+            .map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
         // Items of one partition usually come together: try the last group first.
         let slot = match groups.last() {
             Some(g) if g.queue == *queue && g.partition == partition => groups.len() - 1,
@@ -243,14 +275,26 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
                 match at.get(&key) {
                     Some(slot) => *slot,
                     None => {
-                        groups.push(GroupIn { queue: key.0.clone(), partition: key.1.clone(), items: Vec::new(), packed: None });
+                        groups.push(GroupIn {
+                            queue: key.0.clone(),
+                            partition: key.1.clone(),
+                            items: Vec::new(),
+                            packed: None,
+                        });
                         at.insert(key, groups.len() - 1);
                         groups.len() - 1
                     }
                 }
             }
         };
-        groups[slot].items.push(ItemIn { index, txn, trace, payload, encrypted: false, message_id: None });
+        groups[slot].items.push(ItemIn {
+            index,
+            txn,
+            trace,
+            payload,
+            encrypted: false,
+            message_id: None,
+        });
     }
     groups
 }
@@ -271,8 +315,11 @@ struct Prepared {
 }
 
 fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
-    let ids: Vec<[u8; 16]> =
-        g.items.iter().map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id)).collect();
+    let ids: Vec<[u8; 16]> = g
+        .items
+        .iter()
+        .map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id))
+        .collect();
     let txns: Vec<String> = g
         .items
         .iter()
@@ -289,17 +336,29 @@ fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
 }
 
 /// The segment of the items `keep` selects.
-fn encode(g: &GroupIn, ids: &[[u8; 16]], txns: &[String], producer: Option<&str>, keep: impl Fn(usize) -> bool) -> Vec<u8> {
-    let frames = g.items.iter().enumerate().filter(|(k, _)| keep(*k)).map(|(k, it)| FrameRef {
-        flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
-        message_id: ids[k],
-        trace_id: it.trace,
-        transaction_id: &txns[k],
-        producer,
-        payload: &it.payload,
-    });
+fn encode(
+    g: &GroupIn,
+    ids: &[[u8; 16]],
+    txns: &[String],
+    producer: Option<&str>,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<u8> {
+    let frames = g
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| keep(*k))
+        .map(|(k, it)| FrameRef {
+            flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
+            message_id: ids[k],
+            trace_id: it.trace,
+            transaction_id: &txns[k],
+            producer,
+            payload: &it.payload,
+        });
     let frames: Vec<FrameRef<'_>> = frames.collect();
-    queen_frames::segment::encode_segment(frames.iter()).unwrap_or_else(|e| errors::invalid("items", e))
+    queen_frames::segment::encode_segment(frames.iter())
+        .unwrap_or_else(|e| errors::invalid("items", e))
 }
 
 /// Resolves every (queue name, partition name) of `groups` and locks the
@@ -329,7 +388,13 @@ fn lock_existing(
         let ord: i64 = row.get(1).unwrap().unwrap();
         let pid: i64 = row.get(3).unwrap().unwrap();
         per_group[(ord - 1) as usize] = Some((row.get(2).unwrap().unwrap(), pid));
-        locked.insert(pid, LockedPartition { last_offset: row.get(4).unwrap().unwrap(), txns_start: row.get(5).unwrap().unwrap() });
+        locked.insert(
+            pid,
+            LockedPartition {
+                last_offset: row.get(4).unwrap().unwrap(),
+                txns_start: row.get(5).unwrap().unwrap(),
+            },
+        );
     }
     let per_group: Option<Vec<(i32, i64)>> = per_group.into_iter().collect();
     per_group.map(|g| (g, locked))
@@ -337,7 +402,10 @@ fn lock_existing(
 
 /// Resolves every (queue id, partition name) to a partition id, creating the
 /// missing partitions in (queue, name) order.
-fn resolve_partitions(client: &mut SpiClient<'_>, keys: &[(i64, String)]) -> HashMap<(i64, String), i64> {
+fn resolve_partitions(
+    client: &mut SpiClient<'_>,
+    keys: &[(i64, String)],
+) -> HashMap<(i64, String), i64> {
     const SELECT: &str = "SELECT p.queue_id, p.name, p.id FROM queen.log_partitions p \
                           JOIN unnest($1::int8[], $2::text[]) AS k(queue_id, name) \
                           ON p.queue_id = k.queue_id AND p.name = k.name";
@@ -345,7 +413,12 @@ fn resolve_partitions(client: &mut SpiClient<'_>, keys: &[(i64, String)]) -> Has
     let names: Vec<String> = keys.iter().map(|k| k.1.clone()).collect();
     let read = |client: &mut SpiClient<'_>| {
         let mut out = HashMap::new();
-        for row in exec(client, SELECT, &[sql::INT8_ARRAY, sql::TEXT_ARRAY], &[qids.clone().into(), names.clone().into()]) {
+        for row in exec(
+            client,
+            SELECT,
+            &[sql::INT8_ARRAY, sql::TEXT_ARRAY],
+            &[qids.clone().into(), names.clone().into()],
+        ) {
             let qid: i64 = row.get(1).unwrap().unwrap();
             let name: String = row.get(2).unwrap().unwrap();
             let id: i64 = row.get(3).unwrap().unwrap();
@@ -355,7 +428,8 @@ fn resolve_partitions(client: &mut SpiClient<'_>, keys: &[(i64, String)]) -> Has
     };
     let mut found = read(client);
     if found.len() < keys.len() {
-        let mut missing: Vec<&(i64, String)> = keys.iter().filter(|k| !found.contains_key(*k)).collect();
+        let mut missing: Vec<&(i64, String)> =
+            keys.iter().filter(|k| !found.contains_key(*k)).collect();
         missing.sort();
         for (qid, name) in missing {
             exec(
@@ -367,7 +441,9 @@ fn resolve_partitions(client: &mut SpiClient<'_>, keys: &[(i64, String)]) -> Has
         }
         found = read(client);
         if found.len() < keys.len() {
-            errors::retry_needed("a queue was deleted while this push created its partitions; retry the push");
+            errors::retry_needed(
+                "a queue was deleted while this push created its partitions; retry the push",
+            );
         }
     }
     found
@@ -389,11 +465,16 @@ fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, Loc
         let id: i64 = row.get(1).unwrap().unwrap();
         out.insert(
             id,
-            LockedPartition { last_offset: row.get(2).unwrap().unwrap(), txns_start: row.get(3).unwrap().unwrap() },
+            LockedPartition {
+                last_offset: row.get(2).unwrap().unwrap(),
+                txns_start: row.get(3).unwrap().unwrap(),
+            },
         );
     }
     if out.len() != sorted.len() {
-        errors::retry_needed("a partition was deleted while this push was writing to it; retry the push");
+        errors::retry_needed(
+            "a partition was deleted while this push was writing to it; retry the push",
+        );
     }
     out
 }
@@ -433,7 +514,12 @@ fn probe_duplicates(
         client,
         DEDUP_PROBE,
         &[sql::INT8, sql::INT8_ARRAY, sql::INT8, sql::INT4],
-        &[pid.into(), hashes.into(), txns_start.into(), window_secs.into()],
+        &[
+            pid.into(),
+            hashes.into(),
+            txns_start.into(),
+            window_secs.into(),
+        ],
     );
     // candidate offset -> (segment base, hash)
     let mut candidates: Vec<(i64, i64, i64)> = Vec::new();
@@ -458,19 +544,28 @@ fn probe_duplicates(
     let mut frames_at: HashMap<i64, ([u8; 16], String)> = HashMap::new();
     for seg in crate::segments::load(client, pid, &bases) {
         for (i, f) in seg.frames().enumerate() {
-            frames_at.insert(seg.base_offset + i as i64, (f.message_id, f.transaction_id.to_owned()));
+            frames_at.insert(
+                seg.base_offset + i as i64,
+                (f.message_id, f.transaction_id.to_owned()),
+            );
         }
     }
     for (_, offset, h) in candidates {
         match frames_at.get(&offset) {
             Some((id, txn)) => {
                 if wanted[&h].contains(&txn.as_str()) {
-                    found.entry(txn.clone()).or_insert(Original { message_id: Some(*id), offset });
+                    found.entry(txn.clone()).or_insert(Original {
+                        message_id: Some(*id),
+                        offset,
+                    });
                 }
             }
             None => {
                 for t in &wanted[&h] {
-                    found.entry((*t).to_owned()).or_insert(Original { message_id: None, offset });
+                    found.entry((*t).to_owned()).or_insert(Original {
+                        message_id: None,
+                        offset,
+                    });
                 }
             }
         }
@@ -486,7 +581,12 @@ fn probe_duplicates(
 /// existing partition that needs no duplicate check is one statement; a
 /// push to existing partitions locks them all in one statement; only a
 /// first push creates queues and partitions first.
-pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Option<&str>, dedup: bool) -> Vec<ItemOut> {
+pub fn push_groups(
+    client: &mut SpiClient<'_>,
+    groups: &[GroupIn],
+    producer: Option<&str>,
+    dedup: bool,
+) -> Vec<ItemOut> {
     if let Some(p) = producer {
         check_name("producer", p);
     }
@@ -494,9 +594,21 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
     if let ([g], [pre]) = (groups, prepared.as_slice()) {
         let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
         let supplied = supplied_hashes(g, &hashes);
-        let target = Target::Named { queue: &g.queue, partition: &g.partition, check_dedup: dedup && supplied.is_some() };
-        if let Some((pid, base)) = append_segment(client, target, g.items.len() as i32, &pre.blob, &hashes, supplied) {
-            let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
+        let target = Target::Named {
+            queue: &g.queue,
+            partition: &g.partition,
+            check_dedup: dedup && supplied.is_some(),
+        };
+        if let Some((pid, base)) = append_segment(
+            client,
+            target,
+            g.items.len() as i32,
+            &pre.blob,
+            &hashes,
+            supplied,
+        ) {
+            let (queue, partition): (Rc<str>, Rc<str>) =
+                (g.queue.as_str().into(), g.partition.as_str().into());
             return g
                 .items
                 .iter()
@@ -522,12 +634,20 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
             queue_names.dedup();
             let queue_ids = queues::resolve_for_push(client, &queue_names);
             if queue_ids.len() < queue_names.len() {
-                errors::retry_needed("a queue was deleted while this push was creating it; retry the push");
+                errors::retry_needed(
+                    "a queue was deleted while this push was creating it; retry the push",
+                );
             }
-            let keys: Vec<(i64, String)> = groups.iter().map(|g| (queue_ids[&g.queue].0, g.partition.clone())).collect();
+            let keys: Vec<(i64, String)> = groups
+                .iter()
+                .map(|g| (queue_ids[&g.queue].0, g.partition.clone()))
+                .collect();
             let partition_ids = resolve_partitions(client, &keys);
-            let windows_pids: Vec<(i32, i64)> =
-                groups.iter().zip(&keys).map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k])).collect();
+            let windows_pids: Vec<(i32, i64)> = groups
+                .iter()
+                .zip(&keys)
+                .map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k]))
+                .collect();
             let pids: Vec<i64> = windows_pids.iter().map(|w| w.1).collect();
             (windows_pids, lock_partitions(client, &pids))
         }
@@ -535,7 +655,10 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
         let part = locked.get_mut(&pid).expect("locked above");
-        let ids = CallerIds { window_secs: if dedup { window } else { 0 }, keep: window > 0 };
+        let ids = CallerIds {
+            window_secs: if dedup { window } else { 0 },
+            keep: window > 0,
+        };
         out.extend(write_group(client, g, pre, pid, part, ids, producer));
     }
     out.sort_by_key(|o| o.index);
@@ -546,7 +669,13 @@ pub fn push_groups(client: &mut SpiClient<'_>, groups: &[GroupIn], producer: Opt
 /// transaction ids (the index duplicate checks probe); None when there are
 /// none.
 fn supplied_hashes(g: &GroupIn, hashes: &[i64]) -> Option<Vec<i64>> {
-    let supplied: Vec<i64> = g.items.iter().zip(hashes).filter(|(it, _)| it.txn.is_some()).map(|(_, h)| *h).collect();
+    let supplied: Vec<i64> = g
+        .items
+        .iter()
+        .zip(hashes)
+        .filter(|(it, _)| it.txn.is_some())
+        .map(|(_, h)| *h)
+        .collect();
     (!supplied.is_empty()).then_some(supplied)
 }
 
@@ -585,7 +714,8 @@ fn write_group(
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
     let mut dedup_hashes: Vec<i64> = Vec::new();
     let base = part.last_offset + 1;
-    let (queue, partition): (Rc<str>, Rc<str>) = (g.queue.as_str().into(), g.partition.as_str().into());
+    let (queue, partition): (Rc<str>, Rc<str>) =
+        (g.queue.as_str().into(), g.partition.as_str().into());
     for (k, it) in g.items.iter().enumerate() {
         let txn = pre.txns[k].as_str();
         let mut result = ItemOut {
@@ -640,8 +770,11 @@ fn write_group(
     let count = hashes.len() as i32;
     let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
     // The row is locked by this push: the statement lands where the lock said.
-    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base)) {
-        errors::retry_needed(format!("partition {pid} moved while this push held its lock; retry the push"));
+    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base))
+    {
+        errors::retry_needed(format!(
+            "partition {pid} moved while this push held its lock; retry the push"
+        ));
     }
     part.last_offset = base + count as i64 - 1;
     results
@@ -653,7 +786,11 @@ pub enum Target<'a> {
     Locked(i64),
     /// A partition by name, when it exists and, if `check_dedup`, its queue
     /// keeps no dedup window (the caller's ids need no check).
-    Named { queue: &'a str, partition: &'a str, check_dedup: bool },
+    Named {
+        queue: &'a str,
+        partition: &'a str,
+        check_dedup: bool,
+    },
 }
 
 /// Inserts one segment and its sidecar row and advances the partition, in
@@ -697,29 +834,56 @@ pub fn append_segment(
     }
     // By id the caller has decided which ids to keep; by name, a queue
     // without a dedup window keeps none (see `write_group`).
-    const BY_ID: &str = concat!(bump!(), "
+    const BY_ID: &str = concat!(
+        bump!(),
+        "
                   WHERE p.id = $5
-              RETURNING true AS keep_ids,", append!());
-    const BY_NAME: &str = concat!(bump!(), ", queen.queues q
+              RETURNING true AS keep_ids,",
+        append!()
+    );
+    const BY_NAME: &str = concat!(
+        bump!(),
+        ", queen.queues q
                   WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
                     AND (NOT $8 OR q.dedup_window_seconds = 0)
-              RETURNING q.dedup_window_seconds > 0 AS keep_ids,", append!());
+              RETURNING q.dedup_window_seconds > 0 AS keep_ids,",
+        append!()
+    );
     let mut types = vec![sql::INT4, sql::BYTEA, sql::INT8_ARRAY, sql::INT8_ARRAY];
-    let mut args = vec![count.into(), blob.into(), hashes.to_vec().into(), dedup_hashes.into()];
+    let mut args = vec![
+        count.into(),
+        blob.into(),
+        hashes.to_vec().into(),
+        dedup_hashes.into(),
+    ];
     let text = match target {
         Target::Locked(pid) => {
             types.push(sql::INT8);
             args.push(pid.into());
             BY_ID
         }
-        Target::Named { queue, partition, check_dedup } => {
+        Target::Named {
+            queue,
+            partition,
+            check_dedup,
+        } => {
             types.extend([sql::UUID, sql::TEXT, sql::TEXT, sql::BOOL]);
-            args.extend([queues::default_tenant().into(), queue.into(), partition.into(), check_dedup.into()]);
+            args.extend([
+                queues::default_tenant().into(),
+                queue.into(),
+                partition.into(),
+                check_dedup.into(),
+            ]);
             BY_NAME
         }
     };
     let mut rows = exec(client, text, &types, &args);
-    rows.next().map(|row| (row.get::<i64>(1).unwrap().unwrap(), row.get::<i64>(2).unwrap().unwrap()))
+    rows.next().map(|row| {
+        (
+            row.get::<i64>(1).unwrap().unwrap(),
+            row.get::<i64>(2).unwrap().unwrap(),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -728,22 +892,24 @@ mod tests {
 
     #[test]
     fn written_answers_are_what_the_answer_struct_serializes() {
-        let item = |index, queue: &str, txn: &str, id: Option<[u8; 16]>, offset, duplicate| ItemOut {
-            index,
-            queue: queue.into(),
-            partition: "p \"1\"".into(),
-            partition_id: i64::MAX,
-            message_id: id,
-            transaction_id: txn.to_owned(),
-            offset,
-            duplicate,
-        };
+        let item =
+            |index, queue: &str, txn: &str, id: Option<[u8; 16]>, offset, duplicate| ItemOut {
+                index,
+                queue: queue.into(),
+                partition: "p \"1\"".into(),
+                partition_id: i64::MAX,
+                message_id: id,
+                transaction_id: txn.to_owned(),
+                offset,
+                duplicate,
+            };
         let out = vec![
             item(0, "orders", "t-1", Some([7; 16]), Some(0), false),
             item(1, "tab\there", "line\nbreak \\ é", None, None, true),
             item(12, "q", "", Some([0xff; 16]), Some(-1), true),
         ];
-        let serde_text = serde_json::to_string(&out.iter().map(|o| o.answer()).collect::<Vec<_>>()).unwrap();
+        let serde_text =
+            serde_json::to_string(&out.iter().map(|o| o.answer()).collect::<Vec<_>>()).unwrap();
         assert_eq!(answers_json(&out), serde_text);
         assert_eq!(answers_json(&[]), "[]");
     }

@@ -37,18 +37,29 @@ fn column_json(o: &QueueOptions) -> Value {
 fn from_row_json(row: &Value) -> QueueOptions {
     let mut body = Map::new();
     for (key, column) in COLUMNS {
-        body.insert((*key).to_owned(), row.get(*column).cloned().unwrap_or(Value::Null));
+        body.insert(
+            (*key).to_owned(),
+            row.get(*column).cloned().unwrap_or(Value::Null),
+        );
     }
     QueueOptions::apply(&QueueOptions::default(), &body, "stored options")
 }
 
 fn column_list() -> String {
-    COLUMNS.iter().map(|(_, c)| *c).collect::<Vec<_>>().join(", ")
+    COLUMNS
+        .iter()
+        .map(|(_, c)| *c)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The option columns read out of `jsonb_populate_record(...) r`.
 fn picked_list() -> String {
-    COLUMNS.iter().map(|(_, c)| format!("r.{c}")).collect::<Vec<_>>().join(", ")
+    COLUMNS
+        .iter()
+        .map(|(_, c)| format!("r.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn insert_sql() -> &'static str {
@@ -81,13 +92,22 @@ pub fn insert(client: &mut SpiClient<'_>, name: &str, options: &QueueOptions) ->
         client,
         insert_sql(),
         &[sql::UUID, sql::TEXT, sql::JSONB],
-        &[default_tenant().into(), name.into(), JsonB(column_json(options)).into()],
+        &[
+            default_tenant().into(),
+            name.into(),
+            JsonB(column_json(options)).into(),
+        ],
     );
     !rows.is_empty()
 }
 
 pub fn update(client: &mut SpiClient<'_>, id: i64, options: &QueueOptions) {
-    exec(client, update_sql(), &[sql::INT8, sql::JSONB], &[id.into(), JsonB(column_json(options)).into()]);
+    exec(
+        client,
+        update_sql(),
+        &[sql::INT8, sql::JSONB],
+        &[id.into(), JsonB(column_json(options)).into()],
+    );
 }
 
 /// The queue named `name`, with its options.
@@ -101,7 +121,11 @@ pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
     let row = rows.into_iter().next()?;
     let id: i64 = row.get(1).unwrap().unwrap();
     let JsonB(json) = row.get::<JsonB>(2).unwrap().unwrap();
-    Some(QueueRow { id, name: name.to_owned(), options: from_row_json(&json) })
+    Some(QueueRow {
+        id,
+        name: name.to_owned(),
+        options: from_row_json(&json),
+    })
 }
 
 /// Ids and dedup windows of the named queues, creating the missing ones in
@@ -112,7 +136,12 @@ pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<S
     let names_vec: Vec<&str> = names.to_vec();
     let read = |client: &mut SpiClient<'_>| {
         let mut out = HashMap::new();
-        for row in exec(client, SELECT, &[sql::UUID, sql::TEXT_ARRAY], &[default_tenant().into(), names_vec.clone().into()]) {
+        for row in exec(
+            client,
+            SELECT,
+            &[sql::UUID, sql::TEXT_ARRAY],
+            &[default_tenant().into(), names_vec.clone().into()],
+        ) {
             let name: String = row.get(1).unwrap().unwrap();
             let id: i64 = row.get(2).unwrap().unwrap();
             let window: i32 = row.get(3).unwrap().unwrap();
@@ -122,7 +151,11 @@ pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<S
     };
     let mut found = read(client);
     if found.len() < names.len() {
-        let mut missing: Vec<&str> = names.iter().copied().filter(|n| !found.contains_key(*n)).collect();
+        let mut missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !found.contains_key(*n))
+            .collect();
         missing.sort_unstable();
         missing.dedup();
         for name in missing {

@@ -41,15 +41,18 @@ impl Segment {
     pub fn raw(&self) -> &[u8] {
         self.raw.get_or_init(|| {
             queen_frames::decompress_segment(&self.blob, queen_frames::MAX_SEGMENT_RAW_BYTES)
-                .unwrap_or_else(|e| errors::corrupt(format!("segment at offset {}: {e}", self.base_offset)))
+                .unwrap_or_else(|e| {
+                    errors::corrupt(format!("segment at offset {}: {e}", self.base_offset))
+                })
         })
     }
 
     /// Its frames, in offset order.
     pub fn frames(&self) -> impl Iterator<Item = FrameRef<'_>> {
         let base = self.base_offset;
-        FrameIter::new(self.raw(), self.count as u32)
-            .map(move |f| f.unwrap_or_else(|e| errors::corrupt(format!("segment at offset {base}: {e}"))))
+        FrameIter::new(self.raw(), self.count as u32).map(move |f| {
+            f.unwrap_or_else(|e| errors::corrupt(format!("segment at offset {base}: {e}")))
+        })
     }
 }
 
@@ -64,14 +67,22 @@ pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment>
                        FROM queen.log_segments WHERE partition_id = $1 AND base_offset = ANY($2) \
                        ORDER BY base_offset";
     debug_assert!(SQL.contains(COLUMNS));
-    exec(client, SQL, &[sql::INT8, sql::INT8_ARRAY], &[pid.into(), bases.to_vec().into()])
-        .map(|row| Segment::from_row(&row))
-        .collect()
+    exec(
+        client,
+        SQL,
+        &[sql::INT8, sql::INT8_ARRAY],
+        &[pid.into(), bases.to_vec().into()],
+    )
+    .map(|row| Segment::from_row(&row))
+    .collect()
 }
 
 /// The segment holding `offset` in `pid`; None when it is gone.
 pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Segment> {
-    scan_from(client, pid, offset, 1, 1).segments.into_iter().next()
+    scan_from(client, pid, offset, 1, 1)
+        .segments
+        .into_iter()
+        .next()
 }
 
 /// The query `scan_from` runs, its four operands given as SQL text (a
@@ -107,7 +118,12 @@ pub struct Scan {
 pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, limit: i64) -> Scan {
     const SQL: &str = segments_from!("$1", "$2", "$4", "$3");
     debug_assert!(SQL.contains(COLUMNS));
-    let rows = exec(client, SQL, &[sql::INT8, sql::INT8, sql::INT8, sql::INT8], &[pid.into(), from.into(), limit.into(), want.into()]);
+    let rows = exec(
+        client,
+        SQL,
+        &[sql::INT8, sql::INT8, sql::INT8, sql::INT8],
+        &[pid.into(), from.into(), limit.into(), want.into()],
+    );
     Scan::of(rows.map(|row| Segment::from_row(&row)), from, limit)
 }
 
@@ -116,7 +132,13 @@ impl Scan {
     /// offsets from `from` on.
     pub fn of(segments: impl Iterator<Item = Segment>, from: i64, limit: i64) -> Scan {
         let mut scanned = 0i64;
-        let segments = segments.inspect(|_| scanned += 1).filter(|s| s.end_offset >= from).collect();
-        Scan { segments, more: scanned >= limit }
+        let segments = segments
+            .inspect(|_| scanned += 1)
+            .filter(|s| s.end_offset >= from)
+            .collect();
+        Scan {
+            segments,
+            more: scanned >= limit,
+        }
     }
 }

@@ -81,21 +81,40 @@ pub fn soft_written(what: Soft) {
 }
 
 #[pgrx::pg_guard]
-unsafe extern "C-unwind" fn on_xact_event(event: pg_sys::XactEvent::Type, _arg: *mut std::ffi::c_void) {
+unsafe extern "C-unwind" fn on_xact_event(
+    event: pg_sys::XactEvent::Type,
+    _arg: *mut std::ffi::c_void,
+) {
     use pg_sys::XactEvent::*;
     match event {
         XACT_EVENT_PRE_COMMIT => {
-            let Some((what, xid, end)) = SOFT_ONLY.take() else { return };
-            let (now_xid, now_end) = unsafe { (pg_sys::GetTopTransactionIdIfAny(), pg_sys::XactLastRecEnd) };
+            let Some((what, xid, end)) = SOFT_ONLY.take() else {
+                return;
+            };
+            let (now_xid, now_end) =
+                unsafe { (pg_sys::GetTopTransactionIdIfAny(), pg_sys::XactLastRecEnd) };
             let level = unsafe { pg_sys::synchronous_commit };
-            if now_xid == xid && now_end == end && level > pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32 {
+            if now_xid == xid
+                && now_end == end
+                && level > pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32
+            {
                 SAVED.set(Some(level));
-                unsafe { pg_sys::synchronous_commit = pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32 };
-                pgrx::debug1!("queen: {} commits without waiting for the WAL flush", what.transaction());
+                unsafe {
+                    pg_sys::synchronous_commit =
+                        pg_sys::SyncCommitLevel::SYNCHRONOUS_COMMIT_OFF as i32
+                };
+                pgrx::debug1!(
+                    "queen: {} commits without waiting for the WAL flush",
+                    what.transaction()
+                );
             }
         }
         XACT_EVENT_PRE_PREPARE => SOFT_ONLY.set(None),
-        XACT_EVENT_COMMIT | XACT_EVENT_ABORT | XACT_EVENT_PREPARE | XACT_EVENT_PARALLEL_COMMIT | XACT_EVENT_PARALLEL_ABORT => {
+        XACT_EVENT_COMMIT
+        | XACT_EVENT_ABORT
+        | XACT_EVENT_PREPARE
+        | XACT_EVENT_PARALLEL_COMMIT
+        | XACT_EVENT_PARALLEL_ABORT => {
             SOFT_ONLY.set(None);
             if let Some(level) = SAVED.take() {
                 unsafe { pg_sys::synchronous_commit = level };

@@ -51,7 +51,9 @@ pub fn exec<'conn>(
     PLANS.with(|plans| {
         let plans = plans.borrow();
         let stmt = plans.get(sql).expect("plan was just kept");
-        client.update(stmt, None, args).unwrap_or_else(|e| panic!("{e}"))
+        client
+            .update(stmt, None, args)
+            .unwrap_or_else(|e| panic!("{e}"))
     })
 }
 
@@ -89,7 +91,10 @@ pub fn exec_custom<'conn>(
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    with_plan_mode(pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_CUSTOM_PLAN, || exec(client, sql, types, args))
+    with_plan_mode(
+        pg_sys::PlanCacheMode::PLAN_CACHE_MODE_FORCE_CUSTOM_PLAN,
+        || exec(client, sql, types, args),
+    )
 }
 
 /// Runs `f` on an SPI connection, with generic plans.
@@ -136,8 +141,14 @@ mod tests {
     #[test]
     fn iso_dates() {
         assert_eq!(super::micros_to_iso(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(super::micros_to_iso(1_700_000_000_123_456), "2023-11-14T22:13:20.123Z");
-        assert_eq!(super::micros_to_iso(951_782_400_000_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(
+            super::micros_to_iso(1_700_000_000_123_456),
+            "2023-11-14T22:13:20.123Z"
+        );
+        assert_eq!(
+            super::micros_to_iso(951_782_400_000_000),
+            "2000-02-29T00:00:00.000Z"
+        );
     }
 }
 

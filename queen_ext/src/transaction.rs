@@ -28,10 +28,20 @@ enum Op {
 /// `binary`: the pushes of a QTB1 body, answered after the head's
 /// operations; `counts_only` answers counts instead of the pushes' and
 /// acks' results (the riders' results stay).
-pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&str>, mut binary: Vec<GroupIn>, counts_only: bool) -> Value {
+pub fn transaction(
+    client: &mut SpiClient<'_>,
+    body: &Value,
+    producer: Option<&str>,
+    mut binary: Vec<GroupIn>,
+    counts_only: bool,
+) -> Value {
     let empty = Vec::new();
     let mut kv_ops = Vec::new();
-    let (ops, leases, timer_ops): (&Vec<Value>, Option<&Vec<Value>>, Vec<crate::sweeper::timers::TimerOp>) = match body {
+    let (ops, leases, timer_ops): (
+        &Vec<Value>,
+        Option<&Vec<Value>>,
+        Vec<crate::sweeper::timers::TimerOp>,
+    ) = match body {
         Value::Array(a) => (a, None, Vec::new()),
         Value::Object(_) => {
             let o = Obj::new(body, "");
@@ -73,7 +83,10 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
                 plan.push(Op::Ack(acks.len()));
                 acks.push(ack::parse_one(op, &path, acks.len(), None));
             }
-            other => errors::invalid(&o.field("type"), format!("{other:?} is not one of push, ack")),
+            other => errors::invalid(
+                &o.field("type"),
+                format!("{other:?} is not one of push, ack"),
+            ),
         }
     }
     let leases: Vec<uuid::Uuid> = leases
@@ -137,8 +150,16 @@ pub fn transaction(client: &mut SpiClient<'_>, body: &Value, producer: Option<&s
         g.items.iter_mut().for_each(|it| it.index += json_items);
     }
     groups.append(&mut binary);
-    let pushed = if groups.is_empty() { Vec::new() } else { push::push_groups(client, &groups, producer, true) };
-    let acked = if acks.is_empty() { Vec::new() } else { ack::ack(client, &acks) };
+    let pushed = if groups.is_empty() {
+        Vec::new()
+    } else {
+        push::push_groups(client, &groups, producer, true)
+    };
+    let acked = if acks.is_empty() {
+        Vec::new()
+    } else {
+        ack::ack(client, &acks)
+    };
     if let Some(bad) = acked.iter().find(|a| !a.success()) {
         errors::lease_not_held(format!(
             "operations: ack of {:?} in partition {} refused: {}; nothing was applied",

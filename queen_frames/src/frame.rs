@@ -81,14 +81,31 @@ fn parse_body(body: &[u8]) -> Result<FrameRef<'_>, FrameError> {
     let mut r = Reader::new(body);
     let flags = r.u8("frame flags")?;
     if flags & !KNOWN_FLAGS != 0 {
-        return Err(FrameError::invalid(format!("frame has unknown flags {flags:#04x}")));
+        return Err(FrameError::invalid(format!(
+            "frame has unknown flags {flags:#04x}"
+        )));
     }
     let message_id = r.id16("frame message id")?;
-    let trace_id = if flags & FLAG_TRACE != 0 { Some(r.id16("frame trace id")?) } else { None };
+    let trace_id = if flags & FLAG_TRACE != 0 {
+        Some(r.id16("frame trace id")?)
+    } else {
+        None
+    };
     let transaction_id = r.text16("frame transaction id")?;
-    let producer = if flags & FLAG_PRODUCER != 0 { Some(r.text16("frame producer")?) } else { None };
+    let producer = if flags & FLAG_PRODUCER != 0 {
+        Some(r.text16("frame producer")?)
+    } else {
+        None
+    };
     let payload = r.rest();
-    Ok(FrameRef { flags, message_id, trace_id, transaction_id, producer, payload })
+    Ok(FrameRef {
+        flags,
+        message_id,
+        trace_id,
+        transaction_id,
+        producer,
+        payload,
+    })
 }
 
 /// Walks the frames of a decompressed segment one at a time.
@@ -102,7 +119,11 @@ impl<'a> FrameIter<'a> {
     /// Iterates exactly `count` frames over `raw`; bytes left after the last
     /// frame are an error reported at the end.
     pub fn new(raw: &'a [u8], count: u32) -> Self {
-        FrameIter { reader: Reader::new(raw), left: count, failed: false }
+        FrameIter {
+            reader: Reader::new(raw),
+            left: count,
+            failed: false,
+        }
     }
 }
 
@@ -127,7 +148,9 @@ impl<'a> Iterator for FrameIter<'a> {
         let item = (|| {
             let len = self.reader.u32("frame length")? as usize;
             if len < MIN_FRAME_BODY {
-                return Err(FrameError::invalid(format!("frame body of {len} bytes is too short")));
+                return Err(FrameError::invalid(format!(
+                    "frame body of {len} bytes is too short"
+                )));
             }
             parse_body(self.reader.take(len, "frame body")?)
         })();
@@ -202,7 +225,10 @@ mod tests {
         encode_frame(&mut out, &sample("b", b"2")).unwrap();
         assert_eq!(parse_frames(&out, 2).unwrap().len(), 2);
         assert!(matches!(parse_frames(&out, 1), Err(FrameError::Invalid(_))));
-        assert!(matches!(parse_frames(&out, 3), Err(FrameError::Truncated(_))));
+        assert!(matches!(
+            parse_frames(&out, 3),
+            Err(FrameError::Truncated(_))
+        ));
     }
 
     #[test]
@@ -211,7 +237,10 @@ mod tests {
         encode_frame(&mut out, &sample("a", b"1")).unwrap();
         let mut bad = out.clone();
         bad[4] = 0x80;
-        assert!(parse_frames(&bad, 1).unwrap_err().to_string().contains("unknown flags"));
+        assert!(parse_frames(&bad, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown flags"));
         let mut short = out.clone();
         short[..4].copy_from_slice(&3u32.to_le_bytes());
         assert!(parse_frames(&short, 1).is_err());

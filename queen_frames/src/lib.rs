@@ -49,7 +49,9 @@ pub fn new_message_id() -> [u8; 16] {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
-    *uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid().as_bytes()
+    *uuid::Builder::from_unix_timestamp_millis(millis, &random)
+        .into_uuid()
+        .as_bytes()
 }
 
 #[cfg(test)]

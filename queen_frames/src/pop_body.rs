@@ -57,7 +57,8 @@ pub fn encode_pop_answer(answer: &PopAnswer) -> Result<Vec<u8>, FrameError> {
     let mut out = Vec::with_capacity(64 + answer.own_json.len() + size);
     out.extend_from_slice(POP_MAGIC);
     out.push(1);
-    let own_len = u32::try_from(answer.own_json.len()).map_err(|_| FrameError::invalid("own keys too long"))?;
+    let own_len = u32::try_from(answer.own_json.len())
+        .map_err(|_| FrameError::invalid("own keys too long"))?;
     out.extend_from_slice(&own_len.to_le_bytes());
     out.extend_from_slice(&answer.own_json);
     put_text16(&mut out, &answer.queue, "queue name")?;
@@ -76,7 +77,8 @@ pub fn encode_pop_answer(answer: &PopAnswer) -> Result<Vec<u8>, FrameError> {
             out.extend_from_slice(&rec.created_at_us.to_le_bytes());
             out.extend_from_slice(&rec.count.to_le_bytes());
             out.push(rec.codec);
-            let len = u32::try_from(rec.bytes.len()).map_err(|_| FrameError::invalid("record too long"))?;
+            let len = u32::try_from(rec.bytes.len())
+                .map_err(|_| FrameError::invalid("record too long"))?;
             out.extend_from_slice(&len.to_le_bytes());
             out.extend_from_slice(&rec.bytes);
         }
@@ -87,7 +89,9 @@ pub fn encode_pop_answer(answer: &PopAnswer) -> Result<Vec<u8>, FrameError> {
 pub fn decode_pop_answer(data: &[u8]) -> Result<PopAnswer, FrameError> {
     let mut r = Reader::new(data);
     if r.take(4, "magic")? != POP_MAGIC {
-        return Err(FrameError::invalid("not a framed pop answer (magic is not QPF1)"));
+        return Err(FrameError::invalid(
+            "not a framed pop answer (magic is not QPF1)",
+        ));
     }
     let own_json = match r.u8("version")? {
         0 => Vec::new(),
@@ -95,7 +99,11 @@ pub fn decode_pop_answer(data: &[u8]) -> Result<PopAnswer, FrameError> {
             let len = r.u32("own keys length")? as usize;
             r.take(len, "own keys")?.to_vec()
         }
-        v => return Err(FrameError::invalid(format!("unknown framed pop version {v}"))),
+        v => {
+            return Err(FrameError::invalid(format!(
+                "unknown framed pop version {v}"
+            )))
+        }
     };
     let queue = r.text16("queue name")?.to_owned();
     let lease_id = r.text16("lease id")?.to_owned();
@@ -120,14 +128,36 @@ pub fn decode_pop_answer(data: &[u8]) -> Result<PopAnswer, FrameError> {
             }
             let len = r.u32("record length")? as usize;
             let bytes = r.take(len, "record bytes")?.to_vec();
-            records.push(PopRecord { base_offset, created_at_us, count, codec, bytes });
+            records.push(PopRecord {
+                base_offset,
+                created_at_us,
+                count,
+                codec,
+                bytes,
+            });
         }
-        claims.push(PopClaim { partition_id, partition, start, end, delivery_attempt, records });
+        claims.push(PopClaim {
+            partition_id,
+            partition,
+            start,
+            end,
+            delivery_attempt,
+            records,
+        });
     }
     if !r.is_empty() {
-        return Err(FrameError::invalid(format!("{} bytes after the last claim", r.remaining())));
+        return Err(FrameError::invalid(format!(
+            "{} bytes after the last claim",
+            r.remaining()
+        )));
     }
-    Ok(PopAnswer { own_json, queue, lease_id, consumer_group, claims })
+    Ok(PopAnswer {
+        own_json,
+        queue,
+        lease_id,
+        consumer_group,
+        claims,
+    })
 }
 
 #[cfg(test)]

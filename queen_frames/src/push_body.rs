@@ -40,7 +40,10 @@ pub struct PushItem {
 pub enum GroupMessages {
     Items(Vec<PushItem>),
     /// `count` frames, compressed once by the client; kept as they are.
-    Packed { count: u32, zstd: Vec<u8> },
+    Packed {
+        count: u32,
+        zstd: Vec<u8>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +89,11 @@ fn packed_groups(r: &mut Reader<'_>) -> Result<Vec<PushGroup>, FrameError> {
         let count = r.u32("message count")?;
         let z_len = r.u32("compressed group length")? as usize;
         let zstd = r.take(z_len, "compressed group")?.to_vec();
-        groups.push(PushGroup { queue, partition, messages: GroupMessages::Packed { count, zstd } });
+        groups.push(PushGroup {
+            queue,
+            partition,
+            messages: GroupMessages::Packed { count, zstd },
+        });
     }
     Ok(groups)
 }
@@ -109,16 +116,26 @@ fn item_groups(r: &mut Reader<'_>, with_txn: bool) -> Result<Vec<PushGroup>, Fra
             };
             let len = r.u32("payload length")? as usize;
             let payload = r.take(len, "payload")?.to_vec();
-            items.push(PushItem { transaction_id, payload });
+            items.push(PushItem {
+                transaction_id,
+                payload,
+            });
         }
-        groups.push(PushGroup { queue, partition, messages: GroupMessages::Items(items) });
+        groups.push(PushGroup {
+            queue,
+            partition,
+            messages: GroupMessages::Items(items),
+        });
     }
     Ok(groups)
 }
 
 fn finish<T>(r: &Reader<'_>, value: T) -> Result<T, FrameError> {
     if !r.is_empty() {
-        return Err(FrameError::invalid(format!("{} bytes after the last group", r.remaining())));
+        return Err(FrameError::invalid(format!(
+            "{} bytes after the last group",
+            r.remaining()
+        )));
     }
     Ok(value)
 }
@@ -135,25 +152,40 @@ pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, 
     let max_raw = max_raw.min(MAX_PUSH_RAW_BYTES);
     let mut r = Reader::new(data);
     if r.take(4, "magic")? != PUSH_MAGIC {
-        return Err(FrameError::invalid("not a binary push body (magic is not QPB1)"));
+        return Err(FrameError::invalid(
+            "not a binary push body (magic is not QPB1)",
+        ));
     }
     let flags = r.u8("flags")?;
     if flags & !(FLAG_ZSTD | FLAG_COUNTS | FLAG_TXN | FLAG_FRAMES) != 0 {
-        return Err(FrameError::invalid(format!("binary push body has unknown flags {flags:#04x}")));
+        return Err(FrameError::invalid(format!(
+            "binary push body has unknown flags {flags:#04x}"
+        )));
     }
     let counts_only = flags & FLAG_COUNTS != 0;
     if flags & FLAG_FRAMES != 0 {
         if flags & (FLAG_ZSTD | FLAG_TXN) != 0 {
-            return Err(FrameError::invalid("flag 8 (frames) can not be combined with flags 1 or 4"));
+            return Err(FrameError::invalid(
+                "flag 8 (frames) can not be combined with flags 1 or 4",
+            ));
         }
         let groups = packed_groups(&mut r)?;
-        return finish(&r, PushBody { counts_only, groups });
+        return finish(
+            &r,
+            PushBody {
+                counts_only,
+                groups,
+            },
+        );
     }
     let with_txn = flags & FLAG_TXN != 0;
     if flags & FLAG_ZSTD != 0 {
         let raw_len = r.u32("raw length")? as usize;
         if raw_len > max_raw {
-            return Err(FrameError::TooLarge { what: "decompressed push body", limit: max_raw });
+            return Err(FrameError::TooLarge {
+                what: "decompressed push body",
+                limit: max_raw,
+            });
         }
         let raw = decompress_segment(r.rest(), raw_len)?;
         if raw.len() != raw_len {
@@ -164,26 +196,49 @@ pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, 
         }
         let mut inner = Reader::new(&raw);
         let groups = item_groups(&mut inner, with_txn)?;
-        return finish(&inner, PushBody { counts_only, groups });
+        return finish(
+            &inner,
+            PushBody {
+                counts_only,
+                groups,
+            },
+        );
     }
     let groups = item_groups(&mut r, with_txn)?;
-    finish(&r, PushBody { counts_only, groups })
+    finish(
+        &r,
+        PushBody {
+            counts_only,
+            groups,
+        },
+    )
 }
 
 /// Parses a `QTB1` body.
 pub fn decode_txn_body(data: &[u8]) -> Result<TxnBody, FrameError> {
     let mut r = Reader::new(data);
     if r.take(4, "magic")? != TXN_MAGIC {
-        return Err(FrameError::invalid("not a binary transaction body (magic is not QTB1)"));
+        return Err(FrameError::invalid(
+            "not a binary transaction body (magic is not QTB1)",
+        ));
     }
     let flags = r.u8("flags")?;
     if flags & !FLAG_COUNTS != 0 {
-        return Err(FrameError::invalid(format!("binary transaction body has unknown flags {flags:#04x}")));
+        return Err(FrameError::invalid(format!(
+            "binary transaction body has unknown flags {flags:#04x}"
+        )));
     }
     let head_len = r.u32("head length")? as usize;
     let head = r.take(head_len, "head")?.to_vec();
     let groups = packed_groups(&mut r)?;
-    finish(&r, TxnBody { counts_only: flags & FLAG_COUNTS != 0, head, groups })
+    finish(
+        &r,
+        TxnBody {
+            counts_only: flags & FLAG_COUNTS != 0,
+            head,
+            groups,
+        },
+    )
 }
 
 /// Encodes plain groups as a `QPB1` body (the layout the clients send).
@@ -192,7 +247,9 @@ pub fn encode_push_body(groups: &[PushGroup], counts_only: bool) -> Result<Vec<u
     let mut frames = false;
     for g in groups {
         match &g.messages {
-            GroupMessages::Items(items) => with_txn |= items.iter().any(|i| i.transaction_id.is_some()),
+            GroupMessages::Items(items) => {
+                with_txn |= items.iter().any(|i| i.transaction_id.is_some())
+            }
             GroupMessages::Packed { .. } => frames = true,
         }
     }
@@ -211,12 +268,18 @@ pub fn encode_push_body(groups: &[PushGroup], counts_only: bool) -> Result<Vec<u
         match &g.messages {
             GroupMessages::Items(items) => {
                 if frames {
-                    return Err(FrameError::invalid("a body can not mix packed and plain groups"));
+                    return Err(FrameError::invalid(
+                        "a body can not mix packed and plain groups",
+                    ));
                 }
                 out.extend_from_slice(&(items.len() as u32).to_le_bytes());
                 for item in items {
                     if with_txn {
-                        put_text16(&mut out, item.transaction_id.as_deref().unwrap_or(""), "transaction id")?;
+                        put_text16(
+                            &mut out,
+                            item.transaction_id.as_deref().unwrap_or(""),
+                            "transaction id",
+                        )?;
                     }
                     out.extend_from_slice(&(item.payload.len() as u32).to_le_bytes());
                     out.extend_from_slice(&item.payload);
@@ -241,8 +304,14 @@ mod tests {
             queue: "q".into(),
             partition: "p".into(),
             messages: GroupMessages::Items(vec![
-                PushItem { transaction_id: txn.map(str::to_owned), payload: b"{\"a\":1}".to_vec() },
-                PushItem { transaction_id: None, payload: b"2".to_vec() },
+                PushItem {
+                    transaction_id: txn.map(str::to_owned),
+                    payload: b"{\"a\":1}".to_vec(),
+                },
+                PushItem {
+                    transaction_id: None,
+                    payload: b"2".to_vec(),
+                },
             ]),
         }
     }
@@ -265,7 +334,10 @@ mod tests {
         body.push(FLAG_ZSTD | FLAG_TXN);
         body.extend_from_slice(&(raw.len() as u32).to_le_bytes());
         body.extend_from_slice(&zstd::bulk::compress(raw, 3).unwrap());
-        assert_eq!(decode_push_body(&body).unwrap().groups, vec![group(Some("x"))]);
+        assert_eq!(
+            decode_push_body(&body).unwrap().groups,
+            vec![group(Some("x"))]
+        );
         // A raw_len that lies is refused.
         let mut lie = body.clone();
         lie[5..9].copy_from_slice(&((raw.len() + 1) as u32).to_le_bytes());
@@ -275,11 +347,17 @@ mod tests {
     #[test]
     fn refusals() {
         assert!(decode_push_body(b"QPB2\0").is_err());
-        assert!(decode_push_body(b"QPB1\x40").unwrap_err().to_string().contains("unknown flags"));
+        assert!(decode_push_body(b"QPB1\x40")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown flags"));
         assert!(decode_push_body(b"QPB1\x09").is_err());
         let mut body = encode_push_body(&[group(None)], false).unwrap();
         body.push(0);
-        assert!(decode_push_body(&body).unwrap_err().to_string().contains("after the last group"));
+        assert!(decode_push_body(&body)
+            .unwrap_err()
+            .to_string()
+            .contains("after the last group"));
         // A group count far larger than the input.
         assert!(decode_push_body(b"QPB1\x00\xff\xff\xff\xff").is_err());
         // A compressed body whose header states more than the caller's
@@ -288,6 +366,9 @@ mod tests {
         lie.extend_from_slice(&(1u32 << 20).to_le_bytes());
         lie.extend_from_slice(&crate::compress_segment(&vec![0u8; 1 << 20]));
         let err = decode_push_body_within(&lie, 1 << 16).unwrap_err();
-        assert!(matches!(err, FrameError::TooLarge { limit: 65536, .. }), "{err}");
+        assert!(
+            matches!(err, FrameError::TooLarge { limit: 65536, .. }),
+            "{err}"
+        );
     }
 }

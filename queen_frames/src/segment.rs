@@ -44,11 +44,15 @@ pub fn compress_segment(raw: &[u8]) -> Vec<u8> {
     COMPRESSOR.with(|c| {
         let mut c = c.borrow_mut();
         let compressor = c.get_or_insert_with(|| {
-            let mut z = zstd::bulk::Compressor::new(SEGMENT_ZSTD_LEVEL).expect("a zstd context at a valid level");
-            z.set_parameter(zstd::zstd_safe::CParameter::HashLog(SEGMENT_ZSTD_HASH_LOG)).expect("a hash log in zstd's range");
+            let mut z = zstd::bulk::Compressor::new(SEGMENT_ZSTD_LEVEL)
+                .expect("a zstd context at a valid level");
+            z.set_parameter(zstd::zstd_safe::CParameter::HashLog(SEGMENT_ZSTD_HASH_LOG))
+                .expect("a hash log in zstd's range");
             z
         });
-        compressor.compress(raw).expect("zstd compression with a valid level")
+        compressor
+            .compress(raw)
+            .expect("zstd compression with a valid level")
     })
 }
 
@@ -96,14 +100,21 @@ pub fn decompress_segment(blob: &[u8], limit: usize) -> Result<Vec<u8>, FrameErr
             }
         }
     }
-    let mut decoder =
-        zstd::stream::read::Decoder::with_buffer(blob).map_err(|e| FrameError::Zstd(e.to_string()))?;
-    decoder.window_log_max(MAX_WINDOW_LOG).map_err(|e| FrameError::Zstd(e.to_string()))?;
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(blob)
+        .map_err(|e| FrameError::Zstd(e.to_string()))?;
+    decoder
+        .window_log_max(MAX_WINDOW_LOG)
+        .map_err(|e| FrameError::Zstd(e.to_string()))?;
     let mut out = Vec::new();
     let mut bounded = decoder.take(limit as u64 + 1);
-    bounded.read_to_end(&mut out).map_err(|e| FrameError::Zstd(e.to_string()))?;
+    bounded
+        .read_to_end(&mut out)
+        .map_err(|e| FrameError::Zstd(e.to_string()))?;
     if out.len() > limit {
-        return Err(FrameError::TooLarge { what: "decompressed segment", limit });
+        return Err(FrameError::TooLarge {
+            what: "decompressed segment",
+            limit,
+        });
     }
     Ok(out)
 }

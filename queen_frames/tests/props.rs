@@ -3,8 +3,12 @@
 
 use proptest::prelude::*;
 use queen_frames::frame::{encode_frame, parse_frames, FrameRef};
-use queen_frames::pop_body::{decode_pop_answer, encode_pop_answer, PopAnswer, PopClaim, PopRecord};
-use queen_frames::push_body::{decode_push_body, decode_txn_body, encode_push_body, GroupMessages, PushGroup, PushItem};
+use queen_frames::pop_body::{
+    decode_pop_answer, encode_pop_answer, PopAnswer, PopClaim, PopRecord,
+};
+use queen_frames::push_body::{
+    decode_push_body, decode_txn_body, encode_push_body, GroupMessages, PushGroup, PushItem,
+};
 use queen_frames::segment::{compress_segment, decompress_segment};
 
 #[derive(Debug, Clone)]
@@ -20,7 +24,11 @@ struct OwnedFrame {
 impl OwnedFrame {
     fn as_ref(&self) -> FrameRef<'_> {
         FrameRef {
-            flags: if self.encrypted { queen_frames::FLAG_ENCRYPTED } else { 0 },
+            flags: if self.encrypted {
+                queen_frames::FLAG_ENCRYPTED
+            } else {
+                0
+            },
             message_id: self.id,
             trace_id: self.trace,
             transaction_id: &self.txn,
@@ -39,14 +47,16 @@ fn frame_strategy() -> impl Strategy<Value = OwnedFrame> {
         proptest::option::of("[a-z0-9-]{0,20}"),
         proptest::collection::vec(any::<u8>(), 0..200),
     )
-        .prop_map(|(encrypted, id, trace, txn, producer, payload)| OwnedFrame {
-            encrypted,
-            id,
-            trace,
-            txn,
-            producer,
-            payload,
-        })
+        .prop_map(
+            |(encrypted, id, trace, txn, producer, payload)| OwnedFrame {
+                encrypted,
+                id,
+                trace,
+                txn,
+                producer,
+                payload,
+            },
+        )
 }
 
 proptest! {

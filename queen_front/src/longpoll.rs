@@ -224,13 +224,7 @@ impl Waiters {
 async fn version(pool: &deadpool_postgres::Pool, timeout: Duration, key: &Key) -> Option<i64> {
     let answer = match key {
         Key::Queue(q) => {
-            crate::db::one_value(
-                pool,
-                timeout,
-                "SELECT queen.queue_version($1)",
-                &[q],
-            )
-            .await
+            crate::db::one_value(pool, timeout, "SELECT queen.queue_version($1)", &[q]).await
         }
         Key::Filter { namespace, task } => {
             crate::db::one_value(

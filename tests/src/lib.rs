@@ -20,17 +20,24 @@ pub fn unique(prefix: &str) -> String {
 }
 
 pub fn push(c: &mut Client, items: &Value) -> Value {
-    c.query_one("SELECT queen.push($1)", &[items]).expect("push").get(0)
-}
-
-pub fn pop(c: &mut Client, queue: &str, group: Option<&str>, batch: i32, options: &Value) -> Value {
-    c.query_one("SELECT queen.pop($1, NULL, $2, $3, $4)", &[&queue, &group, &batch, options])
-        .expect("pop")
+    c.query_one("SELECT queen.push($1)", &[items])
+        .expect("push")
         .get(0)
 }
 
+pub fn pop(c: &mut Client, queue: &str, group: Option<&str>, batch: i32, options: &Value) -> Value {
+    c.query_one(
+        "SELECT queen.pop($1, NULL, $2, $3, $4)",
+        &[&queue, &group, &batch, options],
+    )
+    .expect("pop")
+    .get(0)
+}
+
 pub fn ack(c: &mut Client, body: &Value) -> Value {
-    c.query_one("SELECT queen.ack($1)", &[body]).expect("ack").get(0)
+    c.query_one("SELECT queen.ack($1)", &[body])
+        .expect("ack")
+        .get(0)
 }
 
 pub fn messages(popped: &Value) -> Vec<Value> {
@@ -52,5 +59,7 @@ pub fn acks_for(popped: &Value, status: &str, group: Option<&str>) -> Value {
 
 /// The SQLSTATE of a failed statement.
 pub fn sqlstate(e: &postgres::Error) -> String {
-    e.code().map(|c| c.code().to_owned()).unwrap_or_else(|| format!("no SQLSTATE: {e}"))
+    e.code()
+        .map(|c| c.code().to_owned())
+        .unwrap_or_else(|| format!("no SQLSTATE: {e}"))
 }

@@ -31,18 +31,25 @@ fn exactly_once_per_group_under_concurrency() {
                     // Batches of up to 7 spread over the partitions.
                     let n = 7.min(PER_PUSHER - seq);
                     let items: Vec<Value> = (seq..seq + n)
-                        .map(|i| json!({"queue": queue, "partition": format!("p{}", i % PARTITIONS),
-                                        "payload": {"w": w, "i": i}}))
+                        .map(|i| {
+                            json!({"queue": queue, "partition": format!("p{}", i % PARTITIONS),
+                                        "payload": {"w": w, "i": i}})
+                        })
                         .collect();
                     let res = push(&mut c, &Value::Array(items));
-                    assert!(res.as_array().unwrap().iter().all(|r| r["status"] == "queued"));
+                    assert!(res
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["status"] == "queued"));
                     seq += n;
                 }
             })
         })
         .collect();
 
-    let seen: Arc<Mutex<HashMap<String, Vec<(String, i64, Value)>>>> = Arc::new(Mutex::new(HashMap::new()));
+    let seen: Arc<Mutex<HashMap<String, Vec<(String, i64, Value)>>>> =
+        Arc::new(Mutex::new(HashMap::new()));
     let poppers: Vec<_> = (0..POPPERS)
         .map(|k| {
             let queue = queue.clone();
@@ -67,7 +74,11 @@ fn exactly_once_per_group_under_concurrency() {
                         let mut s = seen.lock().unwrap();
                         let list = s.entry(key.clone()).or_default();
                         for m in &msgs {
-                            list.push((m["partitionId"].as_str().unwrap().to_owned(), m["offset"].as_i64().unwrap(), m["data"].clone()));
+                            list.push((
+                                m["partitionId"].as_str().unwrap().to_owned(),
+                                m["offset"].as_i64().unwrap(),
+                                m["data"].clone(),
+                            ));
                         }
                     }
                     let res = ack(&mut c, &acks_for(&popped, "completed", group));
@@ -157,17 +168,26 @@ fn racing_pushes_of_the_same_ids_store_each_once() {
         answers.extend(p.join().expect("pusher"));
     }
     for (partition, r) in &answers {
-        let key = (partition.clone(), r["transactionId"].as_str().unwrap().to_owned());
+        let key = (
+            partition.clone(),
+            r["transactionId"].as_str().unwrap().to_owned(),
+        );
         let copy = (r["offset"].as_i64().unwrap(), r["messageId"].clone());
         let first = stored.entry(key.clone()).or_insert_with(|| copy.clone());
-        assert_eq!(*first, copy, "{key:?}: every answer names the same stored copy");
+        assert_eq!(
+            *first, copy,
+            "{key:?}: every answer names the same stored copy"
+        );
         match r["status"].as_str().unwrap() {
             "queued" => *queued.entry(key).or_default() += 1,
             "duplicate" => {}
             other => panic!("unexpected status {other}"),
         }
     }
-    assert!(queued.values().all(|n| *n == 1), "one queued answer per id and partition: {queued:?}");
+    assert!(
+        queued.values().all(|n| *n == 1),
+        "one queued answer per id and partition: {queued:?}"
+    );
     assert_eq!(queued.len(), stored.len());
 
     // What the log holds is exactly those copies, and the ids ack them.
@@ -180,15 +200,29 @@ fn racing_pushes_of_the_same_ids_store_each_once() {
             break;
         }
         for m in &msgs {
-            let key = (m["partition"].as_str().unwrap().to_owned(), m["transactionId"].as_str().unwrap().to_owned());
-            assert_eq!(stored[&key], (m["offset"].as_i64().unwrap(), m["id"].clone()), "{key:?}");
+            let key = (
+                m["partition"].as_str().unwrap().to_owned(),
+                m["transactionId"].as_str().unwrap().to_owned(),
+            );
+            assert_eq!(
+                stored[&key],
+                (m["offset"].as_i64().unwrap(), m["id"].clone()),
+                "{key:?}"
+            );
             assert!(popped_keys.insert(key), "delivered once");
         }
-        for r in ack(&mut c, &acks_for(&popped, "completed", None)).as_array().unwrap() {
+        for r in ack(&mut c, &acks_for(&popped, "completed", None))
+            .as_array()
+            .unwrap()
+        {
             assert_eq!(r["success"], true, "{r}");
         }
     }
-    assert_eq!(popped_keys.len(), stored.len(), "every stored copy delivered");
+    assert_eq!(
+        popped_keys.len(),
+        stored.len(),
+        "every stored copy delivered"
+    );
 }
 
 /// A batch that is not acknowledged within its lease is handed out again.
@@ -196,11 +230,18 @@ fn racing_pushes_of_the_same_ids_store_each_once() {
 fn expired_lease_redelivers() {
     let mut c = connect();
     let queue = unique("lease");
-    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"leaseTime\": 1}')",
+        &[&queue],
+    )
+    .unwrap();
     push(&mut c, &json!([{"queue": queue, "payload": "x"}]));
     let first = pop(&mut c, &queue, None, 1, &json!({}));
     assert_eq!(messages(&first).len(), 1);
-    assert!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty(), "leased");
+    assert!(
+        messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty(),
+        "leased"
+    );
     thread::sleep(Duration::from_millis(1300));
     let again = pop(&mut c, &queue, None, 1, &json!({}));
     let m = &messages(&again)[0];
@@ -221,8 +262,15 @@ fn expired_lease_redelivers() {
 fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
     let mut c = connect();
     let queue = unique("ackwait");
-    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
-    push(&mut c, &json!([{"queue": queue, "payload": 0}, {"queue": queue, "payload": 1}]));
+    c.query_one(
+        "SELECT queen.configure($1, '{\"leaseTime\": 1}')",
+        &[&queue],
+    )
+    .unwrap();
+    push(
+        &mut c,
+        &json!([{"queue": queue, "payload": 0}, {"queue": queue, "payload": 1}]),
+    );
     let popped = pop(&mut c, &queue, None, 2, &json!({}));
     let acks = acks_for(&popped, "completed", None);
     let (first, second) = (json!([acks[0]]), json!([acks[1]]));
@@ -245,11 +293,17 @@ fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
     };
     let mut holder = connect();
     let mut txn = holder.transaction().unwrap();
-    let r: Value = txn.query_one("SELECT queen.ack($1)", &[&first]).unwrap().get(0);
+    let r: Value = txn
+        .query_one("SELECT queen.ack($1)", &[&first])
+        .unwrap()
+        .get(0);
     assert_eq!(r[0]["success"], true);
     let waiter = waiting_ack(second);
     thread::sleep(Duration::from_millis(300));
-    assert!(!waiter.is_finished(), "the second ack waits for the cursor row");
+    assert!(
+        !waiter.is_finished(),
+        "the second ack waits for the cursor row"
+    );
     txn.commit().unwrap();
     let r = waiter.join().unwrap();
     assert_eq!(r[0]["success"], true, "{r}");
@@ -261,15 +315,24 @@ fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
     let old = pop(&mut c, &queue, None, 1, &json!({}));
     thread::sleep(Duration::from_millis(1300));
     let mut txn = holder.transaction().unwrap();
-    let again: Value = txn.query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue]).unwrap().get(0);
+    let again: Value = txn
+        .query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue])
+        .unwrap()
+        .get(0);
     assert_eq!(messages(&again)[0]["data"], 2);
     let waiter = waiting_ack(acks_for(&old, "completed", None));
     thread::sleep(Duration::from_millis(300));
-    assert!(!waiter.is_finished(), "the late ack waits for the cursor row");
+    assert!(
+        !waiter.is_finished(),
+        "the late ack waits for the cursor row"
+    );
     txn.commit().unwrap();
     let r = waiter.join().unwrap();
     assert_eq!(r[0]["success"], false, "{r}");
-    assert!(r[0]["error"].as_str().unwrap().contains("is not held"), "{r}");
+    assert!(
+        r[0]["error"].as_str().unwrap().contains("is not held"),
+        "{r}"
+    );
     assert_eq!(committed(&mut c), 1);
     let r = ack(&mut c, &acks_for(&again, "completed", None));
     assert_eq!(r[0]["success"], true, "{r}");
@@ -281,11 +344,18 @@ fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
 fn renewed_lease_holds() {
     let mut c = connect();
     let queue = unique("renew");
-    c.query_one("SELECT queen.configure($1, '{\"leaseTime\": 1}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"leaseTime\": 1}')",
+        &[&queue],
+    )
+    .unwrap();
     push(&mut c, &json!([{"queue": queue, "payload": "x"}]));
     let first = pop(&mut c, &queue, None, 1, &json!({}));
     let lease = first["leaseId"].as_str().unwrap().to_owned();
-    let r: Value = c.query_one("SELECT queen.renew_lease($1, 5)", &[&lease]).unwrap().get(0);
+    let r: Value = c
+        .query_one("SELECT queen.renew_lease($1, 5)", &[&lease])
+        .unwrap()
+        .get(0);
     assert_eq!(r["success"], true);
     thread::sleep(Duration::from_millis(1300));
     assert!(messages(&pop(&mut c, &queue, None, 1, &json!({}))).is_empty());
@@ -296,7 +366,11 @@ fn renewed_lease_holds() {
 fn retry_delay_is_respected() {
     let mut c = connect();
     let queue = unique("retry");
-    c.query_one("SELECT queen.configure($1, '{\"retryDelay\": 800}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retryDelay\": 800}')",
+        &[&queue],
+    )
+    .unwrap();
     push(&mut c, &json!([{"queue": queue, "payload": 1}]));
     let p = pop(&mut c, &queue, None, 1, &json!({}));
     ack(&mut c, &acks_for(&p, "failed", None));
@@ -314,13 +388,19 @@ fn second_claimer_skips_without_waiting() {
     let queue = unique("claim");
     push(&mut a, &json!([{"queue": queue, "payload": 1}]));
     let mut txn = a.transaction().unwrap();
-    let got: Value = txn.query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue]).unwrap().get(0);
+    let got: Value = txn
+        .query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queue])
+        .unwrap()
+        .get(0);
     assert_eq!(messages(&got).len(), 1);
     b.batch_execute("SET lock_timeout = '2s'").unwrap();
     let started = Instant::now();
     let other = pop(&mut b, &queue, None, 1, &json!({}));
     assert!(messages(&other).is_empty());
-    assert!(started.elapsed() < Duration::from_secs(1), "a pop never waits on a lock");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "a pop never waits on a lock"
+    );
     txn.rollback().unwrap();
     // Rolled back: the message was never handed out.
     assert_eq!(messages(&pop(&mut b, &queue, None, 1, &json!({}))).len(), 1);
@@ -340,14 +420,22 @@ fn transaction_is_all_or_nothing() {
         {"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"],
          "leaseId": "00000000-0000-4000-8000-000000000000", "status": "completed"}
     ], "timers": [{"op": "schedule", "queue": other, "timerKey": "side", "payload": "MQ==", "delayMs": 60000}]});
-    let err = c.query_one("SELECT queen.transaction($1)", &[&body]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.transaction($1)", &[&body])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "55000", "{err}");
     let pushed: i64 = c
         .query_one("SELECT count(*) FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE q.name = $1", &[&other])
         .unwrap()
         .get(0);
     assert_eq!(pushed, 0);
-    let timers: i64 = c.query_one("SELECT count(*) FROM queen.log_timers WHERE queue = $1", &[&other]).unwrap().get(0);
+    let timers: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_timers WHERE queue = $1",
+            &[&other],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(timers, 0, "the timer rider rolled back with the rest");
     let committed: i64 = c
         .query_one("SELECT c.committed FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1", &[&queue])
@@ -394,7 +482,10 @@ fn push_racing_delete_fails_loudly_or_lands() {
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let (ok, _failed) = pusher.join().expect("pusher");
-    assert!(ok > 0 && deletes > 0, "both sides ran: {ok} pushes, {deletes} deletes");
+    assert!(
+        ok > 0 && deletes > 0,
+        "both sides ran: {ok} pushes, {deletes} deletes"
+    );
     // Whatever survived is whole: every segment has its sidecar row.
     let orphans: i64 = c
         .query_one(
@@ -416,16 +507,56 @@ fn bad_input_is_refused_with_sqlstate() {
     let queue = unique("bad");
     let long = "x".repeat(70_000);
     let cases: Vec<(&str, Value, &str, &str)> = vec![
-        ("SELECT queen.push($1)", json!([{"payload": 1}]), "22023", "items[0].queue"),
-        ("SELECT queen.push($1)", json!([{"queue": 5, "payload": 1}]), "42804", "items[0].queue"),
-        ("SELECT queen.push($1)", json!([{"queue": long, "payload": 1}]), "22001", "items[0].queue"),
-        ("SELECT queen.push($1)", json!([{"queue": queue, "payload": 1, "traceId": "nope"}]), "22P02", "items[0].traceId"),
+        (
+            "SELECT queen.push($1)",
+            json!([{"payload": 1}]),
+            "22023",
+            "items[0].queue",
+        ),
+        (
+            "SELECT queen.push($1)",
+            json!([{"queue": 5, "payload": 1}]),
+            "42804",
+            "items[0].queue",
+        ),
+        (
+            "SELECT queen.push($1)",
+            json!([{"queue": long, "payload": 1}]),
+            "22001",
+            "items[0].queue",
+        ),
+        (
+            "SELECT queen.push($1)",
+            json!([{"queue": queue, "payload": 1, "traceId": "nope"}]),
+            "22P02",
+            "items[0].traceId",
+        ),
         ("SELECT queen.push($1)", json!([]), "22023", "items"),
         ("SELECT queen.push($1)", json!("text"), "42804", "items"),
-        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": 1, "status": "nah"}), "22023", "status"),
-        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": "abc"}), "22023", "partitionId"),
-        ("SELECT queen.ack($1)", json!({"transactionId": "t", "partitionId": 1, "leaseId": "zzz"}), "22P02", "leaseId"),
-        ("SELECT queen.transaction($1)", json!({"operations": [{"type": "teleport"}]}), "22023", "operations[0].type"),
+        (
+            "SELECT queen.ack($1)",
+            json!({"transactionId": "t", "partitionId": 1, "status": "nah"}),
+            "22023",
+            "status",
+        ),
+        (
+            "SELECT queen.ack($1)",
+            json!({"transactionId": "t", "partitionId": "abc"}),
+            "22023",
+            "partitionId",
+        ),
+        (
+            "SELECT queen.ack($1)",
+            json!({"transactionId": "t", "partitionId": 1, "leaseId": "zzz"}),
+            "22P02",
+            "leaseId",
+        ),
+        (
+            "SELECT queen.transaction($1)",
+            json!({"operations": [{"type": "teleport"}]}),
+            "22023",
+            "operations[0].type",
+        ),
     ];
     for (sql, arg, code, field) in cases {
         let err = c.query_one(sql, &[&arg]).unwrap_err();
@@ -433,18 +564,40 @@ fn bad_input_is_refused_with_sqlstate() {
         let msg = err.as_db_error().unwrap().message().to_owned();
         assert!(msg.contains(field), "{msg:?} names {field}");
     }
-    let err = c.query_one("SELECT queen.pop($1, NULL, NULL, 0, '{}')", &[&queue]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.pop($1, NULL, NULL, 0, '{}')", &[&queue])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22023");
-    let err = c.query_one("SELECT queen.delete_queue($1)", &[&queue]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "42704");
-    let err = c.query_one("SELECT queen.configure($1, '{\"leaseTime\": \"x\"}')", &[&queue]).unwrap_err();
+    let err = c
+        .query_one(
+            "SELECT queen.configure($1, '{\"leaseTime\": \"x\"}')",
+            &[&queue],
+        )
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "42804");
-    let err = c.query_one("SELECT queen.configure($1, '{\"colour\": 1}')", &[&queue]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.configure($1, '{\"colour\": 1}')", &[&queue])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22023");
-    let err = c.query_one("SELECT queen.push_binary($1)", &[&b"QPB1\x00\xff\xff\xff\xff".to_vec()]).unwrap_err();
+    let err = c
+        .query_one(
+            "SELECT queen.push_binary($1)",
+            &[&b"QPB1\x00\xff\xff\xff\xff".to_vec()],
+        )
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P03");
     // Nothing was written by any of them.
-    let n: i64 = c.query_one("SELECT count(*) FROM queen.queues WHERE name = $1", &[&queue]).unwrap().get(0);
+    let n: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.queues WHERE name = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(n, 0);
 }
 
@@ -454,18 +607,37 @@ fn push_text_takes_the_json_body_as_text() {
     let queue = unique("text");
     let body = json!([{"queue": queue, "partition": "p", "payload": {"n": 1, "s": "caf\u{e9} \"q\""}, "transactionId": "t-1"},
                       {"queue": queue, "partition": "p", "payload": [1, 2]}]);
-    let answer: Value = c.query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()]).unwrap().get(0);
+    let answer: Value = c
+        .query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()])
+        .unwrap()
+        .get(0);
     assert_eq!(answer.as_array().unwrap().len(), 2);
     assert_eq!(answer[0]["status"], "queued");
     assert_eq!(answer[0]["transactionId"], "t-1");
-    let again: Value = c.query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()]).unwrap().get(0);
-    assert_eq!(again[0]["status"], "duplicate", "dedup is the same as push's");
+    let again: Value = c
+        .query_one("SELECT queen.push_text($1)::jsonb", &[&body.to_string()])
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        again[0]["status"], "duplicate",
+        "dedup is the same as push's"
+    );
     let popped = pop(&mut c, &queue, None, 10, &json!({}));
-    let data: Vec<Value> = messages(&popped).iter().map(|m| m["data"].clone()).collect();
+    let data: Vec<Value> = messages(&popped)
+        .iter()
+        .map(|m| m["data"].clone())
+        .collect();
     assert_eq!(data[0], json!({"n": 1, "s": "caf\u{e9} \"q\""}));
     assert_eq!(data[1], json!([1, 2]));
-    for (bad, state) in [("[{\"queue\": ", "22023"), ("{\"items\": 7}", "22023"), ("[{\"queue\": 5}]", "42804"), ("\"x\"", "42804")] {
-        let err = c.query_one("SELECT queen.push_text($1)", &[&bad]).unwrap_err();
+    for (bad, state) in [
+        ("[{\"queue\": ", "22023"),
+        ("{\"items\": 7}", "22023"),
+        ("[{\"queue\": 5}]", "42804"),
+        ("\"x\"", "42804"),
+    ] {
+        let err = c
+            .query_one("SELECT queen.push_text($1)", &[&bad])
+            .unwrap_err();
         assert_eq!(sqlstate(&err), state, "{bad}: {err}");
     }
 }
@@ -480,14 +652,16 @@ fn noticed_session() -> (postgres::Client, Arc<Mutex<Vec<String>>>, String) {
     let mut c = config.connect(postgres::NoTls).unwrap();
     c.batch_execute("SET client_min_messages = debug1").unwrap();
     let table = format!("\"{}\"", unique("user_rows"));
-    c.batch_execute(&format!("CREATE TABLE {table} (v int)")).unwrap();
+    c.batch_execute(&format!("CREATE TABLE {table} (v int)"))
+        .unwrap();
     (c, notices, table)
 }
 
 /// Runs `sql`; whether the server said something holding `words` meanwhile.
 fn says(c: &mut postgres::Client, notices: &Mutex<Vec<String>>, sql: &str, words: &str) -> bool {
     notices.lock().unwrap().clear();
-    c.batch_execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    c.batch_execute(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
     notices.lock().unwrap().iter().any(|m| m.contains(words))
 }
 
@@ -501,26 +675,71 @@ fn says(c: &mut postgres::Client, notices: &Mutex<Vec<String>>, sql: &str, words
 fn only_a_lease_only_commit_skips_the_wal_flush() {
     let (mut c, notices, table) = noticed_session();
     let queue = unique("leasecommit");
-    let items: Vec<Value> = (0..8).map(|i| json!({"queue": queue, "partition": format!("p{i}"), "payload": i})).collect();
+    let items: Vec<Value> = (0..8)
+        .map(|i| json!({"queue": queue, "partition": format!("p{i}"), "payload": i}))
+        .collect();
     push(&mut c, &Value::Array(items));
-    let pop_sql = |options: &str| format!("SELECT queen.pop('{queue}', NULL, NULL, 1, '{options}')");
-    let relaxed = |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "lease-only transaction");
+    let pop_sql =
+        |options: &str| format!("SELECT queen.pop('{queue}', NULL, NULL, 1, '{options}')");
+    let relaxed =
+        |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "lease-only transaction");
 
     assert!(relaxed(&mut c, &pop_sql("{}")), "a pop alone");
-    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "on");
-    c.batch_execute("SET synchronous_commit = remote_write").unwrap();
-    assert!(relaxed(&mut c, &format!("BEGIN; {}; COMMIT", pop_sql("{}"))), "a pop alone, in a block");
-    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "remote_write");
+    assert_eq!(
+        c.query_one("SHOW synchronous_commit", &[])
+            .unwrap()
+            .get::<_, String>(0),
+        "on"
+    );
+    c.batch_execute("SET synchronous_commit = remote_write")
+        .unwrap();
+    assert!(
+        relaxed(&mut c, &format!("BEGIN; {}; COMMIT", pop_sql("{}"))),
+        "a pop alone, in a block"
+    );
+    assert_eq!(
+        c.query_one("SHOW synchronous_commit", &[])
+            .unwrap()
+            .get::<_, String>(0),
+        "remote_write"
+    );
     c.batch_execute("RESET synchronous_commit").unwrap();
 
-    assert!(!relaxed(&mut c, &format!("BEGIN; INSERT INTO {table} VALUES (1); {}; COMMIT", pop_sql("{}"))), "written before");
-    assert!(!relaxed(&mut c, &format!("BEGIN; {}; INSERT INTO {table} VALUES (2); COMMIT", pop_sql("{}"))), "written after");
-    assert!(!relaxed(&mut c, &pop_sql(r#"{"autoAck": true}"#)), "auto-ack");
-    assert!(!relaxed(&mut c, &format!("BEGIN; {}; ROLLBACK", pop_sql("{}"))), "rolled back");
+    assert!(
+        !relaxed(
+            &mut c,
+            &format!(
+                "BEGIN; INSERT INTO {table} VALUES (1); {}; COMMIT",
+                pop_sql("{}")
+            )
+        ),
+        "written before"
+    );
+    assert!(
+        !relaxed(
+            &mut c,
+            &format!(
+                "BEGIN; {}; INSERT INTO {table} VALUES (2); COMMIT",
+                pop_sql("{}")
+            )
+        ),
+        "written after"
+    );
+    assert!(
+        !relaxed(&mut c, &pop_sql(r#"{"autoAck": true}"#)),
+        "auto-ack"
+    );
+    assert!(
+        !relaxed(&mut c, &format!("BEGIN; {}; ROLLBACK", pop_sql("{}"))),
+        "rolled back"
+    );
     c.batch_execute("SET queen.pop_async_commit = off").unwrap();
     assert!(!relaxed(&mut c, &pop_sql("{}")), "turned off");
     c.batch_execute("RESET queen.pop_async_commit").unwrap();
-    let n: i64 = c.query_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap().get(0);
+    let n: i64 = c
+        .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+        .unwrap()
+        .get(0);
     assert_eq!(n, 2, "both user rows committed");
 
     // Partitions left: p7 and the one the rolled-back pop gave back.
@@ -529,8 +748,14 @@ fn only_a_lease_only_commit_skips_the_wal_flush() {
     let mut other = connect();
     let last = pop(&mut other, &queue, None, 1, &json!({}));
     assert_eq!(messages(&last).len(), 1);
-    assert_ne!(messages(&held)[0]["partitionId"], messages(&last)[0]["partitionId"]);
-    assert!(messages(&pop(&mut other, &queue, None, 1, &json!({}))).is_empty(), "every lease holds");
+    assert_ne!(
+        messages(&held)[0]["partitionId"],
+        messages(&last)[0]["partitionId"]
+    );
+    assert!(
+        messages(&pop(&mut other, &queue, None, 1, &json!({}))).is_empty(),
+        "every lease holds"
+    );
     assert!(!relaxed(&mut c, &pop_sql("{}")), "nothing left to take");
     let done = ack(&mut other, &acks_for(&held, "completed", None));
     assert_eq!(done[0]["success"], true, "{done}");
@@ -546,34 +771,68 @@ fn only_a_lease_only_commit_skips_the_wal_flush() {
 fn only_an_ack_only_commit_skips_the_wal_flush() {
     let (mut c, notices, table) = noticed_session();
     let queue = unique("ackcommit");
-    let items: Vec<Value> = (0..12).map(|i| json!({"queue": queue, "payload": i})).collect();
+    let items: Vec<Value> = (0..12)
+        .map(|i| json!({"queue": queue, "payload": i}))
+        .collect();
     push(&mut c, &Value::Array(items));
-    let relaxed = |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "ack-only transaction");
+    let relaxed =
+        |c: &mut postgres::Client, sql: &str| says(c, &notices, sql, "ack-only transaction");
     // Each case acks the next message; its SQL text quoted for a block.
     let next_ack = |c: &mut postgres::Client| -> String {
         let popped = pop(c, &queue, None, 1, &json!({}));
         assert_eq!(messages(&popped).len(), 1, "{popped}");
-        format!("SELECT queen.ack('{}')", acks_for(&popped, "completed", None).to_string().replace('\'', "''"))
+        format!(
+            "SELECT queen.ack('{}')",
+            acks_for(&popped, "completed", None)
+                .to_string()
+                .replace('\'', "''")
+        )
     };
 
     let sql = next_ack(&mut c);
     assert!(relaxed(&mut c, &sql), "an ack alone");
-    assert_eq!(c.query_one("SHOW synchronous_commit", &[]).unwrap().get::<_, String>(0), "on");
+    assert_eq!(
+        c.query_one("SHOW synchronous_commit", &[])
+            .unwrap()
+            .get::<_, String>(0),
+        "on"
+    );
     let sql = next_ack(&mut c);
-    assert!(relaxed(&mut c, &format!("BEGIN; {sql}; COMMIT")), "an ack alone, in a block");
+    assert!(
+        relaxed(&mut c, &format!("BEGIN; {sql}; COMMIT")),
+        "an ack alone, in a block"
+    );
     let sql = next_ack(&mut c);
-    assert!(!relaxed(&mut c, &format!("BEGIN; INSERT INTO {table} VALUES (1); {sql}; COMMIT")), "written before");
+    assert!(
+        !relaxed(
+            &mut c,
+            &format!("BEGIN; INSERT INTO {table} VALUES (1); {sql}; COMMIT")
+        ),
+        "written before"
+    );
     let sql = next_ack(&mut c);
-    assert!(!relaxed(&mut c, &format!("BEGIN; {sql}; INSERT INTO {table} VALUES (2); COMMIT")), "written after");
+    assert!(
+        !relaxed(
+            &mut c,
+            &format!("BEGIN; {sql}; INSERT INTO {table} VALUES (2); COMMIT")
+        ),
+        "written after"
+    );
     let sql = next_ack(&mut c);
-    assert!(!relaxed(&mut c, &format!("BEGIN; {sql}; ROLLBACK")), "rolled back");
+    assert!(
+        !relaxed(&mut c, &format!("BEGIN; {sql}; ROLLBACK")),
+        "rolled back"
+    );
     // The rolled-back ack left its lease in place: acked again, for good.
     assert!(relaxed(&mut c, &sql), "the same ack, again");
     c.batch_execute("SET queen.ack_async_commit = off").unwrap();
     let sql = next_ack(&mut c);
     assert!(!relaxed(&mut c, &sql), "turned off");
     c.batch_execute("RESET queen.ack_async_commit").unwrap();
-    let n: i64 = c.query_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap().get(0);
+    let n: i64 = c
+        .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+        .unwrap()
+        .get(0);
     assert_eq!(n, 2, "both user rows committed");
 
     // Six messages acked, in order: the next delivery is the seventh.

@@ -13,7 +13,9 @@ fn base() -> String {
 }
 
 fn agent() -> ureq::Agent {
-    ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build()
+    ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(60))
+        .build()
 }
 
 /// (status, body) whatever the status.
@@ -29,7 +31,14 @@ fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
     };
     let status = resp.status();
     let text = resp.into_string().unwrap_or_default();
-    (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) })
+    (
+        status,
+        if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        },
+    )
 }
 
 fn get(path: &str) -> (u16, Value) {
@@ -50,7 +59,10 @@ fn health_answers() {
 #[test]
 fn push_pop_ack_over_http() {
     let q = unique("http");
-    let (status, pushed) = post("/api/v1/push", &json!({"items": [{"queue": q, "payload": {"n": 1}}, {"queue": q, "payload": {"n": 2}}]}));
+    let (status, pushed) = post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "payload": {"n": 1}}, {"queue": q, "payload": {"n": 2}}]}),
+    );
     assert_eq!(status, 201, "{pushed}");
     assert_eq!(pushed.as_array().unwrap().len(), 2);
     let (status, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=2&wait=false"));
@@ -63,13 +75,23 @@ fn push_pop_ack_over_http() {
         .collect();
     let (status, acked) = post("/api/v1/ack/batch", &json!({"acknowledgments": acks}));
     assert_eq!(status, 200);
-    assert!(acked.as_array().unwrap().iter().all(|a| a["success"] == true), "{acked}");
+    assert!(
+        acked
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["success"] == true),
+        "{acked}"
+    );
     // Nothing left: 204.
     let (status, _) = get(&format!("/api/v1/pop/queue/{q}?batch=2&wait=false"));
     assert_eq!(status, 204);
     let (status, counts) = get(&format!("/api/v1/resources/queues/{q}"));
     assert_eq!(status, 200, "{counts}");
-    let (status, _) = send(agent().delete(&format!("{}/api/v1/resources/queues/{q}", base())), None);
+    let (status, _) = send(
+        agent().delete(&format!("{}/api/v1/resources/queues/{q}", base())),
+        None,
+    );
     assert_eq!(status, 200);
 }
 
@@ -79,16 +101,29 @@ fn a_long_poll_returns_when_a_push_lands() {
     let started = Instant::now();
     let waiter = {
         let q = q.clone();
-        std::thread::spawn(move || get(&format!("/api/v1/pop/queue/{q}?batch=1&wait=true&timeout=20000")))
+        std::thread::spawn(move || {
+            get(&format!(
+                "/api/v1/pop/queue/{q}?batch=1&wait=true&timeout=20000"
+            ))
+        })
     };
     std::thread::sleep(Duration::from_millis(300));
-    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": "wake"}]}));
+    post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "payload": "wake"}]}),
+    );
     let (status, body) = waiter.join().unwrap();
     assert_eq!(status, 200);
     assert_eq!(body["messages"][0]["data"], "wake");
-    assert!(started.elapsed() < Duration::from_secs(15), "woken by the push, not by the timeout");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "woken by the push, not by the timeout"
+    );
     // An empty long poll ends at its timeout with 204.
-    let (status, _) = get(&format!("/api/v1/pop/queue/{}?wait=true&timeout=300", unique("empty")));
+    let (status, _) = get(&format!(
+        "/api/v1/pop/queue/{}?wait=true&timeout=300",
+        unique("empty")
+    ));
     assert_eq!(status, 204);
 }
 
@@ -99,7 +134,8 @@ fn long_polls_on_every_thread_are_woken_by_pushes_served_on_others() {
     // threads, and a wake has to cross from one to another.
     // This front-end's poller never rechecks within the test, so only the
     // push (and each woken waiter, passing the wake on) can end a wait.
-    let front = std::env::var("QUEEN_HTTP_NO_POLL").unwrap_or_else(|_| "http://127.0.0.1:6639".into());
+    let front =
+        std::env::var("QUEEN_HTTP_NO_POLL").unwrap_or_else(|_| "http://127.0.0.1:6639".into());
     let q = unique("polls");
     let started = Instant::now();
     let waiters: Vec<_> = (0..4)
@@ -109,8 +145,13 @@ fn long_polls_on_every_thread_are_woken_by_pushes_served_on_others() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(300));
-    let items: Vec<Value> = (0..4).map(|n| json!({"queue": q, "partition": format!("p{n}"), "payload": {"n": n}})).collect();
-    let (status, _) = send(agent().post(&format!("{front}/api/v1/push")), Some(&json!({"items": items})));
+    let items: Vec<Value> = (0..4)
+        .map(|n| json!({"queue": q, "partition": format!("p{n}"), "payload": {"n": n}}))
+        .collect();
+    let (status, _) = send(
+        agent().post(&format!("{front}/api/v1/push")),
+        Some(&json!({"items": items})),
+    );
     assert_eq!(status, 201);
     let mut got: Vec<i64> = waiters
         .into_iter()
@@ -122,16 +163,29 @@ fn long_polls_on_every_thread_are_woken_by_pushes_served_on_others() {
         })
         .collect();
     got.sort_unstable();
-    assert_eq!(got, vec![0, 1, 2, 3], "each message went to exactly one waiter");
+    assert_eq!(
+        got,
+        vec![0, 1, 2, 3],
+        "each message went to exactly one waiter"
+    );
     // A waiter left unwoken pops once more when its 20 s run out, and would
     // get its message then.
-    assert!(started.elapsed() < Duration::from_secs(10), "woken by the push, not by their timeouts");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "woken by the push, not by their timeouts"
+    );
     // More connections than threads at once: every one is served.
     let pushers: Vec<_> = (0..8)
         .map(|n| {
             let q = q.clone();
             let url = format!("{front}/api/v1/push");
-            std::thread::spawn(move || send(agent().post(&url), Some(&json!({"items": [{"queue": q, "partition": "more", "payload": n}]}))).0)
+            std::thread::spawn(move || {
+                send(
+                    agent().post(&url),
+                    Some(&json!({"items": [{"queue": q, "partition": "more", "payload": n}]})),
+                )
+                .0
+            })
         })
         .collect();
     assert!(pushers.into_iter().all(|p| p.join().unwrap() == 201));
@@ -139,7 +193,10 @@ fn long_polls_on_every_thread_are_woken_by_pushes_served_on_others() {
 
 #[test]
 fn bad_input_is_a_4xx_with_a_json_body() {
-    let resp = agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/json").send_string("{not json");
+    let resp = agent()
+        .post(&format!("{}/api/v1/push", base()))
+        .set("Content-Type", "application/json")
+        .send_string("{not json");
     let (status, body) = match resp {
         Err(ureq::Error::Status(s, r)) => (s, r.into_json::<Value>().unwrap()),
         other => panic!("expected 400, got {other:?}"),
@@ -148,20 +205,44 @@ fn bad_input_is_a_4xx_with_a_json_body() {
     assert!(body["error"].as_str().unwrap().contains("malformed JSON"));
     let (status, body) = post("/api/v1/push", &json!({"items": [{"payload": 1}]}));
     assert_eq!(status, 400);
-    assert!(body["error"].as_str().unwrap().contains("items[0].queue"), "{body}");
-    let (status, body) = post("/api/v1/configure", &json!({"queue": unique("c"), "options": {"leaseTime": "long"}}));
+    assert!(
+        body["error"].as_str().unwrap().contains("items[0].queue"),
+        "{body}"
+    );
+    let (status, body) = post(
+        "/api/v1/configure",
+        &json!({"queue": unique("c"), "options": {"leaseTime": "long"}}),
+    );
     assert_eq!(status, 400, "{body}");
     let (status, _) = get(&format!("/api/v1/pop/queue/{}?batch=abc", unique("q")));
     assert_eq!(status, 400);
-    let (status, body) = send(agent().delete(&format!("{}/api/v1/resources/queues/{}", base(), unique("ghost"))), None);
+    let (status, body) = send(
+        agent().delete(&format!(
+            "{}/api/v1/resources/queues/{}",
+            base(),
+            unique("ghost")
+        )),
+        None,
+    );
     assert_eq!(status, 404, "{body}");
-    let (status, _) = send(agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/x-queen-push"), None);
+    let (status, _) = send(
+        agent()
+            .post(&format!("{}/api/v1/push", base()))
+            .set("Content-Type", "application/x-queen-push"),
+        None,
+    );
     assert_eq!(status, 400);
     // Oversize: refused before anything is written.
     let big = "x".repeat(17 * 1024 * 1024);
-    let resp = agent().post(&format!("{}/api/v1/push", base())).set("Content-Type", "application/json").send_string(&big);
+    let resp = agent()
+        .post(&format!("{}/api/v1/push", base()))
+        .set("Content-Type", "application/json")
+        .send_string(&big);
     match resp {
-        Err(ureq::Error::Status(413, r)) => assert!(r.into_json::<Value>().unwrap()["error"].as_str().unwrap().contains("larger than")),
+        Err(ureq::Error::Status(413, r)) => assert!(r.into_json::<Value>().unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .contains("larger than")),
         Err(ureq::Error::Transport(_)) => {} // the server may close the connection mid-upload
         other => panic!("expected 413, got {other:?}"),
     }
@@ -170,7 +251,10 @@ fn bad_input_is_a_4xx_with_a_json_body() {
 #[test]
 fn a_stale_lease_in_a_transaction_is_a_conflict() {
     let q = unique("txn");
-    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": 1}]}));
+    post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "payload": 1}]}),
+    );
     let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=1"));
     let m = &popped["messages"][0];
     let (status, body) = post(
@@ -180,7 +264,10 @@ fn a_stale_lease_in_a_transaction_is_a_conflict() {
     );
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["success"], false);
-    let (status, renewed) = post(&format!("/api/v1/lease/{}/extend", m["leaseId"].as_str().unwrap()), &json!({}));
+    let (status, renewed) = post(
+        &format!("/api/v1/lease/{}/extend", m["leaseId"].as_str().unwrap()),
+        &json!({}),
+    );
     assert_eq!(status, 200);
     assert_eq!(renewed["success"], true);
 }
@@ -188,10 +275,16 @@ fn a_stale_lease_in_a_transaction_is_a_conflict() {
 #[test]
 fn dead_letters_over_http() {
     let q = unique("dlq");
-    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": {"bad": 1}, "transactionId": "d-1"}]}));
+    post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "payload": {"bad": 1}, "transactionId": "d-1"}]}),
+    );
     let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=1"));
     let m = &popped["messages"][0];
-    post("/api/v1/ack", &json!({"transactionId": "d-1", "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "dlq", "error": "boom"}));
+    post(
+        "/api/v1/ack",
+        &json!({"transactionId": "d-1", "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": "dlq", "error": "boom"}),
+    );
     let (status, dlq) = get(&format!("/api/v1/dlq?queue={q}"));
     assert_eq!(status, 200);
     assert_eq!(dlq["total"], 1);
@@ -202,11 +295,17 @@ fn dead_letters_over_http() {
     let (status, retried) = post(&format!("/api/v1/messages/{pid}/d-1/retry"), &json!({}));
     assert_eq!(status, 200);
     assert_eq!(retried["retried"].as_array().unwrap().len(), 1);
-    let (status, _) = send(agent().delete(&format!("{}/api/v1/messages/{pid}/d-1", base())), None);
+    let (status, _) = send(
+        agent().delete(&format!("{}/api/v1/messages/{pid}/d-1", base())),
+        None,
+    );
     assert_eq!(status, 404, "already retried");
     let (status, metrics) = get("/metrics/prometheus");
     assert_eq!(status, 200);
-    assert!(metrics.as_str().unwrap().contains("queen_queue_pruned_failed_total"));
+    assert!(metrics
+        .as_str()
+        .unwrap()
+        .contains("queen_queue_pruned_failed_total"));
     let (status, _) = get("/api/v1/analytics/retention");
     assert_eq!(status, 200);
     let (status, sizes) = get("/api/v1/analytics/postgres-stats");
@@ -216,13 +315,20 @@ fn dead_letters_over_http() {
 
 #[test]
 fn jwt_guards_routes_and_names_the_producer() {
-    let Ok(base) = std::env::var("QUEEN_HTTP_JWT") else { return };
+    let Ok(base) = std::env::var("QUEEN_HTTP_JWT") else {
+        return;
+    };
     let secret = std::env::var("QUEEN_HTTP_JWT_SECRET").unwrap();
     let q = unique("jwt");
     let push = json!({"items": [{"queue": q, "payload": 1}]});
     let (status, body) = send(agent().post(&format!("{base}/api/v1/push")), Some(&push));
     assert_eq!(status, 401, "{body}");
-    let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", "Bearer not.a.token"), Some(&push));
+    let (status, _) = send(
+        agent()
+            .post(&format!("{base}/api/v1/push"))
+            .set("Authorization", "Bearer not.a.token"),
+        Some(&push),
+    );
     assert_eq!(status, 401);
     let sign = |claims: &Value| {
         let token = jsonwebtoken::encode(
@@ -233,29 +339,66 @@ fn jwt_guards_routes_and_names_the_producer() {
         .unwrap();
         format!("Bearer {token}")
     };
-    let exp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600;
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
     // A token without an expiry is refused; a read-only one may not push.
     let unbounded = sign(&json!({"sub": "billing-service", "role": "read-write"}));
-    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &unbounded), Some(&push));
-    assert_eq!((status, body["code"].clone()), (401, json!("unauthorized")), "{body}");
+    let (status, body) = send(
+        agent()
+            .post(&format!("{base}/api/v1/push"))
+            .set("Authorization", &unbounded),
+        Some(&push),
+    );
+    assert_eq!(
+        (status, body["code"].clone()),
+        (401, json!("unauthorized")),
+        "{body}"
+    );
     let reader = sign(&json!({"sub": "dashboard", "role": "read-only", "exp": exp}));
-    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &reader), Some(&push));
-    assert_eq!((status, body["code"].clone()), (403, json!("forbidden")), "{body}");
+    let (status, body) = send(
+        agent()
+            .post(&format!("{base}/api/v1/push"))
+            .set("Authorization", &reader),
+        Some(&push),
+    );
+    assert_eq!(
+        (status, body["code"].clone()),
+        (403, json!("forbidden")),
+        "{body}"
+    );
     let auth = sign(&json!({"sub": "billing-service", "role": "read-write", "exp": exp}));
-    let (status, _) = send(agent().post(&format!("{base}/api/v1/push")).set("Authorization", &auth), Some(&push));
+    let (status, _) = send(
+        agent()
+            .post(&format!("{base}/api/v1/push"))
+            .set("Authorization", &auth),
+        Some(&push),
+    );
     assert_eq!(status, 201);
-    let (status, popped) = send(agent().get(&format!("{base}/api/v1/pop/queue/{q}?batch=1")).set("Authorization", &auth), None);
+    let (status, popped) = send(
+        agent()
+            .get(&format!("{base}/api/v1/pop/queue/{q}?batch=1"))
+            .set("Authorization", &auth),
+        None,
+    );
     assert_eq!(status, 200);
     assert_eq!(popped["messages"][0]["producerSub"], "billing-service");
 }
 
 #[test]
 fn database_down_is_a_503_not_a_hang() {
-    let Ok(base) = std::env::var("QUEEN_HTTP_DOWN") else { return };
+    let Ok(base) = std::env::var("QUEEN_HTTP_DOWN") else {
+        return;
+    };
     let started = Instant::now();
     let (status, body) = send(agent().get(&format!("{base}/health")), None);
     assert_eq!(status, 503, "{body}");
-    let (status, body) = send(agent().post(&format!("{base}/api/v1/push")), Some(&json!({"items": [{"queue": "q", "payload": 1}]})));
+    let (status, body) = send(
+        agent().post(&format!("{base}/api/v1/push")),
+        Some(&json!({"items": [{"queue": "q", "payload": 1}]})),
+    );
     assert_eq!(status, 503, "{body}");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
@@ -263,19 +406,42 @@ fn database_down_is_a_503_not_a_hang() {
 #[test]
 fn consumer_groups_over_http() {
     let q = unique("cg");
-    post("/api/v1/push", &json!({"items": [{"queue": q, "payload": 1}, {"queue": q, "payload": 2}]}));
-    let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"));
+    post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "payload": 1}, {"queue": q, "payload": 2}]}),
+    );
+    let (_, popped) = get(&format!(
+        "/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"
+    ));
     assert_eq!(popped["messages"].as_array().unwrap().len(), 2);
     let (status, groups) = get("/api/v1/consumer-groups");
     assert_eq!(status, 200);
     assert!(groups.to_string().contains("reporting"));
-    let (status, _) = post(&format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"), &json!({"position": "beginning"}));
+    let (status, _) = post(
+        &format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"),
+        &json!({"position": "beginning"}),
+    );
     assert_eq!(status, 200);
-    let (_, again) = get(&format!("/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"));
-    assert_eq!(again["messages"].as_array().unwrap().len(), 2, "seeking drops the lease and rewinds");
-    let (status, _) = send(agent().delete(&format!("{}/api/v1/consumer-groups/reporting/queues/{q}?deleteMetadata=true", base())), None);
+    let (_, again) = get(&format!(
+        "/api/v1/pop/queue/{q}?batch=2&consumerGroup=reporting"
+    ));
+    assert_eq!(
+        again["messages"].as_array().unwrap().len(),
+        2,
+        "seeking drops the lease and rewinds"
+    );
+    let (status, _) = send(
+        agent().delete(&format!(
+            "{}/api/v1/consumer-groups/reporting/queues/{q}?deleteMetadata=true",
+            base()
+        )),
+        None,
+    );
     assert_eq!(status, 200);
-    let (status, body) = post(&format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"), &json!({"position": "sideways"}));
+    let (status, body) = post(
+        &format!("/api/v1/consumer-groups/reporting/queues/{q}/seek"),
+        &json!({"position": "sideways"}),
+    );
     assert_eq!(status, 400, "{body}");
 }
 
@@ -290,62 +456,131 @@ fn timers_over_http() {
     );
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["results"][0]["status"], "scheduled");
-    let (status, cancelled) = send(agent().delete(&format!("{}/api/v1/timers/{q}/k2", base())), None);
+    let (status, cancelled) = send(
+        agent().delete(&format!("{}/api/v1/timers/{q}/k2", base())),
+        None,
+    );
     assert_eq!(status, 200);
     assert_eq!(cancelled["status"], "cancelled");
-    let (status, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=5&wait=true&timeout=10000"));
+    let (status, popped) = get(&format!(
+        "/api/v1/pop/queue/{q}?batch=5&wait=true&timeout=10000"
+    ));
     assert_eq!(status, 200);
     assert_eq!(popped["messages"][0]["data"], json!({"t": 1}));
     assert_eq!(popped["messages"][0]["transactionId"], "t-1");
-    let (status, body) = post("/api/v1/timers", &json!({"operations": [{"op": "schedule", "queue": q, "timerKey": "k3",
-        "payload": payload, "delayMs": 0, "deliverAt": "2030-01-01T00:00:00Z"}]}));
+    let (status, body) = post(
+        "/api/v1/timers",
+        &json!({"operations": [{"op": "schedule", "queue": q, "timerKey": "k3",
+        "payload": payload, "delayMs": 0, "deliverAt": "2030-01-01T00:00:00Z"}]}),
+    );
     assert_eq!(status, 400, "server-owned fields are refused: {body}");
 }
 
 #[test]
 fn kv_and_locks_over_http() {
     let ns = unique("httpkv");
-    let (status, r) = post("/api/v1/kv", &json!({"operations": [
-        {"op": "put", "ns": ns, "key": "k", "value": {"v": 1}, "ttlSeconds": 60},
-        {"op": "putIfAbsent", "ns": ns, "key": "k", "value": 2, "ttlSeconds": 60},
-        {"op": "get", "ns": ns, "key": "k"}
-    ]}));
+    let (status, r) = post(
+        "/api/v1/kv",
+        &json!({"operations": [
+            {"op": "put", "ns": ns, "key": "k", "value": {"v": 1}, "ttlSeconds": 60},
+            {"op": "putIfAbsent", "ns": ns, "key": "k", "value": 2, "ttlSeconds": 60},
+            {"op": "get", "ns": ns, "key": "k"}
+        ]}),
+    );
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["results"][0]["applied"], true);
-    assert_eq!((r["results"][1]["applied"].clone(), r["results"][1]["reason"].clone()), (json!(false), json!("exists")), "a verdict, not an error");
+    assert_eq!(
+        (
+            r["results"][1]["applied"].clone(),
+            r["results"][1]["reason"].clone()
+        ),
+        (json!(false), json!("exists")),
+        "a verdict, not an error"
+    );
     assert_eq!(r["results"][2]["value"], json!({"v": 1}));
     // The curl sugar.
     let (status, got) = get(&format!("/api/v1/kv/{ns}/k"));
     assert_eq!((status, got["found"].clone()), (200, json!(true)));
-    let (status, put) = send(agent().put(&format!("{}/api/v1/kv/{ns}/a/b", base())), Some(&json!({"value": 7, "forever": true})));
-    assert_eq!((status, put["applied"].clone(), put["key"].clone()), (200, json!(true), json!("a/b")), "{put}");
-    let (status, del) = send(agent().delete(&format!("{}/api/v1/kv/{ns}/a/b", base())), None);
+    let (status, put) = send(
+        agent().put(&format!("{}/api/v1/kv/{ns}/a/b", base())),
+        Some(&json!({"value": 7, "forever": true})),
+    );
+    assert_eq!(
+        (status, put["applied"].clone(), put["key"].clone()),
+        (200, json!(true), json!("a/b")),
+        "{put}"
+    );
+    let (status, del) = send(
+        agent().delete(&format!("{}/api/v1/kv/{ns}/a/b", base())),
+        None,
+    );
     assert_eq!((status, del["applied"].clone()), (200, json!(true)));
     // Error classes: bad input, too large, over quota; each writes nothing.
-    let (status, bad) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": 1}]}));
-    assert_eq!((status, bad["code"].clone()), (400, json!("invalid_request")), "{bad}");
+    let (status, bad) = post(
+        "/api/v1/kv",
+        &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": 1}]}),
+    );
+    assert_eq!(
+        (status, bad["code"].clone()),
+        (400, json!("invalid_request")),
+        "{bad}"
+    );
     let big = "x".repeat(1_100_000);
-    let (status, large) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": big, "ttlSeconds": 5}]}));
+    let (status, large) = post(
+        "/api/v1/kv",
+        &json!({"operations": [{"op": "put", "ns": ns, "key": "x", "value": big, "ttlSeconds": 5}]}),
+    );
     assert_eq!(status, 413, "{large}");
     let quota_ns = unique("httpquota");
-    post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "a", "value": 1, "forever": true}]}));
+    post(
+        "/api/v1/kv",
+        &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "a", "value": 1, "forever": true}]}),
+    );
     let mut c = queen_it::connect();
-    c.query_one("SELECT queen.kv_quota($1, 1, NULL)", &[&quota_ns]).unwrap();
-    c.query_one("SELECT queen_internal.kv_usage_rollup_v1()", &[]).unwrap();
-    let (status, over) = post("/api/v1/kv", &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "b", "value": 1, "forever": true}]}));
-    assert_eq!((status, over["code"].clone()), (403, json!("storage_quota_exceeded")), "{over}");
+    c.query_one("SELECT queen.kv_quota($1, 1, NULL)", &[&quota_ns])
+        .unwrap();
+    c.query_one("SELECT queen_internal.kv_usage_rollup_v1()", &[])
+        .unwrap();
+    let (status, over) = post(
+        "/api/v1/kv",
+        &json!({"operations": [{"op": "put", "ns": quota_ns, "key": "b", "value": 1, "forever": true}]}),
+    );
+    assert_eq!(
+        (status, over["code"].clone()),
+        (403, json!("storage_quota_exceeded")),
+        "{over}"
+    );
     let (_, b) = get(&format!("/api/v1/kv/{quota_ns}/b"));
     assert_eq!(b["found"], false);
 
     let name = unique("httplock");
-    let (status, a) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "one"}]}));
+    let (status, a) = post(
+        "/api/v1/locks",
+        &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "one"}]}),
+    );
     assert_eq!(status, 200, "{a}");
     let a = &a["results"][0];
     assert_eq!(a["acquired"], true);
-    let (status, b) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "two"}]}));
-    assert_eq!((status, b["results"][0]["acquired"].clone(), b["results"][0]["reason"].clone()), (200, json!(false), json!("held")));
-    let (status, tx) = post("/api/v1/transaction", &json!({"operations": [], "kv": [a["guard"], {"op": "incr", "ns": ns, "key": "n", "ttlSeconds": 60}]}));
+    let (status, b) = post(
+        "/api/v1/locks",
+        &json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "two"}]}),
+    );
+    assert_eq!(
+        (
+            status,
+            b["results"][0]["acquired"].clone(),
+            b["results"][0]["reason"].clone()
+        ),
+        (200, json!(false), json!("held"))
+    );
+    let (status, tx) = post(
+        "/api/v1/transaction",
+        &json!({"operations": [], "kv": [a["guard"], {"op": "incr", "ns": ns, "key": "n", "ttlSeconds": 60}]}),
+    );
     assert_eq!((status, tx["success"].clone()), (200, json!(true)), "{tx}");
-    let (status, bad) = post("/api/v1/locks", &json!({"operations": [{"op": "acquire", "name": "has#hash", "ttlSeconds": 30}]}));
+    let (status, bad) = post(
+        "/api/v1/locks",
+        &json!({"operations": [{"op": "acquire", "name": "has#hash", "ttlSeconds": 30}]}),
+    );
     assert_eq!(status, 400, "{bad}");
 }

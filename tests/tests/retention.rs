@@ -41,16 +41,33 @@ fn old_backlog(c: &mut postgres::Client, queue: &str, segments: usize, age: &str
 fn the_worker_applies_retention() {
     let mut c = connect();
     let queue = unique("worker");
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
+        &[&queue],
+    )
+    .unwrap();
     let pid = old_backlog(&mut c, &queue, 3, "2 hours");
-    c.execute("UPDATE queen.maintenance_leases SET next_due_at = now() WHERE task = 'retention'", &[]).unwrap();
+    c.execute(
+        "UPDATE queen.maintenance_leases SET next_due_at = now() WHERE task = 'retention'",
+        &[],
+    )
+    .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let left: i64 = c.query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+        let left: i64 = c
+            .query_one(
+                "SELECT count(*) FROM queen.log_segments WHERE partition_id = $1",
+                &[&pid],
+            )
+            .unwrap()
+            .get(0);
         if left == 0 {
             break;
         }
-        assert!(Instant::now() < deadline, "the worker did not sweep within a minute");
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not sweep within a minute"
+        );
         thread::sleep(Duration::from_millis(200));
     }
     let audited: i64 = c
@@ -60,7 +77,11 @@ fn the_worker_applies_retention() {
     assert_eq!(audited, 3);
     // Between cycles nobody holds the sweeper's lock: pause the task, let a
     // running cycle end, and look.
-    c.execute("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'", &[]).unwrap();
+    c.execute(
+        "UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'",
+        &[],
+    )
+    .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let running: i64 = c
@@ -74,10 +95,17 @@ fn the_worker_applies_retention() {
         thread::sleep(Duration::from_millis(100));
     }
     let held: i64 = c
-        .query_one("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 737001", &[])
+        .query_one(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 737001",
+            &[],
+        )
         .unwrap()
         .get(0);
-    c.execute("UPDATE queen.maintenance_leases SET enabled = true WHERE task = 'retention'", &[]).unwrap();
+    c.execute(
+        "UPDATE queen.maintenance_leases SET enabled = true WHERE task = 'retention'",
+        &[],
+    )
+    .unwrap();
     assert_eq!(held, 0, "no exit path leaves 737001 held");
 }
 
@@ -126,7 +154,13 @@ fn a_push_during_a_drain_waits_one_step_at_most() {
         .get(0);
     assert!(later > 0, "the push landed mid-drain");
     // And the fresh message survived the drain.
-    let kept: i64 = c.query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+    let kept: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_segments WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(kept, 1);
 }
 
@@ -135,7 +169,11 @@ fn a_push_during_a_drain_waits_one_step_at_most() {
 fn two_claimers_one_token() {
     let task = unique("task");
     let mut c = connect();
-    c.execute("INSERT INTO queen.maintenance_leases (task) VALUES ($1)", &[&task]).unwrap();
+    c.execute(
+        "INSERT INTO queen.maintenance_leases (task) VALUES ($1)",
+        &[&task],
+    )
+    .unwrap();
     let barrier = Arc::new(Barrier::new(2));
     let claimers: Vec<_> = (0..2)
         .map(|i| {
@@ -145,7 +183,10 @@ fn two_claimers_one_token() {
                 let mut c = connect();
                 barrier.wait();
                 let token: Option<i64> = c
-                    .query_one("SELECT queen_internal.maintenance_claim_v1($1, $2, 60000)", &[&task, &format!("claimer {i}")])
+                    .query_one(
+                        "SELECT queen_internal.maintenance_claim_v1($1, $2, 60000)",
+                        &[&task, &format!("claimer {i}")],
+                    )
                     .unwrap()
                     .get(0);
                 token
@@ -153,8 +194,16 @@ fn two_claimers_one_token() {
         })
         .collect();
     let tokens: Vec<Option<i64>> = claimers.into_iter().map(|h| h.join().unwrap()).collect();
-    assert_eq!(tokens.iter().filter(|t| t.is_some()).count(), 1, "{tokens:?}");
-    c.execute("DELETE FROM queen.maintenance_leases WHERE task = $1", &[&task]).unwrap();
+    assert_eq!(
+        tokens.iter().filter(|t| t.is_some()).count(),
+        1,
+        "{tokens:?}"
+    );
+    c.execute(
+        "DELETE FROM queen.maintenance_leases WHERE task = $1",
+        &[&task],
+    )
+    .unwrap();
 }
 
 /// Cleanup racing pushes: every push either fails loudly or its message is
@@ -165,7 +214,10 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
     let queue = unique("cleanup");
     // Many empty, long idle partitions.
     for p in 0..40 {
-        push(&mut c, &json!([{"queue": queue, "partition": format!("p{p}"), "payload": p}]));
+        push(
+            &mut c,
+            &json!([{"queue": queue, "partition": format!("p{p}"), "payload": p}]),
+        );
     }
     c.execute(
         "UPDATE queen.log_segments s SET created_at = s.created_at - interval '40 days'
@@ -181,7 +233,11 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
         .map(|r| r.get(0))
         .collect();
     for pid in &pids {
-        c.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)", &[pid]).unwrap();
+        c.query_one(
+            "SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)",
+            &[pid],
+        )
+        .unwrap();
     }
     c.execute(
         "UPDATE queen.log_partitions SET created_at = now() - interval '40 days', last_write_at = now() - interval '40 days' WHERE id = ANY($1)",
@@ -223,7 +279,11 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
     }
     stop.store(true, Ordering::Relaxed);
     let landed = pusher.join().expect("pusher");
-    assert!(deleted > 0 && !landed.is_empty(), "both sides ran: {deleted} deleted, {} pushed", landed.len());
+    assert!(
+        deleted > 0 && !landed.is_empty(),
+        "both sides ran: {deleted} deleted, {} pushed",
+        landed.len()
+    );
     for (pid, txn) in landed {
         let found: i64 = c
             .query_one(
@@ -232,7 +292,10 @@ fn cleanup_racing_a_push_loses_nothing_silently() {
             )
             .unwrap()
             .get(0);
-        assert_eq!(found, 1, "{txn} in partition {pid} was acknowledged and must still be there");
+        assert_eq!(
+            found, 1,
+            "{txn} in partition {pid} was acknowledged and must still be there"
+        );
     }
 }
 
@@ -255,15 +318,53 @@ fn the_audit_row_exists_exactly_when_the_delete_committed() {
            WHEN (NEW.partition_id = {pid}) EXECUTE FUNCTION pg_temp.refuse();"
     ))
     .unwrap();
-    let err = txn.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)", &[&pid]).unwrap_err();
-    assert!(err.to_string().contains("injected") || format!("{err:?}").contains("injected"), "{err:?}");
+    let err = txn
+        .query_one(
+            "SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)",
+            &[&pid],
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("injected") || format!("{err:?}").contains("injected"),
+        "{err:?}"
+    );
     txn.rollback().unwrap();
-    let segments: i64 = c.query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[&pid]).unwrap().get(0);
-    let start: i64 = c.query_one("SELECT log_start FROM queen.log_partitions WHERE id = $1", &[&pid]).unwrap().get(0);
-    let audits: i64 = c.query_one("SELECT count(*) FROM queen.retention_history WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+    let segments: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_segments WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
+    let start: i64 = c
+        .query_one(
+            "SELECT log_start FROM queen.log_partitions WHERE id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
+    let audits: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.retention_history WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!((segments, start, audits), (3, 0, 0));
-    let r: Value = c.query_one("SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)::json", &[&pid]).unwrap().get(0);
+    let r: Value = c
+        .query_one(
+            "SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 100)::json",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(r["deleted"], 3);
-    let audits: i64 = c.query_one("SELECT count(*) FROM queen.retention_history WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+    let audits: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.retention_history WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(audits, 1);
 }

@@ -39,7 +39,12 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
     for i in 0..300 {
         txn.query_one(
             "SELECT queen.timer_schedule($1, $2, $3::jsonb, 0, $4)",
-            &[&queue, &format!("k{i}"), &json!({"i": i}), &format!("p{}", i % 3)],
+            &[
+                &queue,
+                &format!("k{i}"),
+                &json!({"i": i}),
+                &format!("p{}", i % 3),
+            ],
         )
         .unwrap();
     }
@@ -52,7 +57,10 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
             let mut fired = 0;
             let deadline = Instant::now() + Duration::from_secs(30);
             while messages_in(&mut c, &queue) < 300 && Instant::now() < deadline {
-                let r: Value = c.query_one("SELECT queen_internal.sweeper_run_once()", &[]).unwrap().get(0);
+                let r: Value = c
+                    .query_one("SELECT queen_internal.sweeper_run_once()", &[])
+                    .unwrap()
+                    .get(0);
                 fired += r["fired"].as_i64().unwrap();
             }
             fired
@@ -62,7 +70,13 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
     racer.join().unwrap();
     thread::sleep(Duration::from_millis(500));
     assert_eq!(messages_in(&mut c, &queue), 300, "no timer fired twice");
-    let left: i64 = c.query_one("SELECT count(*) FROM queen.log_timers WHERE queue = $1", &[&queue]).unwrap().get(0);
+    let left: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_timers WHERE queue = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0);
     let distinct: i64 = c
         .query_one(
@@ -81,7 +95,8 @@ fn a_rolled_back_schedule_never_fires() {
     let mut c = connect();
     let queue = unique("rollback");
     let mut txn = c.transaction().unwrap();
-    txn.query_one("SELECT queen.timer_schedule($1, 'k', '1', 0)", &[&queue]).unwrap();
+    txn.query_one("SELECT queen.timer_schedule($1, 'k', '1', 0)", &[&queue])
+        .unwrap();
     thread::sleep(Duration::from_millis(1500));
     txn.rollback().unwrap();
     thread::sleep(Duration::from_millis(1500));
@@ -96,7 +111,11 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
     // Schedule and claim it in one transaction (no sweeper sees it
     // unclaimed), then "die": never fire.
     let mut txn = c.transaction().unwrap();
-    txn.query_one("SELECT queen.timer_schedule($1, 'k', '\"late\"', 0)", &[&queue]).unwrap();
+    txn.query_one(
+        "SELECT queen.timer_schedule($1, 'k', '\"late\"', 0)",
+        &[&queue],
+    )
+    .unwrap();
     let claimed: Value = txn
         .query_one(
             "WITH t AS (UPDATE queen.log_timers SET claim_token = gen_random_uuid(), claimed_until = now() + interval '2 seconds'
@@ -108,7 +127,10 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
         .get(0);
     txn.commit().unwrap();
     assert_eq!(claimed["claimed"], 1);
-    wait_for(|| messages_in(&mut c, &queue) == 1, "the orphaned timer fired by a live sweeper");
+    wait_for(
+        || messages_in(&mut c, &queue) == 1,
+        "the orphaned timer fired by a live sweeper",
+    );
 }
 
 /// The sweepers sleep up to a minute in the test cluster; a timer scheduled
@@ -120,23 +142,38 @@ fn a_commit_wakes_the_sleeping_sweepers() {
     let queue = unique("wake");
     // Push the slow phases' gates out of the way, so nothing but the wake
     // can cut the sweepers' sleep short; let them settle into it.
-    for q in ["ALTER SYSTEM SET queen.kv_expire_every_ms = 600000", "ALTER SYSTEM SET queen.kv_usage_every_ms = 600000", "SELECT pg_reload_conf()"] {
+    for q in [
+        "ALTER SYSTEM SET queen.kv_expire_every_ms = 600000",
+        "ALTER SYSTEM SET queen.kv_usage_every_ms = 600000",
+        "SELECT pg_reload_conf()",
+    ] {
         c.execute(q, &[]).unwrap();
     }
     thread::sleep(Duration::from_millis(2500));
     // A schedule that rolls back wakes nobody: no probe runs.
     let probes = |c: &mut postgres::Client| -> i64 {
-        let m: Value = c.query_one("SELECT queen.sweeper_metrics()::jsonb", &[]).unwrap().get(0);
+        let m: Value = c
+            .query_one("SELECT queen.sweeper_metrics()::jsonb", &[])
+            .unwrap()
+            .get(0);
         m["probesTotal"].as_i64().unwrap()
     };
     let before = probes(&mut c);
     let mut txn = c.transaction().unwrap();
-    txn.query_one("SELECT queen.timer_schedule($1, 'never', '1', 0)", &[&queue]).unwrap();
+    txn.query_one(
+        "SELECT queen.timer_schedule($1, 'never', '1', 0)",
+        &[&queue],
+    )
+    .unwrap();
     txn.rollback().unwrap();
     thread::sleep(Duration::from_millis(1500));
     let after_rollback = probes(&mut c);
     let started = Instant::now();
-    c.query_one("SELECT queen.timer_schedule($1, 'now', '\"wake up\"', 0)", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.timer_schedule($1, 'now', '\"wake up\"', 0)",
+        &[&queue],
+    )
+    .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut woke = true;
     while messages_in(&mut c, &queue) == 0 {
@@ -146,11 +183,21 @@ fn a_commit_wakes_the_sleeping_sweepers() {
         }
         thread::sleep(Duration::from_millis(20));
     }
-    for q in ["ALTER SYSTEM RESET queen.kv_expire_every_ms", "ALTER SYSTEM RESET queen.kv_usage_every_ms", "SELECT pg_reload_conf()"] {
+    for q in [
+        "ALTER SYSTEM RESET queen.kv_expire_every_ms",
+        "ALTER SYSTEM RESET queen.kv_usage_every_ms",
+        "SELECT pg_reload_conf()",
+    ] {
         c.execute(q, &[]).unwrap();
     }
-    assert_eq!(after_rollback, before, "a rolled-back schedule woke a sweeper");
-    assert!(woke, "the timer waited for the sweepers' long sleep: no wake");
+    assert_eq!(
+        after_rollback, before,
+        "a rolled-back schedule woke a sweeper"
+    );
+    assert!(
+        woke,
+        "the timer waited for the sweepers' long sleep: no wake"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
@@ -160,24 +207,49 @@ fn a_commit_wakes_the_sleeping_sweepers() {
 fn a_broken_rollup_degrades_to_off_and_the_fire_goes_on() {
     let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = connect();
-    let metrics = |c: &mut postgres::Client| -> Value { c.query_one("SELECT queen.sweeper_metrics()::jsonb", &[]).unwrap().get(0) };
+    let metrics = |c: &mut postgres::Client| -> Value {
+        c.query_one("SELECT queen.sweeper_metrics()::jsonb", &[])
+            .unwrap()
+            .get(0)
+    };
     let fired_before = metrics(&mut c)["firedTotal"].as_i64().unwrap();
-    c.batch_execute("ALTER TABLE queen.kv_usage RENAME TO kv_usage_elsewhere").unwrap();
-    let restore = |c: &mut postgres::Client| c.batch_execute("ALTER TABLE queen.kv_usage_elsewhere RENAME TO kv_usage").unwrap();
+    c.batch_execute("ALTER TABLE queen.kv_usage RENAME TO kv_usage_elsewhere")
+        .unwrap();
+    let restore = |c: &mut postgres::Client| {
+        c.batch_execute("ALTER TABLE queen.kv_usage_elsewhere RENAME TO kv_usage")
+            .unwrap()
+    };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut c = connect();
-        wait_for(|| metrics(&mut c)["kvRollupOff"] == true, "the rollup turned off");
+        wait_for(
+            || metrics(&mut c)["kvRollupOff"] == true,
+            "the rollup turned off",
+        );
         let queue = unique("degraded");
-        c.query_one("SELECT queen.timer_schedule($1, 'k', '1'::jsonb, 0)", &[&queue]).unwrap();
-        wait_for(|| messages_in(&mut c, &queue) == 1, "the timer fired with the rollup off");
-        assert_eq!(metrics(&mut c)["kvPruneOff"], false, "the prune is untouched");
+        c.query_one(
+            "SELECT queen.timer_schedule($1, 'k', '1'::jsonb, 0)",
+            &[&queue],
+        )
+        .unwrap();
+        wait_for(
+            || messages_in(&mut c, &queue) == 1,
+            "the timer fired with the rollup off",
+        );
+        assert_eq!(
+            metrics(&mut c)["kvPruneOff"],
+            false,
+            "the prune is untouched"
+        );
     }));
     restore(&mut c);
     if let Err(e) = outcome {
         std::panic::resume_unwind(e);
     }
     c.query_one("SELECT pg_reload_conf()", &[]).unwrap();
-    wait_for(|| metrics(&mut c)["kvRollupOff"] == false, "a reload turned the rollup back on");
+    wait_for(
+        || metrics(&mut c)["kvRollupOff"] == false,
+        "a reload turned the rollup back on",
+    );
     let m = metrics(&mut c);
     assert!(m["firedTotal"].as_i64().unwrap() > fired_before, "{m}");
     assert!(m["probesTotal"].as_i64().unwrap() > 0);

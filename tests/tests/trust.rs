@@ -30,32 +30,46 @@ struct RawMessages {
 }
 
 fn raw_messages(answer: &str) -> Vec<RawMessage> {
-    let parsed: RawMessages = serde_json::from_str(answer).unwrap_or_else(|e| panic!("answer parses: {e}"));
+    let parsed: RawMessages =
+        serde_json::from_str(answer).unwrap_or_else(|e| panic!("answer parses: {e}"));
     parsed.messages
 }
 
 /// The payloads of an answer holding `messages`, by transaction id.
 fn raw_payloads(answer: &str) -> std::collections::BTreeMap<String, String> {
-    raw_messages(answer).into_iter().map(|m| (m.transaction_id, m.data.get().to_owned())).collect()
+    raw_messages(answer)
+        .into_iter()
+        .map(|m| (m.transaction_id, m.data.get().to_owned()))
+        .collect()
 }
 
 /// The server's message of a failed statement.
 fn message(e: &postgres::Error) -> String {
-    e.as_db_error().map(|d| d.message().to_owned()).unwrap_or_else(|| e.to_string())
+    e.as_db_error()
+        .map(|d| d.message().to_owned())
+        .unwrap_or_else(|| e.to_string())
 }
 
 fn text(c: &mut Client, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> String {
-    c.query_one(&format!("SELECT ({sql})::text"), params).unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
+    c.query_one(&format!("SELECT ({sql})::text"), params)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .get(0)
 }
 
 /// Payloads a push accepts that a value tree or jsonb can not hold as they
 /// are: a NUL escape, a lone surrogate, deep nesting, a 10 MB document.
 fn hostile_payloads() -> Vec<(String, String)> {
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-    let big = format!("{{\"blob\":\"{}\",\"tail\":[1,2,3]}}", "y".repeat(10 * 1024 * 1024));
+    let big = format!(
+        "{{\"blob\":\"{}\",\"tail\":[1,2,3]}}",
+        "y".repeat(10 * 1024 * 1024)
+    );
     vec![
         ("nul".into(), r#"{"s":"a\u0000b","k":1}"#.into()),
-        ("surrogate".into(), r#"{"t":"\ud800 alone","order":{"b":1,"a":2}}"#.into()),
+        (
+            "surrogate".into(),
+            r#"{"t":"\ud800 alone","order":{"b":1,"a":2}}"#.into(),
+        ),
         ("deep".into(), deep),
         ("big".into(), big),
     ]
@@ -64,11 +78,27 @@ fn hostile_payloads() -> Vec<(String, String)> {
 fn push_raw(c: &mut Client, queue: &str, payloads: &[(String, String)]) {
     let items: Vec<String> = payloads
         .iter()
-        .map(|(txn, p)| format!(r#"{{"queue":{},"transactionId":{},"payload":{p}}}"#, json!(queue), json!(txn)))
+        .map(|(txn, p)| {
+            format!(
+                r#"{{"queue":{},"transactionId":{},"payload":{p}}}"#,
+                json!(queue),
+                json!(txn)
+            )
+        })
         .collect();
     let body = format!("[{}]", items.join(","));
-    let answer: Value = c.query_one("SELECT queen.push_text($1)", &[&body]).expect("push").get(0);
-    assert!(answer.as_array().unwrap().iter().all(|r| r["status"] == "queued"), "{answer}");
+    let answer: Value = c
+        .query_one("SELECT queen.push_text($1)", &[&body])
+        .expect("push")
+        .get(0);
+    assert!(
+        answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["status"] == "queued"),
+        "{answer}"
+    );
 }
 
 fn segments(c: &mut Client, queue: &str) -> i64 {
@@ -81,7 +111,6 @@ fn segments(c: &mut Client, queue: &str) -> i64 {
     .get(0)
 }
 
-
 /// Every payload comes back byte-identical from pop, from the DLQ list
 /// while its row points at the frame, after the retention workers carried
 /// the row forward, and after a retry; and the workers' retention of an
@@ -92,14 +121,29 @@ fn hostile_payloads_come_back_byte_identical_and_never_stop_retention() {
     let queue = unique("poison");
     let healthy = unique("healthy");
     let payloads = hostile_payloads();
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 1}')", &[&queue]).unwrap();
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 1}')", &[&healthy]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 1}')",
+        &[&queue],
+    )
+    .unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 1}')",
+        &[&healthy],
+    )
+    .unwrap();
     push_raw(&mut c, &queue, &payloads);
-    push(&mut c, &json!([{"queue": healthy, "payload": {"fine": true}}]));
+    push(
+        &mut c,
+        &json!([{"queue": healthy, "payload": {"fine": true}}]),
+    );
     let want: std::collections::BTreeMap<String, String> = payloads.iter().cloned().collect();
 
     let popped = text(&mut c, "queen.pop($1, NULL, 'g', 10, '{}')", &[&queue]);
-    assert_eq!(raw_payloads(&popped), want, "pop answers every payload as it was pushed");
+    assert_eq!(
+        raw_payloads(&popped),
+        want,
+        "pop answers every payload as it was pushed"
+    );
     let msgs = raw_messages(&popped);
     let pid = msgs[0].partition_id.clone().unwrap();
     let acks: Vec<Value> = msgs
@@ -108,19 +152,41 @@ fn hostile_payloads_come_back_byte_identical_and_never_stop_retention() {
                         "status": "dlq", "consumerGroup": "g"}))
         .collect();
     let res = ack(&mut c, &Value::Array(acks));
-    assert!(res.as_array().unwrap().iter().all(|r| r["success"] == true && r["dlq"] == true), "{res}");
+    assert!(
+        res.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["success"] == true && r["dlq"] == true),
+        "{res}"
+    );
 
-    let listed = text(&mut c, "queen.dlq_messages(jsonb_build_object('queue', $1::text))", &[&queue]);
-    assert_eq!(raw_payloads(&listed), want, "narrow dead letters answer their frames' payloads");
+    let listed = text(
+        &mut c,
+        "queen.dlq_messages(jsonb_build_object('queue', $1::text))",
+        &[&queue],
+    );
+    assert_eq!(
+        raw_payloads(&listed),
+        want,
+        "narrow dead letters answer their frames' payloads"
+    );
 
     // The workers' cycles (every queen.retention_interval_ms) reclaim both.
     let deadline = Instant::now() + Duration::from_secs(60);
     while segments(&mut c, &queue) + segments(&mut c, &healthy) > 0 {
-        assert!(Instant::now() < deadline, "the retention workers never reclaimed the segments");
+        assert!(
+            Instant::now() < deadline,
+            "the retention workers never reclaimed the segments"
+        );
         thread::sleep(Duration::from_millis(200));
     }
-    let last_error: Option<String> =
-        c.query_one("SELECT last_error FROM queen.maintenance_leases WHERE task = 'retention'", &[]).unwrap().get(0);
+    let last_error: Option<String> = c
+        .query_one(
+            "SELECT last_error FROM queen.maintenance_leases WHERE task = 'retention'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(last_error, None, "the cycle succeeded");
     let wide: i64 = c
         .query_one(
@@ -130,16 +196,46 @@ fn hostile_payloads_come_back_byte_identical_and_never_stop_retention() {
         )
         .unwrap()
         .get(0);
-    assert_eq!(wide, payloads.len() as i64, "every dead letter was carried forward");
-    let listed = text(&mut c, "queen.dlq_messages(jsonb_build_object('queue', $1::text))", &[&queue]);
-    assert_eq!(raw_payloads(&listed), want, "carried-forward dead letters answer the same bytes");
-    let one = text(&mut c, "queen.get_dlq_message($1::text::int8, 'nul')", &[&pid]);
+    assert_eq!(
+        wide,
+        payloads.len() as i64,
+        "every dead letter was carried forward"
+    );
+    let listed = text(
+        &mut c,
+        "queen.dlq_messages(jsonb_build_object('queue', $1::text))",
+        &[&queue],
+    );
+    assert_eq!(
+        raw_payloads(&listed),
+        want,
+        "carried-forward dead letters answer the same bytes"
+    );
+    let one = text(
+        &mut c,
+        "queen.get_dlq_message($1::text::int8, 'nul')",
+        &[&pid],
+    );
     assert_eq!(raw_payloads(&one)["nul"], want["nul"]);
 
-    let retried: Value = c.query_one("SELECT queen.retry_failed_by_queue($1, 'g', 10)::jsonb", &[&queue]).unwrap().get(0);
-    assert_eq!(retried["retried"].as_array().unwrap().len(), payloads.len(), "{retried}");
+    let retried: Value = c
+        .query_one(
+            "SELECT queen.retry_failed_by_queue($1, 'g', 10)::jsonb",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        retried["retried"].as_array().unwrap().len(),
+        payloads.len(),
+        "{retried}"
+    );
     let again = text(&mut c, "queen.pop($1, NULL, 'g', 10, '{}')", &[&queue]);
-    assert_eq!(raw_payloads(&again), want, "a retried message is delivered with its payload as pushed");
+    assert_eq!(
+        raw_payloads(&again),
+        want,
+        "a retried message is delivered with its payload as pushed"
+    );
 }
 
 /// A payload the engine could not answer as it was sent is refused at the
@@ -152,27 +248,40 @@ fn a_push_refuses_payloads_it_could_not_answer_as_sent() {
     let group = queen_frames::push_body::PushGroup {
         queue: queue.clone(),
         partition: "Default".into(),
-        messages: queen_frames::push_body::GroupMessages::Items(vec![queen_frames::push_body::PushItem {
-            transaction_id: None,
-            payload: b"\"\xff\xfe\"".to_vec(),
-        }]),
+        messages: queen_frames::push_body::GroupMessages::Items(vec![
+            queen_frames::push_body::PushItem {
+                transaction_id: None,
+                payload: b"\"\xff\xfe\"".to_vec(),
+            },
+        ]),
     };
     let body = queen_frames::push_body::encode_push_body(&[group], false).unwrap();
-    let err = c.query_one("SELECT queen.push_binary($1)", &[&body]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.push_binary($1)", &[&body])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(message(&err).contains("groups[0].items[0]") && message(&err).contains("UTF-8"), "{err}");
+    assert!(
+        message(&err).contains("groups[0].items[0]") && message(&err).contains("UTF-8"),
+        "{err}"
+    );
     // jsonb can not hold a NUL: the jsonb entry point refuses it before the
     // engine sees it, with PostgreSQL's own SQLSTATE.
-    let err = c.query_one("SELECT queen.push($1::text::jsonb)", &[&format!(r#"[{{"queue":"{queue}","payload":"\u0000"}}]"#)]).unwrap_err();
+    let err = c
+        .query_one(
+            "SELECT queen.push($1::text::jsonb)",
+            &[&format!(r#"[{{"queue":"{queue}","payload":"\u0000"}}]"#)],
+        )
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P05", "{err}");
-    let err = c.query_one("SELECT queen.get_queue($1)", &[&queue]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.get_queue($1)", &[&queue])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "42704", "nothing was created: {err}");
 }
 
 fn backend_pid(c: &mut Client) -> i32 {
     c.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0)
 }
-
 
 /// A dead-letter ack racing the retention step that deletes its message's
 /// segment: the ack holds its segment until it commits, and the step never
@@ -186,23 +295,43 @@ fn a_dead_letter_racing_a_retention_step_is_carried_forward() {
     // No retention configured: only this test's own steps delete.
     let queue = unique("dlqrace");
     for n in 1..=3 {
-        push(&mut c, &json!([{"queue": queue, "payload": {"n": n}, "transactionId": format!("r{n}")}]));
+        push(
+            &mut c,
+            &json!([{"queue": queue, "payload": {"n": n}, "transactionId": format!("r{n}")}]),
+        );
     }
     let popped = pop(&mut c, &queue, Some("g"), 3, &json!({}));
     assert_eq!(messages(&popped).len(), 3, "{popped}");
-    let pid: i64 = popped["messages"][0]["partitionId"].as_str().unwrap().parse().unwrap();
+    let pid: i64 = popped["messages"][0]["partitionId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let step_sql = "SELECT queen_internal.log_retention_step_v1($1, now(), NULL, 1000)::jsonb";
     let acks = acks_for(&popped, "dlq", Some("g"));
 
     // The second segment's message is being dead-lettered, not committed yet.
     let mut acker = connect();
     let mut tx = acker.transaction().unwrap();
-    let r: Value = tx.query_one("SELECT queen.ack($1)", &[&json!([acks[1]])]).unwrap().get(0);
+    let r: Value = tx
+        .query_one("SELECT queen.ack($1)", &[&json!([acks[1]])])
+        .unwrap()
+        .get(0);
     assert_eq!(r[0]["dlq"], true, "{r}");
     let started = Instant::now();
-    let first: Value = c.query_one(step_sql, &[&pid]).expect("the step does not wait").get(0);
-    assert!(started.elapsed() < Duration::from_secs(2), "the step waited on the ack");
-    assert_eq!((first["deleted"].clone(), first["done"].clone()), (json!(1), json!(true)), "only the run below the held segment: {first}");
+    let first: Value = c
+        .query_one(step_sql, &[&pid])
+        .expect("the step does not wait")
+        .get(0);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the step waited on the ack"
+    );
+    assert_eq!(
+        (first["deleted"].clone(), first["done"].clone()),
+        (json!(1), json!(true)),
+        "only the run below the held segment: {first}"
+    );
     assert_eq!(segments(&mut c, &queue), 2);
     tx.commit().unwrap();
 
@@ -215,7 +344,11 @@ fn a_dead_letter_racing_a_retention_step_is_carried_forward() {
         )
         .unwrap();
     assert!(row.get::<_, bool>(0), "the dead letter was carried forward");
-    assert_eq!(row.get::<_, String>(1), r#"{"n": 2}"#, "the payload as the jsonb push stored it");
+    assert_eq!(
+        row.get::<_, String>(1),
+        r#"{"n": 2}"#,
+        "the payload as the jsonb push stored it"
+    );
     assert_eq!(segments(&mut c, &queue), 0);
 
     // The third message's segment is gone: dead-lettering it writes no row
@@ -223,20 +356,37 @@ fn a_dead_letter_racing_a_retention_step_is_carried_forward() {
     let r = ack(&mut c, &json!([acks[2]]));
     assert_eq!(r[0]["success"], true, "{r}");
     assert!(r[0].get("dlq").is_none(), "{r}");
-    assert!(r[0]["warning"].as_str().unwrap().contains("deleted by retention"), "{r}");
-    let rows: i64 = c.query_one("SELECT count(*) FROM queen.log_dlq WHERE partition_id = $1", &[&pid]).unwrap().get(0);
+    assert!(
+        r[0]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("deleted by retention"),
+        "{r}"
+    );
+    let rows: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_dlq WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
     assert_eq!(rows, 1, "only the carried-forward dead letter");
 
     // A step refuses to run where its carry-forward could miss a dead letter.
     let mut rr = connect();
-    let mut tx = rr.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start().unwrap();
+    let mut tx = rr
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .unwrap();
     let err = tx.query_one(step_sql, &[&pid]).unwrap_err();
     assert_eq!(sqlstate(&err), "25000", "{err}");
 }
 
 /// Peak resident memory of a backend, from the kernel.
 fn peak_rss_kb(pid: i32) -> i64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the backend runs on this machine");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("the backend runs on this machine");
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
@@ -263,23 +413,38 @@ fn decompression_bombs_are_refused_within_the_bound() {
     let packed = queen_frames::push_body::PushGroup {
         queue: queue.clone(),
         partition: "Default".into(),
-        messages: queen_frames::push_body::GroupMessages::Packed { count: 1, zstd: bomb.clone() },
+        messages: queen_frames::push_body::GroupMessages::Packed {
+            count: 1,
+            zstd: bomb.clone(),
+        },
     };
     let body = queen_frames::push_body::encode_push_body(&[packed], false).unwrap();
-    let err = c.query_one("SELECT queen.push_binary($1)", &[&body]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.push_binary($1)", &[&body])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(message(&err).contains("queen.decompress_max_bytes"), "{err}");
+    assert!(
+        message(&err).contains("queen.decompress_max_bytes"),
+        "{err}"
+    );
 
     let mut stated = b"QPB1\x01".to_vec();
     stated.extend_from_slice(&(256u32 << 20).to_le_bytes());
     stated.extend_from_slice(&bomb);
-    let err = c.query_one("SELECT queen.push_binary($1)", &[&stated]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.push_binary($1)", &[&stated])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
-    assert!(message(&err).contains("queen.decompress_max_bytes"), "{err}");
+    assert!(
+        message(&err).contains("queen.decompress_max_bytes"),
+        "{err}"
+    );
 
     let timer = json!({"operations": [{"op": "schedule", "queue": queue, "timerKey": "b", "delayMs": 0,
         "payload": base64::engine::general_purpose::STANDARD.encode(&bomb), "payloadZstd": true}]});
-    let err = c.query_one("SELECT queen.timers($1)", &[&timer]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.timers($1)", &[&timer])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "22P03", "{err}");
 
     let grown_mb = (peak_rss_kb(pid) - before) / 1024;
@@ -288,13 +453,16 @@ fn decompression_bombs_are_refused_within_the_bound() {
     let small = queen_frames::push_body::PushGroup {
         queue: queue.clone(),
         partition: "Default".into(),
-        messages: queen_frames::push_body::GroupMessages::Items(vec![queen_frames::push_body::PushItem {
-            transaction_id: None,
-            payload: b"{\"ok\":1}".to_vec(),
-        }]),
+        messages: queen_frames::push_body::GroupMessages::Items(vec![
+            queen_frames::push_body::PushItem {
+                transaction_id: None,
+                payload: b"{\"ok\":1}".to_vec(),
+            },
+        ]),
     };
     let body = queen_frames::push_body::encode_push_body(&[small], false).unwrap();
-    c.query_one("SELECT queen.push_binary($1)", &[&body]).expect("a small body");
+    c.query_one("SELECT queen.push_binary($1)", &[&body])
+        .expect("a small body");
 }
 
 /// Edge values get 22023 (or 22001 for a name) naming the field; never an
@@ -340,7 +508,10 @@ fn edge_values_are_refused_naming_the_field() {
         ("SELECT queen.consumer_group_seek('g', 'x', $1::text::jsonb)".into(), vec![deep_obj.clone()], "22023", "options"),
     ];
     for (sql, args, code, field) in cases {
-        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = args.iter().map(|a| a as &(dyn postgres::types::ToSql + Sync)).collect();
+        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = args
+            .iter()
+            .map(|a| a as &(dyn postgres::types::ToSql + Sync))
+            .collect();
         let err = c.query_one(sql.as_str(), &params).map(|_| ()).unwrap_err();
         assert_eq!(sqlstate(&err), code, "{sql}: {err}");
         let msg = err.as_db_error().unwrap().message().to_owned();
@@ -348,8 +519,15 @@ fn edge_values_are_refused_naming_the_field() {
     }
     // A 200-deep document is a fine value for KV and comes back whole.
     let deep200 = format!("{}{}", "[".repeat(200), "]".repeat(200));
-    c.query_one("SELECT queen.kv_set('edge', 'deep', $1::text::jsonb, 60)", &[&deep200]).expect("200 levels");
-    let back: String = c.query_one("SELECT queen.kv_get('edge', 'deep')::text", &[]).unwrap().get(0);
+    c.query_one(
+        "SELECT queen.kv_set('edge', 'deep', $1::text::jsonb, 60)",
+        &[&deep200],
+    )
+    .expect("200 levels");
+    let back: String = c
+        .query_one("SELECT queen.kv_get('edge', 'deep')::text", &[])
+        .unwrap()
+        .get(0);
     assert!(back.contains(&deep200), "{back}");
 }
 
@@ -360,20 +538,28 @@ impl TestRole {
     fn new(prefix: &str, grants: &str) -> TestRole {
         let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
         let mut c = connect();
-        c.batch_execute(&format!("CREATE ROLE {name} LOGIN; {}", grants.replace("{role}", &name))).unwrap();
+        c.batch_execute(&format!(
+            "CREATE ROLE {name} LOGIN; {}",
+            grants.replace("{role}", &name)
+        ))
+        .unwrap();
         TestRole(name)
     }
 
     fn connect(&self) -> Client {
         let dsn = format!("{} user={}", dsn(), self.0);
-        Client::connect(&dsn, postgres::NoTls).unwrap_or_else(|e| panic!("connecting as {}: {e}", self.0))
+        Client::connect(&dsn, postgres::NoTls)
+            .unwrap_or_else(|e| panic!("connecting as {}: {e}", self.0))
     }
 }
 
 impl Drop for TestRole {
     fn drop(&mut self) {
         let mut c = connect();
-        let _ = c.batch_execute(&format!("DROP OWNED BY {0}; DROP ROLE IF EXISTS {0}", self.0));
+        let _ = c.batch_execute(&format!(
+            "DROP OWNED BY {0}; DROP ROLE IF EXISTS {0}",
+            self.0
+        ));
     }
 }
 
@@ -384,16 +570,32 @@ fn queen_app_works_the_message_path_and_nothing_else() {
     let role = TestRole::new("it_app", "GRANT queen_app TO {role};");
     let mut admin = connect();
     let queue = unique("roles");
-    admin.query_one("SELECT queen.configure($1)", &[&queue]).unwrap();
+    admin
+        .query_one("SELECT queen.configure($1)", &[&queue])
+        .unwrap();
     let mut c = role.connect();
-    push(&mut c, &json!([{"queue": queue, "payload": {"n": 1}, "transactionId": "a1"}]));
+    push(
+        &mut c,
+        &json!([{"queue": queue, "payload": {"n": 1}, "transactionId": "a1"}]),
+    );
     let popped = pop(&mut c, &queue, Some("g"), 1, &json!({}));
     let r = ack(&mut c, &acks_for(&popped, "completed", Some("g")));
     assert_eq!(r[0]["success"], true, "{r}");
-    c.query_one("SELECT queen.kv_set('roles', $1, '{\"v\": 1}', 60)", &[&queue]).unwrap();
-    let v: Value = c.query_one("SELECT queen.kv_get('roles', $1)::jsonb", &[&queue]).unwrap().get(0);
+    c.query_one(
+        "SELECT queen.kv_set('roles', $1, '{\"v\": 1}', 60)",
+        &[&queue],
+    )
+    .unwrap();
+    let v: Value = c
+        .query_one("SELECT queen.kv_get('roles', $1)::jsonb", &[&queue])
+        .unwrap()
+        .get(0);
     assert_eq!(v["v"], 1, "{v}");
-    c.query_one("SELECT queen.timer_schedule($1, 't', '1', 60000)", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.timer_schedule($1, 't', '1', 60000)",
+        &[&queue],
+    )
+    .unwrap();
     c.query_one("SELECT queen.locks('{\"operations\": [{\"op\": \"acquire\", \"name\": \"roles-lock\", \"ttlSeconds\": 5}]}')", &[]).unwrap();
     c.query_one("SELECT queen.list_queues()", &[]).unwrap();
     c.query_one("SELECT queen.dlq_messages('{}')", &[]).unwrap();
@@ -415,22 +617,42 @@ fn queen_app_works_the_message_path_and_nothing_else() {
         let err = c.batch_execute(sql).unwrap_err();
         assert_eq!(sqlstate(&err), "42501", "{sql}: {err}");
     }
-    let err = c.query_one("SELECT queen.delete_queue($1)", &[&queue]).unwrap_err();
+    let err = c
+        .query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap_err();
     assert_eq!(sqlstate(&err), "42501", "{err}");
 
     // What a long-polling front-end watches grows with every push.
-    let before: i64 = c.query_one("SELECT queen.queue_version($1)", &[&queue]).unwrap().get(0);
+    let before: i64 = c
+        .query_one("SELECT queen.queue_version($1)", &[&queue])
+        .unwrap()
+        .get(0);
     push(&mut c, &json!([{"queue": queue, "payload": 2}]));
-    let after: i64 = c.query_one("SELECT queen.queue_version($1)", &[&queue]).unwrap().get(0);
+    let after: i64 = c
+        .query_one("SELECT queen.queue_version($1)", &[&queue])
+        .unwrap()
+        .get(0);
     assert_eq!(after, before + 1);
 
     let admin_role = TestRole::new("it_admin", "GRANT queen_admin TO {role};");
     let mut a = admin_role.connect();
-    a.query_one("SELECT queen.configure($1, '{\"retryLimit\": 1}')", &[&queue]).unwrap();
-    a.query_one("SELECT queen_internal.retention_run_cycle()", &[]).unwrap();
-    a.query_one("SELECT queen.delete_queue($1)", &[&queue]).unwrap();
-    let err = a.batch_execute("SELECT count(*) FROM queen.log_segments").unwrap_err();
-    assert_eq!(sqlstate(&err), "42501", "not even queen_admin reads the tables: {err}");
+    a.query_one(
+        "SELECT queen.configure($1, '{\"retryLimit\": 1}')",
+        &[&queue],
+    )
+    .unwrap();
+    a.query_one("SELECT queen_internal.retention_run_cycle()", &[])
+        .unwrap();
+    a.query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+    let err = a
+        .batch_execute("SELECT count(*) FROM queen.log_segments")
+        .unwrap_err();
+    assert_eq!(
+        sqlstate(&err),
+        "42501",
+        "not even queen_admin reads the tables: {err}"
+    );
 }
 
 /// Every function of the extension runs with its owner's rights and a
@@ -453,11 +675,23 @@ fn every_function_pins_its_search_path() {
     for r in rows {
         let (name, definer, config): (String, bool, Vec<String>) = (r.get(0), r.get(1), r.get(2));
         assert!(definer, "{name} runs with its owner's rights");
-        assert_eq!(config, vec!["search_path=pg_catalog, pg_temp".to_owned()], "{name}");
-        let acl: Option<String> =
-            c.query_one("SELECT proacl::text FROM pg_proc WHERE oid = $1::text::regprocedure", &[&name]).unwrap().get(0);
+        assert_eq!(
+            config,
+            vec!["search_path=pg_catalog, pg_temp".to_owned()],
+            "{name}"
+        );
+        let acl: Option<String> = c
+            .query_one(
+                "SELECT proacl::text FROM pg_proc WHERE oid = $1::text::regprocedure",
+                &[&name],
+            )
+            .unwrap()
+            .get(0);
         let acl = acl.unwrap_or_default();
-        assert!(!acl.contains("{=X") && !acl.contains(",=X"), "{name} is not executable by PUBLIC: {acl}");
+        assert!(
+            !acl.contains("{=X") && !acl.contains(",=X"),
+            "{name} is not executable by PUBLIC: {acl}"
+        );
     }
 }
 
@@ -497,21 +731,44 @@ fn an_operator_planted_in_public_is_never_called_by_queen() {
         owner.0
     ))
     .unwrap();
-    let calls = |c: &mut Client| -> i64 { c.query_one(&format!("SELECT count(*) FROM public.{}_calls", owner.0), &[]).unwrap().get(0) };
+    let calls = |c: &mut Client| -> i64 {
+        c.query_one(
+            &format!("SELECT count(*) FROM public.{}_calls", owner.0),
+            &[],
+        )
+        .unwrap()
+        .get(0)
+    };
     let mut c = connect();
     // The trap works: a session on the default path resolves `bigint / numeric` to it.
     let _: postgres::Row = c.query_one("SELECT 7::bigint / 1000.0", &[]).unwrap();
-    assert_eq!(calls(&mut c), 1, "the planted operator is what the default path finds");
+    assert_eq!(
+        calls(&mut c),
+        1,
+        "the planted operator is what the default path finds"
+    );
     // queen's statements divide bigints by numerics (lease periods, delays).
     let queue = unique("trap");
-    c.query_one("SELECT queen.timer_schedule($1, 'k', '1', 0)", &[&queue]).unwrap();
-    c.query_one("SELECT queen_internal.retention_run_cycle()", &[]).unwrap();
-    c.query_one("SELECT queen_internal.maintenance_claim_v1('trap-task', 'it', 1000)", &[]).unwrap();
-    c.query_one("SELECT queen_internal.sweeper_run_once()", &[]).unwrap();
+    c.query_one("SELECT queen.timer_schedule($1, 'k', '1', 0)", &[&queue])
+        .unwrap();
+    c.query_one("SELECT queen_internal.retention_run_cycle()", &[])
+        .unwrap();
+    c.query_one(
+        "SELECT queen_internal.maintenance_claim_v1('trap-task', 'it', 1000)",
+        &[],
+    )
+    .unwrap();
+    c.query_one("SELECT queen_internal.sweeper_run_once()", &[])
+        .unwrap();
     // The workers: several retention polls (lease claims) and sweeper cycles.
     thread::sleep(Duration::from_secs(3));
-    assert_eq!(calls(&mut c), 1, "no queen function and no worker called the planted operator");
-    c.batch_execute(&format!("DROP OPERATOR public./ (bigint, numeric)")).unwrap();
+    assert_eq!(
+        calls(&mut c),
+        1,
+        "no queen function and no worker called the planted operator"
+    );
+    c.batch_execute(&format!("DROP OPERATOR public./ (bigint, numeric)"))
+        .unwrap();
 }
 
 /// CREATE EXTENSION into a schema named queen that another role owns fails,
@@ -525,14 +782,22 @@ fn create_extension_refuses_a_queen_schema_owned_by_another_role() {
     let result = (|| {
         let dsn = format!("{} dbname={db}", dsn());
         let mut d = Client::connect(&dsn, postgres::NoTls).unwrap();
-        d.batch_execute(&format!("CREATE SCHEMA queen AUTHORIZATION {}", other.0)).unwrap();
+        d.batch_execute(&format!("CREATE SCHEMA queen AUTHORIZATION {}", other.0))
+            .unwrap();
         let err = d.batch_execute("CREATE EXTENSION queen").unwrap_err();
         assert_eq!(sqlstate(&err), "42501", "{err}");
         assert!(message(&err).contains("belongs to another role"), "{err}");
-        let n: i64 = d.query_one("SELECT count(*) FROM pg_extension WHERE extname = 'queen'", &[]).unwrap().get(0);
+        let n: i64 = d
+            .query_one(
+                "SELECT count(*) FROM pg_extension WHERE extname = 'queen'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
         assert_eq!(n, 0);
         // Its own schema is fine.
-        d.batch_execute("DROP SCHEMA queen; CREATE EXTENSION queen").unwrap();
+        d.batch_execute("DROP SCHEMA queen; CREATE EXTENSION queen")
+            .unwrap();
         let owner_ok: bool = d
             .query_one("SELECT nspowner = (SELECT oid FROM pg_roles WHERE rolname = current_user) FROM pg_namespace WHERE nspname = 'queen'", &[])
             .unwrap()

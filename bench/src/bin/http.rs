@@ -42,10 +42,14 @@ fn run(conns: usize, secs: f64, work: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync
     let stop = AtomicBool::new(false);
     let start = Instant::now();
     let total = thread::scope(|scope| {
-        let handles: Vec<_> = (0..conns).map(|k| scope.spawn({
-            let stop = &stop;
-            move || work(k, stop)
-        })).collect();
+        let handles: Vec<_> = (0..conns)
+            .map(|k| {
+                scope.spawn({
+                    let stop = &stop;
+                    move || work(k, stop)
+                })
+            })
+            .collect();
         thread::sleep(Duration::from_secs_f64(secs));
         stop.store(true, Ordering::Relaxed);
         handles.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
@@ -54,7 +58,11 @@ fn run(conns: usize, secs: f64, work: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync
 }
 
 /// Messages per second of the SQL and the HTTP work, in interleaved rounds.
-fn side_by_side(conns: usize, sql: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync), http: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync)) -> (f64, f64) {
+fn side_by_side(
+    conns: usize,
+    sql: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync),
+    http: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync),
+) -> (f64, f64) {
     let slice = SECS / ROUNDS as f64;
     let (mut s, mut h) = ((0u64, 0f64), (0u64, 0f64));
     for round in 0..ROUNDS {
@@ -89,7 +97,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dsn = args.next().expect("dsn");
     let url = args.next().expect("front-end url");
-    let conns = thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let conns = thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
     // Every connection is kept between calls, as each client's own would be
     // (the agent keeps one idle connection per host unless told otherwise,
     // and closing the others made every call but one reconnect).
@@ -117,11 +127,17 @@ fn main() {
     let http_push = |k: usize, stop: &AtomicBool| {
         let mut sent = 0;
         while !stop.load(Ordering::Relaxed) {
-            let body = json!({"items": items("push_http", k, call.fetch_add(1, Ordering::Relaxed))}).to_string();
+            let body =
+                json!({"items": items("push_http", k, call.fetch_add(1, Ordering::Relaxed))})
+                    .to_string();
             // The answer read whole, as a client reads it (each message's id
             // and status); the agent keeps a connection only once its answer
             // is read, so a client that drops it reconnects for every call.
-            let answer = agent.post(&format!("{url}/api/v1/push")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            let answer = agent
+                .post(&format!("{url}/api/v1/push"))
+                .set("Content-Type", "application/json")
+                .send_string(&body)
+                .unwrap();
             std::hint::black_box(answer.into_string().unwrap());
             sent += BATCH as u64;
         }
@@ -134,13 +150,20 @@ fn main() {
     let mut c = Client::connect(&dsn, NoTls).unwrap();
     for queue in ["pop_sql", "pop_http"] {
         for n in 0..BACKLOG / BATCH as u64 {
-            c.execute("SELECT queen.push_text($1)", &[&items(queue, n as usize, n).to_string()]).unwrap();
+            c.execute(
+                "SELECT queen.push_text($1)",
+                &[&items(queue, n as usize, n).to_string()],
+            )
+            .unwrap();
         }
     }
-    c.batch_execute("VACUUM ANALYZE queen.log_segments, queen.log_txns, queen.log_partitions").unwrap();
+    c.batch_execute("VACUUM ANALYZE queen.log_segments, queen.log_txns, queen.log_partitions")
+        .unwrap();
     let sql_pop = |_: usize, stop: &AtomicBool| {
         let mut c = Client::connect(&dsn, NoTls).unwrap();
-        let pop = c.prepare("SELECT queen.pop('pop_sql', NULL, NULL, 100, '{}')").unwrap();
+        let pop = c
+            .prepare("SELECT queen.pop('pop_sql', NULL, NULL, 100, '{}')")
+            .unwrap();
         let ack = c.prepare("SELECT queen.ack_text($1)").unwrap();
         let mut got = 0u64;
         while !stop.load(Ordering::Relaxed) {
@@ -159,7 +182,10 @@ fn main() {
     let http_pop = |_: usize, stop: &AtomicBool| {
         let mut got = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            let resp = agent.get(&format!("{url}/api/v1/pop/queue/pop_http?batch=100")).call().unwrap();
+            let resp = agent
+                .get(&format!("{url}/api/v1/pop/queue/pop_http?batch=100"))
+                .call()
+                .unwrap();
             if resp.status() == 204 {
                 thread::sleep(Duration::from_millis(1));
                 continue;
@@ -170,7 +196,11 @@ fn main() {
             let acks = acks_of(&popped);
             got += acks.as_array().unwrap().len() as u64;
             let body = json!({"acknowledgments": acks}).to_string();
-            let answer = agent.post(&format!("{url}/api/v1/ack/batch")).set("Content-Type", "application/json").send_string(&body).unwrap();
+            let answer = agent
+                .post(&format!("{url}/api/v1/ack/batch"))
+                .set("Content-Type", "application/json")
+                .send_string(&body)
+                .unwrap();
             std::hint::black_box(answer.into_string().unwrap());
         }
         got
@@ -196,7 +226,11 @@ fn main() {
                 .stack_size(128 * 1024)
                 .spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let _ = agent.get(&format!("{url}/api/v1/pop/queue/idle-waiters?wait=true&timeout=20000")).call();
+                        let _ = agent
+                            .get(&format!(
+                                "{url}/api/v1/pop/queue/idle-waiters?wait=true&timeout=20000"
+                            ))
+                            .call();
                     }
                 })
                 .unwrap()

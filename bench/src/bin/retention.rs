@@ -28,8 +28,12 @@ fn scalar(c: &mut Client, sql: &str) -> i64 {
 /// ALTER SYSTEM (which refuses a transaction block) and a reload.
 fn set_system(c: &mut Client, setting: &str, value: Option<&str>) {
     match value {
-        Some(v) => c.batch_execute(&format!("ALTER SYSTEM SET {setting} = {v}")).unwrap(),
-        None => c.batch_execute(&format!("ALTER SYSTEM RESET {setting}")).unwrap(),
+        Some(v) => c
+            .batch_execute(&format!("ALTER SYSTEM SET {setting} = {v}"))
+            .unwrap(),
+        None => c
+            .batch_execute(&format!("ALTER SYSTEM RESET {setting}"))
+            .unwrap(),
     }
     c.batch_execute("SELECT pg_reload_conf()").unwrap();
 }
@@ -48,7 +52,11 @@ fn reset(c: &mut Client) {
 /// A queue with one partition holding `segments` stale one-message
 /// segments (written directly, all two hours old). Answers the partition id.
 fn stale_backlog(c: &mut Client, queue: &str, segments: i64) -> i64 {
-    c.query_one("SELECT queen.push($1)", &[&json!([{"queue": queue, "payload": {"seed": true}}])]).unwrap();
+    c.query_one(
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": queue, "payload": {"seed": true}}])],
+    )
+    .unwrap();
     let pid: i64 = c
         .query_one(
             "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
@@ -80,7 +88,8 @@ fn stale_backlog(c: &mut Client, queue: &str, segments: i64) -> i64 {
         &[&pid, &segments],
     )
     .unwrap();
-    c.batch_execute("VACUUM ANALYZE queen.log_segments").unwrap();
+    c.batch_execute("VACUUM ANALYZE queen.log_segments")
+        .unwrap();
     pid
 }
 
@@ -109,7 +118,11 @@ fn push_latencies(dsn: &str, queue: &str, secs: f64) -> Vec<Duration> {
     let mut c = connect(dsn);
     let mut out = Vec::new();
     let until = Instant::now() + Duration::from_secs_f64(secs);
-    let items: Value = Value::Array((0..10).map(|i| json!({"queue": queue, "payload": {"i": i, "note": "latency probe"}})).collect());
+    let items: Value = Value::Array(
+        (0..10)
+            .map(|i| json!({"queue": queue, "payload": {"i": i, "note": "latency probe"}}))
+            .collect(),
+    );
     while Instant::now() < until {
         let t = Instant::now();
         c.execute("SELECT queen.push($1)", &[&items]).unwrap();
@@ -120,7 +133,11 @@ fn push_latencies(dsn: &str, queue: &str, secs: f64) -> Vec<Duration> {
 
 /// `count` idle partitions (recent watermarks, nothing due) on queue.
 fn idle_partitions(c: &mut Client, queue: &str, count: i64) {
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 3600}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 3600}')",
+        &[&queue],
+    )
+    .unwrap();
     c.execute(
         "INSERT INTO queen.log_partitions (queue_id, name, last_offset, oldest_live_at, oldest_txn_at, last_write_at)
          SELECT q.id, 'idle-' || g, 0, now(), now(), now()
@@ -150,9 +167,17 @@ fn age_queue(c: &mut Client, queue: &str) {
 }
 
 fn due_partitions(c: &mut Client, queue: &str, count: usize) {
-    c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')", &[&queue]).unwrap();
+    c.query_one(
+        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
+        &[&queue],
+    )
+    .unwrap();
     for i in 0..count {
-        c.query_one("SELECT queen.push($1)", &[&json!([{"queue": queue, "partition": format!("due-{i}"), "payload": i}])]).unwrap();
+        c.query_one(
+            "SELECT queen.push($1)",
+            &[&json!([{"queue": queue, "partition": format!("due-{i}"), "payload": i}])],
+        )
+        .unwrap();
     }
     age_queue(c, queue);
 }
@@ -160,7 +185,10 @@ fn due_partitions(c: &mut Client, queue: &str, count: usize) {
 fn timed_cycle(c: &mut Client) -> (Duration, Value) {
     let t = Instant::now();
     let mut txn = c.transaction().unwrap();
-    let r: Value = txn.query_one("SELECT queen_internal.retention_run_cycle()", &[]).unwrap().get(0);
+    let r: Value = txn
+        .query_one("SELECT queen_internal.retention_run_cycle()", &[])
+        .unwrap()
+        .get(0);
     txn.commit().unwrap();
     (t.elapsed(), r)
 }
@@ -197,22 +225,31 @@ fn produce(dsn: &str, queue: &str, secs: f64) -> f64 {
 /// Lets the workers drain everything stale with `parallelism` step workers;
 /// answers segments deleted per second.
 fn worker_drain(c: &mut Client, queue: &str, parallelism: i32) -> f64 {
-    set_system(c, "queen.retention_parallelism", Some(&parallelism.to_string()));
+    set_system(
+        c,
+        "queen.retention_parallelism",
+        Some(&parallelism.to_string()),
+    );
     thread::sleep(Duration::from_millis(500));
     age_queue(c, queue);
     let total = scalar(c, "SELECT count(*) FROM queen.log_segments");
     c.batch_execute("UPDATE queen.maintenance_leases SET enabled = true, next_due_at = now(), lease_holder = NULL, lease_expires_at = NULL WHERE task = 'retention'").unwrap();
     let t = Instant::now();
-    while scalar(c, "SELECT count(*) FROM queen.log_segments") > 0 && t.elapsed() < Duration::from_secs(300) {
+    while scalar(c, "SELECT count(*) FROM queen.log_segments") > 0
+        && t.elapsed() < Duration::from_secs(300)
+    {
         thread::sleep(Duration::from_millis(20));
     }
     let rate = total as f64 / t.elapsed().as_secs_f64();
-    c.batch_execute("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'").unwrap();
+    c.batch_execute("UPDATE queen.maintenance_leases SET enabled = false WHERE task = 'retention'")
+        .unwrap();
     rate
 }
 
 fn main() {
-    let dsn = std::env::args().nth(1).unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
+    let dsn = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
     let mut c = connect(&dsn);
     reset(&mut c);
     set_system(&mut c, "queen.retention_batch_size", Some("1000"));
@@ -244,12 +281,14 @@ fn main() {
     // 2. Cycle cost vs idle partitions.
     due_partitions(&mut c, "due", 100);
     idle_partitions(&mut c, "idle", 10_000);
-    c.batch_execute("VACUUM ANALYZE queen.log_partitions").unwrap();
+    c.batch_execute("VACUUM ANALYZE queen.log_partitions")
+        .unwrap();
     let (small, r_small) = timed_cycle(&mut c);
     due_partitions(&mut c, "due2", 100);
     c.batch_execute("SELECT queen.delete_queue('due')").unwrap();
     idle_partitions(&mut c, "idle", 490_000);
-    c.batch_execute("VACUUM ANALYZE queen.log_partitions").unwrap();
+    c.batch_execute("VACUUM ANALYZE queen.log_partitions")
+        .unwrap();
     let (large, r_large) = timed_cycle(&mut c);
     println!(
         "one cycle, 100 due: {:.1} ms over 10k partitions (due {}), {:.1} ms over 500k (due {}); ratio {:.2} (target <= 1.5)",
@@ -328,7 +367,11 @@ fn main() {
     // 4. Deletion rate vs production rate.
     for parallelism in [1, 4] {
         let queue = format!("rate-{parallelism}");
-        c.query_one("SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')", &[&queue]).unwrap();
+        c.query_one(
+            "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
+            &[&queue],
+        )
+        .unwrap();
         let produced = produce(&dsn, &queue, 8.0);
         let deleted = worker_drain(&mut c, &queue, parallelism);
         println!(
@@ -339,5 +382,6 @@ fn main() {
     }
     set_system(&mut c, "queen.retention_parallelism", None);
     set_system(&mut c, "queen.retention_batch_size", None);
-    c.batch_execute("UPDATE queen.maintenance_leases SET enabled = true").unwrap();
+    c.batch_execute("UPDATE queen.maintenance_leases SET enabled = true")
+        .unwrap();
 }

@@ -31,7 +31,10 @@ fn connect(dsn: &str) -> Client {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
 }
 
 fn messages_in(c: &mut Client, queue: &str) -> i64 {
@@ -49,7 +52,11 @@ fn iso_ms(s: &str) -> i64 {
     let d: Vec<i64> = date.split('-').map(|x| x.parse().unwrap()).collect();
     let (hms, ms) = time.split_once('.').unwrap_or((time, "0"));
     let t: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
-    let (y, m) = if d[1] <= 2 { (d[0] - 1, d[1] + 9) } else { (d[0], d[1] - 3) };
+    let (y, m) = if d[1] <= 2 {
+        (d[0] - 1, d[1] + 9)
+    } else {
+        (d[0], d[1] - 3)
+    };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let doy = (153 * m + 2) / 5 + d[2] - 1;
@@ -80,19 +87,32 @@ fn timers(dsn: &str, workers: &str, out: &str) {
                        "payload": payload, "delayMs": due - sent})
             })
             .collect();
-        c.query_one("SELECT queen.timers($1)::text", &[&json!({ "operations": ops })]).unwrap();
+        c.query_one(
+            "SELECT queen.timers($1)::text",
+            &[&json!({ "operations": ops })],
+        )
+        .unwrap();
     }
     let scheduling = started.elapsed();
-    assert!(now_ms() < base, "scheduling took longer than the head start");
+    assert!(
+        now_ms() < base,
+        "scheduling took longer than the head start"
+    );
     while messages_in(&mut c, &queue) < TIMERS {
-        assert!(now_ms() < base + WINDOW_MS + 300_000, "every timer fired within five minutes");
+        assert!(
+            now_ms() < base + WINDOW_MS + 300_000,
+            "every timer fired within five minutes"
+        );
         thread::sleep(Duration::from_millis(50));
     }
     let done = now_ms();
     let mut lateness = Vec::with_capacity(TIMERS as usize);
     loop {
         let popped: Value = c
-            .query_one("SELECT queen.pop($1, NULL, NULL, 10000, '{\"autoAck\": true}')::jsonb", &[&queue])
+            .query_one(
+                "SELECT queen.pop($1, NULL, NULL, 10000, '{\"autoAck\": true}')::jsonb",
+                &[&queue],
+            )
             .unwrap()
             .get(0);
         let msgs = popped["messages"].as_array().cloned().unwrap_or_default();
@@ -100,7 +120,9 @@ fn timers(dsn: &str, workers: &str, out: &str) {
             break;
         }
         for m in msgs {
-            lateness.push(iso_ms(m["createdAt"].as_str().unwrap()) - m["data"]["due"].as_i64().unwrap());
+            lateness.push(
+                iso_ms(m["createdAt"].as_str().unwrap()) - m["data"]["due"].as_i64().unwrap(),
+            );
         }
     }
     lateness.sort_unstable();
@@ -123,14 +145,22 @@ fn timers(dsn: &str, workers: &str, out: &str) {
         row["max"],
         row["n"]
     );
-    let mut all: Vec<Value> = std::fs::read_to_string(out).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let mut all: Vec<Value> = std::fs::read_to_string(out)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
     all.push(row);
     std::fs::write(out, serde_json::to_string(&all).unwrap()).unwrap();
 }
 
 fn report(out: &str) {
-    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(out).expect("results of the timer runs")).unwrap();
-    let (Some(one), Some(two)) = (all.iter().find(|r| r["workers"] == "1"), all.iter().find(|r| r["workers"] == "2")) else {
+    let all: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(out).expect("results of the timer runs"))
+            .unwrap();
+    let (Some(one), Some(two)) = (
+        all.iter().find(|r| r["workers"] == "1"),
+        all.iter().find(|r| r["workers"] == "2"),
+    ) else {
         println!("timers: need runs with 1 and 2 sweepers");
         return;
     };
@@ -176,7 +206,10 @@ fn kv_churn(dsn: &str) {
             .unwrap();
         let (present, expired): (i64, i64) = (row.get(0), row.get(1));
         samples.push((present, expired));
-        println!("kv churn t={:>2}s: rows present {present:>6}, expired but present {expired:>6}", s + 1);
+        println!(
+            "kv churn t={:>2}s: rows present {present:>6}, expired but present {expired:>6}",
+            s + 1
+        );
     }
     let written: i64 = writers.into_iter().map(|h| h.join().unwrap()).sum();
     let rate = written as f64 / seconds as f64;
@@ -206,12 +239,16 @@ fn quiet_rates(c: &mut Client, secs: u64) -> (f64, f64) {
     let tx = after.get::<_, i64>(0) - before.get::<_, i64>(0);
     let probes = after.get::<_, i64>(1) - before.get::<_, i64>(1);
     // Our own two reads and two clears are not the sweepers'.
-    ((tx - 4).max(0) as f64 / secs as f64, probes as f64 / secs as f64)
+    (
+        (tx - 4).max(0) as f64 / secs as f64,
+        probes as f64 / secs as f64,
+    )
 }
 
 fn quiet(dsn: &str) {
     let mut c = connect(dsn);
-    c.batch_execute("DELETE FROM queen.log_timers; DELETE FROM queen.kv").unwrap();
+    c.batch_execute("DELETE FROM queen.log_timers; DELETE FROM queen.kv")
+        .unwrap();
     thread::sleep(Duration::from_secs(2));
     let (empty, empty_probes) = quiet_rates(&mut c, 10);
     let mut t = c.transaction().unwrap();
@@ -231,7 +268,8 @@ fn quiet(dsn: &str) {
          {loaded:.1}/s ({loaded_probes:.1} probes/s) with {TIMERS} promised for next week: {:.2}x",
         loaded / empty.max(0.1)
     );
-    c.batch_execute("DELETE FROM queen.log_timers WHERE queue = 'bench-quiet'").unwrap();
+    c.batch_execute("DELETE FROM queen.log_timers WHERE queue = 'bench-quiet'")
+        .unwrap();
 }
 
 fn main() {
@@ -242,6 +280,8 @@ fn main() {
         Some("report") => report(&args[3]),
         Some("kv") => kv_churn(dsn),
         Some("quiet") => quiet(dsn),
-        _ => panic!("usage: queen_bench_sweeper <dsn> timers <workers> <file> | report <file> | kv | quiet"),
+        _ => panic!(
+            "usage: queen_bench_sweeper <dsn> timers <workers> <file> | report <file> | kv | quiet"
+        ),
     }
 }

@@ -26,26 +26,52 @@ pub const OWNER_MAX_BYTES: usize = 256;
 pub const LIMIT_MAX: i64 = 1024;
 
 pub enum LockOp {
-    Acquire { name: String, ttl: i64, owner: String, limit: i64 },
-    Renew { name: String, token: i64, ttl: i64, slot: i64 },
-    Release { name: String, token: i64, slot: i64 },
-    Get { name: String },
+    Acquire {
+        name: String,
+        ttl: i64,
+        owner: String,
+        limit: i64,
+    },
+    Renew {
+        name: String,
+        token: i64,
+        ttl: i64,
+        slot: i64,
+    },
+    Release {
+        name: String,
+        token: i64,
+        slot: i64,
+    },
+    Get {
+        name: String,
+    },
 }
 
 impl LockOp {
     fn name(&self) -> &str {
         match self {
-            LockOp::Acquire { name, .. } | LockOp::Renew { name, .. } | LockOp::Release { name, .. } | LockOp::Get { name } => name,
+            LockOp::Acquire { name, .. }
+            | LockOp::Renew { name, .. }
+            | LockOp::Release { name, .. }
+            | LockOp::Get { name } => name,
         }
     }
 }
 
 fn text(o: &Obj<'_>, field: &str, max: usize, allow_hash: bool) -> String {
     let s = o.req_str(field);
-    if s.is_empty() || s.len() > max || s.chars().any(|c| c.is_control() || (!allow_hash && c == '#')) {
+    if s.is_empty()
+        || s.len() > max
+        || s.chars()
+            .any(|c| c.is_control() || (!allow_hash && c == '#'))
+    {
         errors::invalid(
             &o.field(field),
-            format!("a non-empty string of at most {max} bytes without control characters{}", if allow_hash { "" } else { " or '#'" }),
+            format!(
+                "a non-empty string of at most {max} bytes without control characters{}",
+                if allow_hash { "" } else { " or '#'" }
+            ),
         );
     }
     s.to_owned()
@@ -54,7 +80,10 @@ fn text(o: &Obj<'_>, field: &str, max: usize, allow_hash: bool) -> String {
 fn positive(o: &Obj<'_>, field: &str, what: &str) -> i64 {
     match o.opt_i64(field) {
         Some(v) if v > 0 => v,
-        Some(v) => errors::invalid(&o.field(field), format!("{what} must be above zero, got {v}")),
+        Some(v) => errors::invalid(
+            &o.field(field),
+            format!("{what} must be above zero, got {v}"),
+        ),
         None => errors::invalid(&o.field(field), format!("{what} is required")),
     }
 }
@@ -63,7 +92,10 @@ fn slot(o: &Obj<'_>) -> i64 {
     match o.opt_i64("slot") {
         None => 0,
         Some(s) if (0..LIMIT_MAX).contains(&s) => s,
-        Some(s) => errors::invalid(&o.field("slot"), format!("a slot is 0 to {}, got {s}", LIMIT_MAX - 1)),
+        Some(s) => errors::invalid(
+            &o.field("slot"),
+            format!("a slot is 0 to {}, got {s}", LIMIT_MAX - 1),
+        ),
     }
 }
 
@@ -71,30 +103,65 @@ pub fn parse(v: &Value, path: &str) -> LockOp {
     let o = Obj::new(v, path);
     let name = text(&o, "name", NAME_MAX_BYTES, false);
     let ttl = |o: &Obj<'_>| {
-        if o.opt_i64("ttlSeconds").is_some_and(|t| t > crate::json::MAX_DURATION_SECONDS) {
-            errors::invalid(&o.field("ttlSeconds"), format!("must be at most {} seconds", crate::json::MAX_DURATION_SECONDS));
+        if o.opt_i64("ttlSeconds")
+            .is_some_and(|t| t > crate::json::MAX_DURATION_SECONDS)
+        {
+            errors::invalid(
+                &o.field("ttlSeconds"),
+                format!(
+                    "must be at most {} seconds",
+                    crate::json::MAX_DURATION_SECONDS
+                ),
+            );
         }
         if o.get("forever").is_some() {
-            errors::invalid(&o.field("forever"), "a lock has no forever: a holder that needs longer renews");
+            errors::invalid(
+                &o.field("forever"),
+                "a lock has no forever: a holder that needs longer renews",
+            );
         }
-        positive(o, "ttlSeconds", "ttlSeconds (the permit's lifetime in whole seconds)")
+        positive(
+            o,
+            "ttlSeconds",
+            "ttlSeconds (the permit's lifetime in whole seconds)",
+        )
     };
     match o.req_str("op") {
         "acquire" => {
             let limit = o.opt_i64("limit").unwrap_or(1);
             if !(1..=LIMIT_MAX).contains(&limit) {
-                errors::invalid(&o.field("limit"), format!("limit is 1 (a lock) to {LIMIT_MAX}, got {limit}"));
+                errors::invalid(
+                    &o.field("limit"),
+                    format!("limit is 1 (a lock) to {LIMIT_MAX}, got {limit}"),
+                );
             }
             let owner = match o.opt_str("owner") {
                 Some(_) => text(&o, "owner", OWNER_MAX_BYTES, true),
                 None => queen_frames::id_text(&queen_frames::new_message_id()),
             };
-            LockOp::Acquire { name, ttl: ttl(&o), owner, limit }
+            LockOp::Acquire {
+                name,
+                ttl: ttl(&o),
+                owner,
+                limit,
+            }
         }
-        "renew" => LockOp::Renew { name, token: positive(&o, "token", "token"), ttl: ttl(&o), slot: slot(&o) },
-        "release" => LockOp::Release { name, token: positive(&o, "token", "token"), slot: slot(&o) },
+        "renew" => LockOp::Renew {
+            name,
+            token: positive(&o, "token", "token"),
+            ttl: ttl(&o),
+            slot: slot(&o),
+        },
+        "release" => LockOp::Release {
+            name,
+            token: positive(&o, "token", "token"),
+            slot: slot(&o),
+        },
         "get" => LockOp::Get { name },
-        other => errors::invalid(&o.field("op"), format!("{other:?} is not one of acquire, renew, release, get")),
+        other => errors::invalid(
+            &o.field("op"),
+            format!("{other:?} is not one of acquire, renew, release, get"),
+        ),
     }
 }
 
@@ -113,12 +180,22 @@ fn holders(c: &mut SpiClient<'_>, name: &str) -> Vec<Value> {
     loop {
         let page = store::run(
             c,
-            &[Op::GetPrefix { ns: NS.into(), prefix: format!("{name}#"), after: after.clone(), limit: Some(LIMIT_MAX), keys_only: false }],
+            &[Op::GetPrefix {
+                ns: NS.into(),
+                prefix: format!("{name}#"),
+                after: after.clone(),
+                limit: Some(LIMIT_MAX),
+                keys_only: false,
+            }],
         );
         let page = &page.results[0];
         for r in page["rows"].as_array().into_iter().flatten() {
             let key = r["key"].as_str().unwrap_or_default();
-            let slot: i64 = key.rsplit('#').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let slot: i64 = key
+                .rsplit('#')
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
             rows.push(json!({
                 "slot": slot,
                 "owner": r["value"]["owner"],
@@ -139,12 +216,21 @@ fn holders(c: &mut SpiClient<'_>, name: &str) -> Vec<Value> {
 
 fn acquire(c: &mut SpiClient<'_>, name: &str, ttl: i64, owner: &str, limit: i64) -> Value {
     let current = holders(c, name);
-    if let Some(mine) = current.iter().find(|h| h["owner"] == owner && h["slot"].as_i64().is_some_and(|s| s < limit)) {
-        let (slot, token) = (mine["slot"].as_i64().unwrap(), mine["token"].as_i64().unwrap());
+    if let Some(mine) = current
+        .iter()
+        .find(|h| h["owner"] == owner && h["slot"].as_i64().is_some_and(|s| s < limit))
+    {
+        let (slot, token) = (
+            mine["slot"].as_i64().unwrap(),
+            mine["token"].as_i64().unwrap(),
+        );
         return json!({"acquired": true, "already": true, "slot": slot, "token": token, "owner": owner, "guard": guard(name, slot, token)});
     }
     let taken: Vec<i64> = current.iter().filter_map(|h| h["slot"].as_i64()).collect();
-    let mut free: Vec<(String, i64)> = (0..limit).filter(|s| !taken.contains(s)).map(|s| (slot_key(name, s), s)).collect();
+    let mut free: Vec<(String, i64)> = (0..limit)
+        .filter(|s| !taken.contains(s))
+        .map(|s| (slot_key(name, s), s))
+        .collect();
     if free.is_empty() {
         return json!({"acquired": false, "reason": "held", "holders": current});
     }
@@ -170,9 +256,23 @@ fn acquire(c: &mut SpiClient<'_>, name: &str, ttl: i64, owner: &str, limit: i64)
 
 fn one(c: &mut SpiClient<'_>, op: &LockOp) -> Value {
     match op {
-        LockOp::Acquire { name, ttl, owner, limit } => acquire(c, name, *ttl, owner, *limit),
-        LockOp::Renew { name, token, ttl, slot } => {
-            let touch = Op::Touch { key: (NS.into(), slot_key(name, *slot)), expect: *token, expiry: Expiry::Ttl(*ttl) };
+        LockOp::Acquire {
+            name,
+            ttl,
+            owner,
+            limit,
+        } => acquire(c, name, *ttl, owner, *limit),
+        LockOp::Renew {
+            name,
+            token,
+            ttl,
+            slot,
+        } => {
+            let touch = Op::Touch {
+                key: (NS.into(), slot_key(name, *slot)),
+                expect: *token,
+                expiry: Expiry::Ttl(*ttl),
+            };
             let r = &store::run(c, &[touch]).results[0];
             if r["applied"] == true {
                 let token = r["version"].as_i64().unwrap();
@@ -182,7 +282,11 @@ fn one(c: &mut SpiClient<'_>, op: &LockOp) -> Value {
             }
         }
         LockOp::Release { name, token, slot } => {
-            let del = Op::Delete { key: (NS.into(), slot_key(name, *slot)), expect: Some(*token), required: false };
+            let del = Op::Delete {
+                key: (NS.into(), slot_key(name, *slot)),
+                expect: Some(*token),
+                required: false,
+            };
             let r = &store::run(c, &[del]).results[0];
             if r["applied"] == true {
                 json!({"released": true, "slot": slot})

@@ -19,7 +19,9 @@ use crate::jsonio::{JsonOut, JsonbArg};
 use crate::sql::{self, exec};
 
 fn body_ops(body: Option<JsonbArg>) -> Vec<Value> {
-    let text = body.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid("operations", "is required"));
+    let text = body
+        .map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| errors::invalid("operations", "is required"));
     match crate::json::parse_value("operations", &text) {
         Value::Array(a) => a,
         v @ Value::Object(_) => match v.get("operations") {
@@ -85,7 +87,13 @@ fn kv_get(ns: &str, key: &str) -> Option<JsonOut> {
 
 /// Writes a key; exactly one of `ttl_seconds` and `forever` declares when it dies.
 #[pg_extern]
-fn kv_set(ns: &str, key: &str, value: Option<JsonbArg>, ttl_seconds: Option<i64>, forever: default!(bool, false)) -> JsonOut {
+fn kv_set(
+    ns: &str,
+    key: &str,
+    value: Option<JsonbArg>,
+    ttl_seconds: Option<i64>,
+    forever: default!(bool, false),
+) -> JsonOut {
     let mut op = json!({"op": "put", "ns": ns, "key": key, "value": value_of(value)});
     expiry_json(&mut op, ttl_seconds, forever);
     JsonOut::of(&one(op))
@@ -93,8 +101,16 @@ fn kv_set(ns: &str, key: &str, value: Option<JsonbArg>, ttl_seconds: Option<i64>
 
 /// Writes a key only while it is at version `expect` (0: must not exist).
 #[pg_extern]
-fn kv_cas(ns: &str, key: &str, expect: i64, value: Option<JsonbArg>, ttl_seconds: Option<i64>, forever: default!(bool, false)) -> JsonOut {
-    let mut op = json!({"op": "put", "ns": ns, "key": key, "value": value_of(value), "expect": expect});
+fn kv_cas(
+    ns: &str,
+    key: &str,
+    expect: i64,
+    value: Option<JsonbArg>,
+    ttl_seconds: Option<i64>,
+    forever: default!(bool, false),
+) -> JsonOut {
+    let mut op =
+        json!({"op": "put", "ns": ns, "key": key, "value": value_of(value), "expect": expect});
     expiry_json(&mut op, ttl_seconds, forever);
     JsonOut::of(&one(op))
 }
@@ -182,13 +198,20 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
 
 /// One prune pass: `{"deleted", "expiredPresent", "countCapped"}`.
 #[pg_extern(schema = "queen_internal")]
-fn kv_expire_step_v1(p_start_shard: default!(i32, 0), p_batch: default!(Option<i32>, "NULL")) -> JsonOut {
+fn kv_expire_step_v1(
+    p_start_shard: default!(i32, 0),
+    p_batch: default!(Option<i32>, "NULL"),
+) -> JsonOut {
     let batch = p_batch.unwrap_or_else(|| guc::KV_EXPIRE_BATCH.get());
     if batch <= 0 {
         errors::invalid("p_batch", "must be positive");
     }
-    let r = sql::spi(|c| prune::expire_step(c, p_start_shard, batch, guc::KV_EXPIRED_COUNT_MAX.get()));
-    crate::sweeper::metrics::pruned(r["deleted"].as_i64().unwrap_or(0), r["expiredPresent"].as_i64().unwrap_or(0));
+    let r =
+        sql::spi(|c| prune::expire_step(c, p_start_shard, batch, guc::KV_EXPIRED_COUNT_MAX.get()));
+    crate::sweeper::metrics::pruned(
+        r["deleted"].as_i64().unwrap_or(0),
+        r["expiredPresent"].as_i64().unwrap_or(0),
+    );
     JsonOut::of(&r)
 }
 
@@ -214,8 +237,18 @@ fn locks(body: Option<JsonbArg>) -> JsonOut {
     let list = body_ops(body);
     let max = guc::KV_BATCH_MAX_OPS.get() as usize;
     if list.len() > max {
-        errors::program_limit("operations", format!("{} operations is more than queen.kv_batch_max_ops ({max})", list.len()));
+        errors::program_limit(
+            "operations",
+            format!(
+                "{} operations is more than queen.kv_batch_max_ops ({max})",
+                list.len()
+            ),
+        );
     }
-    let ops: Vec<locks::LockOp> = list.iter().enumerate().map(|(i, v)| locks::parse(v, &format!("operations[{i}]"))).collect();
+    let ops: Vec<locks::LockOp> = list
+        .iter()
+        .enumerate()
+        .map(|(i, v)| locks::parse(v, &format!("operations[{i}]")))
+        .collect();
     JsonOut::of(&sql::spi(|c| json!({"results": locks::run(c, &ops)})))
 }

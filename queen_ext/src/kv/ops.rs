@@ -23,16 +23,52 @@ pub enum Expiry {
 
 #[derive(Debug, Clone)]
 pub enum Op {
-    Get { key: Key },
-    GetMany { ns: String, keys: Vec<String> },
-    GetPrefix { ns: String, prefix: String, after: Option<String>, limit: Option<i64>, keys_only: bool },
-    Put { key: Key, value: Value, expiry: Expiry, expect: Option<i64>, required: bool },
-    Delete { key: Key, expect: Option<i64>, required: bool },
-    Check { key: Key, expect: i64, required: bool },
-    Incr { key: Key, delta: Number, min: Option<Number>, max: Option<Number>, expiry: Expiry, required: bool },
+    Get {
+        key: Key,
+    },
+    GetMany {
+        ns: String,
+        keys: Vec<String>,
+    },
+    GetPrefix {
+        ns: String,
+        prefix: String,
+        after: Option<String>,
+        limit: Option<i64>,
+        keys_only: bool,
+    },
+    Put {
+        key: Key,
+        value: Value,
+        expiry: Expiry,
+        expect: Option<i64>,
+        required: bool,
+    },
+    Delete {
+        key: Key,
+        expect: Option<i64>,
+        required: bool,
+    },
+    Check {
+        key: Key,
+        expect: i64,
+        required: bool,
+    },
+    Incr {
+        key: Key,
+        delta: Number,
+        min: Option<Number>,
+        max: Option<Number>,
+        expiry: Expiry,
+        required: bool,
+    },
     /// A lock's renew: the row keeps its value and gets a new version and
     /// expiry, when it is still at `expect`. Not on the wire.
-    Touch { key: Key, expect: i64, expiry: Expiry },
+    Touch {
+        key: Key,
+        expect: i64,
+        expiry: Expiry,
+    },
 }
 
 /// (namespace, key); ordered bytewise, which is `COLLATE "C"`.
@@ -42,7 +78,11 @@ impl Op {
     /// The key the op writes or checks under a row lock, if any.
     pub fn locked_key(&self) -> Option<&Key> {
         match self {
-            Op::Put { key, .. } | Op::Delete { key, .. } | Op::Check { key, .. } | Op::Incr { key, .. } | Op::Touch { key, .. } => Some(key),
+            Op::Put { key, .. }
+            | Op::Delete { key, .. }
+            | Op::Check { key, .. }
+            | Op::Incr { key, .. }
+            | Op::Touch { key, .. } => Some(key),
             _ => None,
         }
     }
@@ -58,11 +98,20 @@ impl Op {
     }
 
     pub fn required(&self) -> bool {
-        matches!(self, Op::Put { required: true, .. } | Op::Delete { required: true, .. } | Op::Check { required: true, .. } | Op::Incr { required: true, .. })
+        matches!(
+            self,
+            Op::Put { required: true, .. }
+                | Op::Delete { required: true, .. }
+                | Op::Check { required: true, .. }
+                | Op::Incr { required: true, .. }
+        )
     }
 
     pub fn writes(&self) -> bool {
-        matches!(self, Op::Put { .. } | Op::Delete { .. } | Op::Incr { .. } | Op::Touch { .. })
+        matches!(
+            self,
+            Op::Put { .. } | Op::Delete { .. } | Op::Incr { .. } | Op::Touch { .. }
+        )
     }
 }
 
@@ -149,14 +198,19 @@ impl Eval<'_> {
     }
 
     fn version(&mut self) -> i64 {
-        self.versions.next().expect("one version was reserved for every write")
+        self.versions
+            .next()
+            .expect("one version was reserved for every write")
     }
 
     /// Evaluates one op (not getPrefix, which reads the table directly), with
     /// `read_budget` the value bytes reads may still answer.
     pub fn apply(&mut self, op: &Op, read_budget: &mut i64) -> Outcome {
         let now = self.now_us;
-        let ok = |result: Value| Outcome { result, gate_failed: false };
+        let ok = |result: Value| Outcome {
+            result,
+            gate_failed: false,
+        };
         match op {
             Op::Get { key } => ok(match self.cur(key) {
                 Some(r) => {
@@ -186,10 +240,19 @@ impl Eval<'_> {
                 ok(json!({"rows": rows, "missing": missing, "truncated": truncated}))
             }
             Op::GetPrefix { .. } => unreachable!("getPrefix reads the table, not the held rows"),
-            Op::Put { key, value, expiry, expect, required } => {
+            Op::Put {
+                key,
+                value,
+                expiry,
+                expect,
+                required,
+            } => {
                 let cur = self.cur(key);
                 if let Some(reason) = precondition(*expect, cur.as_ref()) {
-                    return Outcome { result: lost(key, reason, cur.as_ref()), gate_failed: *required };
+                    return Outcome {
+                        result: lost(key, reason, cur.as_ref()),
+                        gate_failed: *required,
+                    };
                 }
                 let row = Row {
                     value: value.clone(),
@@ -202,21 +265,38 @@ impl Eval<'_> {
                 self.rows.insert(key.clone(), Some(row));
                 ok(result)
             }
-            Op::Delete { key, expect, required } => {
+            Op::Delete {
+                key,
+                expect,
+                required,
+            } => {
                 let cur = self.cur(key);
                 if cur.is_none() {
-                    return Outcome { result: lost(key, "absent", None), gate_failed: *required };
+                    return Outcome {
+                        result: lost(key, "absent", None),
+                        gate_failed: *required,
+                    };
                 }
                 if let Some(reason) = precondition(*expect, cur.as_ref()) {
-                    return Outcome { result: lost(key, reason, cur.as_ref()), gate_failed: *required };
+                    return Outcome {
+                        result: lost(key, reason, cur.as_ref()),
+                        gate_failed: *required,
+                    };
                 }
                 self.rows.insert(key.clone(), None);
                 ok(json!({"applied": true, "key": key.1}))
             }
-            Op::Check { key, expect, required } => {
+            Op::Check {
+                key,
+                expect,
+                required,
+            } => {
                 let cur = self.cur(key);
                 match precondition(Some(*expect), cur.as_ref()) {
-                    Some(reason) => Outcome { result: lost(key, reason, cur.as_ref()), gate_failed: *required },
+                    Some(reason) => Outcome {
+                        result: lost(key, reason, cur.as_ref()),
+                        gate_failed: *required,
+                    },
                     None => {
                         let mut v = json!({"applied": true, "key": key.1});
                         if let Some(r) = cur {
@@ -226,9 +306,15 @@ impl Eval<'_> {
                     }
                 }
             }
-            Op::Touch { key, expect, expiry } => {
+            Op::Touch {
+                key,
+                expect,
+                expiry,
+            } => {
                 let cur = self.cur(key);
-                if let Some(reason) = precondition(Some(*expect), cur.as_ref()).or(cur.is_none().then_some("absent")) {
+                if let Some(reason) =
+                    precondition(Some(*expect), cur.as_ref()).or(cur.is_none().then_some("absent"))
+                {
                     return ok(lost(key, reason, cur.as_ref()));
                 }
                 let mut row = cur.expect("checked above");
@@ -239,17 +325,33 @@ impl Eval<'_> {
                 self.rows.insert(key.clone(), Some(row));
                 ok(result)
             }
-            Op::Incr { key, delta, min, max, expiry, required } => {
+            Op::Incr {
+                key,
+                delta,
+                min,
+                max,
+                expiry,
+                required,
+            } => {
                 let cur = self.cur(key);
                 let base = cur.as_ref().map_or(Value::from(0), |r| r.value.clone());
                 let next = match add(&base, delta) {
-                    Err(reason) => return Outcome { result: lost(key, reason, cur.as_ref()), gate_failed: *required },
+                    Err(reason) => {
+                        return Outcome {
+                            result: lost(key, reason, cur.as_ref()),
+                            gate_failed: *required,
+                        }
+                    }
                     Ok(n) => n,
                 };
                 let out_of_range = |bound: &Option<Number>, below: bool| {
                     bound.as_ref().is_some_and(|b| {
                         let (n, b) = (next.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-                        if below { n < b } else { n > b }
+                        if below {
+                            n < b
+                        } else {
+                            n > b
+                        }
                     })
                 };
                 let refused = if out_of_range(max, false) {
@@ -264,13 +366,18 @@ impl Eval<'_> {
                     if cur.is_none() {
                         v["value"] = json!(0);
                     }
-                    return Outcome { result: v, gate_failed: *required };
+                    return Outcome {
+                        result: v,
+                        gate_failed: *required,
+                    };
                 }
                 let row = Row {
                     value: Value::Number(next),
                     version: self.version(),
                     // The expiry is create-only: a live key keeps its own.
-                    expires_us: cur.as_ref().map_or_else(|| deadline(*expiry, now), |c| c.expires_us),
+                    expires_us: cur
+                        .as_ref()
+                        .map_or_else(|| deadline(*expiry, now), |c| c.expires_us),
                     created_us: cur.as_ref().map_or(now, |c| c.created_us),
                     updated_us: now,
                 };
@@ -284,7 +391,9 @@ impl Eval<'_> {
 
 /// `base + delta`, in integers when both are, else in floating point.
 fn add(base: &Value, delta: &Number) -> Result<Number, &'static str> {
-    let Value::Number(b) = base else { return Err("not_a_number") };
+    let Value::Number(b) = base else {
+        return Err("not_a_number");
+    };
     if let (Some(x), Some(d)) = (b.as_i64(), delta.as_i64()) {
         return x.checked_add(d).map(Number::from).ok_or("overflow");
     }
@@ -320,21 +429,43 @@ mod tests {
 
     fn run(rows: &mut BTreeMap<Key, Option<Row>>, now: i64, ops: &[Op]) -> Vec<Value> {
         // Versions keep rising across calls, as the sequence makes them.
-        let mut versions = rows.values().flatten().map(|r| r.version).max().unwrap_or(99) + 1..;
-        let mut ev = Eval { now_us: now, rows, versions: &mut versions };
+        let mut versions = rows
+            .values()
+            .flatten()
+            .map(|r| r.version)
+            .max()
+            .unwrap_or(99)
+            + 1..;
+        let mut ev = Eval {
+            now_us: now,
+            rows,
+            versions: &mut versions,
+        };
         let mut budget = i64::MAX;
-        ops.iter().map(|op| ev.apply(op, &mut budget).result).collect()
+        ops.iter()
+            .map(|op| ev.apply(op, &mut budget).result)
+            .collect()
     }
 
     fn put(k: &str, v: Value, expect: Option<i64>) -> Op {
-        Op::Put { key: key(k), value: v, expiry: Expiry::Ttl(10), expect, required: false }
+        Op::Put {
+            key: key(k),
+            value: v,
+            expiry: Expiry::Ttl(10),
+            expect,
+            required: false,
+        }
     }
 
     #[test]
     fn put_if_absent_wins_once_and_the_loser_sees_the_winner() {
         let mut rows = BTreeMap::new();
         rows.insert(key("a"), None);
-        let r = run(&mut rows, 0, &[put("a", json!(1), Some(0)), put("a", json!(2), Some(0))]);
+        let r = run(
+            &mut rows,
+            0,
+            &[put("a", json!(1), Some(0)), put("a", json!(2), Some(0))],
+        );
         assert_eq!(r[0]["applied"], true);
         assert_eq!(r[1]["applied"], false);
         assert_eq!(r[1]["reason"], "exists");
@@ -349,7 +480,11 @@ mod tests {
         let r = run(&mut rows, 0, &[put("a", json!(1), Some(7))]);
         assert_eq!(r[0]["reason"], "absent");
         assert_eq!(rows[&key("a")], None, "a failed expect creates nothing");
-        let r = run(&mut rows, 0, &[put("a", json!(1), None), put("a", json!(2), Some(1))]);
+        let r = run(
+            &mut rows,
+            0,
+            &[put("a", json!(1), None), put("a", json!(2), Some(1))],
+        );
         assert_eq!(r[1]["reason"], "version");
         let v = r[0]["version"].as_i64().unwrap();
         let r = run(&mut rows, 0, &[put("a", json!(3), Some(v))]);
@@ -369,47 +504,141 @@ mod tests {
             expiry: Expiry::Ttl(60),
             required: false,
         };
-        let r = run(&mut rows, 1_000_000, &[incr(Some(2)), incr(Some(2)), incr(Some(2))]);
+        let r = run(
+            &mut rows,
+            1_000_000,
+            &[incr(Some(2)), incr(Some(2)), incr(Some(2))],
+        );
         assert_eq!(r[0]["value"], 1);
         assert_eq!(r[1]["value"], 2);
-        assert_eq!(r[1]["expiresAt"], r[0]["expiresAt"], "the window does not slide");
-        assert_eq!((r[2]["applied"].clone(), r[2]["reason"].clone(), r[2]["value"].clone()), (json!(false), json!("max"), json!(2)));
-        let r = run(&mut rows, 1_000_000, &[Op::Incr { key: key("n"), delta: Number::from_f64(0.5).unwrap(), min: None, max: None, expiry: Expiry::Forever, required: false }]);
+        assert_eq!(
+            r[1]["expiresAt"], r[0]["expiresAt"],
+            "the window does not slide"
+        );
+        assert_eq!(
+            (
+                r[2]["applied"].clone(),
+                r[2]["reason"].clone(),
+                r[2]["value"].clone()
+            ),
+            (json!(false), json!("max"), json!(2))
+        );
+        let r = run(
+            &mut rows,
+            1_000_000,
+            &[Op::Incr {
+                key: key("n"),
+                delta: Number::from_f64(0.5).unwrap(),
+                min: None,
+                max: None,
+                expiry: Expiry::Forever,
+                required: false,
+            }],
+        );
         assert_eq!(r[0]["value"], 2.5);
-        rows.insert(key("s"), Some(Row { value: json!("x"), version: 1, expires_us: None, created_us: 0, updated_us: 0 }));
-        let r = run(&mut rows, 0, &[Op::Incr { key: key("s"), delta: 1.into(), min: None, max: None, expiry: Expiry::Forever, required: true }]);
+        rows.insert(
+            key("s"),
+            Some(Row {
+                value: json!("x"),
+                version: 1,
+                expires_us: None,
+                created_us: 0,
+                updated_us: 0,
+            }),
+        );
+        let r = run(
+            &mut rows,
+            0,
+            &[Op::Incr {
+                key: key("s"),
+                delta: 1.into(),
+                min: None,
+                max: None,
+                expiry: Expiry::Forever,
+                required: true,
+            }],
+        );
         assert_eq!(r[0]["reason"], "not_a_number");
     }
 
     #[test]
     fn expired_rows_are_absent() {
         let mut rows = BTreeMap::new();
-        let old = Row { value: json!("old"), version: 5, expires_us: Some(10), created_us: 0, updated_us: 0 };
+        let old = Row {
+            value: json!("old"),
+            version: 5,
+            expires_us: Some(10),
+            created_us: 0,
+            updated_us: 0,
+        };
         assert!(old.live(9) && !old.live(10), "hidden from its instant on");
         rows.insert(key("a"), Some(old).filter(|r| r.live(10)));
-        let r = run(&mut rows, 10, &[Op::Get { key: key("a") }, put("a", json!("new"), Some(0))]);
+        let r = run(
+            &mut rows,
+            10,
+            &[Op::Get { key: key("a") }, put("a", json!("new"), Some(0))],
+        );
         assert_eq!(r[0]["found"], false);
-        assert_eq!(r[1]["applied"], true, "expect 0 wins against an expired row");
+        assert_eq!(
+            r[1]["applied"], true,
+            "expect 0 wins against an expired row"
+        );
     }
 
     #[test]
     fn check_and_delete_verdicts() {
         let mut rows = BTreeMap::new();
-        rows.insert(key("a"), Some(Row { value: json!({"owner": "o"}), version: 9, expires_us: None, created_us: 0, updated_us: 0 }));
+        rows.insert(
+            key("a"),
+            Some(Row {
+                value: json!({"owner": "o"}),
+                version: 9,
+                expires_us: None,
+                created_us: 0,
+                updated_us: 0,
+            }),
+        );
         rows.insert(key("b"), None);
         let r = run(
             &mut rows,
             0,
             &[
-                Op::Check { key: key("a"), expect: 9, required: true },
-                Op::Check { key: key("a"), expect: 0, required: false },
-                Op::Check { key: key("b"), expect: 0, required: false },
-                Op::Delete { key: key("b"), expect: None, required: false },
-                Op::Delete { key: key("a"), expect: Some(8), required: false },
-                Op::Delete { key: key("a"), expect: Some(9), required: false },
+                Op::Check {
+                    key: key("a"),
+                    expect: 9,
+                    required: true,
+                },
+                Op::Check {
+                    key: key("a"),
+                    expect: 0,
+                    required: false,
+                },
+                Op::Check {
+                    key: key("b"),
+                    expect: 0,
+                    required: false,
+                },
+                Op::Delete {
+                    key: key("b"),
+                    expect: None,
+                    required: false,
+                },
+                Op::Delete {
+                    key: key("a"),
+                    expect: Some(8),
+                    required: false,
+                },
+                Op::Delete {
+                    key: key("a"),
+                    expect: Some(9),
+                    required: false,
+                },
             ],
         );
-        let verdicts: Vec<_> = r.iter().map(|v| (v["applied"].clone(), v["reason"].clone())).collect();
+        let verdicts: Vec<_> = r
+            .iter()
+            .map(|v| (v["applied"].clone(), v["reason"].clone()))
+            .collect();
         assert_eq!(
             verdicts,
             vec![
@@ -421,18 +650,28 @@ mod tests {
                 (json!(true), Value::Null)
             ]
         );
-        assert_eq!(r[4]["value"]["owner"], "o", "the loser reads the current value");
+        assert_eq!(
+            r[4]["value"]["owner"], "o",
+            "the loser reads the current value"
+        );
     }
 
     #[test]
     fn prefix_bounds() {
         assert_eq!(prefix_upper_bound("ab").as_deref(), Some("ac"));
-        assert_eq!(prefix_upper_bound("a\u{D7FF}").as_deref(), Some("a\u{E000}"));
+        assert_eq!(
+            prefix_upper_bound("a\u{D7FF}").as_deref(),
+            Some("a\u{E000}")
+        );
         assert_eq!(prefix_upper_bound("a\u{10FFFF}").as_deref(), Some("b"));
         assert_eq!(prefix_upper_bound("\u{10FFFF}"), None);
         for p in ["ab", "a\u{7F}", "é", "a\u{FFFF}"] {
             let up = prefix_upper_bound(p).unwrap();
-            for s in [format!("{p}"), format!("{p}\u{10FFFF}zz"), format!("{p}\u{0}")] {
+            for s in [
+                format!("{p}"),
+                format!("{p}\u{10FFFF}zz"),
+                format!("{p}\u{0}"),
+            ] {
                 assert!(s.as_bytes() < up.as_bytes(), "{s:?} < {up:?}");
             }
             assert!(up.as_bytes() > p.as_bytes());

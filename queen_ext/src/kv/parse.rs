@@ -13,10 +13,19 @@ pub const NS_MAX_BYTES: usize = 128;
 /// A namespace: 1 to 128 bytes of letters, digits and `._:-`.
 pub fn check_ns(field: &str, ns: &str) -> String {
     if ns.is_empty() || ns.len() > NS_MAX_BYTES {
-        errors::invalid(field, format!("a namespace is 1 to {NS_MAX_BYTES} bytes, got {}", ns.len()));
+        errors::invalid(
+            field,
+            format!("a namespace is 1 to {NS_MAX_BYTES} bytes, got {}", ns.len()),
+        );
     }
-    if let Some(c) = ns.chars().find(|c| !(c.is_ascii_alphanumeric() || "._:-".contains(*c))) {
-        errors::invalid(field, format!("{c:?} is not allowed in a namespace (letters, digits and ._:- are)"));
+    if let Some(c) = ns
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "._:-".contains(*c)))
+    {
+        errors::invalid(
+            field,
+            format!("{c:?} is not allowed in a namespace (letters, digits and ._:- are)"),
+        );
     }
     ns.to_owned()
 }
@@ -28,7 +37,13 @@ pub fn check_key(field: &str, key: &str) -> String {
         errors::invalid(field, "must not be empty");
     }
     if key.len() > max {
-        errors::invalid(field, format!("{} bytes is longer than queen.kv_key_max_bytes ({max})", key.len()));
+        errors::invalid(
+            field,
+            format!(
+                "{} bytes is longer than queen.kv_key_max_bytes ({max})",
+                key.len()
+            ),
+        );
     }
     if key.chars().any(char::is_control) {
         errors::invalid(field, "must not contain control characters");
@@ -67,21 +82,32 @@ pub fn expiry(o: &Obj<'_>) -> Expiry {
 fn expect(o: &Obj<'_>) -> Option<i64> {
     match o.map.get("expect") {
         None => None,
-        Some(Value::Null) => errors::invalid(&o.field("expect"), "null is not an unconditional write: omit expect, or give 0 for \"must not exist\""),
+        Some(Value::Null) => errors::invalid(
+            &o.field("expect"),
+            "null is not an unconditional write: omit expect, or give 0 for \"must not exist\"",
+        ),
         Some(Value::Number(n)) => match n.as_i64() {
             Some(v) if v >= 0 => Some(v),
-            _ => errors::invalid(&o.field("expect"), format!("must be a version (a whole number >= 0), got {n}")),
+            _ => errors::invalid(
+                &o.field("expect"),
+                format!("must be a version (a whole number >= 0), got {n}"),
+            ),
         },
         Some(_) => errors::wrong_type(&o.field("expect"), "a whole number"),
     }
 }
 
 fn value(o: &Obj<'_>) -> Value {
-    let Some(v) = o.map.get("value") else { errors::invalid(&o.field("value"), "is required") };
+    let Some(v) = o.map.get("value") else {
+        errors::invalid(&o.field("value"), "is required")
+    };
     let len = v.to_string().len();
     let max = guc::KV_VALUE_MAX_BYTES.get() as usize;
     if len > max {
-        errors::program_limit(&o.field("value"), format!("{len} bytes of JSON is more than queen.kv_value_max_bytes ({max})"));
+        errors::program_limit(
+            &o.field("value"),
+            format!("{len} bytes of JSON is more than queen.kv_value_max_bytes ({max})"),
+        );
     }
     v.clone()
 }
@@ -167,7 +193,16 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
 pub fn ops(list: &[Value], field: &str, in_transaction: bool) -> Vec<Op> {
     let max = guc::KV_BATCH_MAX_OPS.get() as usize;
     if list.len() > max {
-        errors::program_limit(field, format!("{} operations is more than queen.kv_batch_max_ops ({max})", list.len()));
+        errors::program_limit(
+            field,
+            format!(
+                "{} operations is more than queen.kv_batch_max_ops ({max})",
+                list.len()
+            ),
+        );
     }
-    list.iter().enumerate().map(|(i, v)| op(v, &format!("{field}[{i}]"), in_transaction)).collect()
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| op(v, &format!("{field}[{i}]"), in_transaction))
+        .collect()
 }

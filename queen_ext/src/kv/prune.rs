@@ -80,7 +80,11 @@ pub struct Rollup {
 
 impl Rollup {
     pub fn new() -> Rollup {
-        Rollup { after: None, usage: BTreeMap::new(), done: false }
+        Rollup {
+            after: None,
+            usage: BTreeMap::new(),
+            done: false,
+        }
     }
 
     pub fn page(&mut self, c: &mut SpiClient<'_>, batch: i32) {

@@ -76,7 +76,13 @@ struct Loaded {
 /// The rows of `keys`, the statement's clock and `writes` fresh versions, in
 /// one statement. Without keys there is nothing to evaluate and nothing is read.
 fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
-    let mut out = Loaded { now_us: 0, versions: Vec::new(), live: BTreeMap::new(), present: BTreeSet::new(), quotas: BTreeMap::new() };
+    let mut out = Loaded {
+        now_us: 0,
+        versions: Vec::new(),
+        live: BTreeMap::new(),
+        present: BTreeSet::new(),
+        quotas: BTreeMap::new(),
+    };
     if keys.is_empty() {
         return out;
     }
@@ -93,7 +99,12 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
            LEFT JOIN queen.kv_quota q ON q.ns = u.n
            LEFT JOIN queen.kv_usage s ON s.ns = u.n"
     );
-    for r in exec(c, SQL, &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8], &[ns.into(), key.into(), writes.into()]) {
+    for r in exec(
+        c,
+        SQL,
+        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8],
+        &[ns.into(), key.into(), writes.into()],
+    ) {
         out.now_us = r.get(13).unwrap().unwrap();
         if out.versions.is_empty() {
             out.versions = r.get(14).unwrap().unwrap();
@@ -125,7 +136,16 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
 
 /// getPrefix: one keyset page of live rows, in key order.
 fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
-    let Op::GetPrefix { ns, prefix, after, limit, keys_only } = op else { unreachable!() };
+    let Op::GetPrefix {
+        ns,
+        prefix,
+        after,
+        limit,
+        keys_only,
+    } = op
+    else {
+        unreachable!()
+    };
     let cap = guc::KV_PREFIX_MAX_ROWS.get() as i64;
     let limit = limit.unwrap_or(cap).min(cap);
     // The smallest key above `after` (keys hold no control characters).
@@ -164,14 +184,23 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         c,
         text,
         &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8],
-        &[ns.as_str().into(), lower.as_str().into(), third.as_str().into(), (limit + 1).into()],
+        &[
+            ns.as_str().into(),
+            lower.as_str().into(),
+            third.as_str().into(),
+            (limit + 1).into(),
+        ],
     )
     .map(map)
     .collect();
     let mut out = Vec::new();
     let mut truncated = rows.len() as i64 > limit;
     for (k, r) in rows.iter().take(limit as usize) {
-        let b = if *keys_only { k.len() as i64 } else { r.bytes(k) };
+        let b = if *keys_only {
+            k.len() as i64
+        } else {
+            r.bytes(k)
+        };
         if b > *budget && !out.is_empty() {
             truncated = true;
             break;
@@ -179,7 +208,11 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         *budget -= b;
         out.push(row_json(k, r, *keys_only));
     }
-    let next_after = if truncated { out.last().map(|r| r["key"].clone()).unwrap_or(Value::Null) } else { Value::Null };
+    let next_after = if truncated {
+        out.last().map(|r| r["key"].clone()).unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
     json!({"rows": out, "truncated": truncated, "nextAfter": next_after})
 }
 
@@ -188,7 +221,11 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
 pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     let locked: BTreeSet<Key> = ops.iter().filter_map(|o| o.locked_key().cloned()).collect();
     let read: BTreeSet<Key> = ops.iter().flat_map(|o| o.keys()).collect();
-    let placeholders = if locked.is_empty() { BTreeSet::new() } else { lock(c, &locked) };
+    let placeholders = if locked.is_empty() {
+        BTreeSet::new()
+    } else {
+        lock(c, &locked)
+    };
     let writes = ops.iter().filter(|o| o.writes()).count() as i64;
     let mut loaded = load(c, &read, writes);
     let before = loaded.live.clone();
@@ -197,7 +234,11 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     let mut failed = None;
     {
         let mut versions = loaded.versions.iter().copied();
-        let mut eval = Eval { now_us: loaded.now_us, rows: &mut loaded.live, versions: &mut versions };
+        let mut eval = Eval {
+            now_us: loaded.now_us,
+            rows: &mut loaded.live,
+            versions: &mut versions,
+        };
         for (i, op) in ops.iter().enumerate() {
             if matches!(op, Op::GetPrefix { .. }) {
                 results.push(prefix(c, op, &mut budget));
@@ -215,15 +256,27 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
         delete(c, &placeholders);
         for (i, op) in ops.iter().enumerate() {
             if i < at && op.writes() && results[i]["applied"] == true {
-                results[i] = json!({"applied": false, "key": results[i]["key"], "reason": "rolled_back"});
+                results[i] =
+                    json!({"applied": false, "key": results[i]["key"], "reason": "rolled_back"});
             }
         }
-        results.extend(ops[at + 1..].iter().map(|_| json!({"applied": false, "reason": "not_evaluated"})));
+        results.extend(
+            ops[at + 1..]
+                .iter()
+                .map(|_| json!({"applied": false, "reason": "not_evaluated"})),
+        );
         return Answer { results, failed };
     }
-    let changed: Vec<&Key> = loaded.live.keys().filter(|k| loaded.live[*k] != before[*k]).collect();
+    let changed: Vec<&Key> = loaded
+        .live
+        .keys()
+        .filter(|k| loaded.live[*k] != before[*k])
+        .collect();
     check_quota(&loaded, &before, &changed);
-    let upserts: Vec<(&Key, &Row)> = changed.iter().filter_map(|k| loaded.live[*k].as_ref().map(|r| (*k, r))).collect();
+    let upserts: Vec<(&Key, &Row)> = changed
+        .iter()
+        .filter_map(|k| loaded.live[*k].as_ref().map(|r| (*k, r)))
+        .collect();
     if !upserts.is_empty() {
         upsert(c, &upserts);
     }
@@ -232,10 +285,18 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
         .iter()
         .filter(|k| loaded.live[**k].is_none() && loaded.present.contains(**k))
         .map(|k| (*k).clone())
-        .chain(placeholders.iter().filter(|k| loaded.live.get(*k).is_none_or(|r| r.is_none())).cloned())
+        .chain(
+            placeholders
+                .iter()
+                .filter(|k| loaded.live.get(*k).is_none_or(|r| r.is_none()))
+                .cloned(),
+        )
         .collect();
     delete(c, &gone);
-    Answer { results, failed: None }
+    Answer {
+        results,
+        failed: None,
+    }
 }
 
 /// Refuses growth past a namespace's quota, measured against its last
@@ -250,10 +311,16 @@ fn check_quota(loaded: &Loaded, before: &BTreeMap<Key, Option<Row>>, changed: &[
             bytes += new.map_or(0, |r| r.bytes(&k.1)) - old.map_or(0, |r| r.bytes(&k.1));
         }
         if let Some(max) = q.max_keys.filter(|m| keys > 0 && q.keys + keys > *m) {
-            errors::quota_exceeded(format!("namespace {ns:?} would hold {} keys, its quota is {max}; nothing was written", q.keys + keys));
+            errors::quota_exceeded(format!(
+                "namespace {ns:?} would hold {} keys, its quota is {max}; nothing was written",
+                q.keys + keys
+            ));
         }
         if let Some(max) = q.max_bytes.filter(|m| bytes > 0 && q.bytes + bytes > *m) {
-            errors::quota_exceeded(format!("namespace {ns:?} would hold {} bytes, its quota is {max}; nothing was written", q.bytes + bytes));
+            errors::quota_exceeded(format!(
+                "namespace {ns:?} would hold {} bytes, its quota is {max}; nothing was written",
+                q.bytes + bytes
+            ));
         }
     }
 }

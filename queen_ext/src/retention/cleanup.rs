@@ -19,7 +19,11 @@ pub struct BatchResult {
 /// the locks (the authoritative pass). Their sidecar rows are deleted
 /// explicitly; the partition rows cascade to their cursors. One
 /// `__partition_deleted__` audit row per partition.
-pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone, max_rows: i32) -> BatchResult {
+pub fn partition_cleanup_step(
+    client: &mut SpiClient<'_>,
+    cutoff: TimestampWithTimeZone,
+    max_rows: i32,
+) -> BatchResult {
     let locked: Vec<i64> = exec(
         client,
         "SELECT id FROM queen.log_partitions p WHERE queen_internal.log_partition_dead_v1(p.id, $1)
@@ -31,7 +35,10 @@ pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithT
     .collect();
     let found = locked.len() as i64;
     if locked.is_empty() {
-        return BatchResult { deleted: 0, done: true };
+        return BatchResult {
+            deleted: 0,
+            done: true,
+        };
     }
     let dead: Vec<i64> = exec(
         client,
@@ -42,7 +49,12 @@ pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithT
     .map(|r| r.get::<i64>(1).unwrap().unwrap())
     .collect();
     if !dead.is_empty() {
-        exec(client, "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)", &[sql::INT8_ARRAY], &[dead.clone().into()]);
+        exec(
+            client,
+            "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+            &[sql::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
         exec(
             client,
             "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted)
@@ -50,13 +62,25 @@ pub fn partition_cleanup_step(client: &mut SpiClient<'_>, cutoff: TimestampWithT
             &[sql::INT8_ARRAY],
             &[dead.clone().into()],
         );
-        exec(client, "DELETE FROM queen.log_partitions WHERE id = ANY($1)", &[sql::INT8_ARRAY], &[dead.clone().into()]);
+        exec(
+            client,
+            "DELETE FROM queen.log_partitions WHERE id = ANY($1)",
+            &[sql::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
     }
-    BatchResult { deleted: dead.len() as i64, done: found < max_rows as i64 }
+    BatchResult {
+        deleted: dead.len() as i64,
+        done: found < max_rows as i64,
+    }
 }
 
 /// Ages out observability rows older than `cutoff`, at most `max_rows`.
-pub fn metrics_purge_step(client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone, max_rows: i32) -> BatchResult {
+pub fn metrics_purge_step(
+    client: &mut SpiClient<'_>,
+    cutoff: TimestampWithTimeZone,
+    max_rows: i32,
+) -> BatchResult {
     let deleted = exec(
         client,
         "WITH gone AS (
@@ -71,5 +95,8 @@ pub fn metrics_purge_step(client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZ
     .next()
     .and_then(|r| r.get::<i64>(1).unwrap())
     .unwrap_or(0);
-    BatchResult { deleted, done: deleted < max_rows as i64 }
+    BatchResult {
+        deleted,
+        done: deleted < max_rows as i64,
+    }
 }

@@ -29,7 +29,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(sqlstate: impl Into<String>, message: impl Into<String>) -> Failure {
-        Failure { sqlstate: sqlstate.into(), message: message.into() }
+        Failure {
+            sqlstate: sqlstate.into(),
+            message: message.into(),
+        }
     }
 
     /// The worker was asked to stop.
@@ -44,7 +47,9 @@ impl Failure {
     /// would fail every partition alike. Anything else is the partition's,
     /// and the cycle carries on with the others.
     pub fn stops_the_cycle(&self) -> bool {
-        ["57", "08", "53", "58"].iter().any(|class| self.sqlstate.starts_with(class))
+        ["57", "08", "53", "58"]
+            .iter()
+            .any(|class| self.sqlstate.starts_with(class))
     }
 
     /// A concurrent change the step lost to: it is retried at once.
@@ -150,7 +155,12 @@ impl Failed {
 
 impl Report {
     pub fn deleted_something(&self) -> bool {
-        self.segments_deleted + self.txns_purged + self.max_wait_evicted + self.dlq_pruned + self.partitions_deleted + self.metrics_purged
+        self.segments_deleted
+            + self.txns_purged
+            + self.max_wait_evicted
+            + self.dlq_pruned
+            + self.partitions_deleted
+            + self.metrics_purged
             > 0
     }
 
@@ -159,7 +169,11 @@ impl Report {
     /// doubling number of cycles, so it is named at most once per backoff.
     pub fn log(&self) {
         let f = &self.failures;
-        let failing = if f.failed > 0 { format!(" failing=[{}]", f.failing.join("; ")) } else { String::new() };
+        let failing = if f.failed > 0 {
+            format!(" failing=[{}]", f.failing.join("; "))
+        } else {
+            String::new()
+        };
         let line = format!(
             "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} failed={}{failing} elapsed_ms={}",
             self.queues,
@@ -197,7 +211,11 @@ const RACE_RETRIES: usize = 3;
 /// The phase number DLQ retention's failures are kept under, keyed by queue.
 pub const DLQ_PHASE: i16 = 4;
 
-fn cutoffs(client: &mut SpiClient<'_>, cleanup_days: i32, metrics_days: i32) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
+fn cutoffs(
+    client: &mut SpiClient<'_>,
+    cleanup_days: i32,
+    metrics_days: i32,
+) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
     let row = exec(
         client,
         "SELECT now() - make_interval(days => $1), now() - make_interval(days => $2)",
@@ -241,7 +259,10 @@ impl Tally {
 }
 
 /// Runs one unit, again (at most [`RACE_RETRIES`] times) when it lost a race.
-fn run_retrying<R: Runner, T>(runner: &mut R, mut f: impl FnMut(&mut SpiClient<'_>) -> T) -> Result<T, Failure> {
+fn run_retrying<R: Runner, T>(
+    runner: &mut R,
+    mut f: impl FnMut(&mut SpiClient<'_>) -> T,
+) -> Result<T, Failure> {
     let mut lost = 0;
     loop {
         match runner.run(&mut f) {
@@ -252,8 +273,17 @@ fn run_retrying<R: Runner, T>(runner: &mut R, mut f: impl FnMut(&mut SpiClient<'
 }
 
 /// Loops a per-partition step until it reports done (or deletes nothing).
-fn drain<R: Runner>(runner: &mut R, mut step: impl FnMut(&mut SpiClient<'_>) -> StepResult) -> Result<StepResult, Failure> {
-    let mut total = StepResult { deleted: 0, messages: 0, new_log_start: None, new_txns_start: None, done: true };
+fn drain<R: Runner>(
+    runner: &mut R,
+    mut step: impl FnMut(&mut SpiClient<'_>) -> StepResult,
+) -> Result<StepResult, Failure> {
+    let mut total = StepResult {
+        deleted: 0,
+        messages: 0,
+        new_log_start: None,
+        new_txns_start: None,
+        done: true,
+    };
     loop {
         let r = run_retrying(runner, &mut step)?;
         total.deleted += r.deleted;
@@ -270,7 +300,16 @@ pub fn process<R: Runner>(runner: &mut R, item: &Item, batch: i32) -> Result<Tal
     let mut t = Tally::default();
     match item.phase {
         1 => {
-            let r = drain(runner, |c| retention_step(c, item.pid, item.all_cutoff, item.completed_cutoff, batch, None))?;
+            let r = drain(runner, |c| {
+                retention_step(
+                    c,
+                    item.pid,
+                    item.all_cutoff,
+                    item.completed_cutoff,
+                    batch,
+                    None,
+                )
+            })?;
             t.segments = r.deleted;
             t.messages = r.messages;
             let fruitless = r.deleted == 0;
@@ -297,7 +336,16 @@ pub fn process<R: Runner>(runner: &mut R, item: &Item, batch: i32) -> Result<Tal
         }
         _ => {
             if let Some(cutoff) = item.cutoff {
-                let r = drain(runner, |c| retention_step(c, item.pid, Some(cutoff), None, batch, Some("max_wait_time_eviction")))?;
+                let r = drain(runner, |c| {
+                    retention_step(
+                        c,
+                        item.pid,
+                        Some(cutoff),
+                        None,
+                        batch,
+                        Some("max_wait_time_eviction"),
+                    )
+                })?;
                 t.evicted = r.messages;
             }
         }
@@ -359,7 +407,12 @@ pub fn isolated<R: Runner, T: Default>(
 }
 
 /// Runs one due item, isolated (see [`isolated`]).
-pub fn process_isolated<R: Runner>(runner: &mut R, item: &Item, batch: i32, failed: &mut Failed) -> Result<Tally, Failure> {
+pub fn process_isolated<R: Runner>(
+    runner: &mut R,
+    item: &Item,
+    batch: i32,
+    failed: &mut Failed,
+) -> Result<Tally, Failure> {
     isolated(
         runner,
         (item.pid, item.phase, item.failing),
@@ -385,7 +438,12 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
     let due: Vec<i64> = list.phases[0].iter().map(|(p, _)| *p).collect();
     // Entries of partitions that are no longer due go: the table stays
     // bounded by the due cap.
-    exec(client, "DELETE FROM queen.retention_backoff WHERE partition_id <> ALL($1)", &[sql::INT8_ARRAY], &[due.clone().into()]);
+    exec(
+        client,
+        "DELETE FROM queen.retention_backoff WHERE partition_id <> ALL($1)",
+        &[sql::INT8_ARRAY],
+        &[due.clone().into()],
+    );
     let skipped: Vec<i64> = exec(
         client,
         "UPDATE queen.retention_backoff SET skip = skip - 1 WHERE partition_id = ANY($1) AND skip > 0 RETURNING partition_id",
@@ -461,18 +519,35 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
             before => dlq.push((queue, before.is_some())),
         }
     }
-    Plan { items, dlq, skipped: skipped_count }
+    Plan {
+        items,
+        dlq,
+        skipped: skipped_count,
+    }
 }
 
 /// Runs the per-partition phases over `items` with more step workers than
 /// this one; answers what all of them did. Provided by the worker.
 pub type FanOut<'a> = &'a mut dyn FnMut(&[Item], &mut Failed) -> Result<Tally, Failure>;
 
-pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings, fan_out: Option<FanOut<'_>>) -> Result<Report, Failure> {
+pub fn run_cycle<R: Runner>(
+    runner: &mut R,
+    s: &Settings,
+    fan_out: Option<FanOut<'_>>,
+) -> Result<Report, Failure> {
     let started = Instant::now();
     let list: WorkList = runner.run(|c| work_list::build(c, s.due_cap))?;
-    let Plan { items, dlq, skipped } = runner.run(|c| plan(c, &list))?;
-    let mut report = Report { queues: list.rules.len(), due: list.due(), backed_off: skipped, ..Report::default() };
+    let Plan {
+        items,
+        dlq,
+        skipped,
+    } = runner.run(|c| plan(c, &list))?;
+    let mut report = Report {
+        queues: list.rules.len(),
+        due: list.due(),
+        backed_off: skipped,
+        ..Report::default()
+    };
 
     // Phases 1 to 3.
     let tally = match fan_out {
@@ -480,7 +555,12 @@ pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings, fan_out: Option<FanOut
         _ => {
             let mut t = Tally::default();
             for item in &items {
-                t.add(process_isolated(runner, item, s.batch, &mut report.failures)?);
+                t.add(process_isolated(
+                    runner,
+                    item,
+                    s.batch,
+                    &mut report.failures,
+                )?);
             }
             t
         }
@@ -493,26 +573,37 @@ pub fn run_cycle<R: Runner>(runner: &mut R, s: &Settings, fan_out: Option<FanOut
     // DLQ retention, per due queue, in batches; each batch counts what it
     // removed in the same transaction.
     for (queue, failing) in dlq {
-        let Some(cutoff) = list.rules.get(&queue).and_then(|r| r.dlq_cutoff) else { continue };
+        let Some(cutoff) = list.rules.get(&queue).and_then(|r| r.dlq_cutoff) else {
+            continue;
+        };
         let what = || format!("queue {queue} dead-letter purge");
-        report.dlq_pruned += isolated(runner, (queue, DLQ_PHASE, failing), what, &mut report.failures, |r| {
-            let mut pruned = 0;
-            loop {
-                let n = run_retrying(r, |c| crate::dlq::purge_step(c, queue, cutoff, s.batch))?;
-                pruned += n;
-                if n < s.batch as i64 {
-                    return Ok(pruned);
+        report.dlq_pruned += isolated(
+            runner,
+            (queue, DLQ_PHASE, failing),
+            what,
+            &mut report.failures,
+            |r| {
+                let mut pruned = 0;
+                loop {
+                    let n = run_retrying(r, |c| crate::dlq::purge_step(c, queue, cutoff, s.batch))?;
+                    pruned += n;
+                    if n < s.batch as i64 {
+                        return Ok(pruned);
+                    }
                 }
-            }
-        })?;
+            },
+        )?;
     }
 
-    let (cleanup_cutoff, metrics_cutoff) = runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
+    let (cleanup_cutoff, metrics_cutoff) =
+        runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
 
     // Phase 4: empty partitions, on their own one-minute clock.
     if s.cleanup_enabled {
         let holder = format!("pid {}", std::process::id());
-        if let Some(token) = runner.run(|c| lease::claim(c, lease::PARTITION_CLEANUP, &holder, s.lease_ms))? {
+        if let Some(token) =
+            runner.run(|c| lease::claim(c, lease::PARTITION_CLEANUP, &holder, s.lease_ms))?
+        {
             let outcome = loop {
                 match runner.run(|c| partition_cleanup_step(c, cleanup_cutoff, s.batch)) {
                     Ok(r) => {

@@ -16,12 +16,19 @@ use crate::sql::{self, exec, micros_to_iso};
 const PG_EPOCH_OFFSET_US: i64 = 946_684_800_000_000;
 
 fn ts_json(t: Option<TimestampWithTimeZone>) -> Value {
-    t.map_or(Value::Null, |t| Value::String(micros_to_iso(t.into_inner() + PG_EPOCH_OFFSET_US)))
+    t.map_or(Value::Null, |t| {
+        Value::String(micros_to_iso(t.into_inner() + PG_EPOCH_OFFSET_US))
+    })
 }
 
 pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> Value {
-    let Some(q) = queues::find(client, queue) else { errors::undefined("queue", queue) };
-    let rule_sql = format!("SELECT {} FROM queen.queues q CROSS JOIN (SELECT now() AS now) c WHERE q.id = $1", rules_sql());
+    let Some(q) = queues::find(client, queue) else {
+        errors::undefined("queue", queue)
+    };
+    let rule_sql = format!(
+        "SELECT {} FROM queen.queues q CROSS JOIN (SELECT now() AS now) c WHERE q.id = $1",
+        rules_sql()
+    );
     let rule = {
         let row = client
             .update(rule_sql.as_str(), None, &[q.id.into()])
@@ -67,12 +74,20 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             &[pid.into()],
         )
         .next()
-        .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<i64>(2).unwrap().unwrap()));
+        .map(|r| {
+            (
+                r.get::<String>(1).unwrap().unwrap(),
+                r.get::<i64>(2).unwrap().unwrap(),
+            )
+        });
         let rule2 = rule.completed_cutoff.and_then(|c| {
             let (group, cap) = slowest.clone()?;
             let time = boundary_for(client, c);
             if cap < time {
-                pins.push(format!("consumer group {group:?} has consumed up to offset {} and caps rule 2", cap - 1));
+                pins.push(format!(
+                    "consumer group {group:?} has consumed up to offset {} and caps rule 2",
+                    cap - 1
+                ));
             }
             Some(time.min(cap))
         });
@@ -81,9 +96,16 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             pins.push("retention is off for this queue (retentionEnabled with a positive window turns it on)".into());
         }
         if rule.completed_cutoff.is_some() && slowest.is_none() {
-            pins.push("no consumer group has read this partition: rule 2 deletes nothing unconsumed".into());
+            pins.push(
+                "no consumer group has read this partition: rule 2 deletes nothing unconsumed"
+                    .into(),
+            );
         }
-        let boundary = [Some(log_start), rule1, rule2, max_wait].into_iter().flatten().max().unwrap();
+        let boundary = [Some(log_start), rule1, rule2, max_wait]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap();
         let deletable = exec(
             client,
             "SELECT count(*)::int8, COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments
@@ -93,7 +115,10 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         )
         .next()
         .unwrap();
-        let (segments, messages): (i64, i64) = (deletable.get(1).unwrap().unwrap(), deletable.get(2).unwrap().unwrap());
+        let (segments, messages): (i64, i64) = (
+            deletable.get(1).unwrap().unwrap(),
+            deletable.get(2).unwrap().unwrap(),
+        );
         if boundary > log_start && segments == 0 {
             pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
         }
@@ -149,7 +174,10 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
 /// Deleted messages per rule and time bucket (partition events left out).
 pub fn timeseries(client: &mut SpiClient<'_>, since: TimestampWithTimeZone, bucket: &str) -> Value {
     if !matches!(bucket, "minute" | "hour" | "day") {
-        errors::invalid("bucket", format!("{bucket:?} is not one of minute, hour, day"));
+        errors::invalid(
+            "bucket",
+            format!("{bucket:?} is not one of minute, hour, day"),
+        );
     }
     let rows = exec(
         client,

@@ -40,28 +40,54 @@ fn log_retention_step_v1(
     p_history_type: default!(Option<&str>, "NULL"),
 ) -> JsonB {
     let max = check_max_rows(p_max_rows);
-    as_jsonb(&sql::spi(|c| step::retention_step(c, p_pid, p_all_cutoff, p_completed_cutoff, max, p_history_type)))
+    as_jsonb(&sql::spi(|c| {
+        step::retention_step(
+            c,
+            p_pid,
+            p_all_cutoff,
+            p_completed_cutoff,
+            max,
+            p_history_type,
+        )
+    }))
 }
 
 /// One sidecar purge step. `{"deleted", "new_txns_start", "done"}`.
 #[pg_extern(schema = "queen_internal")]
 fn log_txns_purge_step_v1(p_pid: i64, p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -> JsonB {
     let max = check_max_rows(p_max_rows);
-    as_jsonb(&sql::spi(|c| step::txns_purge_step(c, p_pid, p_cutoff, max)))
+    as_jsonb(&sql::spi(|c| {
+        step::txns_purge_step(c, p_pid, p_cutoff, max)
+    }))
 }
 
 /// One max-wait eviction step: the retention step with rule 2 off.
 #[pg_extern(schema = "queen_internal")]
-fn log_evict_max_wait_step_v1(p_pid: i64, p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -> JsonB {
+fn log_evict_max_wait_step_v1(
+    p_pid: i64,
+    p_cutoff: TimestampWithTimeZone,
+    p_max_rows: i32,
+) -> JsonB {
     let max = check_max_rows(p_max_rows);
-    as_jsonb(&sql::spi(|c| step::retention_step(c, p_pid, Some(p_cutoff), None, max, Some("max_wait_time_eviction"))))
+    as_jsonb(&sql::spi(|c| {
+        step::retention_step(
+            c,
+            p_pid,
+            Some(p_cutoff),
+            None,
+            max,
+            Some("max_wait_time_eviction"),
+        )
+    }))
 }
 
 /// One batch of empty-partition cleanup. `{"deleted", "done"}`.
 #[pg_extern(schema = "queen_internal")]
 fn log_partition_cleanup_step_v1(p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -> JsonB {
     let max = check_max_rows(p_max_rows);
-    as_jsonb(&sql::spi(|c| cleanup::partition_cleanup_step(c, p_cutoff, max)))
+    as_jsonb(&sql::spi(|c| {
+        cleanup::partition_cleanup_step(c, p_cutoff, max)
+    }))
 }
 
 /// One batch of the metrics purge. `{"deleted", "done"}`.
@@ -83,7 +109,8 @@ fn retention_watermark_walk_v1(p_after_id: i64, p_max_rows: default!(i32, 5000))
 #[pg_extern(schema = "queen_internal")]
 fn retention_run_cycle() -> JsonOut {
     let settings = cycle::Settings::from_gucs();
-    let report = cycle::run_cycle(&mut cycle::Inline, &settings, None).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message));
+    let report = cycle::run_cycle(&mut cycle::Inline, &settings, None)
+        .unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message));
     report.log();
     JsonOut::of(&report)
 }

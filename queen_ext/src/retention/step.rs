@@ -8,8 +8,8 @@ use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 use serde::Serialize;
 
-use crate::{dlq, errors};
 use crate::sql::{self, exec};
+use crate::{dlq, errors};
 
 type Ts = TimestampWithTimeZone;
 
@@ -29,12 +29,25 @@ pub struct StepResult {
 
 impl StepResult {
     fn nothing(done: bool) -> StepResult {
-        StepResult { deleted: 0, messages: 0, new_log_start: None, new_txns_start: None, done }
+        StepResult {
+            deleted: 0,
+            messages: 0,
+            new_log_start: None,
+            new_txns_start: None,
+            done,
+        }
     }
 }
 
-fn one_i64(client: &mut SpiClient<'_>, sql: &'static str, types: &[pgrx::pg_sys::PgOid], args: &[pgrx::datum::DatumWithOid<'_>]) -> Option<i64> {
-    exec(client, sql, types, args).next().and_then(|r| r.get::<i64>(1).unwrap())
+fn one_i64(
+    client: &mut SpiClient<'_>,
+    sql: &'static str,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+) -> Option<i64> {
+    exec(client, sql, types, args)
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
 }
 
 /// The base offset of the (max_rows + 1)-th segment from `from`: one bounded
@@ -52,7 +65,13 @@ fn segment_horizon(client: &mut SpiClient<'_>, pid: i64, from: i64, max_rows: i3
 /// Where a time rule puts the boundary: the first segment fresh enough to
 /// keep, or when nothing inside the window is fresh, the horizon (the next
 /// call's question) or the end of the log.
-fn time_boundary(client: &mut SpiClient<'_>, pid: i64, from: i64, cutoff: Ts, horizon: Option<i64>) -> i64 {
+fn time_boundary(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    from: i64,
+    cutoff: Ts,
+    horizon: Option<i64>,
+) -> i64 {
     let fresh = one_i64(
         client,
         "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, $4)",
@@ -120,9 +139,14 @@ pub fn retention_step(
         )?;
         Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
     });
-    let boundary = log_start.max(rule1.unwrap_or(log_start)).max(rule2.unwrap_or(log_start));
+    let boundary = log_start
+        .max(rule1.unwrap_or(log_start))
+        .max(rule2.unwrap_or(log_start));
     if boundary <= log_start {
-        return StepResult { new_log_start: Some(log_start), ..StepResult::nothing(true) };
+        return StepResult {
+            new_log_start: Some(log_start),
+            ..StepResult::nothing(true)
+        };
     }
     // Whole segments only: a segment the boundary cuts keeps its tail. The
     // doomed segments are locked first, skipping any that a dead-letter
@@ -142,9 +166,20 @@ pub fn retention_step(
           WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3
           ORDER BY base_offset LIMIT $4 FOR UPDATE SKIP LOCKED",
         &[sql::INT8, sql::INT8, sql::INT8, sql::INT8],
-        &[pid.into(), log_start.into(), boundary.into(), (max_rows as i64).into()],
+        &[
+            pid.into(),
+            log_start.into(),
+            boundary.into(),
+            (max_rows as i64).into(),
+        ],
     )
-    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap()))
+    .map(|r| {
+        (
+            r.get(1).unwrap().unwrap(),
+            r.get(2).unwrap().unwrap(),
+            r.get(3).unwrap().unwrap(),
+        )
+    })
     .collect();
     let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
     for (base, end, count) in &locked {
@@ -154,7 +189,10 @@ pub fn retention_step(
         (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
     }
     if rows == 0 {
-        return StepResult { new_log_start: Some(log_start), ..StepResult::nothing(true) };
+        return StepResult {
+            new_log_start: Some(log_start),
+            ..StepResult::nothing(true)
+        };
     }
     // Dead letters pointing into the doomed segments become self-contained
     // first, in this same transaction. At READ COMMITTED this statement sees
@@ -195,12 +233,23 @@ pub fn retention_step(
     // cycle.
     let held = (rows as usize) < locked.len();
     let clipped = !held && (rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
-    StepResult { deleted: rows, messages: frames, new_log_start: Some(new_start), new_txns_start: None, done: !clipped }
+    StepResult {
+        deleted: rows,
+        messages: frames,
+        new_log_start: Some(new_start),
+        new_txns_start: None,
+        done: !clipped,
+    }
 }
 
 /// The sidecar purge: rows older than `cutoff`, from `txns_start`, one batch.
 /// Moves `txns_start` and `oldest_txn_at` in the same row update.
-pub fn txns_purge_step(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_rows: i32) -> StepResult {
+pub fn txns_purge_step(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    cutoff: Ts,
+    max_rows: i32,
+) -> StepResult {
     let Some(txns_start) = one_i64(
         client,
         "SELECT txns_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
@@ -218,13 +267,21 @@ pub fn txns_purge_step(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_row
                   ORDER BY base_offset LIMIT $4) s
           WHERE stale",
         &[sql::INT8, sql::INT8, sql::TIMESTAMPTZ, sql::INT8],
-        &[pid.into(), txns_start.into(), cutoff.into(), (max_rows as i64).into()],
+        &[
+            pid.into(),
+            txns_start.into(),
+            cutoff.into(),
+            (max_rows as i64).into(),
+        ],
     )
     .next()
     .expect("an aggregate answers one row");
     let rows: i64 = batch.get(1).unwrap().unwrap();
     if rows == 0 {
-        return StepResult { new_txns_start: Some(txns_start), ..StepResult::nothing(true) };
+        return StepResult {
+            new_txns_start: Some(txns_start),
+            ..StepResult::nothing(true)
+        };
     }
     let messages: i64 = batch.get(2).unwrap().unwrap();
     let max_base: i64 = batch.get(3).unwrap().unwrap();
@@ -246,5 +303,11 @@ pub fn txns_purge_step(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_row
         &[sql::INT8, sql::INT8],
         &[pid.into(), new_start.into()],
     );
-    StepResult { deleted: rows, messages, new_log_start: None, new_txns_start: Some(new_start), done: rows < max_rows as i64 }
+    StepResult {
+        deleted: rows,
+        messages,
+        new_log_start: None,
+        new_txns_start: Some(new_start),
+        done: rows < max_rows as i64,
+    }
 }

@@ -48,5 +48,9 @@ pub fn walk_batch(client: &mut SpiClient<'_>, after_id: i64, max_rows: i32) -> W
     let last_id: Option<i64> = row.get(1).unwrap();
     let fixed: i64 = row.get(2).unwrap().unwrap();
     let seen: i64 = row.get(3).unwrap().unwrap();
-    WalkResult { last_id, fixed, done: seen < max_rows as i64 }
+    WalkResult {
+        last_id,
+        fixed,
+        done: seen < max_rows as i64,
+    }
 }

@@ -56,7 +56,10 @@ impl WorkList {
 pub fn rules_sql() -> String {
     RULES
         .replace("{floor}", &TXN_FLOOR_SECONDS.to_string())
-        .replace("{failed_floor}", &crate::guc::FAILED_RETENTION.get().max(0).to_string())
+        .replace(
+            "{failed_floor}",
+            &crate::guc::FAILED_RETENTION.get().max(0).to_string(),
+        )
 }
 
 /// The work-list query with the due cap written in as a literal: a bound
@@ -95,7 +98,9 @@ pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
     let sql = query(cap);
     let mut list = WorkList::default();
     // Not a kept plan: the text changes with the cap.
-    let rows = client.update(sql.as_str(), None, &[]).unwrap_or_else(|e| panic!("retention work list: {e}"));
+    let rows = client
+        .update(sql.as_str(), None, &[])
+        .unwrap_or_else(|e| panic!("retention work list: {e}"));
     let mut due: [Vec<(i64, i64, i64)>; 3] = Default::default();
     for row in rows {
         let phase: i32 = row.get(1).unwrap().unwrap();

@@ -82,7 +82,9 @@ pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, (String, String)
         pg_sys::BeginInternalSubTransaction(std::ptr::null());
         pg_sys::MemoryContextSwitchTo(context);
     }
-    let result = PgTryBuilder::new(AssertUnwindSafe(|| Ok(f()))).catch_others(|e| Err(describe(&e))).execute();
+    let result = PgTryBuilder::new(AssertUnwindSafe(|| Ok(f())))
+        .catch_others(|e| Err(describe(&e)))
+        .execute();
     unsafe {
         pg_sys::MemoryContextSwitchTo(context);
         if result.is_ok() {
@@ -99,13 +101,18 @@ pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, (String, String)
 /// The five-character SQLSTATE of a PostgreSQL error code.
 pub fn sqlstate_text(code: pg_sys::errcodes::PgSqlErrorCode) -> String {
     let v = code as isize;
-    (0..5).map(|i| (((v >> (6 * i)) & 0x3F) as u8 + b'0') as char).collect()
+    (0..5)
+        .map(|i| (((v >> (6 * i)) & 0x3F) as u8 + b'0') as char)
+        .collect()
 }
 
 fn describe(e: &pg_sys::panic::CaughtError) -> (String, String) {
     match e {
-        pg_sys::panic::CaughtError::PostgresError(r) => (sqlstate_text(r.sql_error_code()), r.message().to_owned()),
-        pg_sys::panic::CaughtError::ErrorReport(r) | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => {
+        pg_sys::panic::CaughtError::PostgresError(r) => {
+            (sqlstate_text(r.sql_error_code()), r.message().to_owned())
+        }
+        pg_sys::panic::CaughtError::ErrorReport(r)
+        | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => {
             (sqlstate_text(r.sql_error_code()), r.message().to_owned())
         }
     }
@@ -155,9 +162,17 @@ pub const PINNED_SEARCH_PATH: &std::ffi::CStr = c"pg_catalog, pg_temp";
 /// retention step needs it).
 pub fn connect() {
     BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
-    for (name, value) in [(c"search_path", PINNED_SEARCH_PATH), (c"default_transaction_isolation", c"read committed")] {
+    for (name, value) in [
+        (c"search_path", PINNED_SEARCH_PATH),
+        (c"default_transaction_isolation", c"read committed"),
+    ] {
         unsafe {
-            pg_sys::SetConfigOption(name.as_ptr(), value.as_ptr(), pg_sys::GucContext::PGC_SUSET, pg_sys::GucSource::PGC_S_OVERRIDE);
+            pg_sys::SetConfigOption(
+                name.as_ptr(),
+                value.as_ptr(),
+                pg_sys::GucContext::PGC_SUSET,
+                pg_sys::GucSource::PGC_S_OVERRIDE,
+            );
         }
     }
 }
@@ -188,7 +203,10 @@ struct Scheduler {
 
 impl Scheduler {
     fn log_error(&mut self, what: &str, e: &str) {
-        if self.last_error_log.is_none_or(|t| t.elapsed() >= ERROR_LOG_EVERY) {
+        if self
+            .last_error_log
+            .is_none_or(|t| t.elapsed() >= ERROR_LOG_EVERY)
+        {
             pgrx::log!("{what} failed: {e}");
             self.last_error_log = Some(Instant::now());
         }
@@ -206,13 +224,18 @@ impl Scheduler {
     /// The first backfill, then the safety walk every period.
     fn watermark(&mut self) -> Result<(), String> {
         let lease_ms = guc::MAINTENANCE_LEASE_MS.get() as i64;
-        let Some(token) = in_own_transaction(|| sql::spi(|c| lease::claim(c, lease::WATERMARK, &self.holder, lease_ms)))? else {
+        let Some(token) = in_own_transaction(|| {
+            sql::spi(|c| lease::claim(c, lease::WATERMARK, &self.holder, lease_ms))
+        })?
+        else {
             return Ok(());
         };
         let mut after = 0i64;
         let mut fixed = 0i64;
         loop {
-            match in_own_transaction(|| sql::spi(|c| watermark::walk_batch(c, after, watermark::WALK_BATCH))) {
+            match in_own_transaction(|| {
+                sql::spi(|c| watermark::walk_batch(c, after, watermark::WALK_BATCH))
+            }) {
                 Ok(r) => {
                     fixed += r.fixed;
                     match r.last_id {
@@ -221,7 +244,9 @@ impl Scheduler {
                     }
                 }
                 Err(e) => {
-                    in_own_transaction(|| sql::spi(|c| lease::release(c, lease::WATERMARK, token, None)))?;
+                    in_own_transaction(|| {
+                        sql::spi(|c| lease::release(c, lease::WATERMARK, token, None))
+                    })?;
                     return Err(e);
                 }
             }
@@ -233,14 +258,19 @@ impl Scheduler {
             pgrx::log!("retention watermark walk fixed {fixed} partitions");
         }
         let period = guc::RETENTION_SAFETY_WALK_MS.get() as i64;
-        in_own_transaction(|| sql::spi(|c| lease::release(c, lease::WATERMARK, token, Some(period))))?;
+        in_own_transaction(|| {
+            sql::spi(|c| lease::release(c, lease::WATERMARK, token, Some(period)))
+        })?;
         Ok(())
     }
 
     fn retention(&mut self) -> Result<(), String> {
         let lease_ms = guc::MAINTENANCE_LEASE_MS.get() as i64;
         let period = guc::RETENTION_INTERVAL_MS.get() as i64;
-        let Some(token) = in_own_transaction(|| sql::spi(|c| lease::claim(c, lease::RETENTION, &self.holder, lease_ms)))? else {
+        let Some(token) = in_own_transaction(|| {
+            sql::spi(|c| lease::claim(c, lease::RETENTION, &self.holder, lease_ms))
+        })?
+        else {
             return Ok(());
         };
         // The holder transaction: one statement, no table.
@@ -252,10 +282,13 @@ impl Scheduler {
         // transaction (and the lock) open without holding back any xmin.
         let held = PgTryBuilder::new(AssertUnwindSafe(|| {
             unsafe { pg_sys::PushActiveSnapshot(pg_sys::GetTransactionSnapshot()) };
-            let got = Spi::get_one_with_args::<bool>("SELECT pg_try_advisory_xact_lock($1)", &[RETENTION_LOCK.into()])
-                .ok()
-                .flatten()
-                .unwrap_or(false);
+            let got = Spi::get_one_with_args::<bool>(
+                "SELECT pg_try_advisory_xact_lock($1)",
+                &[RETENTION_LOCK.into()],
+            )
+            .ok()
+            .flatten()
+            .unwrap_or(false);
             unsafe { pg_sys::PopActiveSnapshot() };
             Ok(got)
         }))
@@ -281,10 +314,13 @@ impl Scheduler {
             Err(e) => Err(e),
         };
         let ok = matches!(outcome, Ok(true));
-        in_own_transaction(|| sql::spi(|c| lease::release(c, lease::RETENTION, token, ok.then_some(period))))?;
+        in_own_transaction(|| {
+            sql::spi(|c| lease::release(c, lease::RETENTION, token, ok.then_some(period)))
+        })?;
         match outcome {
             Ok(true) => Ok(()),
-            Ok(false) => Err(last_error(token).unwrap_or_else(|| "the cycle worker stopped without a result".into())),
+            Ok(false) => Err(last_error(token)
+                .unwrap_or_else(|| "the cycle worker stopped without a result".into())),
             Err(e) => Err(e),
         }
     }
@@ -300,8 +336,12 @@ fn run_cycle_worker(token: i64) -> Result<(), String> {
         .set_restart_time(None)
         .set_notify_pid(unsafe { pg_sys::MyProcPid })
         .load_dynamic()
-        .map_err(|_| "could not start the retention cycle worker (max_worker_processes?)".to_string())?;
-    worker.wait_for_shutdown().map_err(|s| format!("retention cycle worker: {s:?}"))
+        .map_err(|_| {
+            "could not start the retention cycle worker (max_worker_processes?)".to_string()
+        })?;
+    worker
+        .wait_for_shutdown()
+        .map_err(|s| format!("retention cycle worker: {s:?}"))
 }
 
 fn finished(token: i64) -> bool {
@@ -361,9 +401,13 @@ fn report(token: i64, error: Option<&str>) {
 pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
     connect();
-    let mut scheduler = Scheduler { holder: format!("pid {}", unsafe { pg_sys::MyProcPid }), last_error_log: None };
+    let mut scheduler = Scheduler {
+        holder: format!("pid {}", unsafe { pg_sys::MyProcPid }),
+        last_error_log: None,
+    };
     loop {
-        let poll = Duration::from_millis((guc::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000));
+        let poll =
+            Duration::from_millis((guc::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000));
         if !wait(poll) {
             break;
         }
@@ -421,7 +465,13 @@ fn pull_loop(token: i64, batch: i32, failed: &mut Failed) -> Result<Tally, Failu
 
 /// Phases 1 to 3 over `items` with `parallelism` step workers: this one and
 /// helpers on their own backends, all pulling from the shared cursor.
-fn fan_out(token: i64, parallelism: i32, batch: i32, items: &[Item], failed: &mut Failed) -> Result<Tally, Failure> {
+fn fan_out(
+    token: i64,
+    parallelism: i32,
+    batch: i32,
+    items: &[Item],
+    failed: &mut Failed,
+) -> Result<Tally, Failure> {
     in_own_transaction_coded(|| {
         sql::spi(|c| {
             let phases: Vec<i16> = items.iter().map(|i| i.phase).collect();
@@ -551,8 +601,14 @@ pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
     connect();
     let settings = cycle::Settings::from_gucs();
     let parallelism = guc::RETENTION_PARALLELISM.get();
-    let mut spread = |items: &[Item], failed: &mut Failed| fan_out(token, parallelism, settings.batch, items, failed);
-    let fan: Option<cycle::FanOut<'_>> = if parallelism > 1 { Some(&mut spread) } else { None };
+    let mut spread = |items: &[Item], failed: &mut Failed| {
+        fan_out(token, parallelism, settings.batch, items, failed)
+    };
+    let fan: Option<cycle::FanOut<'_>> = if parallelism > 1 {
+        Some(&mut spread)
+    } else {
+        None
+    };
     match cycle::run_cycle(&mut OwnTransactions, &settings, fan) {
         Ok(r) => {
             r.log();

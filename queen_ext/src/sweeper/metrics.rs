@@ -52,7 +52,10 @@ fn shared() -> Option<&'static Metrics> {
 }
 
 fn now_us() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
 }
 
 pub fn probed(due: i64, lateness_ms: i64) {
@@ -69,8 +72,10 @@ pub fn fired(fired: i64, max_lateness_ms: i64, sum_ms: i64) {
     if let (Some(m), true) = (shared(), fired > 0) {
         m.fired_total.fetch_add(fired, Ordering::Relaxed);
         m.fire_lateness_sum_ms.fetch_add(sum_ms, Ordering::Relaxed);
-        m.fire_lateness_max_ms.fetch_max(max_lateness_ms, Ordering::Relaxed);
-        m.fire_lateness_last_ms.store(max_lateness_ms, Ordering::Relaxed);
+        m.fire_lateness_max_ms
+            .fetch_max(max_lateness_ms, Ordering::Relaxed);
+        m.fire_lateness_last_ms
+            .store(max_lateness_ms, Ordering::Relaxed);
     }
 }
 
@@ -120,7 +125,11 @@ pub fn degraded(n: usize, prune_off: bool, rollup_off: bool) {
 }
 
 fn iso(us: i64) -> Value {
-    if us == 0 { Value::Null } else { json!(crate::sql::micros_to_iso(us)) }
+    if us == 0 {
+        Value::Null
+    } else {
+        json!(crate::sql::micros_to_iso(us))
+    }
 }
 
 pub fn snapshot() -> Value {

@@ -50,8 +50,21 @@ fn timer_schedule(
     partition: default!(Option<&str>, "NULL"),
     transaction_id: default!(Option<&str>, "NULL"),
 ) -> JsonOut {
-    let payload = payload.map(|JsonbArg(t)| t).unwrap_or_else(|| "null".into());
-    JsonOut::of(&sql::spi(|c| timers::schedule(c, queue, timer_key, payload.as_bytes(), delay_ms, partition, transaction_id, false)))
+    let payload = payload
+        .map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| "null".into());
+    JsonOut::of(&sql::spi(|c| {
+        timers::schedule(
+            c,
+            queue,
+            timer_key,
+            payload.as_bytes(),
+            delay_ms,
+            partition,
+            transaction_id,
+            false,
+        )
+    }))
 }
 
 /// Timer operations in one transaction, Queen's timer body:
@@ -61,7 +74,9 @@ fn timer_schedule(
 /// order; results come back in the request's order.
 #[pg_extern]
 fn timers(body: Option<JsonbArg>) -> JsonOut {
-    let text = body.map(|JsonbArg(t)| t).unwrap_or_else(|| errors::invalid("operations", "is required"));
+    let text = body
+        .map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| errors::invalid("operations", "is required"));
     let body = crate::json::parse_value("operations", &text);
     let ops = timers::parse_ops(&body);
     JsonOut::of(&sql::spi(|c| json!({"results": timers::apply(c, &ops)})))
@@ -71,7 +86,9 @@ fn timers(body: Option<JsonbArg>) -> JsonOut {
 /// have fired: the log is the authority).
 #[pg_extern]
 fn timer_cancel(queue: &str, timer_key: &str) -> JsonOut {
-    JsonOut::of(&sql::spi(|c| json!({"cancelled": timers::cancel(c, queue, timer_key)})))
+    JsonOut::of(&sql::spi(
+        |c| json!({"cancelled": timers::cancel(c, queue, timer_key)}),
+    ))
 }
 
 /// The probe: next due instant, due count and lateness, from one now().
@@ -87,7 +104,9 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
     if p_batch <= 0 || p_lease_ms <= 0 {
         errors::invalid("p_batch", "batch and lease must be positive");
     }
-    JsonOut::of(&sql::spi(|c| timers::claim(c, p_start_shard, p_batch, p_lease_ms)))
+    JsonOut::of(&sql::spi(|c| {
+        timers::claim(c, p_start_shard, p_batch, p_lease_ms)
+    }))
 }
 
 /// Fires the timers claimed under `p_token`, at most `p_max_bytes` of
@@ -102,7 +121,10 @@ fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) ->
 /// Timers set aside after their last allowed fire failed, newest first (one
 /// queue, or all): what they would have delivered, and why they could not.
 #[pg_extern]
-fn timers_set_aside(queue: default!(Option<&str>, "NULL"), max_rows: default!(i32, 100)) -> JsonOut {
+fn timers_set_aside(
+    queue: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
     if max_rows <= 0 {
         errors::invalid("max_rows", format!("{max_rows} must be at least 1"));
     }
@@ -131,7 +153,14 @@ fn sweeper_metrics() -> JsonOut {
     let mut m = metrics::snapshot();
     // Set aside for good: counted from the table, so it survives a restart.
     m["timersSetAside"] = json!(sql::spi(|c| {
-        sql::exec(c, "SELECT count(*)::int8 FROM queen.log_timers_failed", &[], &[]).next().and_then(|r| r.get::<i64>(1).unwrap())
+        sql::exec(
+            c,
+            "SELECT count(*)::int8 FROM queen.log_timers_failed",
+            &[],
+            &[],
+        )
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
     }));
     JsonOut::of(&m)
 }
@@ -142,5 +171,7 @@ fn sweeper_metrics() -> JsonOut {
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_run_once() -> JsonOut {
     let settings = worker::Settings::from_gucs();
-    JsonOut::of(&timers::run_once(&settings, 0).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message)))
+    JsonOut::of(
+        &timers::run_once(&settings, 0).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message)),
+    )
 }

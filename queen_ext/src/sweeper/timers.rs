@@ -4,10 +4,10 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use super::worker::Settings;
-use crate::retention::cycle::{Failure, Inline, Runner};
 use crate::errors;
 use crate::json::{check_name, MAX_NAME_BYTES};
 use crate::push::{self, GroupIn, ItemIn};
+use crate::retention::cycle::{Failure, Inline, Runner};
 use crate::sql::{self, exec, exec_custom, micros_to_iso};
 
 /// Every sweeper scans every one of these; where it starts differs.
@@ -36,7 +36,10 @@ pub fn schedule(
     };
     let max_ms = crate::json::MAX_DURATION_SECONDS * 1000;
     if !(-max_ms..=max_ms).contains(&delay_ms) {
-        errors::invalid("delayMs", format!("{delay_ms} is further from now than {max_ms} milliseconds"));
+        errors::invalid(
+            "delayMs",
+            format!("{delay_ms} is further from now than {max_ms} milliseconds"),
+        );
     }
     if !crate::guc::TIMERS_SCHEDULE_ENABLED.get() {
         errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
@@ -52,7 +55,15 @@ pub fn schedule(
         delay_ms.into(),
         mid.into(),
     ];
-    let types = [sql::TEXT, sql::TEXT, sql::TEXT, sql::BYTEA, sql::TEXT, sql::INT8, sql::UUID];
+    let types = [
+        sql::TEXT,
+        sql::TEXT,
+        sql::TEXT,
+        sql::BYTEA,
+        sql::TEXT,
+        sql::INT8,
+        sql::UUID,
+    ];
     // A reschedule only updates: one that waited behind a fire of the same
     // timer then finds its row gone and answers absent (an insert would
     // schedule the fired timer again).
@@ -139,29 +150,52 @@ pub enum OpKind {
 pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
     use base64::Engine;
     let o = crate::json::Obj::new(body, "");
-    let list = o.opt_array("operations").unwrap_or_else(|| errors::invalid("operations", "is required"));
+    let list = o
+        .opt_array("operations")
+        .unwrap_or_else(|| errors::invalid("operations", "is required"));
     if list.is_empty() {
         errors::invalid("operations", "must not be empty");
     }
     let max = crate::guc::PUSH_MAX_ITEMS.get() as usize;
     if list.len() > max {
-        errors::invalid("operations", format!("{} operations is more than queen.push_max_items ({max})", list.len()));
+        errors::invalid(
+            "operations",
+            format!(
+                "{} operations is more than queen.push_max_items ({max})",
+                list.len()
+            ),
+        );
     }
     let mut inflate = crate::binary::Inflate::new();
     list.iter()
         .enumerate()
         .map(|(index, op)| {
             let o = crate::json::Obj::new(op, format!("operations[{index}]"));
-            for owned in ["producerSub", "messageId", "deliverAt", "delaySeconds", "attempts", "claimToken", "tenant", "tenantId"] {
+            for owned in [
+                "producerSub",
+                "messageId",
+                "deliverAt",
+                "delaySeconds",
+                "attempts",
+                "claimToken",
+                "tenant",
+                "tenantId",
+            ] {
                 if o.map.contains_key(owned) {
-                    errors::invalid(&o.field(owned), "is set by the server and can not be supplied");
+                    errors::invalid(
+                        &o.field(owned),
+                        "is set by the server and can not be supplied",
+                    );
                 }
             }
             let kind = match o.req_str("op") {
                 "schedule" => OpKind::Schedule,
                 "reschedule" => OpKind::Reschedule,
                 "cancel" => OpKind::Cancel,
-                other => errors::invalid(&o.field("op"), format!("{other:?} is not one of schedule, reschedule, cancel")),
+                other => errors::invalid(
+                    &o.field("op"),
+                    format!("{other:?} is not one of schedule, reschedule, cancel"),
+                ),
             };
             let queue = o.req_name("queue").to_owned();
             let timer_key = o.req_name("timerKey").to_owned();
@@ -173,17 +207,30 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
                 let encoded = o.req_str("payload");
                 let mut raw = base64::engine::general_purpose::STANDARD
                     .decode(encoded)
-                    .unwrap_or_else(|e| errors::invalid(&o.field("payload"), format!("is not base64: {e}")));
+                    .unwrap_or_else(|e| {
+                        errors::invalid(&o.field("payload"), format!("is not base64: {e}"))
+                    });
                 if o.opt_bool("payloadZstd").unwrap_or(false) {
                     raw = inflate.take(&o.field("payload"), &raw);
                 }
                 if let Some(problem) = crate::binary::payload_problem(&raw) {
                     errors::invalid(&o.field("payload"), problem);
                 }
-                let delay = o.opt_i64("delayMs").unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
+                let delay = o
+                    .opt_i64("delayMs")
+                    .unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
                 (raw, delay)
             };
-            TimerOp { index, kind, queue, timer_key, payload, delay_ms, txn, partition }
+            TimerOp {
+                index,
+                kind,
+                queue,
+                timer_key,
+                payload,
+                delay_ms,
+                txn,
+                partition,
+            }
         })
         .collect()
 }
@@ -192,7 +239,13 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
 /// in request order.
 pub fn apply(c: &mut SpiClient<'_>, ops: &[TimerOp]) -> Vec<Value> {
     let mut order: Vec<&TimerOp> = ops.iter().collect();
-    order.sort_by(|a, b| (a.queue.as_bytes(), a.timer_key.as_bytes(), a.index).cmp(&(b.queue.as_bytes(), b.timer_key.as_bytes(), b.index)));
+    order.sort_by(|a, b| {
+        (a.queue.as_bytes(), a.timer_key.as_bytes(), a.index).cmp(&(
+            b.queue.as_bytes(),
+            b.timer_key.as_bytes(),
+            b.index,
+        ))
+    });
     let mut results: Vec<Value> = vec![Value::Null; ops.len()];
     for op in order {
         results[op.index] = match op.kind {
@@ -240,7 +293,10 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     .unwrap();
     let next: Option<i64> = row.get(1).unwrap();
     let due: i64 = row.get(2).unwrap().unwrap();
-    let now_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
     // What a sweeper now knows of: a schedule earlier than this wakes it.
     super::wake::promised(next.map(|n| now_us + n * 1000));
     super::metrics::probed(due, next.map_or(0, |n| (-n).max(0)));
@@ -284,7 +340,12 @@ pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
 }
 
 /// As [`fire`], only the timer `only` (queue, timer_key) when given.
-fn fire_only(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64, only: Option<(&str, &str)>) -> Value {
+fn fire_only(
+    c: &mut SpiClient<'_>,
+    token: uuid::Uuid,
+    max_bytes: i64,
+    only: Option<(&str, &str)>,
+) -> Value {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
     let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
@@ -328,9 +389,17 @@ fn fire_only(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64, only: Opt
             encrypted: false,
             message_id: Some(*mid.as_bytes()),
         };
-        match groups.iter_mut().find(|g| &g.queue == queue && &g.partition == partition) {
+        match groups
+            .iter_mut()
+            .find(|g| &g.queue == queue && &g.partition == partition)
+        {
             Some(g) => g.items.push(item),
-            None => groups.push(GroupIn { queue: queue.clone(), partition: partition.clone(), items: vec![item], packed: None }),
+            None => groups.push(GroupIn {
+                queue: queue.clone(),
+                partition: partition.clone(),
+                items: vec![item],
+                packed: None,
+            }),
         }
     }
     if !groups.is_empty() {
@@ -368,7 +437,13 @@ fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
 /// once it has been claimed `max_attempts` times it is set aside: moved to
 /// `queen.log_timers_failed` with its error, never fired again. Answers
 /// whether it was set aside.
-fn fire_failed(c: &mut SpiClient<'_>, token: uuid::Uuid, timer: (&str, &str), error: &str, max_attempts: i32) -> bool {
+fn fire_failed(
+    c: &mut SpiClient<'_>,
+    token: uuid::Uuid,
+    timer: (&str, &str),
+    error: &str,
+    max_attempts: i32,
+) -> bool {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let attempts: Option<i32> = exec(
         c,
@@ -424,11 +499,17 @@ pub struct Fired {
 /// are fired one at a time, so one timer that can not be fired (a payload
 /// its queue refuses, a queue deleted under it) never holds back the
 /// others: its failure is recorded on its row.
-pub fn fire_claimed<R: Runner>(runner: &mut R, token: uuid::Uuid, s: &Settings) -> Result<Fired, Failure> {
+pub fn fire_claimed<R: Runner>(
+    runner: &mut R,
+    token: uuid::Uuid,
+    s: &Settings,
+) -> Result<Fired, Failure> {
     let mut out = Fired::default();
     let add = |out: &mut Fired, r: &Value| {
         out.fired += r["fired"].as_i64().unwrap_or(0);
-        out.max_lateness_ms = out.max_lateness_ms.max(r["maxLatenessMs"].as_i64().unwrap_or(0));
+        out.max_lateness_ms = out
+            .max_lateness_ms
+            .max(r["maxLatenessMs"].as_i64().unwrap_or(0));
     };
     loop {
         match runner.run(|c| fire(c, token, s.max_fire_bytes)) {
@@ -449,7 +530,9 @@ pub fn fire_claimed<R: Runner>(runner: &mut R, token: uuid::Uuid, s: &Settings) 
             Err(e) => {
                 out.failed += 1;
                 let error = e.to_string();
-                if runner.run(|c| fire_failed(c, token, (&queue, &key), &error, s.max_fire_attempts))? {
+                if runner
+                    .run(|c| fire_failed(c, token, (&queue, &key), &error, s.max_fire_attempts))?
+                {
                     out.set_aside += 1;
                     pgrx::log!("sweeper: timer {queue:?}/{key:?} set aside after its last allowed fire failed: {error}");
                 }

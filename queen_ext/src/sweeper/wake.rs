@@ -8,8 +8,8 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicI32, AtomicI64, Ordering};
 
-use pgrx::pg_sys;
 use pgrx::callbacks::PgXactCallbackEvent;
+use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::shmem::PGRXSharedMemory;
 use pgrx::PgAtomic;
@@ -27,7 +27,10 @@ pub struct Wake {
 
 impl Default for Wake {
     fn default() -> Wake {
-        Wake { nearest_us: AtomicI64::new(i64::MAX), procnos: Default::default() }
+        Wake {
+            nearest_us: AtomicI64::new(i64::MAX),
+            procnos: Default::default(),
+        }
     }
 }
 
@@ -56,7 +59,8 @@ pub fn register_sweeper(slot: usize) {
 /// A sweeper records what its probe saw: the next delivery instant, or none.
 pub fn promised(next_us: Option<i64>) {
     if let Some(w) = shared() {
-        w.nearest_us.store(next_us.unwrap_or(i64::MAX), Ordering::SeqCst);
+        w.nearest_us
+            .store(next_us.unwrap_or(i64::MAX), Ordering::SeqCst);
     }
 }
 

@@ -15,10 +15,11 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum};
 
 use super::{metrics, sleep, timers};
-use crate::kv::prune;
 use crate::guc;
+use crate::kv::prune;
 use crate::retention::worker::{
-    extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait, OwnTransactions,
+    extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait,
+    OwnTransactions,
 };
 use crate::sql;
 
@@ -91,10 +92,18 @@ const PHASE_ERROR_LOG_EVERY: Duration = Duration::from_secs(30);
 /// Logs a slow phase's failure (rate-limited through `last_logged`);
 /// answers whether it turns the phase off: a class-42 error (a missing
 /// table, a revoked grant) is configuration, which a retry will not fix.
-fn failed(worker: usize, phase: &str, (sqlstate, msg): &(String, String), last_logged: &mut Option<Instant>) -> bool {
+fn failed(
+    worker: usize,
+    phase: &str,
+    (sqlstate, msg): &(String, String),
+    last_logged: &mut Option<Instant>,
+) -> bool {
     let off = sqlstate.starts_with("42");
     if off || last_logged.is_none_or(|t| t.elapsed() >= PHASE_ERROR_LOG_EVERY) {
-        pgrx::log!("sweeper {worker}: {phase} failed (SQLSTATE {sqlstate}): {msg}{}", if off { "; off until a reload" } else { "" });
+        pgrx::log!(
+            "sweeper {worker}: {phase} failed (SQLSTATE {sqlstate}): {msg}{}",
+            if off { "; off until a reload" } else { "" }
+        );
         *last_logged = Some(Instant::now());
     }
     off
@@ -103,7 +112,14 @@ fn failed(worker: usize, phase: &str, (sqlstate, msg): &(String, String), last_l
 impl SubClocks {
     fn new() -> SubClocks {
         let now = Instant::now();
-        SubClocks { next_rollup: now, next_prune: now, rollup_off: false, prune_off: false, rollup: None, logged: [None; 2] }
+        SubClocks {
+            next_rollup: now,
+            next_prune: now,
+            rollup_off: false,
+            prune_off: false,
+            rollup: None,
+            logged: [None; 2],
+        }
     }
 
     /// Runs whichever slow phase is due, rollup first, at `start_shard`.
@@ -126,12 +142,14 @@ impl SubClocks {
                 Ok(()) if rollup.done => {
                     metrics::rolled_up();
                     self.rollup = None;
-                    self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
+                    self.next_rollup =
+                        Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
                 }
                 Ok(()) => {}
                 Err(e) => {
                     self.rollup = None;
-                    self.next_rollup = Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
+                    self.next_rollup =
+                        Instant::now() + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64);
                     self.rollup_off = failed(worker, "KV usage rollup", &e, &mut self.logged[0]);
                 }
             }
@@ -148,7 +166,9 @@ impl SubClocks {
             let mut deleted = 0i64;
             let mut outcome = Ok(());
             loop {
-                match in_own_transaction_coded(|| sql::spi(|c| prune::expire(c, start_shard, batch))) {
+                match in_own_transaction_coded(|| {
+                    sql::spi(|c| prune::expire(c, start_shard, batch))
+                }) {
                     Ok(n) => {
                         deleted += n;
                         if n < batch as i64 || started.elapsed() >= every / 2 || stopping() {
@@ -161,7 +181,9 @@ impl SubClocks {
                     }
                 }
             }
-            let counted = outcome.and_then(|()| in_own_transaction_coded(|| sql::spi(|c| prune::expired_present(c, count_max))));
+            let counted = outcome.and_then(|()| {
+                in_own_transaction_coded(|| sql::spi(|c| prune::expired_present(c, count_max)))
+            });
             match counted {
                 Ok((present, _)) => metrics::pruned(deleted, present),
                 Err(e) => {
@@ -176,8 +198,12 @@ impl SubClocks {
     /// period.
     fn reloaded(&mut self) {
         let now = Instant::now();
-        self.next_rollup = self.next_rollup.min(now + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64));
-        self.next_prune = self.next_prune.min(now + Duration::from_millis(guc::KV_EXPIRE_EVERY_MS.get() as u64));
+        self.next_rollup = self
+            .next_rollup
+            .min(now + Duration::from_millis(guc::KV_USAGE_EVERY_MS.get() as u64));
+        self.next_prune = self
+            .next_prune
+            .min(now + Duration::from_millis(guc::KV_EXPIRE_EVERY_MS.get() as u64));
     }
 
     /// Milliseconds until the next slow phase that is on is due.
@@ -186,11 +212,14 @@ impl SubClocks {
         if self.rollup.is_some() && !self.rollup_off {
             return Some(0);
         }
-        [(!self.rollup_off).then_some(self.next_rollup), (!self.prune_off).then_some(self.next_prune)]
-            .into_iter()
-            .flatten()
-            .map(|at| at.saturating_duration_since(now).as_millis() as i64)
-            .min()
+        [
+            (!self.rollup_off).then_some(self.next_rollup),
+            (!self.prune_off).then_some(self.next_prune),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|at| at.saturating_duration_since(now).as_millis() as i64)
+        .min()
     }
 }
 
@@ -212,7 +241,10 @@ const PRESSURE_MAX_FLOOR_MS: i64 = 200;
 
 impl Pressure {
     pub fn new(claim_batch: i32) -> Pressure {
-        Pressure { batch: claim_batch, floor_ms: 0 }
+        Pressure {
+            batch: claim_batch,
+            floor_ms: 0,
+        }
     }
 
     /// After one claim-and-fire round of `claimed` rows, `fired` of them
@@ -224,7 +256,11 @@ impl Pressure {
             self.floor_ms = (self.floor_ms * 2).clamp(25, PRESSURE_MAX_FLOOR_MS);
         } else {
             self.batch = (self.batch + self.batch / 2 + 1).min(s.claim_batch);
-            self.floor_ms = if self.floor_ms <= 25 { 0 } else { self.floor_ms / 2 };
+            self.floor_ms = if self.floor_ms <= 25 {
+                0
+            } else {
+                self.floor_ms / 2
+            };
         }
         self.batch = self.batch.min(s.claim_batch);
     }
@@ -232,7 +268,12 @@ impl Pressure {
 
 /// One PROBE + DRAIN; answers the sleep before the next and whether timers
 /// were left due.
-fn cycle(s: &Settings, start_shard: i32, rng: &mut u64, pressure: &mut Pressure) -> Result<(i64, bool), String> {
+fn cycle(
+    s: &Settings,
+    start_shard: i32,
+    rng: &mut u64,
+    pressure: &mut Pressure,
+) -> Result<(i64, bool), String> {
     let probe = in_own_transaction(|| sql::spi(timers::probe))?;
     let next = probe["nextInMs"].as_i64();
     let due = probe["due"].as_i64().unwrap_or(0);
@@ -247,14 +288,18 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64, pressure: &mut Pressure)
         while started.elapsed() < budget && fired < s.cycle_max_rows as i64 {
             let round = Instant::now();
             let batch = pressure.batch.min(s.claim_batch);
-            let claim = in_own_transaction(|| sql::spi(|c| timers::claim(c, start_shard, batch, s.lease_ms)))?;
+            let claim = in_own_transaction(|| {
+                sql::spi(|c| timers::claim(c, start_shard, batch, s.lease_ms))
+            })?;
             let claimed = claim["claimed"].as_i64().unwrap_or(0);
             if claimed == 0 {
                 empty_claim = fired == 0;
                 break;
             }
             let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
-            let fired_here = timers::fire_claimed(&mut OwnTransactions, token, s).map_err(|e| e.to_string())?.fired;
+            let fired_here = timers::fire_claimed(&mut OwnTransactions, token, s)
+                .map_err(|e| e.to_string())?
+                .fired;
             fired += fired_here;
             pressure.observe(s, claimed, fired_here, round.elapsed());
             metrics::fire_batch(pressure.batch);
@@ -262,7 +307,8 @@ fn cycle(s: &Settings, start_shard: i32, rng: &mut u64, pressure: &mut Pressure)
                 break;
             }
         }
-        left_due = !empty_claim && (started.elapsed() >= budget || fired >= s.cycle_max_rows as i64);
+        left_due =
+            !empty_claim && (started.elapsed() >= budget || fired >= s.cycle_max_rows as i64);
     }
     let band = sleep::sleep_ms(next, due, empty_claim, jitter(rng), s.max_sleep_ms);
     Ok((band.max(pressure.floor_ms.min(s.max_sleep_ms)), left_due))
@@ -346,15 +392,31 @@ mod tests {
         let quick = Duration::from_millis(10);
         let slow = Duration::from_millis(s.lease_ms as u64 / 8 + 1);
         p.observe(&s, 200, 200, quick);
-        assert_eq!((p.batch, p.floor_ms), (200, 0), "no pressure: full batch, no floor");
+        assert_eq!(
+            (p.batch, p.floor_ms),
+            (200, 0),
+            "no pressure: full batch, no floor"
+        );
         p.observe(&s, 200, 150, quick);
-        assert_eq!((p.batch, p.floor_ms), (100, 25), "rows lost to another sweeper");
+        assert_eq!(
+            (p.batch, p.floor_ms),
+            (100, 25),
+            "rows lost to another sweeper"
+        );
         p.observe(&s, 100, 100, slow);
-        assert_eq!((p.batch, p.floor_ms), (50, 50), "a round slower than an eighth of the lease");
+        assert_eq!(
+            (p.batch, p.floor_ms),
+            (50, 50),
+            "a round slower than an eighth of the lease"
+        );
         for _ in 0..10 {
             p.observe(&s, 50, 50, slow);
         }
-        assert_eq!((p.batch, p.floor_ms), (PRESSURE_MIN_BATCH, PRESSURE_MAX_FLOOR_MS), "bounded at both ends");
+        assert_eq!(
+            (p.batch, p.floor_ms),
+            (PRESSURE_MIN_BATCH, PRESSURE_MAX_FLOOR_MS),
+            "bounded at both ends"
+        );
         for _ in 0..20 {
             p.observe(&s, 10, 10, quick);
         }
