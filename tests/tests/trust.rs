@@ -238,6 +238,21 @@ fn hostile_payloads_come_back_byte_identical_and_never_stop_retention() {
     );
 }
 
+/// A binary push body (QPB1) of one message holding `payload` as it is.
+fn binary_push(queue: &str, payload: &[u8]) -> Vec<u8> {
+    let group = queen_frames::push_body::PushGroup {
+        queue: queue.to_owned(),
+        partition: "Default".into(),
+        messages: queen_frames::push_body::GroupMessages::Items(vec![
+            queen_frames::push_body::PushItem {
+                transaction_id: None,
+                payload: payload.to_vec(),
+            },
+        ]),
+    };
+    queen_frames::push_body::encode_push_body(&[group], false).unwrap()
+}
+
 /// A payload the engine could not answer as it was sent is refused at the
 /// push, naming the item; nothing is written.
 #[test]
@@ -245,17 +260,7 @@ fn a_push_refuses_payloads_it_could_not_answer_as_sent() {
     let mut c = connect();
     let queue = unique("refuse");
     // Not UTF-8, in a binary push (the JSON text path can only carry UTF-8).
-    let group = queen_frames::push_body::PushGroup {
-        queue: queue.clone(),
-        partition: "Default".into(),
-        messages: queen_frames::push_body::GroupMessages::Items(vec![
-            queen_frames::push_body::PushItem {
-                transaction_id: None,
-                payload: b"\"\xff\xfe\"".to_vec(),
-            },
-        ]),
-    };
-    let body = queen_frames::push_body::encode_push_body(&[group], false).unwrap();
+    let body = binary_push(&queue, b"\"\xff\xfe\"");
     let err = c
         .query_one("SELECT queen.push_binary($1)", &[&body])
         .unwrap_err();
@@ -450,17 +455,7 @@ fn decompression_bombs_are_refused_within_the_bound() {
     let grown_mb = (peak_rss_kb(pid) - before) / 1024;
     assert!(grown_mb < 64, "the backend grew by {grown_mb} MiB");
     // Under the bound, the same kind of body is fine.
-    let small = queen_frames::push_body::PushGroup {
-        queue: queue.clone(),
-        partition: "Default".into(),
-        messages: queen_frames::push_body::GroupMessages::Items(vec![
-            queen_frames::push_body::PushItem {
-                transaction_id: None,
-                payload: b"{\"ok\":1}".to_vec(),
-            },
-        ]),
-    };
-    let body = queen_frames::push_body::encode_push_body(&[small], false).unwrap();
+    let body = binary_push(&queue, b"{\"ok\":1}");
     c.query_one("SELECT queen.push_binary($1)", &[&body])
         .expect("a small body");
 }
