@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 use super::ops::{Expiry, Op};
 use super::parse::check_key;
 use super::store;
-use crate::errors;
-use crate::json::Obj;
+use crate::pg::errors;
+use crate::wire::json::Obj;
 
 pub const NS: &str = "queen-locks";
 pub const NAME_MAX_BYTES: usize = 256;
@@ -104,13 +104,13 @@ pub fn parse(v: &Value, path: &str) -> LockOp {
     let name = text(&o, "name", NAME_MAX_BYTES, false);
     let ttl = |o: &Obj<'_>| {
         if o.opt_i64("ttlSeconds")
-            .is_some_and(|t| t > crate::json::MAX_DURATION_SECONDS)
+            .is_some_and(|t| t > crate::wire::json::MAX_DURATION_SECONDS)
         {
             errors::invalid(
                 &o.field("ttlSeconds"),
                 format!(
                     "must be at most {} seconds",
-                    crate::json::MAX_DURATION_SECONDS
+                    crate::wire::json::MAX_DURATION_SECONDS
                 ),
             );
         }
@@ -237,7 +237,7 @@ fn acquire(c: &mut SpiClient<'_>, name: &str, ttl: i64, owner: &str, limit: i64)
     // Keys in (ns, key) order, the declared order of the KV space.
     free.sort();
     for (key, slot) in free {
-        let now = crate::sql::micros_to_iso(crate::sql::statement_start_us());
+        let now = crate::pg::spi::micros_to_iso(crate::pg::spi::statement_start_us());
         let put = Op::Put {
             key: (NS.into(), key),
             value: json!({"owner": owner, "since": now}),

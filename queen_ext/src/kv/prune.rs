@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::sql::{self, exec, exec_custom};
+use crate::pg::spi::{self, exec, exec_custom};
 
 /// One prune pass from `start_shard` on: deletes at most `batch` expired
 /// rows, then counts those still present (up to `count_max`).
@@ -38,7 +38,7 @@ pub fn expire(c: &mut SpiClient<'_>, start_shard: i32, batch: i32) -> i64 {
              LIMIT $2))
            AND expires_at <= statement_timestamp() AND expires_at > '-infinity'
          RETURNING 1",
-        &[sql::INT4, sql::INT4],
+        &[spi::INT4, spi::INT4],
         &[start_shard.into(), batch.into()],
     )
     .len() as i64;
@@ -48,7 +48,7 @@ pub fn expire(c: &mut SpiClient<'_>, start_shard: i32, batch: i32) -> i64 {
 /// The expired rows still present, counted up to about `count_max` (64
 /// bounded per-shard index scans); and whether the count hit its cap.
 pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
-    let per_shard = (count_max / super::super::sweeper::timers::SHARDS).max(1);
+    let per_shard = (count_max / crate::catalog::SHARDS).max(1);
     let present: i64 = exec_custom(
         c,
         "SELECT coalesce(sum(n), 0)::int8 FROM generate_series(0, 63) AS g(i)
@@ -58,7 +58,7 @@ pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
                   WHERE k.shard = g.i::smallint AND k.expires_at < 'infinity'
                     AND k.expires_at <= statement_timestamp() AND k.expires_at > '-infinity'
                   LIMIT $1) x) y",
-        &[sql::INT4],
+        &[spi::INT4],
         &[per_shard.into()],
     )
     .first()
@@ -100,7 +100,7 @@ impl Rollup {
              SELECT p.ns, count(*) FILTER (WHERE live), coalesce(sum(b) FILTER (WHERE live), 0)::int8,
                     count(*) FILTER (WHERE NOT live), (SELECT ns FROM last), (SELECT key FROM last)
                FROM page p GROUP BY p.ns",
-            &[sql::TEXT, sql::TEXT, sql::INT4],
+            &[spi::TEXT, spi::TEXT, spi::INT4],
             &[ns.into(), key.into(), batch.into()],
         )
         .map(|r| {
@@ -142,7 +142,7 @@ impl Rollup {
                         expired_present = EXCLUDED.expired_present, rolled_up_at = EXCLUDED.rolled_up_at
                  RETURNING 1)
              DELETE FROM queen.kv_usage WHERE ns <> ALL ($1::text[])",
-            &[sql::TEXT_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY],
+            &[spi::TEXT_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY],
             &[ns.into(), keys.clone().into(), bytes.clone().into(), expired.into()],
         );
         json!({

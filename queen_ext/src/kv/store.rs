@@ -18,9 +18,9 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use super::ops::{prefix_upper_bound, row_json, Eval, Key, Op, Row};
-use crate::errors;
-use crate::guc;
-use crate::sql::{self, exec};
+use crate::pg::errors;
+use crate::pg::settings;
+use crate::pg::spi::{self, exec};
 
 /// What a call answered: one result per op, and the index of the required
 /// op whose lost precondition stopped it.
@@ -49,7 +49,7 @@ fn lock(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) -> BTreeSet<Key> {
          SELECT n, kk, 'null', 0, '-infinity' FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(n, kk, o) ORDER BY o
          ON CONFLICT (ns, key) DO UPDATE SET version = k.version WHERE false
          RETURNING k.ns, k.key",
-        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY],
+        &[spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[ns.into(), key.into()],
     )
     .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<String>(2).unwrap().unwrap()))
@@ -102,7 +102,7 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
     for r in exec(
         c,
         SQL,
-        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8],
+        &[spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::INT8],
         &[ns.into(), key.into(), writes.into()],
     ) {
         out.now_us = r.get(13).unwrap().unwrap();
@@ -111,7 +111,7 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
         }
         let k: Key = (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap());
         let row = r.get::<String>(3).unwrap().map(|v| Row {
-            value: crate::json::parse_value("value", &v),
+            value: crate::wire::json::parse_value("value", &v),
             version: r.get(4).unwrap().unwrap(),
             expires_us: r.get(5).unwrap(),
             created_us: r.get(6).unwrap().unwrap(),
@@ -146,7 +146,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     else {
         unreachable!()
     };
-    let cap = guc::KV_PREFIX_MAX_ROWS.get() as i64;
+    let cap = settings::KV_PREFIX_MAX_ROWS.get() as i64;
     let limit = limit.unwrap_or(cap).min(cap);
     // The smallest key above `after` (keys hold no control characters).
     let lower = match after {
@@ -166,7 +166,10 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         (
             r.get::<String>(1).unwrap().unwrap(),
             Row {
-                value: crate::json::parse_value("value", &r.get::<String>(2).unwrap().unwrap()),
+                value: crate::wire::json::parse_value(
+                    "value",
+                    &r.get::<String>(2).unwrap().unwrap(),
+                ),
                 version: r.get(3).unwrap().unwrap(),
                 expires_us: r.get(4).unwrap(),
                 created_us: 0,
@@ -183,7 +186,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     let rows: Vec<(String, Row)> = exec(
         c,
         text,
-        &[sql::TEXT, sql::TEXT, sql::TEXT, sql::INT8],
+        &[spi::TEXT, spi::TEXT, spi::TEXT, spi::INT8],
         &[
             ns.as_str().into(),
             lower.as_str().into(),
@@ -229,7 +232,7 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     let writes = ops.iter().filter(|o| o.writes()).count() as i64;
     let mut loaded = load(c, &read, writes);
     let before = loaded.live.clone();
-    let mut budget = guc::KV_READ_MAX_BYTES.get() as i64;
+    let mut budget = settings::KV_READ_MAX_BYTES.get() as i64;
     let mut results = Vec::with_capacity(ops.len());
     let mut failed = None;
     {
@@ -344,7 +347,7 @@ fn upsert(c: &mut SpiClient<'_>, rows: &[(&Key, &Row)]) {
          ON CONFLICT (ns, key) DO UPDATE
             SET value = EXCLUDED.value, version = EXCLUDED.version, expires_at = EXCLUDED.expires_at,
                 created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at",
-        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::TEXT_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY, sql::INT8_ARRAY],
+        &[spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY],
         &[ns.into(), key.into(), value.into(), version.into(), expires.into(), created.into(), updated.into()],
     );
 }
@@ -357,7 +360,7 @@ fn delete(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) {
     exec(
         c,
         "DELETE FROM queen.kv k USING unnest($1::text[], $2::text[]) AS u(n, kk) WHERE k.ns = u.n AND k.key = u.kk",
-        &[sql::TEXT_ARRAY, sql::TEXT_ARRAY],
+        &[spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[ns.into(), key.into()],
     );
 }

@@ -1,0 +1,192 @@
+//! Consumer-group administration: list, inspect, delete, seek, and change a
+//! group's subscription.
+
+use pgrx::prelude::*;
+use serde_json::{json, Value};
+
+use crate::catalog::queues;
+use crate::engine::pop::QUEUE_MODE;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::datum::{JsonOut, JsonbArg};
+use crate::wire::json::{check_name, Obj};
+
+/// Every consumer group with, per queue, its partitions and lag (messages
+/// kept past its cursors).
+#[pg_extern]
+fn consumer_groups_list() -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let rows = exec(
+            c,
+            "SELECT c.consumer_group, q.name, count(*)::int8,
+                    COALESCE(sum(GREATEST(p.last_offset - GREATEST(c.committed, p.log_start - 1), 0)), 0)::int8
+               FROM queen.log_consumers c
+               JOIN queen.log_partitions p ON p.id = c.partition_id
+               JOIN queen.queues q ON q.id = p.queue_id
+              WHERE c.consumer_group <> $1
+              GROUP BY 1, 2 ORDER BY 1, 2",
+            &[spi::TEXT],
+            &[QUEUE_MODE.into()],
+        );
+        let mut groups: Vec<Value> = Vec::new();
+        for r in rows {
+            let group: String = r.get(1).unwrap().unwrap();
+            let entry = json!({"queue": r.get::<String>(2).unwrap().unwrap(), "partitions": r.get::<i64>(3).unwrap().unwrap(),
+                               "lag": r.get::<i64>(4).unwrap().unwrap()});
+            match groups.last_mut() {
+                Some(g) if g["consumerGroup"] == group.as_str() => {
+                    g["queues"].as_array_mut().unwrap().push(entry)
+                }
+                _ => groups.push(json!({"consumerGroup": group, "queues": [entry]})),
+            }
+        }
+        json!({"consumerGroups": groups, "total": groups.len()})
+    }))
+}
+
+/// One group: its cursor and lease on every partition it has read.
+#[pg_extern]
+fn consumer_group_get(consumer_group: &str) -> JsonOut {
+    let group = check_name("consumer_group", consumer_group);
+    JsonOut::of(&spi::spi(|c| {
+        let rows: Vec<Value> = exec(
+            c,
+            "SELECT q.name, p.name, p.id, c.committed, p.last_offset, c.lease_id IS NOT NULL AND c.lease_expires_at > now()
+               FROM queen.log_consumers c
+               JOIN queen.log_partitions p ON p.id = c.partition_id
+               JOIN queen.queues q ON q.id = p.queue_id
+              WHERE c.consumer_group = $1 ORDER BY q.name, p.name",
+            &[spi::TEXT],
+            &[group.into()],
+        )
+        .map(|r| {
+            let committed: i64 = r.get(4).unwrap().unwrap();
+            let last: i64 = r.get(5).unwrap().unwrap();
+            json!({"queue": r.get::<String>(1).unwrap().unwrap(), "partition": r.get::<String>(2).unwrap().unwrap(),
+                   "partitionId": r.get::<i64>(3).unwrap().unwrap().to_string(), "committedOffset": committed,
+                   "lastOffset": last, "lag": (last - committed).max(0), "leased": r.get::<bool>(6).unwrap().unwrap()})
+        })
+        .collect();
+        if rows.is_empty() {
+            errors::undefined("consumer group", group);
+        }
+        json!({"consumerGroup": group, "partitions": rows})
+    }))
+}
+
+fn queue_id(c: &mut pgrx::spi::SpiClient<'_>, queue: Option<&str>) -> Option<i64> {
+    queue.map(|q| {
+        queues::find(c, check_name("queue", q))
+            .unwrap_or_else(|| errors::undefined("queue", q))
+            .id
+    })
+}
+
+/// Deletes a group's cursors (on one queue, or everywhere), and with
+/// `delete_metadata` its subscription too, so a later pop subscribes anew.
+#[pg_extern]
+fn consumer_group_delete(
+    consumer_group: &str,
+    queue: default!(Option<&str>, "NULL"),
+    delete_metadata: default!(bool, true),
+) -> JsonOut {
+    let group = check_name("consumer_group", consumer_group);
+    JsonOut::of(&spi::spi(|c| {
+        let qid = queue_id(c, queue);
+        // Cursor rows are taken in (partition_id, consumer_group) order.
+        let deleted = exec(
+            c,
+            "WITH locked AS (
+                 SELECT c.partition_id FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id
+                  WHERE c.consumer_group = $1 AND ($2::int8 IS NULL OR p.queue_id = $2)
+                  ORDER BY c.partition_id FOR UPDATE OF c)
+             DELETE FROM queen.log_consumers c USING locked l
+              WHERE c.partition_id = l.partition_id AND c.consumer_group = $1 RETURNING 1",
+            &[spi::TEXT, spi::INT8],
+            &[group.into(), qid.into()],
+        )
+        .len();
+        let metadata = if delete_metadata {
+            exec(
+                c,
+                "DELETE FROM queen.consumer_groups WHERE consumer_group = $1 AND ($2::int8 IS NULL OR queue_id = $2) RETURNING 1",
+                &[spi::TEXT, spi::INT8],
+                &[group.into(), qid.into()],
+            )
+            .len()
+        } else {
+            0
+        };
+        json!({"success": true, "consumerGroup": group, "partitionsDeleted": deleted, "subscriptionsDeleted": metadata})
+    }))
+}
+
+/// Moves a group's cursors on a queue: `{"position": "beginning" | "end"}`
+/// or `{"timestamp": "<ISO 8601>"}` (the first message written at or after
+/// it). Open leases are dropped, so the next pop reads from the new cursor.
+#[pg_extern]
+fn consumer_group_seek(
+    consumer_group: &str,
+    queue: &str,
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> JsonOut {
+    let group = check_name("consumer_group", consumer_group);
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
+    let o = Obj::new(&options, "options");
+    let (position, timestamp) = (o.opt_str("position"), o.opt_str("timestamp"));
+    let to_end = o.opt_bool("toEnd").unwrap_or(false);
+    let target = match (position, timestamp, to_end) {
+        (Some("beginning"), None, false) => "beginning",
+        (Some("end"), None, _) | (None, None, true) => "end",
+        (None, Some(_), false) => "timestamp",
+        (Some(p), None, false) => errors::invalid(
+            &o.field("position"),
+            format!("{p:?} is not one of beginning, end"),
+        ),
+        _ => errors::invalid("options", "give one of position, timestamp or toEnd"),
+    };
+    JsonOut::of(&spi::spi(|c| {
+        let qid = queue_id(c, Some(queue)).unwrap();
+        let moved = exec(
+            c,
+            "INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed)
+             SELECT p.id, $2,
+                    CASE $3 WHEN 'beginning' THEN p.log_start - 1
+                            WHEN 'end' THEN p.last_offset
+                            ELSE GREATEST(p.log_start - 1, COALESCE(
+                                (SELECT s.end_offset FROM queen.log_segments s
+                                  WHERE s.partition_id = p.id AND s.created_at < $4::timestamptz
+                                  ORDER BY s.base_offset DESC LIMIT 1), -1)) END
+               FROM queen.log_partitions p WHERE p.queue_id = $1
+              ORDER BY p.id
+             ON CONFLICT (partition_id, consumer_group) DO UPDATE
+                SET committed = EXCLUDED.committed, lease_id = NULL, lease_expires_at = NULL, lease_start = NULL,
+                    lease_end = NULL, lease_state = NULL, head_offset = NULL, head_attempts = 0, retry_at = NULL
+             RETURNING 1",
+            &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
+            &[qid.into(), group.into(), target.into(), timestamp.into()],
+        )
+        .len();
+        json!({"success": true, "consumerGroup": group, "queue": queue, "partitions": moved})
+    }))
+}
+
+/// Sets where a group starts on partitions it has not read yet.
+#[pg_extern]
+fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &str) -> JsonOut {
+    let group = check_name("consumer_group", consumer_group);
+    JsonOut::of(&spi::spi(|c| {
+        let updated = exec(
+            c,
+            "UPDATE queen.consumer_groups SET subscription_mode = 'timestamp', subscription_from = $2::timestamptz
+              WHERE consumer_group = $1 RETURNING 1",
+            &[spi::TEXT, spi::TEXT],
+            &[group.into(), subscription_timestamp.into()],
+        )
+        .len();
+        if updated == 0 {
+            errors::undefined("consumer group", group);
+        }
+        json!({"success": true, "consumerGroup": group, "queues": updated})
+    }))
+}

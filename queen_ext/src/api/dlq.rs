@@ -1,0 +1,232 @@
+//! The failures surface: listing, retrying and deleting dead letters, and
+//! the counts that make DLQ retention's losses visible.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::prelude::*;
+use serde_json::{json, Value};
+
+use crate::catalog::queues;
+use crate::engine::dlq::{self, DeadLetter};
+use crate::engine::push::{self, GroupIn, ItemIn};
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::datum::{JsonOut, JsonbArg};
+use crate::wire::json::{check_name, Obj};
+
+/// Re-pushes dead letters into their partitions (under their transaction
+/// ids, past deduplication) and removes their rows. Answers what was retried.
+fn retry(client: &mut pgrx::spi::SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
+    let mut groups: Vec<GroupIn> = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        let item = ItemIn {
+            index,
+            txn: Some(row.transaction_id.clone()),
+            trace: row
+                .trace_id
+                .as_deref()
+                .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
+            payload: row.data.get().as_bytes().to_vec(),
+            encrypted: false,
+            message_id: None,
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.queue == row.queue && g.partition == row.partition)
+        {
+            Some(g) => g.items.push(item),
+            None => groups.push(GroupIn {
+                queue: row.queue.clone(),
+                partition: row.partition.clone(),
+                items: vec![item],
+                packed: None,
+            }),
+        }
+    }
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let pushed = push::push_groups(client, &groups, None, false);
+    dlq::delete_rows(client, &rows.iter().map(|r| r.id).collect::<Vec<_>>());
+    rows.iter()
+        .zip(pushed)
+        .map(|(row, p)| {
+            json!({
+                "partitionId": row.partition_id,
+                "transactionId": row.transaction_id,
+                "consumerGroup": row.consumer_group,
+                "failedOffset": row.offset,
+                "offset": p.offset,
+                "messageId": p.message_id.map(|m| queen_frames::id_text(&m)),
+            })
+        })
+        .collect()
+}
+
+fn queue_id(client: &mut pgrx::spi::SpiClient<'_>, queue: &str) -> i64 {
+    let queue = check_name("queue", queue);
+    queues::find(client, queue)
+        .unwrap_or_else(|| errors::undefined("queue", queue))
+        .id
+}
+
+fn check_limit(field: &str, n: i32) -> i64 {
+    let max = crate::pg::settings::POP_MAX_BATCH.get();
+    if n <= 0 || n > max {
+        errors::invalid(
+            field,
+            format!("{n} is not between 1 and queen.pop_max_batch ({max})"),
+        );
+    }
+    n as i64
+}
+
+/// Retries up to `max_rows` dead letters of a queue (one consumer group, or
+/// all). `{"retried": [...], "matched": n, "pruned_failed_count": n}`:
+/// `matched - len(retried)` rows are held by a concurrent retry.
+#[pg_extern]
+fn retry_failed_by_queue(
+    queue: &str,
+    consumer_group: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
+    let limit = check_limit("max_rows", max_rows);
+    JsonOut::of(&spi::spi(|c| {
+        let qid = queue_id(c, queue);
+        let (rows, matched) = dlq::for_retry(c, qid, consumer_group, limit);
+        let retried = retry(c, &rows);
+        json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
+    }))
+}
+
+/// Retries the dead letters of one message (every group that dead-lettered it).
+#[pg_extern]
+fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let matched = dlq::by_message(c, partition_id, transaction_id, false).len();
+        let rows = dlq::by_message(c, partition_id, transaction_id, true);
+        if matched == 0 {
+            errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
+        }
+        let qid = exec(
+            c,
+            "SELECT queue_id FROM queen.log_partitions WHERE id = $1",
+            &[spi::INT8],
+            &[partition_id.into()],
+        )
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
+        .unwrap_or(0);
+        let retried = retry(c, &rows);
+        json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
+    }))
+}
+
+/// Deletes the dead letters of one message.
+#[pg_extern]
+fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let rows = dlq::by_message(c, partition_id, transaction_id, true);
+        if rows.is_empty() {
+            errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
+        }
+        let deleted = dlq::delete_rows(c, &rows.iter().map(|r| r.id).collect::<Vec<_>>());
+        json!({"deleted": deleted, "partitionId": partition_id.to_string(), "transactionId": transaction_id})
+    }))
+}
+
+/// Dead letters, newest failure first. Options: queue, consumerGroup,
+/// partition, from, to (ISO timestamps), limit (default 100), offset.
+#[pg_extern]
+fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
+    let o = Obj::new(&options, "options");
+    let queue = o.opt_name("queue");
+    let group = o.opt_name("consumerGroup");
+    let partition = o.opt_name("partition");
+    let limit = check_limit(
+        "options.limit",
+        o.opt_i64("limit")
+            .unwrap_or(100)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+    );
+    let offset = o.opt_i64("offset").unwrap_or(0);
+    if offset < 0 {
+        errors::invalid("options.offset", format!("{offset} must not be negative"));
+    }
+    let ts = |key: &str| -> Option<TimestampWithTimeZone> {
+        o.opt_str(key).map(|t| {
+            Spi::get_one_with_args::<TimestampWithTimeZone>("SELECT $1::timestamptz", &[t.into()])
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| {
+                    errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
+                })
+        })
+    };
+    let (from, to) = (ts("from"), ts("to"));
+    spi::spi(|c| {
+        let qid = queue.map(|q| queue_id(c, q));
+        let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
+        // Serialized as they are: a payload becomes no value tree on its way out.
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            messages: &'a [DeadLetter],
+            total: i64,
+            limit: i64,
+            offset: i64,
+        }
+        JsonOut::of(&Page {
+            messages: &messages,
+            total,
+            limit,
+            offset,
+        })
+    })
+}
+
+/// A queue's counts: partitions, live messages, live dead letters, and the
+/// dead letters DLQ retention removed (cumulative).
+#[pg_extern]
+fn queue_counts(queue: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let qid = queue_id(c, queue);
+        let row = exec(
+            c,
+            "SELECT count(*)::int8, COALESCE(sum(last_offset + 1 - log_start), 0)::int8,
+                    (SELECT count(*)::int8 FROM queen.log_dlq WHERE queue_id = $1)
+               FROM queen.log_partitions WHERE queue_id = $1",
+            &[spi::INT8],
+            &[qid.into()],
+        )
+        .next()
+        .unwrap();
+        let partitions: i64 = row.get(1).unwrap().unwrap();
+        let messages: i64 = row.get(2).unwrap().unwrap();
+        let failed: i64 = row.get(3).unwrap().unwrap();
+        let pruned = dlq::pruned_failed_count(c, qid);
+        json!({
+            "queue": queue,
+            "partitions": partitions,
+            "messages": messages,
+            "failed": failed,
+            "pruned_failed": pruned,
+            "failed_total": failed + pruned,
+        })
+    }))
+}
+
+/// The dead letters of one message (every group that dead-lettered it).
+#[pg_extern]
+fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    spi::spi(|c| {
+        let rows = dlq::by_message(c, partition_id, transaction_id, false);
+        if rows.is_empty() {
+            errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
+        }
+        #[derive(serde::Serialize)]
+        struct Messages<'a> {
+            messages: &'a [DeadLetter],
+        }
+        JsonOut::of(&Messages { messages: &rows })
+    })
+}

@@ -1,0 +1,74 @@
+//! The readers an operator looks at: the overview, why retention keeps what
+//! it keeps, its time series, table sizes, and the sweepers' metrics.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::prelude::*;
+use serde_json::json;
+
+use crate::maintenance::retention::explain;
+use crate::maintenance::sweeper::metrics;
+use crate::pg::spi::{self, exec};
+use crate::wire::datum::JsonOut;
+
+/// Why a queue's disk does (not) shrink, per partition.
+#[pg_extern]
+fn retention_explain(queue: &str, max_partitions: default!(i32, 100)) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| explain::explain(c, queue, max_partitions)))
+}
+
+/// Deleted messages per rule and time bucket since `since`.
+#[pg_extern]
+fn retention_timeseries(since: TimestampWithTimeZone, bucket: default!(&str, "'hour'")) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| explain::timeseries(c, since, bucket)))
+}
+
+/// Sizes of the largest tables of the queen schema.
+#[pg_extern]
+fn table_sizes() -> JsonOut {
+    JsonOut::of(&spi::spi(explain::table_sizes))
+}
+
+/// Totals over every queue.
+#[pg_extern]
+fn overview() -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let r = exec(
+            c,
+            "SELECT (SELECT count(*)::int8 FROM queen.queues), count(*)::int8,
+                    COALESCE(sum(last_offset + 1 - log_start), 0)::int8,
+                    (SELECT count(*)::int8 FROM queen.log_dlq),
+                    (SELECT COALESCE(sum(pruned_failed_count), 0)::int8 FROM queen.queue_terminal_rollups)
+               FROM queen.log_partitions",
+            &[],
+            &[],
+        )
+        .next()
+        .unwrap();
+        json!({
+            "queues": r.get::<i64>(1).unwrap().unwrap(),
+            "partitions": r.get::<i64>(2).unwrap().unwrap(),
+            "messages": r.get::<i64>(3).unwrap().unwrap(),
+            "failed": r.get::<i64>(4).unwrap().unwrap(),
+            "pruned_failed": r.get::<i64>(5).unwrap().unwrap(),
+        })
+    }))
+}
+
+/// What the sweepers did: fired count and lateness, due count, KV rows
+/// expired but still present, and whether a slow phase is off.
+#[pg_extern]
+fn sweeper_metrics() -> JsonOut {
+    let mut m = metrics::snapshot();
+    // Set aside for good: counted from the table, so it survives a restart.
+    m["timersSetAside"] = json!(spi::spi(|c| {
+        spi::exec(
+            c,
+            "SELECT count(*)::int8 FROM queen.log_timers_failed",
+            &[],
+            &[],
+        )
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
+    }));
+    JsonOut::of(&m)
+}

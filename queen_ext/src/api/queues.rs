@@ -1,0 +1,96 @@
+//! The queues surface: configure, delete, list and read one queue.
+
+use pgrx::prelude::*;
+use serde_json::{json, Value};
+
+use super::optional;
+use crate::catalog::{admin, queues};
+use crate::engine::dlq;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::datum::{JsonOut, JsonbArg};
+use crate::wire::json::check_name;
+
+/// Every queue with its counts and options, by name.
+#[pg_extern]
+fn list_queues() -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let rows = exec(
+            c,
+            "SELECT q.name, q.namespace, q.task, (extract(epoch FROM q.created_at) * 1000000)::int8,
+                    count(p.id)::int8, COALESCE(sum(p.last_offset + 1 - p.log_start), 0)::int8,
+                    (SELECT count(*)::int8 FROM queen.log_dlq d WHERE d.queue_id = q.id),
+                    COALESCE((SELECT r.pruned_failed_count FROM queen.queue_terminal_rollups r WHERE r.queue_id = q.id), 0)
+               FROM queen.queues q LEFT JOIN queen.log_partitions p ON p.queue_id = q.id
+              GROUP BY q.id ORDER BY q.name",
+            &[],
+            &[],
+        );
+        let queues: Vec<Value> = rows
+            .map(|r| {
+                json!({
+                    "name": r.get::<String>(1).unwrap().unwrap(),
+                    "namespace": r.get::<String>(2).unwrap(),
+                    "task": r.get::<String>(3).unwrap(),
+                    "createdAt": crate::pg::spi::micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
+                    "partitions": r.get::<i64>(5).unwrap().unwrap(),
+                    "messages": r.get::<i64>(6).unwrap().unwrap(),
+                    "failed": r.get::<i64>(7).unwrap().unwrap(),
+                    "pruned_failed": r.get::<i64>(8).unwrap().unwrap(),
+                })
+            })
+            .collect();
+        json!({"queues": queues, "total": queues.len()})
+    }))
+}
+
+/// One queue: its options and counts.
+#[pg_extern]
+fn get_queue(queue: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let q = queues::find(c, check_name("queue", queue))
+            .unwrap_or_else(|| errors::undefined("queue", queue));
+        let parts: Vec<Value> = exec(
+            c,
+            "SELECT id, name, last_offset, log_start, (extract(epoch FROM last_write_at) * 1000000)::int8
+               FROM queen.log_partitions WHERE queue_id = $1 ORDER BY name LIMIT $2",
+            &[spi::INT8, spi::INT8],
+            &[q.id.into(), (crate::pg::settings::POP_MAX_BATCH.get() as i64).into()],
+        )
+        .map(|r| {
+            json!({
+                "id": r.get::<i64>(1).unwrap().unwrap().to_string(),
+                "name": r.get::<String>(2).unwrap().unwrap(),
+                "lastOffset": r.get::<i64>(3).unwrap().unwrap(),
+                "logStart": r.get::<i64>(4).unwrap().unwrap(),
+                "lastWriteAt": crate::pg::spi::micros_to_iso(r.get::<i64>(5).unwrap().unwrap()),
+            })
+        })
+        .collect();
+        json!({"name": q.name, "namespace": q.options.namespace, "task": q.options.task,
+               "options": q.options.to_json(), "partitions": parts,
+               "pruned_failed": dlq::pruned_failed_count(c, q.id)})
+    }))
+}
+
+/// Creates or edits a queue; mode `merge` (default) or `replace`.
+#[pg_extern]
+fn configure(
+    queue: Option<&str>,
+    options: default!(Option<JsonbArg>, "'{}'"),
+    mode: default!(Option<&str>, "'merge'"),
+) -> JsonOut {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    let options = optional("options", options);
+    let mode = mode.unwrap_or("merge");
+    JsonOut::of(&spi::spi(|client| {
+        admin::configure(client, queue, &options, mode)
+    }))
+}
+
+/// Deletes a queue with all its partitions, messages, cursors and dead letters.
+#[pg_extern]
+fn delete_queue(queue: Option<&str>) -> JsonOut {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    JsonOut::of(&spi::spi(|client| admin::delete_queue(client, queue)))
+}

@@ -1,0 +1,91 @@
+//! Timers: schedule, cancel and list the ones set aside. The sweepers that
+//! fire them are in `maintenance::sweeper`; their steps in `api::internal`.
+
+use pgrx::prelude::*;
+use serde_json::json;
+
+use crate::pg::errors;
+use crate::pg::spi;
+use crate::timers;
+use crate::wire::datum::{JsonOut, JsonbArg};
+
+/// Schedules (or reschedules: the same upsert) a timer: a message with
+/// `payload` delivered into queue/partition `delay_ms` from now, under
+/// `transaction_id` (minted when NULL).
+#[pg_extern]
+fn timer_schedule(
+    queue: &str,
+    timer_key: &str,
+    payload: Option<JsonbArg>,
+    delay_ms: i64,
+    partition: default!(Option<&str>, "NULL"),
+    transaction_id: default!(Option<&str>, "NULL"),
+) -> JsonOut {
+    let payload = payload
+        .map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| "null".into());
+    JsonOut::of(&spi::spi(|c| {
+        timers::schedule(
+            c,
+            queue,
+            timer_key,
+            payload.as_bytes(),
+            delay_ms,
+            partition,
+            transaction_id,
+            false,
+        )
+    }))
+}
+
+/// Timer operations in one transaction, Queen's timer body:
+/// `{"operations": [{"op": "schedule" | "reschedule" | "cancel", "queue",
+/// "timerKey", "payload" (base64 of one JSON document), "delayMs", "txn",
+/// "partition", "payloadZstd"}]}`. Rows are taken in (queue, timerKey)
+/// order; results come back in the request's order.
+#[pg_extern]
+fn timers(body: Option<JsonbArg>) -> JsonOut {
+    let text = body
+        .map(|JsonbArg(t)| t)
+        .unwrap_or_else(|| errors::invalid("operations", "is required"));
+    let body = crate::wire::json::parse_value("operations", &text);
+    let ops = timers::parse_ops(&body);
+    JsonOut::of(&spi::spi(|c| json!({"results": timers::apply(c, &ops)})))
+}
+
+/// Cancels a timer; `cancelled: false` when there was none (it may already
+/// have fired: the log is the authority).
+#[pg_extern]
+fn timer_cancel(queue: &str, timer_key: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(
+        |c| json!({"cancelled": timers::cancel(c, queue, timer_key)}),
+    ))
+}
+
+/// Timers set aside after their last allowed fire failed, newest first (one
+/// queue, or all): what they would have delivered, and why they could not.
+#[pg_extern]
+fn timers_set_aside(
+    queue: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
+    if max_rows <= 0 {
+        errors::invalid("max_rows", format!("{max_rows} must be at least 1"));
+    }
+    let rows: Vec<serde_json::Value> = spi::spi(|c| {
+        spi::exec(
+            c,
+            "SELECT json_build_object('queue', queue, 'timerKey', timer_key, 'partition', partition,
+                        'transactionId', transaction_id, 'messageId', message_id, 'deliverAt', deliver_at,
+                        'attempts', attempts, 'error', last_error, 'failedAt', failed_at,
+                        'payload', encode(payload, 'base64'))::text
+               FROM queen.log_timers_failed WHERE $1::text IS NULL OR queue = $1
+              ORDER BY failed_at DESC, id DESC LIMIT $2",
+            &[spi::TEXT, spi::INT8],
+            &[queue.into(), (max_rows as i64).into()],
+        )
+        .map(|r| serde_json::from_str(&r.get::<String>(1).unwrap().unwrap()).expect("json_build_object prints JSON"))
+        .collect()
+    });
+    JsonOut::of(&json!({"timers": rows}))
+}

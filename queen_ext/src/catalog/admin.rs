@@ -1,0 +1,107 @@
+//! Queue management: configure and delete.
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::catalog::options::{Mode, QueueOptions};
+use crate::catalog::queues;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::json::{check_name, Obj};
+
+/// Creates or edits a queue. `merge` keeps the stored value of every option
+/// the body omits; `replace` (and a create) starts from the defaults. A key
+/// sent as null goes back to its default either way.
+pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode: &str) -> Value {
+    let queue = check_name("queue", queue);
+    let mode = Mode::parse(mode);
+    let body = Obj::new(options, "options");
+    let existing = queues::find(client, queue);
+    let base = match (&existing, mode) {
+        (Some(q), Mode::Merge) => q.options.clone(),
+        _ => QueueOptions::default(),
+    };
+    let new = QueueOptions::apply(&base, body.map, "options");
+    let created = match &existing {
+        Some(q) => {
+            queues::update(client, q.id, &new);
+            false
+        }
+        None => {
+            if !queues::insert(client, queue, &new) {
+                // Created concurrently: apply this edit on top of it.
+                let q =
+                    queues::find(client, queue).expect("queue exists after a conflicting insert");
+                let merged = QueueOptions::apply(
+                    if mode == Mode::Merge {
+                        &q.options
+                    } else {
+                        &base
+                    },
+                    body.map,
+                    "options",
+                );
+                queues::update(client, q.id, &merged);
+            }
+            true
+        }
+    };
+    let stored = queues::find(client, queue).expect("configured queue exists");
+    json!({
+        "success": true,
+        "queue": queue,
+        "namespace": stored.options.namespace,
+        "task": stored.options.task,
+        "created": created,
+        "options": stored.options.to_json(),
+    })
+}
+
+/// Deletes a queue in one call: the sidecar and dead-letter rows explicitly
+/// (they have no foreign key), everything else by cascade.
+pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
+    let queue = check_name("queue", queue);
+    let Some(q) = queues::find(client, queue) else {
+        errors::undefined("queue", queue);
+    };
+    // The lock order: the queue row, then its partitions ascending by id, as
+    // a push locks them. Left to the cascade, the partitions would be locked
+    // in whatever order the scan meets them, and a push holding one while
+    // waiting for another deadlocked with it.
+    exec(
+        client,
+        "SELECT 1 FROM queen.queues WHERE id = $1 FOR UPDATE",
+        &[spi::INT8],
+        &[q.id.into()],
+    );
+    let pids: Vec<i64> = exec(
+        client,
+        "SELECT id FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id FOR UPDATE",
+        &[spi::INT8],
+        &[q.id.into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    exec(
+        client,
+        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+        &[spi::INT8_ARRAY],
+        &[pids.clone().into()],
+    );
+    exec(
+        client,
+        "DELETE FROM queen.queues WHERE id = $1",
+        &[spi::INT8],
+        &[q.id.into()],
+    );
+    // After the cascade: it waited for any ack still writing a dead letter
+    // into these partitions (the ack holds its cursor and its segment), and
+    // this statement sees what that ack committed.
+    exec(
+        client,
+        "DELETE FROM queen.log_dlq WHERE partition_id = ANY($1)",
+        &[spi::INT8_ARRAY],
+        &[pids.clone().into()],
+    );
+    json!({ "success": true, "deleted": true, "queue": queue, "partitions": pids.len() })
+}

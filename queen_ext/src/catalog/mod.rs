@@ -1,0 +1,11 @@
+//! The catalogue: queue identity, queue options, and creating, editing and
+//! deleting queues.
+
+pub mod admin;
+pub mod options;
+pub mod queues;
+
+/// The shard count of the timers and the KV rows: the schema's generated
+/// `shard` columns (`& 63`) and the sweepers' per-shard scans use the same
+/// number (a test checks they agree).
+pub const SHARDS: i32 = 64;

@@ -1,0 +1,167 @@
+//! Queue identity: resolving names to rows, creating a queue on first use,
+//! and reading and writing its options. Identity is (tenant_id, name).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use pgrx::spi::SpiClient;
+use pgrx::JsonB;
+use serde_json::{Map, Value};
+
+use crate::catalog::options::{QueueOptions, COLUMNS};
+use crate::pg::spi::{self, exec};
+
+pub const DEFAULT_TENANT: &str = "00000000-0000-0000-0000-000000000001";
+
+#[derive(Debug, Clone)]
+pub struct QueueRow {
+    pub id: i64,
+    pub name: String,
+    pub options: QueueOptions,
+}
+
+pub fn default_tenant() -> pgrx::Uuid {
+    pgrx::Uuid::from_bytes(*uuid::Uuid::parse_str(DEFAULT_TENANT).unwrap().as_bytes())
+}
+
+/// The options keyed by column name, the shape jsonb_populate_record reads.
+fn column_json(o: &QueueOptions) -> Value {
+    let body = o.to_json();
+    let mut out = Map::new();
+    for (key, column) in COLUMNS {
+        out.insert((*column).to_owned(), body[*key].clone());
+    }
+    Value::Object(out)
+}
+
+fn from_row_json(row: &Value) -> QueueOptions {
+    let mut body = Map::new();
+    for (key, column) in COLUMNS {
+        body.insert(
+            (*key).to_owned(),
+            row.get(*column).cloned().unwrap_or(Value::Null),
+        );
+    }
+    QueueOptions::apply(&QueueOptions::default(), &body, "stored options")
+}
+
+fn column_list() -> String {
+    COLUMNS
+        .iter()
+        .map(|(_, c)| *c)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The option columns read out of `jsonb_populate_record(...) r`.
+fn picked_list() -> String {
+    COLUMNS
+        .iter()
+        .map(|(_, c)| format!("r.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn insert_sql() -> &'static str {
+    static SQL: OnceLock<String> = OnceLock::new();
+    SQL.get_or_init(|| {
+        let (cols, picked) = (column_list(), picked_list());
+        format!(
+            "INSERT INTO queen.queues (tenant_id, name, {cols}) \
+             SELECT $1, $2, {picked} FROM jsonb_populate_record(NULL::queen.queues, $3) r \
+             ON CONFLICT (tenant_id, name) DO NOTHING RETURNING id"
+        )
+    })
+}
+
+fn update_sql() -> &'static str {
+    static SQL: OnceLock<String> = OnceLock::new();
+    SQL.get_or_init(|| {
+        let (cols, picked) = (column_list(), picked_list());
+        format!(
+            "UPDATE queen.queues q SET ({cols}) = \
+             (SELECT {picked} FROM jsonb_populate_record(NULL::queen.queues, $2) r), updated_at = now() \
+             WHERE q.id = $1"
+        )
+    })
+}
+
+/// Creates the queue with `options` unless it exists; true when it was created.
+pub fn insert(client: &mut SpiClient<'_>, name: &str, options: &QueueOptions) -> bool {
+    let rows = exec(
+        client,
+        insert_sql(),
+        &[spi::UUID, spi::TEXT, spi::JSONB],
+        &[
+            default_tenant().into(),
+            name.into(),
+            JsonB(column_json(options)).into(),
+        ],
+    );
+    !rows.is_empty()
+}
+
+pub fn update(client: &mut SpiClient<'_>, id: i64, options: &QueueOptions) {
+    exec(
+        client,
+        update_sql(),
+        &[spi::INT8, spi::JSONB],
+        &[id.into(), JsonB(column_json(options)).into()],
+    );
+}
+
+/// The queue named `name`, with its options.
+pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
+    let rows = exec(
+        client,
+        "SELECT id, to_jsonb(q) FROM queen.queues q WHERE tenant_id = $1 AND name = $2",
+        &[spi::UUID, spi::TEXT],
+        &[default_tenant().into(), name.into()],
+    );
+    let row = rows.into_iter().next()?;
+    let id: i64 = row.get(1).unwrap().unwrap();
+    let JsonB(json) = row.get::<JsonB>(2).unwrap().unwrap();
+    Some(QueueRow {
+        id,
+        name: name.to_owned(),
+        options: from_row_json(&json),
+    })
+}
+
+/// Ids and dedup windows of the named queues, creating the missing ones in
+/// name order (the declared order of provisioning inserts).
+pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<String, (i64, i32)> {
+    const SELECT: &str = "SELECT name, id, dedup_window_seconds FROM queen.queues \
+                          WHERE tenant_id = $1 AND name = ANY($2)";
+    let names_vec: Vec<&str> = names.to_vec();
+    let read = |client: &mut SpiClient<'_>| {
+        let mut out = HashMap::new();
+        for row in exec(
+            client,
+            SELECT,
+            &[spi::UUID, spi::TEXT_ARRAY],
+            &[default_tenant().into(), names_vec.clone().into()],
+        ) {
+            let name: String = row.get(1).unwrap().unwrap();
+            let id: i64 = row.get(2).unwrap().unwrap();
+            let window: i32 = row.get(3).unwrap().unwrap();
+            out.insert(name, (id, window));
+        }
+        out
+    };
+    let mut found = read(client);
+    if found.len() < names.len() {
+        let mut missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !found.contains_key(*n))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        for name in missing {
+            insert(client, name, &QueueOptions::default());
+        }
+        found = read(client);
+    }
+    found
+}

@@ -1,0 +1,375 @@
+//! Dead letters. A row is written narrow (a pointer to its frame) and widened
+//! with the frame's contents only when its segment is about to be reclaimed,
+//! so no failure disappears with its segment.
+
+use std::collections::HashMap;
+
+use pgrx::spi::SpiClient;
+
+use serde_json::value::RawValue;
+
+use crate::engine::segments;
+use crate::pg::spi::{self, exec};
+
+/// Widens every narrow dead letter of `pid` whose offset lies in
+/// `from..=to`: message id, transaction id, trace id, payload and created_at
+/// are copied out of the frames. Runs in the deleting step's transaction, so
+/// an error anywhere leaves the rows and their segments as they were.
+/// Answers how many rows of the range it left narrow (their frames were
+/// already gone).
+pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> usize {
+    let narrow = narrow_rows(client, pid, from, to);
+    if narrow.is_empty() {
+        return 0;
+    }
+    let offsets: Vec<i64> = narrow.iter().map(|(_, o)| *o).collect();
+    let bases: Vec<i64> = exec(
+        client,
+        "SELECT DISTINCT s.base_offset FROM unnest($2::int8[]) AS o(off)
+           CROSS JOIN LATERAL (SELECT base_offset FROM queen.log_segments
+                                WHERE partition_id = $1 AND base_offset <= o.off
+                                ORDER BY base_offset DESC LIMIT 1) s",
+        &[spi::INT8, spi::INT8_ARRAY],
+        &[pid.into(), offsets.into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    let mut frames: HashMap<i64, (String, String, Option<String>, Vec<u8>, i64)> = HashMap::new();
+    for seg in segments::load(client, pid, &bases) {
+        for (i, f) in seg.frames().enumerate() {
+            let offset = seg.base_offset + i as i64;
+            if narrow.iter().any(|(_, o)| *o == offset) {
+                frames.insert(
+                    offset,
+                    (
+                        queen_frames::id_text(&f.message_id),
+                        f.transaction_id.to_owned(),
+                        f.trace_id.map(|t| queen_frames::id_text(&t)),
+                        f.payload.to_vec(),
+                        seg.created_at_us,
+                    ),
+                );
+            }
+        }
+    }
+    let (mut ids, mut mids, mut txns, mut traces, mut payloads, mut created) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for (id, offset) in &narrow {
+        let Some((mid, txn, trace, payload, at)) = frames.remove(offset) else {
+            // Its segment is already gone: nothing left to copy.
+            continue;
+        };
+        ids.push(*id);
+        mids.push(mid);
+        txns.push(txn);
+        traces.push(trace);
+        payloads.push(payload);
+        created.push(at);
+    }
+    let left = narrow.len() - ids.len();
+    if ids.is_empty() {
+        return left;
+    }
+    exec(
+        client,
+        "UPDATE queen.log_dlq d
+            SET message_id = w.mid::uuid, transaction_id = w.txn, trace_id = w.trace::uuid,
+                payload = w.payload, created_at = to_timestamp(w.us / 1000000.0)
+           FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::int8[])
+                AS w(id, mid, txn, trace, payload, us)
+          WHERE d.id = w.id",
+        &[
+            spi::INT8_ARRAY,
+            spi::TEXT_ARRAY,
+            spi::TEXT_ARRAY,
+            spi::TEXT_ARRAY,
+            spi::BYTEA_ARRAY,
+            spi::INT8_ARRAY,
+        ],
+        &[
+            ids.into(),
+            mids.into(),
+            txns.into(),
+            traces.into(),
+            payloads.into(),
+            created.into(),
+        ],
+    );
+    left
+}
+
+/// The narrow dead letters of `pid` whose offsets lie in `from..=to`: (id,
+/// offset).
+pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<(i64, i64)> {
+    exec(
+        client,
+        "SELECT id, message_offset FROM queen.log_dlq
+          WHERE partition_id = $1 AND message_offset BETWEEN $2 AND $3 AND created_at IS NULL",
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), from.into(), to.into()],
+    )
+    .map(|r| {
+        (
+            r.get::<i64>(1).unwrap().unwrap(),
+            r.get::<i64>(2).unwrap().unwrap(),
+        )
+    })
+    .collect()
+}
+
+/// DLQ retention: deletes up to `max_rows` dead letters of `queue_id` that
+/// failed before `cutoff`, and folds how many into the queue's
+/// `pruned_failed_count`, in the same transaction. Answers how many went.
+pub fn purge_step(
+    client: &mut SpiClient<'_>,
+    queue_id: i64,
+    cutoff: pgrx::datum::TimestampWithTimeZone,
+    max_rows: i32,
+) -> i64 {
+    exec(
+        client,
+        "WITH gone AS (
+             DELETE FROM queen.log_dlq WHERE id IN (
+                 SELECT id FROM queen.log_dlq WHERE queue_id = $1 AND failed_at < $2
+                  ORDER BY failed_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+             RETURNING 1
+         ), n AS (SELECT count(*)::int8 AS n FROM gone),
+         counted AS (
+             INSERT INTO queen.queue_terminal_rollups AS r (queue_id, pruned_failed_count)
+             SELECT $1, n FROM n WHERE n > 0
+             ON CONFLICT (queue_id) DO UPDATE
+                SET pruned_failed_count = r.pruned_failed_count + EXCLUDED.pruned_failed_count, updated_at = now()
+             RETURNING 1)
+         SELECT n FROM n",
+        &[spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
+        &[queue_id.into(), cutoff.into(), (max_rows as i64).into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .unwrap_or(0)
+}
+
+/// The cumulative count of dead letters DLQ retention removed from a queue.
+pub fn pruned_failed_count(client: &mut SpiClient<'_>, queue_id: i64) -> i64 {
+    exec(
+        client,
+        "SELECT pruned_failed_count FROM queen.queue_terminal_rollups WHERE queue_id = $1",
+        &[spi::INT8],
+        &[queue_id.into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .unwrap_or(0)
+}
+
+/// A dead letter as a reader sees it: the wide columns, or the frame they
+/// point at while the row is narrow.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    #[serde(skip)]
+    pub id: i64,
+    pub queue: String,
+    pub partition: String,
+    pub partition_id: String,
+    pub consumer_group: Option<String>,
+    pub offset: i64,
+    pub transaction_id: String,
+    pub message_id: Option<String>,
+    pub trace_id: Option<String>,
+    /// The payload exactly as it was pushed.
+    pub data: Box<RawValue>,
+    pub error_message: Option<String>,
+    pub retry_count: i32,
+    pub failed_at: String,
+    pub created_at: Option<String>,
+}
+
+const DLQ_SELECT: &str = "SELECT d.id, q.name, p.name, d.partition_id, d.consumer_group, d.message_offset,
+        d.transaction_id, d.message_id::text, d.trace_id::text, d.payload, d.error, d.attempts,
+        (extract(epoch FROM d.failed_at) * 1000000)::int8, (extract(epoch FROM d.created_at) * 1000000)::int8
+   FROM queen.log_dlq d
+   JOIN queen.log_partitions p ON p.id = d.partition_id
+   JOIN queen.queues q ON q.id = d.queue_id";
+
+fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<DeadLetter> {
+    let mut out: Vec<DeadLetter> = rows
+        .map(|r| {
+            let group: String = r.get(5).unwrap().unwrap();
+            let payload: Option<Vec<u8>> = r.get(10).unwrap();
+            DeadLetter {
+                id: r.get(1).unwrap().unwrap(),
+                queue: r.get(2).unwrap().unwrap(),
+                partition: r.get(3).unwrap().unwrap(),
+                partition_id: r.get::<i64>(4).unwrap().unwrap().to_string(),
+                consumer_group: (group != crate::engine::pop::QUEUE_MODE).then_some(group),
+                offset: r.get(6).unwrap().unwrap(),
+                transaction_id: r.get(7).unwrap().unwrap(),
+                message_id: r.get(8).unwrap(),
+                trace_id: r.get(9).unwrap(),
+                data: payload.as_deref().map_or_else(null, raw_payload),
+                error_message: r.get(11).unwrap(),
+                retry_count: r.get(12).unwrap().unwrap(),
+                failed_at: crate::pg::spi::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
+                created_at: r.get::<i64>(14).unwrap().map(crate::pg::spi::micros_to_iso),
+            }
+        })
+        .collect();
+    hydrate(client, &mut out);
+    out
+}
+
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".into()).expect("null is JSON")
+}
+
+/// A stored payload as the JSON it is. Every push checks that a payload is
+/// one JSON document in UTF-8; bytes that are not (a frame damaged on disk)
+/// answer null rather than failing the whole read.
+pub fn raw_payload(bytes: &[u8]) -> Box<RawValue> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| RawValue::from_string(s.to_owned()).ok())
+        .unwrap_or_else(null)
+}
+
+/// Fills narrow rows from their frames.
+fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
+    for row in rows.iter_mut().filter(|r| r.created_at.is_none()) {
+        let pid: i64 = row.partition_id.parse().unwrap();
+        let Some(seg) = crate::engine::segments::covering(client, pid, row.offset) else {
+            continue;
+        };
+        let frame = seg
+            .frames()
+            .nth((row.offset - seg.base_offset) as usize)
+            .map(|f| {
+                (
+                    queen_frames::id_text(&f.message_id),
+                    f.trace_id.map(|t| queen_frames::id_text(&t)),
+                    raw_payload(f.payload),
+                )
+            });
+        if let Some((id, trace, data)) = frame {
+            row.message_id = Some(id);
+            row.trace_id = trace;
+            row.data = data;
+            row.created_at = Some(crate::pg::spi::micros_to_iso(seg.created_at_us));
+        }
+    }
+}
+
+/// Dead letters matching the filters, newest failure first, one page.
+#[allow(clippy::too_many_arguments)]
+pub fn list(
+    client: &mut SpiClient<'_>,
+    queue_id: Option<i64>,
+    group: Option<&str>,
+    partition: Option<&str>,
+    from: Option<pgrx::datum::TimestampWithTimeZone>,
+    to: Option<pgrx::datum::TimestampWithTimeZone>,
+    limit: i64,
+    offset: i64,
+) -> (Vec<DeadLetter>, i64) {
+    const FILTER: &str = " WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
+                            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
+                            AND ($5::text IS NULL OR p.name = $5)";
+    let total: i64 = exec(
+        client,
+        "SELECT count(*)::int8 FROM queen.log_dlq d JOIN queen.log_partitions p ON p.id = d.partition_id
+          WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
+            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
+            AND ($5::text IS NULL OR p.name = $5)",
+        &[spi::INT8, spi::TEXT, spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::TEXT],
+        &[queue_id.into(), group.into(), from.into(), to.into(), partition.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap())
+    .unwrap_or(0);
+    let sql_text =
+        format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
+    let rows = client
+        .update(
+            sql_text.as_str(),
+            None,
+            &[
+                queue_id.into(),
+                group.into(),
+                from.into(),
+                to.into(),
+                partition.into(),
+                limit.into(),
+                offset.into(),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    (read_rows(client, rows), total)
+}
+
+/// The dead letters of (partition, transaction id), any group.
+pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -> Vec<DeadLetter> {
+    let sql_text = format!(
+        "{DLQ_SELECT} WHERE d.partition_id = $1 AND d.transaction_id = $2 ORDER BY d.id{}",
+        if lock {
+            " FOR UPDATE OF d SKIP LOCKED"
+        } else {
+            ""
+        }
+    );
+    let rows = client
+        .update(sql_text.as_str(), None, &[pid.into(), txn.into()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    read_rows(client, rows)
+}
+
+/// Matching dead letters of a queue, oldest failure first, locked; with
+/// how many match (up to `limit`) once they are locked. Counted after the
+/// lock, in a snapshot that holds every locked row, so the count is never
+/// below the rows returned; rows locked by another retrier are counted and
+/// not returned.
+pub fn for_retry(
+    client: &mut SpiClient<'_>,
+    queue_id: i64,
+    group: Option<&str>,
+    limit: i64,
+) -> (Vec<DeadLetter>, i64) {
+    let sql_text = format!(
+        "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
+          ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
+    );
+    let rows = client
+        .update(
+            sql_text.as_str(),
+            None,
+            &[queue_id.into(), group.into(), limit.into()],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let locked = read_rows(client, rows);
+    let matched: i64 = exec(
+        client,
+        "SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = $1
+            AND ($2::text IS NULL OR d.consumer_group = $2) LIMIT $3) m",
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[queue_id.into(), group.into(), limit.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap())
+    .unwrap_or(0);
+    (locked, matched)
+}
+
+pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
+    exec(
+        client,
+        "DELETE FROM queen.log_dlq WHERE id = ANY($1) RETURNING 1",
+        &[spi::INT8_ARRAY],
+        &[ids.to_vec().into()],
+    )
+    .len() as i64
+}

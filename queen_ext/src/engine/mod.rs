@@ -1,0 +1,12 @@
+//! The log itself: push (resolve, dedup, append), pop (candidates, cursor,
+//! read), ack (resolve, settle), the segments, dead letters, transactions and
+//! the soft commit.
+
+pub mod ack;
+pub mod binary;
+pub mod dlq;
+pub mod pop;
+pub mod push;
+pub mod segments;
+pub mod soft_commit;
+pub mod transaction;

@@ -1,0 +1,916 @@
+//! The write path. Offsets are assigned here and nowhere else, under the
+//! `log_partitions` row lock; a push touching several partitions locks them
+//! ascending by id in one statement. One segment row per (push call,
+//! partition).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use pgrx::spi::SpiClient;
+use queen_frames::{FrameRef, FLAG_ENCRYPTED};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::catalog::queues;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
+
+pub const DEFAULT_PARTITION: &str = "Default";
+
+/// The 64-bit hash the sidecar keeps for a transaction id.
+pub fn txn_hash(txn: &str) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(txn.as_bytes()) as i64
+}
+
+/// One message to push.
+#[derive(Debug, Clone)]
+pub struct ItemIn {
+    /// Its place in the caller's request; answers come back in this order.
+    pub index: usize,
+    /// The caller's transaction id; `None` mints one from the message id.
+    pub txn: Option<String>,
+    pub trace: Option<[u8; 16]>,
+    /// One JSON document.
+    pub payload: Vec<u8>,
+    pub encrypted: bool,
+    /// The id a client minted in a pre-packed frame; `None` mints one here.
+    pub message_id: Option<[u8; 16]>,
+}
+
+/// Messages for one partition.
+#[derive(Debug, Clone)]
+pub struct GroupIn {
+    pub queue: String,
+    pub partition: String,
+    pub items: Vec<ItemIn>,
+    /// The client's own zstd frame holding exactly `items` (binary push,
+    /// flag 8), stored as it is when nothing in it has to change.
+    pub packed: Option<Vec<u8>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemOut {
+    pub index: usize,
+    /// Shared by every item of its group.
+    pub queue: Rc<str>,
+    pub partition: Rc<str>,
+    pub partition_id: i64,
+    pub message_id: Option<[u8; 16]>,
+    pub transaction_id: String,
+    pub offset: Option<i64>,
+    pub duplicate: bool,
+}
+
+impl ItemOut {
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.answer()).expect("answers serialize")
+    }
+
+    pub fn answer(&self) -> PushAnswer<'_> {
+        PushAnswer {
+            index: self.index,
+            queue: &self.queue,
+            partition: &self.partition,
+            partition_id: IdNum(self.partition_id),
+            transaction_id: &self.transaction_id,
+            message_id: self.message_id.as_ref().map(IdOut::of),
+            offset: self.offset,
+            status: if self.duplicate {
+                "duplicate"
+            } else {
+                "queued"
+            },
+        }
+    }
+}
+
+/// The answers of a push as JSON text: the array `PushAnswer` serializes to,
+/// written field by field (a push of a thousand items answers a thousand
+/// objects, and serde's map machinery was a tenth of the push).
+pub fn answers_json(out: &[ItemOut]) -> String {
+    use crate::wire::json::{array_text, write_int, write_opt_id, write_str};
+    let capacity = out
+        .iter()
+        .map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len())
+        .sum();
+    array_text(out, capacity, |text, o| {
+        text.push_str("{\"index\":");
+        write_int(text, o.index as i64);
+        text.push_str(",\"queue\":");
+        write_str(text, &o.queue);
+        text.push_str(",\"partition\":");
+        write_str(text, &o.partition);
+        text.push_str(",\"partitionId\":\"");
+        write_int(text, o.partition_id);
+        text.push_str("\",\"transactionId\":");
+        write_str(text, &o.transaction_id);
+        text.push_str(",\"messageId\":");
+        write_opt_id(text, o.message_id.as_ref());
+        text.push_str(",\"offset\":");
+        match o.offset {
+            Some(n) => write_int(text, n),
+            None => text.push_str("null"),
+        }
+        text.push_str(if o.duplicate {
+            ",\"status\":\"duplicate\"}"
+        } else {
+            ",\"status\":\"queued\"}"
+        });
+    })
+}
+
+/// One item of a push answer.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushAnswer<'a> {
+    index: usize,
+    queue: &'a str,
+    partition: &'a str,
+    partition_id: IdNum,
+    transaction_id: &'a str,
+    message_id: Option<IdOut>,
+    offset: Option<i64>,
+    status: &'static str,
+}
+
+/// The fields of a push item, still as raw JSON.
+#[derive(Deserialize)]
+struct RawItem<'a> {
+    #[serde(borrow, default)]
+    queue: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    partition: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "transactionId")]
+    transaction_id: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "traceId")]
+    trace_id: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Wrapper<'a> {
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+/// A raw JSON string's text; `field` names it only in an error.
+fn raw_str<'a>(field: impl FnOnce() -> String, raw: &'a RawValue) -> Cow<'a, str> {
+    let text = raw.get();
+    // The common case, a string without escapes, borrows its bytes as they are.
+    if text.len() >= 2
+        && text.starts_with('"')
+        && text.ends_with('"')
+        && !text[1..text.len() - 1].contains(['\\', '"'])
+    {
+        return Cow::Borrowed(&text[1..text.len() - 1]);
+    }
+    serde_json::from_str::<Cow<'a, str>>(text)
+        .unwrap_or_else(|_| errors::wrong_type(&field(), "a string"))
+}
+
+#[derive(Deserialize)]
+struct ItemsWrapper<'a> {
+    #[serde(borrow, default)]
+    items: Option<Vec<RawItem<'a>>>,
+}
+
+/// The items of a push body, each still raw, with an error naming what is
+/// wrong with the body itself.
+fn raw_items(body: &str) -> Vec<&RawValue> {
+    match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body)
+            .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
+        Some(b'{') => serde_json::from_str::<Wrapper>(body)
+            .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}")))
+            .items
+            .unwrap_or_else(|| errors::invalid("items", "is required")),
+        _ => errors::wrong_type("items", "an array of items"),
+    }
+}
+
+/// Parses Queen's push body (JSON text): an array of items, or
+/// `{"items": [...]}`. Items of one (queue, partition) form one group, in
+/// their order.
+pub fn parse_items(body: &str) -> Vec<GroupIn> {
+    // One pass reads every item's fields; a body it refuses is read again
+    // item by item, to name the item at fault.
+    let one_pass: Option<Vec<RawItem>> = match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).ok(),
+        Some(b'{') => serde_json::from_str::<ItemsWrapper>(body)
+            .ok()
+            .and_then(|w| w.items),
+        _ => None,
+    };
+    let items: Vec<RawItem> = match one_pass {
+        Some(items) => items,
+        None => raw_items(body)
+            .iter()
+            .enumerate()
+            .map(|(index, raw)| {
+                if !raw.get().starts_with('{') {
+                    errors::wrong_type(&format!("items[{index}]"), "a JSON object");
+                }
+                serde_json::from_str(raw.get())
+                    .unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
+            })
+            .collect(),
+    };
+    if items.is_empty() {
+        errors::invalid("items", "must not be empty");
+    }
+    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    if items.len() > max {
+        errors::invalid(
+            "items",
+            format!(
+                "{} items is more than queen.push_max_items ({max})",
+                items.len()
+            ),
+        );
+    }
+    let mut groups: Vec<GroupIn> = Vec::new();
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    for (index, item) in items.into_iter().enumerate() {
+        // Error paths are built only when an error is raised.
+        let field = |name: &str| format!("items[{index}].{name}");
+        let queue = match item.queue {
+            Some(q) => raw_str(|| field("queue"), q),
+            None => errors::invalid(&field("queue"), "is required"),
+        };
+        if queue.is_empty() || queue.len() > MAX_NAME_BYTES {
+            check_name(&field("queue"), &queue);
+        }
+        let partition = item.partition.map(|p| raw_str(|| field("partition"), p));
+        let partition = partition.as_deref().unwrap_or(DEFAULT_PARTITION);
+        if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
+            check_name(&field("partition"), partition);
+        }
+        let txn = item
+            .transaction_id
+            .map(|t| raw_str(|| field("transactionId"), t))
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                if t.len() > MAX_NAME_BYTES {
+                    errors::too_long(&field("transactionId"), t.len());
+                }
+                t.into_owned()
+            });
+        let trace = item
+            .trace_id
+            .map(|t| raw_str(|| field("traceId"), t))
+            .filter(|t| !t.is_empty())
+            .map(|t| *crate::wire::json::parse_uuid(&field("traceId"), &t).as_bytes());
+        let payload = item
+            .payload
+            .map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
+        // Items of one partition usually come together: try the last group first.
+        let slot = match groups.last() {
+            Some(g) if g.queue == *queue && g.partition == partition => groups.len() - 1,
+            _ => {
+                let key = (queue.into_owned(), partition.to_owned());
+                match at.get(&key) {
+                    Some(slot) => *slot,
+                    None => {
+                        groups.push(GroupIn {
+                            queue: key.0.clone(),
+                            partition: key.1.clone(),
+                            items: Vec::new(),
+                            packed: None,
+                        });
+                        at.insert(key, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                }
+            }
+        };
+        groups[slot].items.push(ItemIn {
+            index,
+            txn,
+            trace,
+            payload,
+            encrypted: false,
+            message_id: None,
+        });
+    }
+    groups
+}
+
+struct LockedPartition {
+    last_offset: i64,
+    txns_start: i64,
+}
+
+/// A group made ready outside any lock: ids minted, transaction ids known,
+/// the segment compressed. Offsets are not in the frames, so the blob does
+/// not depend on where it lands.
+struct Prepared {
+    ids: Vec<[u8; 16]>,
+    txns: Vec<String>,
+    /// The whole group's segment, every item in it.
+    blob: Vec<u8>,
+}
+
+fn prepare(g: &GroupIn, producer: Option<&str>) -> Prepared {
+    let ids: Vec<[u8; 16]> = g
+        .items
+        .iter()
+        .map(|it| it.message_id.unwrap_or_else(queen_frames::new_message_id))
+        .collect();
+    let txns: Vec<String> = g
+        .items
+        .iter()
+        .zip(&ids)
+        .map(|(it, id)| it.txn.clone().unwrap_or_else(|| queen_frames::id_text(id)))
+        .collect();
+    // A client's packed frame is kept byte for byte unless a producer
+    // identity has to be stamped in.
+    let blob = match &g.packed {
+        Some(z) if producer.is_none() => z.clone(),
+        _ => encode(g, &ids, &txns, producer, |_| true),
+    };
+    Prepared { ids, txns, blob }
+}
+
+/// The segment of the items `keep` selects.
+fn encode(
+    g: &GroupIn,
+    ids: &[[u8; 16]],
+    txns: &[String],
+    producer: Option<&str>,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<u8> {
+    let frames = g
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| keep(*k))
+        .map(|(k, it)| FrameRef {
+            flags: if it.encrypted { FLAG_ENCRYPTED } else { 0 },
+            message_id: ids[k],
+            trace_id: it.trace,
+            transaction_id: &txns[k],
+            producer,
+            payload: &it.payload,
+        });
+    let frames: Vec<FrameRef<'_>> = frames.collect();
+    queen_frames::segment::encode_segment(frames.iter())
+        .unwrap_or_else(|e| errors::invalid("items", e))
+}
+
+/// Resolves every (queue name, partition name) of `groups` and locks the
+/// partitions ascending by id, in one statement; None unless every queue and
+/// partition already exists. Answers per group its queue's dedup window and
+/// its partition id, with the locked rows.
+fn lock_existing(
+    client: &mut SpiClient<'_>,
+    groups: &[GroupIn],
+) -> Option<(Vec<(i32, i64)>, BTreeMap<i64, LockedPartition>)> {
+    let queues: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+    let names: Vec<&str> = groups.iter().map(|g| g.partition.as_str()).collect();
+    let rows = exec(
+        client,
+        "SELECT k.ord, q.dedup_window_seconds, p.id, p.last_offset, p.txns_start
+           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(queue, name, ord)
+           JOIN queen.queues q ON q.tenant_id = $1 AND q.name = k.queue
+           JOIN queen.log_partitions p ON p.queue_id = q.id AND p.name = k.name
+          ORDER BY p.id
+            FOR UPDATE OF p",
+        &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
+        &[queues::default_tenant().into(), queues.into(), names.into()],
+    );
+    let mut per_group: Vec<Option<(i32, i64)>> = vec![None; groups.len()];
+    let mut locked = BTreeMap::new();
+    for row in rows {
+        let ord: i64 = row.get(1).unwrap().unwrap();
+        let pid: i64 = row.get(3).unwrap().unwrap();
+        per_group[(ord - 1) as usize] = Some((row.get(2).unwrap().unwrap(), pid));
+        locked.insert(
+            pid,
+            LockedPartition {
+                last_offset: row.get(4).unwrap().unwrap(),
+                txns_start: row.get(5).unwrap().unwrap(),
+            },
+        );
+    }
+    let per_group: Option<Vec<(i32, i64)>> = per_group.into_iter().collect();
+    per_group.map(|g| (g, locked))
+}
+
+/// Resolves every (queue id, partition name) to a partition id, creating the
+/// missing partitions in (queue, name) order.
+fn resolve_partitions(
+    client: &mut SpiClient<'_>,
+    keys: &[(i64, String)],
+) -> HashMap<(i64, String), i64> {
+    const SELECT: &str = "SELECT p.queue_id, p.name, p.id FROM queen.log_partitions p \
+                          JOIN unnest($1::int8[], $2::text[]) AS k(queue_id, name) \
+                          ON p.queue_id = k.queue_id AND p.name = k.name";
+    let qids: Vec<i64> = keys.iter().map(|k| k.0).collect();
+    let names: Vec<String> = keys.iter().map(|k| k.1.clone()).collect();
+    let read = |client: &mut SpiClient<'_>| {
+        let mut out = HashMap::new();
+        for row in exec(
+            client,
+            SELECT,
+            &[spi::INT8_ARRAY, spi::TEXT_ARRAY],
+            &[qids.clone().into(), names.clone().into()],
+        ) {
+            let qid: i64 = row.get(1).unwrap().unwrap();
+            let name: String = row.get(2).unwrap().unwrap();
+            let id: i64 = row.get(3).unwrap().unwrap();
+            out.insert((qid, name), id);
+        }
+        out
+    };
+    let mut found = read(client);
+    if found.len() < keys.len() {
+        let mut missing: Vec<&(i64, String)> =
+            keys.iter().filter(|k| !found.contains_key(*k)).collect();
+        missing.sort();
+        for (qid, name) in missing {
+            exec(
+                client,
+                "INSERT INTO queen.log_partitions (queue_id, name) VALUES ($1, $2) ON CONFLICT (queue_id, name) DO NOTHING",
+                &[spi::INT8, spi::TEXT],
+                &[(*qid).into(), name.as_str().into()],
+            );
+        }
+        found = read(client);
+        if found.len() < keys.len() {
+            errors::retry_needed(
+                "a queue was deleted while this push created its partitions; retry the push",
+            );
+        }
+    }
+    found
+}
+
+/// Locks the partitions ascending by id, in one statement.
+fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, LockedPartition> {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let rows = exec(
+        client,
+        "SELECT id, last_offset, txns_start FROM queen.log_partitions WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[spi::INT8_ARRAY],
+        &[sorted.clone().into()],
+    );
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let id: i64 = row.get(1).unwrap().unwrap();
+        out.insert(
+            id,
+            LockedPartition {
+                last_offset: row.get(2).unwrap().unwrap(),
+                txns_start: row.get(3).unwrap().unwrap(),
+            },
+        );
+    }
+    if out.len() != sorted.len() {
+        errors::retry_needed(
+            "a partition was deleted while this push was writing to it; retry the push",
+        );
+    }
+    out
+}
+
+/// The earlier copy a duplicate stands for.
+#[derive(Clone, Copy)]
+struct Original {
+    message_id: Option<[u8; 16]>,
+    offset: i64,
+}
+
+/// The sidecar rows of partition $1 from offset $3 on, younger than $4
+/// seconds, whose caller ids hash to one of $2. The partition and the
+/// watermark filter what the hash index finds (`+ 0` keeps them off the
+/// primary key): ANDed with a primary-key range, the probe would read every
+/// sidecar row of the partition.
+pub(crate) const DEDUP_PROBE: &str = "SELECT base_offset, txn_hashes FROM queen.log_txns \
+     WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 \
+       AND created_at >= now() - make_interval(secs => $4)";
+
+/// Finds which of `txns` (caller-supplied ids) already sit in the partition
+/// within the dedup window. Hash hits are confirmed against the frames; a
+/// hit whose segment is already gone is trusted (the message existed).
+fn probe_duplicates(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    txns_start: i64,
+    window_secs: i32,
+    txns: &[&str],
+) -> HashMap<String, Original> {
+    let hashes: Vec<i64> = txns.iter().map(|t| txn_hash(t)).collect();
+    let wanted: HashMap<i64, Vec<&str>> = txns.iter().fold(HashMap::new(), |mut m, t| {
+        m.entry(txn_hash(t)).or_insert_with(Vec::new).push(*t);
+        m
+    });
+    let rows = exec(
+        client,
+        DEDUP_PROBE,
+        &[spi::INT8, spi::INT8_ARRAY, spi::INT8, spi::INT4],
+        &[
+            pid.into(),
+            hashes.into(),
+            txns_start.into(),
+            window_secs.into(),
+        ],
+    );
+    // candidate offset -> (segment base, hash)
+    let mut candidates: Vec<(i64, i64, i64)> = Vec::new();
+    for row in rows {
+        let base: i64 = row.get(1).unwrap().unwrap();
+        let row_hashes: Vec<Option<i64>> = row.get(2).unwrap().unwrap();
+        for (i, h) in row_hashes.iter().enumerate() {
+            if let Some(h) = h {
+                if wanted.contains_key(h) {
+                    candidates.push((base, base + i as i64, *h));
+                }
+            }
+        }
+    }
+    let mut found = HashMap::new();
+    if candidates.is_empty() {
+        return found;
+    }
+    let mut bases: Vec<i64> = candidates.iter().map(|c| c.0).collect();
+    bases.sort_unstable();
+    bases.dedup();
+    let mut frames_at: HashMap<i64, ([u8; 16], String)> = HashMap::new();
+    for seg in crate::engine::segments::load(client, pid, &bases) {
+        for (i, f) in seg.frames().enumerate() {
+            frames_at.insert(
+                seg.base_offset + i as i64,
+                (f.message_id, f.transaction_id.to_owned()),
+            );
+        }
+    }
+    for (_, offset, h) in candidates {
+        match frames_at.get(&offset) {
+            Some((id, txn)) => {
+                if wanted[&h].contains(&txn.as_str()) {
+                    found.entry(txn.clone()).or_insert(Original {
+                        message_id: Some(*id),
+                        offset,
+                    });
+                }
+            }
+            None => {
+                for t in &wanted[&h] {
+                    found.entry((*t).to_owned()).or_insert(Original {
+                        message_id: None,
+                        offset,
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Writes every group; answers one `ItemOut` per item, in request order.
+/// `dedup` false stores every item even when its transaction id was seen
+/// (a retry of a dead letter re-pushes its message under the same id).
+///
+/// The segments are compressed before any lock is taken. A push to one
+/// existing partition that needs no duplicate check is one statement; a
+/// push to existing partitions locks them all in one statement; only a
+/// first push creates queues and partitions first.
+pub fn push_groups(
+    client: &mut SpiClient<'_>,
+    groups: &[GroupIn],
+    producer: Option<&str>,
+    dedup: bool,
+) -> Vec<ItemOut> {
+    if let Some(p) = producer {
+        check_name("producer", p);
+    }
+    let prepared: Vec<Prepared> = groups.iter().map(|g| prepare(g, producer)).collect();
+    if let ([g], [pre]) = (groups, prepared.as_slice()) {
+        let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
+        let supplied = supplied_hashes(g, &hashes);
+        let target = Target::Named {
+            queue: &g.queue,
+            partition: &g.partition,
+            check_dedup: dedup && supplied.is_some(),
+        };
+        if let Some((pid, base)) = append_segment(
+            client,
+            target,
+            g.items.len() as i32,
+            &pre.blob,
+            &hashes,
+            supplied,
+        ) {
+            let (queue, partition): (Rc<str>, Rc<str>) =
+                (g.queue.as_str().into(), g.partition.as_str().into());
+            return g
+                .items
+                .iter()
+                .enumerate()
+                .map(|(k, it)| ItemOut {
+                    index: it.index,
+                    queue: Rc::clone(&queue),
+                    partition: Rc::clone(&partition),
+                    partition_id: pid,
+                    message_id: Some(pre.ids[k]),
+                    transaction_id: pre.txns[k].clone(),
+                    offset: Some(base + k as i64),
+                    duplicate: false,
+                })
+                .collect();
+        }
+    }
+    let (windows_pids, mut locked) = match lock_existing(client, groups) {
+        Some(found) => found,
+        None => {
+            let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+            queue_names.sort_unstable();
+            queue_names.dedup();
+            let queue_ids = queues::resolve_for_push(client, &queue_names);
+            if queue_ids.len() < queue_names.len() {
+                errors::retry_needed(
+                    "a queue was deleted while this push was creating it; retry the push",
+                );
+            }
+            let keys: Vec<(i64, String)> = groups
+                .iter()
+                .map(|g| (queue_ids[&g.queue].0, g.partition.clone()))
+                .collect();
+            let partition_ids = resolve_partitions(client, &keys);
+            let windows_pids: Vec<(i32, i64)> = groups
+                .iter()
+                .zip(&keys)
+                .map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k]))
+                .collect();
+            let pids: Vec<i64> = windows_pids.iter().map(|w| w.1).collect();
+            (windows_pids, lock_partitions(client, &pids))
+        }
+    };
+    let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
+    for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
+        let part = locked.get_mut(&pid).expect("locked above");
+        let ids = CallerIds {
+            window_secs: if dedup { window } else { 0 },
+            keep: window > 0,
+        };
+        out.extend(write_group(client, g, pre, pid, part, ids, producer));
+    }
+    out.sort_by_key(|o| o.index);
+    out
+}
+
+/// Of `hashes` (one per item of `g`), those of the caller-supplied
+/// transaction ids (the index duplicate checks probe); None when there are
+/// none.
+fn supplied_hashes(g: &GroupIn, hashes: &[i64]) -> Option<Vec<i64>> {
+    let supplied: Vec<i64> = g
+        .items
+        .iter()
+        .zip(hashes)
+        .filter(|(it, _)| it.txn.is_some())
+        .map(|(_, h)| *h)
+        .collect();
+    (!supplied.is_empty()).then_some(supplied)
+}
+
+/// What a group does with its caller-supplied transaction ids.
+#[derive(Clone, Copy)]
+struct CallerIds {
+    /// Checked against the sidecar within this many seconds (0: not checked).
+    window_secs: i32,
+    /// Kept in the dedup index, for later pushes to check against and for
+    /// acks outside a lease to find. A queue without a dedup window keeps
+    /// none: nothing will check against them, and such an ack finds its id
+    /// as it finds a minted one.
+    keep: bool,
+}
+
+fn write_group(
+    client: &mut SpiClient<'_>,
+    g: &GroupIn,
+    pre: &Prepared,
+    pid: i64,
+    part: &mut LockedPartition,
+    ids: CallerIds,
+    producer: Option<&str>,
+) -> Vec<ItemOut> {
+    // Deduplicate caller-supplied ids: against the sidecar, and within this push.
+    let mut earlier: HashMap<String, Original> = HashMap::new();
+    if ids.window_secs > 0 {
+        let supplied: Vec<&str> = g.items.iter().filter_map(|it| it.txn.as_deref()).collect();
+        if !supplied.is_empty() {
+            earlier = probe_duplicates(client, pid, part.txns_start, ids.window_secs, &supplied);
+        }
+    }
+    let mut in_batch: HashMap<&str, usize> = HashMap::new();
+    let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
+    let mut kept: Vec<bool> = Vec::with_capacity(g.items.len());
+    let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
+    let mut dedup_hashes: Vec<i64> = Vec::new();
+    let base = part.last_offset + 1;
+    let (queue, partition): (Rc<str>, Rc<str>) =
+        (g.queue.as_str().into(), g.partition.as_str().into());
+    for (k, it) in g.items.iter().enumerate() {
+        let txn = pre.txns[k].as_str();
+        let mut result = ItemOut {
+            index: it.index,
+            queue: Rc::clone(&queue),
+            partition: Rc::clone(&partition),
+            partition_id: pid,
+            message_id: Some(pre.ids[k]),
+            transaction_id: txn.to_owned(),
+            offset: None,
+            duplicate: false,
+        };
+        kept.push(false);
+        if it.txn.is_some() && ids.window_secs > 0 {
+            if let Some(orig) = earlier.get(txn) {
+                result.duplicate = true;
+                result.message_id = orig.message_id;
+                result.offset = Some(orig.offset);
+                results.push(result);
+                continue;
+            }
+            if let Some(&first) = in_batch.get(txn) {
+                result.duplicate = true;
+                result.message_id = results[first].message_id;
+                result.offset = results[first].offset;
+                results.push(result);
+                continue;
+            }
+            in_batch.insert(txn, results.len());
+        }
+        result.offset = Some(base + hashes.len() as i64);
+        kept[k] = true;
+        let hash = txn_hash(txn);
+        hashes.push(hash);
+        if it.txn.is_some() && ids.keep {
+            dedup_hashes.push(hash);
+        }
+        results.push(result);
+    }
+    if hashes.is_empty() {
+        return results;
+    }
+    // The prepared segment holds every item; one without the duplicates is
+    // compressed again.
+    let rebuilt;
+    let blob = if hashes.len() == g.items.len() {
+        &pre.blob
+    } else {
+        rebuilt = encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]);
+        &rebuilt
+    };
+    let count = hashes.len() as i32;
+    let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
+    // The row is locked by this push: the statement lands where the lock said.
+    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base))
+    {
+        errors::retry_needed(format!(
+            "partition {pid} moved while this push held its lock; retry the push"
+        ));
+    }
+    part.last_offset = base + count as i64 - 1;
+    results
+}
+
+/// Where `append_segment` writes.
+pub enum Target<'a> {
+    /// A partition the caller has locked.
+    Locked(i64),
+    /// A partition by name, when it exists and, if `check_dedup`, its queue
+    /// keeps no dedup window (the caller's ids need no check).
+    Named {
+        queue: &'a str,
+        partition: &'a str,
+        check_dedup: bool,
+    },
+}
+
+/// Inserts one segment and its sidecar row and advances the partition, in
+/// one statement: offsets are assigned here and nowhere else, under the row
+/// lock the statement's UPDATE takes (or finds held by this transaction).
+/// Answers the partition id and the segment's base offset; None when a
+/// `Named` target does not qualify (nothing is written then). created_at
+/// never goes backwards within a partition (retention relies on it).
+pub fn append_segment(
+    client: &mut SpiClient<'_>,
+    target: Target<'_>,
+    count: i32,
+    blob: &[u8],
+    hashes: &[i64],
+    dedup_hashes: Option<Vec<i64>>,
+) -> Option<(i64, i64)> {
+    // The two texts differ only in how the UPDATE finds its row.
+    macro_rules! bump {
+        () => {
+            "WITH bump AS (
+                 UPDATE queen.log_partitions p
+                    SET last_offset = p.last_offset + $1,
+                        last_write_at = GREATEST(c.now, p.last_write_at),
+                        oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
+                        oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
+                   FROM (SELECT clock_timestamp() AS now) c"
+        };
+    }
+    macro_rules! append {
+        () => {
+            " p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
+             ), seg AS (
+                 INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
+                 SELECT id, base, end_offset, $1, ts, $2 FROM bump
+             ), side AS (
+                 INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
+                 SELECT id, base, ts, $3, CASE WHEN keep_ids THEN $4 END FROM bump
+             )
+             SELECT id, base FROM bump"
+        };
+    }
+    // By id the caller has decided which ids to keep; by name, a queue
+    // without a dedup window keeps none (see `write_group`).
+    const BY_ID: &str = concat!(
+        bump!(),
+        "
+                  WHERE p.id = $5
+              RETURNING true AS keep_ids,",
+        append!()
+    );
+    const BY_NAME: &str = concat!(
+        bump!(),
+        ", queen.queues q
+                  WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
+                    AND (NOT $8 OR q.dedup_window_seconds = 0)
+              RETURNING q.dedup_window_seconds > 0 AS keep_ids,",
+        append!()
+    );
+    let mut types = vec![spi::INT4, spi::BYTEA, spi::INT8_ARRAY, spi::INT8_ARRAY];
+    let mut args = vec![
+        count.into(),
+        blob.into(),
+        hashes.to_vec().into(),
+        dedup_hashes.into(),
+    ];
+    let text = match target {
+        Target::Locked(pid) => {
+            types.push(spi::INT8);
+            args.push(pid.into());
+            BY_ID
+        }
+        Target::Named {
+            queue,
+            partition,
+            check_dedup,
+        } => {
+            types.extend([spi::UUID, spi::TEXT, spi::TEXT, spi::BOOL]);
+            args.extend([
+                queues::default_tenant().into(),
+                queue.into(),
+                partition.into(),
+                check_dedup.into(),
+            ]);
+            BY_NAME
+        }
+    };
+    let mut rows = exec(client, text, &types, &args);
+    rows.next().map(|row| {
+        (
+            row.get::<i64>(1).unwrap().unwrap(),
+            row.get::<i64>(2).unwrap().unwrap(),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_answers_are_what_the_answer_struct_serializes() {
+        let item =
+            |index, queue: &str, txn: &str, id: Option<[u8; 16]>, offset, duplicate| ItemOut {
+                index,
+                queue: queue.into(),
+                partition: "p \"1\"".into(),
+                partition_id: i64::MAX,
+                message_id: id,
+                transaction_id: txn.to_owned(),
+                offset,
+                duplicate,
+            };
+        let out = vec![
+            item(0, "orders", "t-1", Some([7; 16]), Some(0), false),
+            item(1, "tab\there", "line\nbreak \\ é", None, None, true),
+            item(12, "q", "", Some([0xff; 16]), Some(-1), true),
+        ];
+        let serde_text =
+            serde_json::to_string(&out.iter().map(|o| o.answer()).collect::<Vec<_>>()).unwrap();
+        assert_eq!(answers_json(&out), serde_text);
+        assert_eq!(answers_json(&[]), "[]");
+    }
+}

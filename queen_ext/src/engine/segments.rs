@@ -1,0 +1,144 @@
+//! Reading segments back: rows of `queen.log_segments`, decompressed and
+//! walked frame by frame.
+
+use pgrx::spi::SpiClient;
+use queen_frames::frame::FrameIter;
+use queen_frames::FrameRef;
+
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+
+/// One stored segment row.
+pub struct Segment {
+    pub base_offset: i64,
+    pub end_offset: i64,
+    pub count: i32,
+    pub created_at_us: i64,
+    /// The stored zstd frame.
+    pub blob: Vec<u8>,
+    raw: std::cell::OnceCell<Vec<u8>>,
+}
+
+impl Segment {
+    fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Segment {
+        Self::from_columns(row, 1).expect("a segment row")
+    }
+
+    /// The segment in the `COLUMNS` of `row` from column `first` (1-based)
+    /// on; None when they are null (an outer join that found none).
+    pub fn from_columns(row: &pgrx::spi::SpiHeapTupleData<'_>, first: usize) -> Option<Segment> {
+        Some(Segment {
+            base_offset: row.get(first).unwrap()?,
+            end_offset: row.get(first + 1).unwrap().unwrap(),
+            count: row.get(first + 2).unwrap().unwrap(),
+            created_at_us: row.get(first + 3).unwrap().unwrap(),
+            blob: row.get(first + 4).unwrap().unwrap(),
+            raw: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// The decompressed frames' bytes.
+    pub fn raw(&self) -> &[u8] {
+        self.raw.get_or_init(|| {
+            queen_frames::decompress_segment(&self.blob, queen_frames::MAX_SEGMENT_RAW_BYTES)
+                .unwrap_or_else(|e| {
+                    errors::corrupt(format!("segment at offset {}: {e}", self.base_offset))
+                })
+        })
+    }
+
+    /// Its frames, in offset order.
+    pub fn frames(&self) -> impl Iterator<Item = FrameRef<'_>> {
+        let base = self.base_offset;
+        FrameIter::new(self.raw(), self.count as u32).map(move |f| {
+            f.unwrap_or_else(|e| errors::corrupt(format!("segment at offset {base}: {e}")))
+        })
+    }
+}
+
+/// The columns a segment is read from, in `from_columns` order.
+pub const COLUMNS: &str = "base_offset, end_offset, frame_count, \
+                       (extract(epoch FROM created_at) * 1000000)::int8, blob";
+
+/// The segments of `pid` whose base offsets are `bases`.
+pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment> {
+    const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
+                       (extract(epoch FROM created_at) * 1000000)::int8, blob \
+                       FROM queen.log_segments WHERE partition_id = $1 AND base_offset = ANY($2) \
+                       ORDER BY base_offset";
+    debug_assert!(SQL.contains(COLUMNS));
+    exec(
+        client,
+        SQL,
+        &[spi::INT8, spi::INT8_ARRAY],
+        &[pid.into(), bases.to_vec().into()],
+    )
+    .map(|row| Segment::from_row(&row))
+    .collect()
+}
+
+/// The segment holding `offset` in `pid`; None when it is gone.
+pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Segment> {
+    scan_from(client, pid, offset, 1, 1)
+        .segments
+        .into_iter()
+        .next()
+}
+
+/// The query `scan_from` runs, its four operands given as SQL text (a
+/// parameter, or a column of an enclosing query): the partition, the first
+/// offset wanted, how many offsets, and the most segments to read.
+macro_rules! segments_from {
+    ($pid:literal, $from:literal, $want:literal, $limit:literal) => {
+        concat!(
+            "SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8, blob
+               FROM queen.log_segments
+              WHERE partition_id = ", $pid, " AND base_offset >= COALESCE(
+                    (SELECT max(base_offset) FROM queen.log_segments
+                      WHERE partition_id = ", $pid, " AND base_offset <= ", $from, "), ", $from, ")
+                AND base_offset < ", $from, " + ", $want, "
+              ORDER BY base_offset LIMIT ", $limit
+        )
+    };
+}
+pub(crate) use segments_from;
+
+/// What one scan of segments read.
+pub struct Scan {
+    pub segments: Vec<Segment>,
+    /// The scan stopped at its segment limit: more segments may follow.
+    pub more: bool,
+}
+
+/// The segments of `pid` holding the offsets `from .. from + want`, in
+/// order, at most `limit` of them: the segment covering `from` (if any is
+/// left) and those after it that start inside the range. Offsets are dense,
+/// so no segment past the range is read. Gaps left by deleted segments are
+/// skipped.
+pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, limit: i64) -> Scan {
+    const SQL: &str = segments_from!("$1", "$2", "$4", "$3");
+    debug_assert!(SQL.contains(COLUMNS));
+    let rows = exec(
+        client,
+        SQL,
+        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), from.into(), limit.into(), want.into()],
+    );
+    Scan::of(rows.map(|row| Segment::from_row(&row)), from, limit)
+}
+
+impl Scan {
+    /// The scan of a query that read `segments` (at most `limit`) for the
+    /// offsets from `from` on.
+    pub fn of(segments: impl Iterator<Item = Segment>, from: i64, limit: i64) -> Scan {
+        let mut scanned = 0i64;
+        let segments = segments
+            .inspect(|_| scanned += 1)
+            .filter(|s| s.end_offset >= from)
+            .collect();
+        Scan {
+            segments,
+            more: scanned >= limit,
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! `queen.transaction(ops)`: KV ops, timers, pushes and acks, all or nothing.
+//!
+//! The KV rider runs first (kv rows, by (ns, key)), then the timer rider
+//! (timer rows, by (queue, timer_key)), then every push (partition locks,
+//! ascending by id), then every ack (consumer locks, ordered): the declared
+//! lock order. A lost `required` KV precondition answers
+//! `{"success": false, "reason": "kv_precondition", ...}` before a single
+//! partition lock is taken and with nothing written; any refused ack or
+//! lease raises an error, which rolls the whole transaction back. Results
+//! are one flat list: every pushed item and ack, then the KV ops, then the
+//! timer ops.
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::engine::ack::{self, AckIn};
+use crate::engine::push::{self, GroupIn};
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::wire::json::{parse_uuid, Obj};
+
+enum Op {
+    /// Indexes of its items in the flattened push list.
+    Push(std::ops::Range<usize>),
+    Ack(usize),
+}
+
+/// `binary`: the pushes of a QTB1 body, answered after the head's
+/// operations; `counts_only` answers counts instead of the pushes' and
+/// acks' results (the riders' results stay).
+pub fn transaction(
+    client: &mut SpiClient<'_>,
+    body: &Value,
+    producer: Option<&str>,
+    mut binary: Vec<GroupIn>,
+    counts_only: bool,
+) -> Value {
+    let empty = Vec::new();
+    let mut kv_ops = Vec::new();
+    let (ops, leases, timer_ops): (
+        &Vec<Value>,
+        Option<&Vec<Value>>,
+        Vec<crate::timers::TimerOp>,
+    ) = match body {
+        Value::Array(a) => (a, None, Vec::new()),
+        Value::Object(_) => {
+            let o = Obj::new(body, "");
+            let timers = match o.get("timers") {
+                Some(t) => crate::timers::parse_ops(&serde_json::json!({"operations": t})),
+                None => Vec::new(),
+            };
+            if let Some(list) = o.opt_array("kv") {
+                kv_ops = crate::kv::parse::ops(list, "kv", true);
+            }
+            let ops = match o.opt_array("operations") {
+                Some(ops) => ops,
+                None if !timers.is_empty() || !kv_ops.is_empty() => &empty,
+                None => errors::invalid("operations", "is required"),
+            };
+            (ops, o.opt_array("requiredLeases"), timers)
+        }
+        _ => errors::wrong_type("transaction", "an object with operations"),
+    };
+    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() && binary.is_empty() {
+        errors::invalid("operations", "must not be empty");
+    }
+    let mut push_items: Vec<Value> = Vec::new();
+    let mut acks: Vec<AckIn> = Vec::new();
+    let mut plan: Vec<Op> = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        let path = format!("operations[{i}]");
+        let o = Obj::new(op, path.clone());
+        match o.req_str("type") {
+            "push" => {
+                let start = push_items.len();
+                match o.opt_array("items") {
+                    Some(items) => push_items.extend(items.iter().cloned()),
+                    None => push_items.push(op.clone()),
+                }
+                plan.push(Op::Push(start..push_items.len()));
+            }
+            "ack" => {
+                plan.push(Op::Ack(acks.len()));
+                acks.push(ack::parse_one(op, &path, acks.len(), None));
+            }
+            other => errors::invalid(
+                &o.field("type"),
+                format!("{other:?} is not one of push, ack"),
+            ),
+        }
+    }
+    let leases: Vec<uuid::Uuid> = leases
+        .map(|l| {
+            l.iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => parse_uuid(&format!("requiredLeases[{i}]"), s),
+                    _ => errors::wrong_type(&format!("requiredLeases[{i}]"), "a lease id string"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // A single required lease is lent to the acks that name none.
+    if leases.len() == 1 {
+        for a in acks.iter_mut().filter(|a| a.lease_id.is_none()) {
+            a.lease_id = Some(leases[0]);
+        }
+    }
+    for lease in &leases {
+        let held = exec(
+            client,
+            "SELECT 1 FROM queen.log_consumers WHERE lease_id = $1 AND lease_expires_at > now() LIMIT 1",
+            &[spi::UUID],
+            &[pgrx::Uuid::from_bytes(*lease.as_bytes()).into()],
+        )
+        .next()
+        .is_some();
+        if !held {
+            errors::lease_not_held(format!("requiredLeases: lease {lease} is not held (expired or released); nothing was applied"));
+        }
+    }
+
+    let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
+    let flat_ops: usize = plan
+        .iter()
+        .map(|op| match op {
+            Op::Push(range) => range.len(),
+            Op::Ack(_) => 1,
+        })
+        .sum::<usize>()
+        + binary_items;
+    let kv_results = if kv_ops.is_empty() {
+        Vec::new()
+    } else {
+        let a = crate::kv::store::run(client, &kv_ops);
+        if a.failed.is_some() {
+            return crate::kv::answer(a, flat_ops);
+        }
+        a.results
+    };
+    let timers = crate::timers::apply(client, &timer_ops);
+    let json_items = push_items.len();
+    let mut groups: Vec<GroupIn> = if push_items.is_empty() {
+        Vec::new()
+    } else {
+        let text = serde_json::to_string(&Value::Array(push_items)).expect("items serialize");
+        push::parse_items(&text)
+    };
+    for g in binary.iter_mut() {
+        g.items.iter_mut().for_each(|it| it.index += json_items);
+    }
+    groups.append(&mut binary);
+    let pushed = if groups.is_empty() {
+        Vec::new()
+    } else {
+        push::push_groups(client, &groups, producer, true)
+    };
+    let acked = if acks.is_empty() {
+        Vec::new()
+    } else {
+        ack::ack(client, &acks)
+    };
+    if let Some(bad) = acked.iter().find(|a| !a.success()) {
+        errors::lease_not_held(format!(
+            "operations: ack of {:?} in partition {} refused: {}; nothing was applied",
+            bad.transaction_id,
+            bad.partition_id,
+            bad.error.as_deref().unwrap_or("")
+        ));
+    }
+    let mut results = Vec::new();
+    for op in plan {
+        match op {
+            Op::Push(range) => results.extend(pushed[range].iter().map(push_result)),
+            Op::Ack(i) => {
+                let mut v = acked[i].to_json();
+                v["type"] = json!("ack");
+                results.push(v);
+            }
+        }
+    }
+    results.extend(pushed[json_items..].iter().map(push_result));
+    let mut answer = json!({ "success": true });
+    if counts_only {
+        let duplicate = pushed.iter().filter(|p| p.duplicate).count();
+        answer["pushed"] = json!(pushed.len() - duplicate);
+        answer["duplicate"] = json!(duplicate);
+        answer["acked"] = json!(acked.len());
+        results.clear();
+    }
+    let base = if counts_only { flat_ops } else { 0 };
+    results.extend(kv_results);
+    results.extend(timers);
+    for (i, r) in results.iter_mut().enumerate() {
+        r["index"] = json!(base + i);
+    }
+    answer["results"] = Value::Array(results);
+    answer
+}
+
+/// A pushed item's entry in the flat results.
+fn push_result(r: &push::ItemOut) -> Value {
+    let mut v = r.to_json();
+    v["type"] = json!("push");
+    v
+}

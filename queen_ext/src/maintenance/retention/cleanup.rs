@@ -1,0 +1,102 @@
+//! Empty-partition cleanup and the metrics purge: the two phases that are not
+//! per partition.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::spi::SpiClient;
+use serde::Serialize;
+
+use crate::pg::spi::{self, exec};
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct BatchResult {
+    pub deleted: i64,
+    pub done: bool,
+}
+
+/// Deletes up to `max_rows` partitions that `log_partition_dead_v1` calls
+/// dead at `cutoff`. Candidates are locked ascending by id in one statement,
+/// skipping any a pusher holds, and the predicate is evaluated again under
+/// the locks (the authoritative pass). Their sidecar rows are deleted
+/// explicitly; the partition rows cascade to their cursors. One
+/// `__partition_deleted__` audit row per partition.
+pub fn partition_cleanup_step(
+    client: &mut SpiClient<'_>,
+    cutoff: TimestampWithTimeZone,
+    max_rows: i32,
+) -> BatchResult {
+    let locked: Vec<i64> = exec(
+        client,
+        "SELECT id FROM queen.log_partitions p WHERE queen_internal.log_partition_dead_v1(p.id, $1)
+          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        &[spi::TIMESTAMPTZ, spi::INT8],
+        &[cutoff.into(), (max_rows as i64).into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    let found = locked.len() as i64;
+    if locked.is_empty() {
+        return BatchResult {
+            deleted: 0,
+            done: true,
+        };
+    }
+    let dead: Vec<i64> = exec(
+        client,
+        "SELECT id FROM unnest($1::int8[]) AS c(id) WHERE queen_internal.log_partition_dead_v1(c.id, $2) ORDER BY id",
+        &[spi::INT8_ARRAY, spi::TIMESTAMPTZ],
+        &[locked.into(), cutoff.into()],
+    )
+    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .collect();
+    if !dead.is_empty() {
+        exec(
+            client,
+            "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+            &[spi::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
+        exec(
+            client,
+            "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted)
+             SELECT id, '__partition_deleted__', 0 FROM unnest($1::int8[]) AS d(id)",
+            &[spi::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
+        exec(
+            client,
+            "DELETE FROM queen.log_partitions WHERE id = ANY($1)",
+            &[spi::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
+    }
+    BatchResult {
+        deleted: dead.len() as i64,
+        done: found < max_rows as i64,
+    }
+}
+
+/// Ages out observability rows older than `cutoff`, at most `max_rows`.
+pub fn metrics_purge_step(
+    client: &mut SpiClient<'_>,
+    cutoff: TimestampWithTimeZone,
+    max_rows: i32,
+) -> BatchResult {
+    let deleted = exec(
+        client,
+        "WITH gone AS (
+             DELETE FROM queen.retention_history WHERE id IN (
+                 SELECT id FROM queen.retention_history WHERE executed_at < $1
+                  ORDER BY executed_at LIMIT $2)
+             RETURNING 1)
+         SELECT count(*)::int8 FROM gone",
+        &[spi::TIMESTAMPTZ, spi::INT8],
+        &[cutoff.into(), (max_rows as i64).into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+    .unwrap_or(0);
+    BatchResult {
+        deleted,
+        done: deleted < max_rows as i64,
+    }
+}

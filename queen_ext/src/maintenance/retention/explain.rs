@@ -1,0 +1,227 @@
+//! Answers "why is my disk not shrinking": per partition, the cutoffs, where
+//! each rule would put the boundary, what the next cycle would delete, and
+//! what pins the rest. Plus the readers of the retention time series and of
+//! the schema's table sizes.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use super::work_list::{rules_sql, Rule};
+use crate::catalog::queues;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec, micros_to_iso};
+
+/// Microseconds between the Unix and the PostgreSQL epochs.
+const PG_EPOCH_OFFSET_US: i64 = 946_684_800_000_000;
+
+fn ts_json(t: Option<TimestampWithTimeZone>) -> Value {
+    t.map_or(Value::Null, |t| {
+        Value::String(micros_to_iso(t.into_inner() + PG_EPOCH_OFFSET_US))
+    })
+}
+
+pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> Value {
+    let Some(q) = queues::find(client, queue) else {
+        errors::undefined("queue", queue)
+    };
+    let rule_sql = format!(
+        "SELECT {} FROM queen.queues q CROSS JOIN (SELECT now() AS now) c WHERE q.id = $1",
+        rules_sql()
+    );
+    let rule = {
+        let row = client
+            .update(rule_sql.as_str(), None, &[q.id.into()])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .next()
+            .expect("queue row");
+        Rule {
+            all_cutoff: row.get(1).unwrap(),
+            completed_cutoff: row.get(2).unwrap(),
+            txn_cutoff: row.get(3).unwrap(),
+            max_wait_cutoff: row.get(4).unwrap(),
+            dlq_cutoff: row.get(5).unwrap(),
+        }
+    };
+    let parts: Vec<(i64, String, i64, i64)> = exec(
+        client,
+        "SELECT id, name, log_start, last_offset FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id LIMIT $2",
+        &[spi::INT8, spi::INT8],
+        &[q.id.into(), (max_partitions as i64).into()],
+    )
+    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap(), r.get(4).unwrap().unwrap()))
+    .collect();
+    let mut out = Vec::new();
+    for (pid, name, log_start, last_offset) in parts {
+        let mut pins: Vec<String> = Vec::new();
+        let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
+            let fresh: Option<i64> = exec(
+                client,
+                "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL)",
+                &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
+                &[pid.into(), log_start.into(), cutoff.into()],
+            )
+            .next()
+            .and_then(|r| r.get(1).unwrap());
+            fresh.unwrap_or(last_offset + 1)
+        };
+        let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
+        let slowest = exec(
+            client,
+            "SELECT consumer_group, committed + 1 FROM queen.log_consumers WHERE partition_id = $1
+              ORDER BY committed, consumer_group LIMIT 1",
+            &[spi::INT8],
+            &[pid.into()],
+        )
+        .next()
+        .map(|r| {
+            (
+                r.get::<String>(1).unwrap().unwrap(),
+                r.get::<i64>(2).unwrap().unwrap(),
+            )
+        });
+        let rule2 = rule.completed_cutoff.and_then(|c| {
+            let (group, cap) = slowest.clone()?;
+            let time = boundary_for(client, c);
+            if cap < time {
+                pins.push(format!(
+                    "consumer group {group:?} has consumed up to offset {} and caps rule 2",
+                    cap - 1
+                ));
+            }
+            Some(time.min(cap))
+        });
+        let max_wait = rule.max_wait_cutoff.map(|c| boundary_for(client, c));
+        if rule.all_cutoff.is_none() && rule.completed_cutoff.is_none() {
+            pins.push("retention is off for this queue (retentionEnabled with a positive window turns it on)".into());
+        }
+        if rule.completed_cutoff.is_some() && slowest.is_none() {
+            pins.push(
+                "no consumer group has read this partition: rule 2 deletes nothing unconsumed"
+                    .into(),
+            );
+        }
+        let boundary = [Some(log_start), rule1, rule2, max_wait]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap();
+        let deletable = exec(
+            client,
+            "SELECT count(*)::int8, COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments
+              WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3",
+            &[spi::INT8, spi::INT8, spi::INT8],
+            &[pid.into(), log_start.into(), boundary.into()],
+        )
+        .next()
+        .unwrap();
+        let (segments, messages): (i64, i64) = (
+            deletable.get(1).unwrap().unwrap(),
+            deletable.get(2).unwrap().unwrap(),
+        );
+        if boundary > log_start && segments == 0 {
+            pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
+        }
+        let failing: Vec<Value> = exec(
+            client,
+            "SELECT phase, sqlstate, error, (extract(epoch FROM failed_at) * 1000000)::int8, skip, streak
+               FROM queen.retention_failures WHERE partition_id = $1 AND phase < $2 ORDER BY phase",
+            &[spi::INT8, spi::INT2],
+            &[pid.into(), super::cycle::DLQ_PHASE.into()],
+        )
+        .map(|r| {
+            let (phase, state, error): (i16, String, String) =
+                (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap());
+            pins.push(format!("phase {phase}'s step failed here (SQLSTATE {state}: {error}); it is retried after a backoff"));
+            json!({
+                "phase": phase,
+                "sqlstate": state,
+                "error": error,
+                "failedAt": micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
+                "skipCycles": r.get::<i32>(5).unwrap().unwrap(),
+                "failures": r.get::<i32>(6).unwrap().unwrap(),
+            })
+        })
+        .collect();
+        out.push(json!({
+            "partition": name,
+            "partitionId": pid.to_string(),
+            "logStart": log_start,
+            "lastOffset": last_offset,
+            "rule1Boundary": rule1,
+            "rule2Boundary": rule2,
+            "maxWaitBoundary": max_wait,
+            "boundary": boundary,
+            "nextCycleDeletes": {"segments": segments, "messages": messages},
+            "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
+            "pinnedBy": pins,
+            "failing": failing,
+        }));
+    }
+    json!({
+        "queue": queue,
+        "cutoffs": {
+            "retention": ts_json(rule.all_cutoff),
+            "completedRetention": ts_json(rule.completed_cutoff),
+            "transactionIds": ts_json(rule.txn_cutoff),
+            "maxWait": ts_json(rule.max_wait_cutoff),
+            "deadLetters": ts_json(rule.dlq_cutoff),
+        },
+        "partitions": out,
+    })
+}
+
+/// Deleted messages per rule and time bucket (partition events left out).
+pub fn timeseries(client: &mut SpiClient<'_>, since: TimestampWithTimeZone, bucket: &str) -> Value {
+    if !matches!(bucket, "minute" | "hour" | "day") {
+        errors::invalid(
+            "bucket",
+            format!("{bucket:?} is not one of minute, hour, day"),
+        );
+    }
+    let rows = exec(
+        client,
+        "SELECT (extract(epoch FROM date_trunc($2, executed_at)) * 1000000)::int8, retention_type,
+                sum(messages_deleted)::int8, sum(segments_deleted)::int8
+           FROM queen.retention_history
+          WHERE executed_at >= $1 AND retention_type NOT LIKE '\\_\\_%'
+          GROUP BY 1, 2 ORDER BY 1, 2",
+        &[spi::TIMESTAMPTZ, spi::TEXT],
+        &[since.into(), bucket.into()],
+    );
+    Value::Array(
+        rows.map(|r| {
+            json!({
+                "bucket": micros_to_iso(r.get::<i64>(1).unwrap().unwrap()),
+                "retentionType": r.get::<String>(2).unwrap().unwrap(),
+                "messagesDeleted": r.get::<i64>(3).unwrap().unwrap(),
+                "segmentsDeleted": r.get::<i64>(4).unwrap().unwrap(),
+            })
+        })
+        .collect(),
+    )
+}
+
+/// Total, table and index sizes of the largest relations of the queen schema.
+pub fn table_sizes(client: &mut SpiClient<'_>) -> Value {
+    let rows = exec(
+        client,
+        "SELECT c.relname::text, pg_total_relation_size(c.oid)::int8, pg_table_size(c.oid)::int8, pg_indexes_size(c.oid)::int8
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = 'queen' AND c.relkind = 'r'
+          ORDER BY 2 DESC LIMIT 20",
+        &[],
+        &[],
+    );
+    Value::Array(
+        rows.map(|r| {
+            json!({
+                "table": format!("queen.{}", r.get::<String>(1).unwrap().unwrap()),
+                "totalBytes": r.get::<i64>(2).unwrap().unwrap(),
+                "tableBytes": r.get::<i64>(3).unwrap().unwrap(),
+                "indexBytes": r.get::<i64>(4).unwrap().unwrap(),
+            })
+        })
+        .collect(),
+    )
+}

@@ -1,0 +1,64 @@
+//! The durable schedule and leader gate of a maintenance task: its row in
+//! `queen.maintenance_leases`. One atomic UPDATE claims the task when it is
+//! due, not leased and enabled, stamping a lease and a new fencing token; the
+//! release advances `next_due_at` by exactly one period (or leaves it due
+//! after an error) and is a no-op for a holder that was fenced off.
+
+use pgrx::spi::SpiClient;
+
+use crate::pg::spi::{self, exec};
+
+pub const RETENTION: &str = "retention";
+pub const WATERMARK: &str = "retention_watermark";
+pub const PARTITION_CLEANUP: &str = "partition_cleanup";
+
+/// Claims `task` for `lease_ms`; the fencing token when claimed.
+pub fn claim(client: &mut SpiClient<'_>, task: &str, holder: &str, lease_ms: i64) -> Option<i64> {
+    exec(
+        client,
+        "UPDATE queen.maintenance_leases
+            SET lease_holder = $2,
+                lease_expires_at = now() + make_interval(secs => $3 / 1000.0),
+                fencing_token = fencing_token + 1,
+                last_started_at = now()
+          WHERE task = $1 AND enabled AND next_due_at <= now()
+            AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+          RETURNING fencing_token",
+        &[spi::TEXT, spi::TEXT, spi::INT8],
+        &[task.into(), holder.into(), lease_ms.into()],
+    )
+    .next()
+    .and_then(|r| r.get::<i64>(1).unwrap())
+}
+
+/// Ends the lease `token` holds. `period_ms` Some: the run succeeded and the
+/// task is next due one period later (0: never again); None: the run failed
+/// and the task stays due. False when the token was fenced off.
+pub fn release(client: &mut SpiClient<'_>, task: &str, token: i64, period_ms: Option<i64>) -> bool {
+    exec(
+        client,
+        "UPDATE queen.maintenance_leases
+            SET lease_holder = NULL, lease_expires_at = NULL,
+                next_due_at = CASE WHEN $3::int8 IS NULL THEN next_due_at
+                                   WHEN $3 = 0 THEN 'infinity'::timestamptz
+                                   ELSE next_due_at + make_interval(secs => $3 / 1000.0) END,
+                last_finished_at = CASE WHEN $3::int8 IS NULL THEN last_finished_at ELSE now() END
+          WHERE task = $1 AND fencing_token = $2 AND lease_holder IS NOT NULL
+          RETURNING 1",
+        &[spi::TEXT, spi::INT8, spi::INT8],
+        &[task.into(), token.into(), period_ms.into()],
+    )
+    .next()
+    .is_some()
+}
+
+/// Makes sure the task rows exist (an install or upgrade may predate one).
+pub fn ensure_tasks(client: &mut SpiClient<'_>) {
+    exec(
+        client,
+        "INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark'), ('partition_cleanup')
+         ON CONFLICT (task) DO NOTHING",
+        &[],
+        &[],
+    );
+}

@@ -1,0 +1,314 @@
+//! The bounded retention steps. One call is one partition, at most
+//! `max_rows` rows, and holds exactly one `log_partitions` row lock (the push
+//! serializer) until its own transaction ends. The caller loops a step until
+//! it answers done.
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::pg_sys;
+use pgrx::spi::SpiClient;
+use serde::Serialize;
+
+use crate::engine::dlq;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+
+type Ts = TimestampWithTimeZone;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct StepResult {
+    /// Rows deleted (segments, or sidecar rows for the purge).
+    pub deleted: i64,
+    /// Messages (frames) those rows held.
+    pub messages: i64,
+    /// The watermark after the step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_log_start: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_txns_start: Option<i64>,
+    pub done: bool,
+}
+
+impl StepResult {
+    fn nothing(done: bool) -> StepResult {
+        StepResult {
+            deleted: 0,
+            messages: 0,
+            new_log_start: None,
+            new_txns_start: None,
+            done,
+        }
+    }
+}
+
+fn one_i64(
+    client: &mut SpiClient<'_>,
+    sql: &'static str,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+) -> Option<i64> {
+    exec(client, sql, types, args)
+        .next()
+        .and_then(|r| r.get::<i64>(1).unwrap())
+}
+
+/// The base offset of the (max_rows + 1)-th segment from `from`: one bounded
+/// primary-key probe. None when the rest of the log fits one batch.
+fn segment_horizon(client: &mut SpiClient<'_>, pid: i64, from: i64, max_rows: i32) -> Option<i64> {
+    one_i64(
+        client,
+        "SELECT base_offset FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2
+          ORDER BY base_offset OFFSET $3 LIMIT 1",
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), from.into(), (max_rows as i64).into()],
+    )
+}
+
+/// Where a time rule puts the boundary: the first segment fresh enough to
+/// keep, or when nothing inside the window is fresh, the horizon (the next
+/// call's question) or the end of the log.
+fn time_boundary(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    from: i64,
+    cutoff: Ts,
+    horizon: Option<i64>,
+) -> i64 {
+    let fresh = one_i64(
+        client,
+        "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, $4)",
+        &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
+        &[pid.into(), from.into(), cutoff.into(), horizon.into()],
+    );
+    if let Some(b) = fresh.or(horizon) {
+        return b;
+    }
+    let last_end = one_i64(
+        client,
+        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 ORDER BY base_offset DESC LIMIT 1",
+        &[spi::INT8],
+        &[pid.into()],
+    );
+    last_end.map_or(from, |e| e + 1).max(from)
+}
+
+/// Retention rules 1 (time, regardless of consumption) and 2 (time, consumed
+/// only: capped at the slowest group's next wanted offset) over one batch of
+/// one partition. A NULL cutoff disables its rule. Deletes whole segments
+/// only, moves `log_start` (never backwards) and `oldest_live_at` in the same
+/// row update, widens the dead letters that point into what it deletes, and
+/// writes one `retention_history` row in the same transaction.
+/// A step's carry-forward must see every dead letter committed before its
+/// lock on the doomed segments, which only READ COMMITTED's statement
+/// snapshots do; at a stricter level one committed after the transaction's
+/// snapshot would be left pointing at a deleted segment.
+fn require_read_committed() {
+    if unsafe { pg_sys::XactIsoLevel } != pg_sys::XACT_READ_COMMITTED as i32 {
+        errors::wrong_isolation("a retention step runs at READ COMMITTED only");
+    }
+}
+
+pub fn retention_step(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    all_cutoff: Option<Ts>,
+    completed_cutoff: Option<Ts>,
+    max_rows: i32,
+    history_type: Option<&str>,
+) -> StepResult {
+    require_read_committed();
+    let Some(log_start) = one_i64(
+        client,
+        "SELECT log_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+        &[spi::INT8],
+        &[pid.into()],
+    ) else {
+        // Deleted underneath (a queue drop): nothing left to do.
+        return StepResult::nothing(true);
+    };
+    if all_cutoff.is_none() && completed_cutoff.is_none() {
+        return StepResult::nothing(true);
+    }
+    let horizon = segment_horizon(client, pid, log_start, max_rows);
+    let rule1 = all_cutoff.map(|c| time_boundary(client, pid, log_start, c, horizon));
+    let rule2 = completed_cutoff.and_then(|c| {
+        // No consumer rows: nothing is consumed, rule 2 contributes nothing.
+        let cap = one_i64(
+            client,
+            "SELECT min(committed) + 1 FROM queen.log_consumers WHERE partition_id = $1",
+            &[spi::INT8],
+            &[pid.into()],
+        )?;
+        Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
+    });
+    let boundary = log_start
+        .max(rule1.unwrap_or(log_start))
+        .max(rule2.unwrap_or(log_start));
+    if boundary <= log_start {
+        return StepResult {
+            new_log_start: Some(log_start),
+            ..StepResult::nothing(true)
+        };
+    }
+    // Whole segments only: a segment the boundary cuts keeps its tail. The
+    // doomed segments are locked first, skipping any that a dead-letter
+    // write holds (it takes its segment KEY SHARE until it commits): the
+    // step never waits on one while it holds the partition, and deletes only
+    // the run of segments from the watermark up to the first held one. A
+    // dead-letter write that comes after this lock waits for the step, then
+    // finds its segment gone. The lock costs little beside the delete
+    // (2026-12-01, 2000 segments of 100 ~256 B messages each: 3.6-4.4 ms of
+    // locking against 77-129 ms of delete, WAL +0.1-0.4%; with tiny inline
+    // blobs it doubles the heap work, +27% WAL, and `make bench
+    // WHAT=retention`'s small segments drained at 190-195k/s against 306k/s
+    // without it, push p99 during the drain 6.1-7.1x quiet against 5.6x).
+    let locked: Vec<(i64, i64, i32)> = exec(
+        client,
+        "SELECT base_offset, end_offset, frame_count FROM queen.log_segments
+          WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3
+          ORDER BY base_offset LIMIT $4 FOR UPDATE SKIP LOCKED",
+        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            pid.into(),
+            log_start.into(),
+            boundary.into(),
+            (max_rows as i64).into(),
+        ],
+    )
+    .map(|r| {
+        (
+            r.get(1).unwrap().unwrap(),
+            r.get(2).unwrap().unwrap(),
+            r.get(3).unwrap().unwrap(),
+        )
+    })
+    .collect();
+    let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
+    for (base, end, count) in &locked {
+        if *base != max_end + 1 {
+            break;
+        }
+        (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
+    }
+    if rows == 0 {
+        return StepResult {
+            new_log_start: Some(log_start),
+            ..StepResult::nothing(true)
+        };
+    }
+    // Dead letters pointing into the doomed segments become self-contained
+    // first, in this same transaction. At READ COMMITTED this statement sees
+    // every dead letter committed into them: none can be written any more.
+    dlq::carry_forward(client, pid, log_start, max_end);
+    exec(
+        client,
+        "DELETE FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), log_start.into(), max_base.into()],
+    );
+    let new_start = max_end + 1;
+    exec(
+        client,
+        "UPDATE queen.log_partitions
+            SET log_start = GREATEST(log_start, $2),
+                oldest_live_at = (SELECT created_at FROM queen.log_segments
+                                   WHERE partition_id = $1 AND base_offset >= GREATEST(log_start, $2)
+                                   ORDER BY base_offset LIMIT 1)
+          WHERE id = $1",
+        &[spi::INT8, spi::INT8],
+        &[pid.into(), new_start.into()],
+    );
+    let moved_by = match history_type {
+        Some(t) => t,
+        None if rule1.unwrap_or(i64::MIN) >= rule2.unwrap_or(i64::MIN) => "retention",
+        None => "completed_retention",
+    };
+    exec(
+        client,
+        "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted, segments_deleted)
+         VALUES ($1, $2, $3, $4)",
+        &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
+        &[pid.into(), moved_by.into(), frames.into(), rows.into()],
+    );
+    // More may be deletable when the batch was full or the boundary stopped
+    // at the horizon; a run cut short by a held segment waits for the next
+    // cycle.
+    let held = (rows as usize) < locked.len();
+    let clipped = !held && (rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
+    StepResult {
+        deleted: rows,
+        messages: frames,
+        new_log_start: Some(new_start),
+        new_txns_start: None,
+        done: !clipped,
+    }
+}
+
+/// The sidecar purge: rows older than `cutoff`, from `txns_start`, one batch.
+/// Moves `txns_start` and `oldest_txn_at` in the same row update.
+pub fn txns_purge_step(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    cutoff: Ts,
+    max_rows: i32,
+) -> StepResult {
+    let Some(txns_start) = one_i64(
+        client,
+        "SELECT txns_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+        &[spi::INT8],
+        &[pid.into()],
+    ) else {
+        return StepResult::nothing(true);
+    };
+    let batch = exec(
+        client,
+        "SELECT count(*)::int8, COALESCE(sum(cardinality(txn_hashes)), 0)::int8,
+                max(base_offset), max(base_offset + cardinality(txn_hashes)), bool_and(stale)
+           FROM (SELECT base_offset, txn_hashes, created_at < $3 AS stale FROM queen.log_txns
+                  WHERE partition_id = $1 AND base_offset >= $2
+                  ORDER BY base_offset LIMIT $4) s
+          WHERE stale",
+        &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
+        &[
+            pid.into(),
+            txns_start.into(),
+            cutoff.into(),
+            (max_rows as i64).into(),
+        ],
+    )
+    .next()
+    .expect("an aggregate answers one row");
+    let rows: i64 = batch.get(1).unwrap().unwrap();
+    if rows == 0 {
+        return StepResult {
+            new_txns_start: Some(txns_start),
+            ..StepResult::nothing(true)
+        };
+    }
+    let messages: i64 = batch.get(2).unwrap().unwrap();
+    let max_base: i64 = batch.get(3).unwrap().unwrap();
+    let new_start: i64 = batch.get(4).unwrap().unwrap();
+    exec(
+        client,
+        "DELETE FROM queen.log_txns WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), txns_start.into(), max_base.into()],
+    );
+    exec(
+        client,
+        "UPDATE queen.log_partitions
+            SET txns_start = GREATEST(txns_start, $2),
+                oldest_txn_at = (SELECT created_at FROM queen.log_txns
+                                  WHERE partition_id = $1 AND base_offset >= GREATEST(txns_start, $2)
+                                  ORDER BY base_offset LIMIT 1)
+          WHERE id = $1",
+        &[spi::INT8, spi::INT8],
+        &[pid.into(), new_start.into()],
+    );
+    StepResult {
+        deleted: rows,
+        messages,
+        new_log_start: None,
+        new_txns_start: Some(new_start),
+        done: rows < max_rows as i64,
+    }
+}

@@ -1,0 +1,306 @@
+//! The sweepers' steps over the timers table: probe what is due, claim a
+//! batch under SKIP LOCKED, fire the claimed timers into the log (a failing
+//! one set aside after `queen.sweeper_max_fire_attempts` claims).
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use super::worker::Settings;
+use crate::engine::push::{self, GroupIn, ItemIn};
+use crate::maintenance::unit::{Failure, Inline, Runner};
+use crate::pg::spi::{self, exec, exec_custom};
+
+/// How many due rows the probe counts at most (the count only steers the
+/// sleep; past this it is "a lot").
+const PROBE_COUNT_CAP: i64 = 100_000;
+
+/// Next due instant (ms from now, negative when late), how many are due and
+/// claimable, and how late the oldest is: 64 single-row index seeks and one
+/// bounded count, from one now().
+pub fn probe(c: &mut SpiClient<'_>) -> Value {
+    let row = exec(
+        c,
+        "SELECT (extract(epoch FROM min(m) - now()) * 1000)::int8,
+                (SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_timers
+                   WHERE deliver_at <= now() AND (claimed_until IS NULL OR claimed_until < now()) LIMIT $1) d)
+           FROM (SELECT (SELECT min(t.deliver_at) FROM queen.log_timers t WHERE t.shard = s) AS m
+                   FROM generate_series(0, 63) s) x",
+        &[spi::INT8],
+        &[PROBE_COUNT_CAP.into()],
+    )
+    .next()
+    .unwrap();
+    let next: Option<i64> = row.get(1).unwrap();
+    let due: i64 = row.get(2).unwrap().unwrap();
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    // What a sweeper now knows of: a schedule earlier than this wakes it.
+    crate::timers::wake::promised(next.map(|n| now_us + n * 1000));
+    super::metrics::probed(due, next.map_or(0, |n| (-n).max(0)));
+    json!({"nextInMs": next, "due": due, "latenessMs": next.map(|n| (-n).max(0))})
+}
+
+/// Claims up to `batch` due, unclaimed (or claim-expired) timers, shard by
+/// shard from `start_shard`, skipping rows another sweeper holds.
+pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Value {
+    let token = uuid::Uuid::new_v4();
+    let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    // One statement: a bounded seek per shard, from this worker's starting
+    // shard on, stopping once `batch` rows are taken.
+    let claimed = exec_custom(
+        c,
+        "WITH picked AS (
+             SELECT v.queue, v.timer_key FROM generate_series(0, 63) AS g(i)
+             CROSS JOIN LATERAL (
+                 SELECT queue, timer_key FROM queen.log_timers
+                  WHERE shard = ((($1 + g.i) % 64 + 64) % 64)::smallint AND deliver_at <= now()
+                    AND (claimed_until IS NULL OR claimed_until < now())
+                  ORDER BY deliver_at LIMIT $2 FOR UPDATE SKIP LOCKED) v
+             LIMIT $2)
+         UPDATE queen.log_timers t
+            SET claim_token = $3, claimed_until = now() + make_interval(secs => $4 / 1000.0), attempts = t.attempts + 1
+           FROM picked p WHERE t.queue = p.queue AND t.timer_key = p.timer_key
+         RETURNING 1",
+        &[spi::INT4, spi::INT8, spi::UUID, spi::INT4],
+        &[start_shard.into(), (batch as i64).into(), pg_token.into(), lease_ms.into()],
+    )
+    .len() as i64;
+    json!({"token": token.to_string(), "claimed": claimed})
+}
+
+/// Fires timers claimed under `token` (verifying the claim is still this
+/// token's) into the log, at most `max_bytes` of payload in this
+/// transaction, and deletes them. Timer rows are locked by (queue,
+/// timer_key) before any partition: the declared order.
+pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
+    fire_only(c, token, max_bytes, None)
+}
+
+/// As [`fire`], only the timer `only` (queue, timer_key) when given.
+fn fire_only(
+    c: &mut SpiClient<'_>,
+    token: uuid::Uuid,
+    max_bytes: i64,
+    only: Option<(&str, &str)>,
+) -> Value {
+    let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
+    let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
+        c,
+        "SELECT queue, timer_key, partition, payload, transaction_id,
+                GREATEST((extract(epoch FROM now() - deliver_at) * 1000)::int8, 0), message_id
+           FROM queen.log_timers WHERE claim_token = $1 AND ($2::text IS NULL OR (queue = $2 AND timer_key = $3))
+          ORDER BY queue, timer_key FOR UPDATE",
+        &[spi::UUID, spi::TEXT, spi::TEXT],
+        &[pg_token.into(), queue.into(), key.into()],
+    )
+    .map(|r| {
+        (
+            r.get(1).unwrap().unwrap(),
+            r.get(2).unwrap().unwrap(),
+            r.get(3).unwrap().unwrap(),
+            r.get(4).unwrap().unwrap(),
+            r.get(5).unwrap().unwrap(),
+            r.get(6).unwrap().unwrap(),
+            r.get(7).unwrap().unwrap(),
+        )
+    })
+    .collect();
+    let mut bytes = 0i64;
+    let mut take = 0usize;
+    for r in &rows {
+        if take > 0 && bytes + r.3.len() as i64 > max_bytes {
+            break;
+        }
+        bytes += r.3.len() as i64;
+        take += 1;
+    }
+    let firing = &rows[..take];
+    let mut groups: Vec<GroupIn> = Vec::new();
+    for (index, (queue, _, partition, payload, txn, _, mid)) in firing.iter().enumerate() {
+        let item = ItemIn {
+            index,
+            txn: Some(txn.clone()),
+            trace: None,
+            payload: payload.clone(),
+            encrypted: false,
+            message_id: Some(*mid.as_bytes()),
+        };
+        match groups
+            .iter_mut()
+            .find(|g| &g.queue == queue && &g.partition == partition)
+        {
+            Some(g) => g.items.push(item),
+            None => groups.push(GroupIn {
+                queue: queue.clone(),
+                partition: partition.clone(),
+                items: vec![item],
+                packed: None,
+            }),
+        }
+    }
+    if !groups.is_empty() {
+        push::push_groups(c, &groups, None, true);
+        let queues: Vec<String> = firing.iter().map(|r| r.0.clone()).collect();
+        let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
+        exec(
+            c,
+            "DELETE FROM queen.log_timers t USING unnest($2::text[], $3::text[]) AS f(queue, timer_key)
+              WHERE t.claim_token = $1 AND t.queue = f.queue AND t.timer_key = f.timer_key",
+            &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
+            &[pg_token.into(), queues.into(), keys.into()],
+        );
+    }
+    let lateness = firing.iter().map(|r| r.5).max();
+    let sum: i64 = firing.iter().map(|r| r.5).sum();
+    super::metrics::fired(take as i64, lateness.unwrap_or(0), sum);
+    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum})
+}
+
+/// The timers claimed under `token`, in (queue, timer_key) order.
+fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
+    exec(
+        c,
+        "SELECT queue, timer_key FROM queen.log_timers WHERE claim_token = $1 ORDER BY queue, timer_key",
+        &[spi::UUID],
+        &[pgrx::Uuid::from_bytes(*token.as_bytes()).into()],
+    )
+    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap()))
+    .collect()
+}
+
+/// Records a failed fire of one claimed timer. It keeps its claim, so it is
+/// tried again only once the claim expires (`queen.sweeper_lease_ms`);
+/// once it has been claimed `max_attempts` times it is set aside: moved to
+/// `queen.log_timers_failed` with its error, never fired again. Answers
+/// whether it was set aside.
+fn fire_failed(
+    c: &mut SpiClient<'_>,
+    token: uuid::Uuid,
+    timer: (&str, &str),
+    error: &str,
+    max_attempts: i32,
+) -> bool {
+    let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    let attempts: Option<i32> = exec(
+        c,
+        "SELECT attempts FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3 FOR UPDATE",
+        &[spi::UUID, spi::TEXT, spi::TEXT],
+        &[pg_token.into(), timer.0.into(), timer.1.into()],
+    )
+    .next()
+    .and_then(|r| r.get(1).unwrap());
+    match attempts {
+        // Rescheduled or cancelled meanwhile: its claim is gone with it.
+        None => false,
+        Some(n) if n >= max_attempts => {
+            exec(
+                c,
+                "WITH aside AS (
+                     DELETE FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3
+                     RETURNING queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, created_at)
+                 INSERT INTO queen.log_timers_failed
+                        (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, last_error, created_at)
+                 SELECT queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, $4, created_at
+                   FROM aside",
+                &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
+                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+            );
+            true
+        }
+        Some(_) => {
+            exec(
+                c,
+                "UPDATE queen.log_timers SET last_error = $4 WHERE claim_token = $1 AND queue = $2 AND timer_key = $3",
+                &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
+                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+            );
+            false
+        }
+    }
+}
+
+/// What firing one claim did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fired {
+    pub fired: i64,
+    pub max_lateness_ms: i64,
+    /// Timers whose fire failed (they stay claimed until the claim expires).
+    pub failed: i64,
+    /// Of those, the ones set aside for good.
+    pub set_aside: i64,
+}
+
+/// Fires every timer claimed under `token`, each batch a unit of `runner`
+/// (at most `max_bytes` of payload each). When a batch fails, its timers
+/// are fired one at a time, so one timer that can not be fired (a payload
+/// its queue refuses, a queue deleted under it) never holds back the
+/// others: its failure is recorded on its row.
+pub fn fire_claimed<R: Runner>(
+    runner: &mut R,
+    token: uuid::Uuid,
+    s: &Settings,
+) -> Result<Fired, Failure> {
+    let mut out = Fired::default();
+    let add = |out: &mut Fired, r: &Value| {
+        out.fired += r["fired"].as_i64().unwrap_or(0);
+        out.max_lateness_ms = out
+            .max_lateness_ms
+            .max(r["maxLatenessMs"].as_i64().unwrap_or(0));
+    };
+    loop {
+        match runner.run(|c| fire(c, token, s.max_fire_bytes)) {
+            Ok(r) => {
+                add(&mut out, &r);
+                if r["done"] == true {
+                    return Ok(out);
+                }
+            }
+            Err(e) if e.stops_the_cycle() => return Err(e),
+            Err(_) => break,
+        }
+    }
+    for (queue, key) in runner.run(|c| claimed(c, token))? {
+        match runner.run(|c| fire_only(c, token, i64::MAX, Some((&queue, &key)))) {
+            Ok(r) => add(&mut out, &r),
+            Err(e) if e.stops_the_cycle() => return Err(e),
+            Err(e) => {
+                out.failed += 1;
+                let error = e.to_string();
+                if runner
+                    .run(|c| fire_failed(c, token, (&queue, &key), &error, s.max_fire_attempts))?
+                {
+                    out.set_aside += 1;
+                    pgrx::log!("sweeper: timer {queue:?}/{key:?} set aside after its last allowed fire failed: {error}");
+                }
+            }
+        }
+    }
+    super::metrics::fire_failed(out.failed, out.set_aside);
+    Ok(out)
+}
+
+/// One claim and its fires, in the caller's transaction (each fire in a
+/// subtransaction). One claim only: the claim locks its timer rows, the
+/// fires then lock partitions, and a second claim would take timer rows
+/// after partition rows, against the declared order. The workers loop
+/// this, each step its own transaction.
+pub fn run_once(s: &Settings, start_shard: i32) -> Result<Value, Failure> {
+    let mut runner = Inline;
+    let claim = runner.run(|c| claim(c, start_shard, s.claim_batch, s.lease_ms))?;
+    let empty_claim = claim["claimed"] == 0;
+    let mut fired = Fired::default();
+    if !empty_claim {
+        let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
+        fired = fire_claimed(&mut runner, token, s)?;
+    }
+    Ok(json!({
+        "fired": fired.fired,
+        "maxLatenessMs": fired.max_lateness_ms,
+        "emptyClaim": empty_claim,
+        "failed": fired.failed,
+        "setAside": fired.set_aside,
+    }))
+}

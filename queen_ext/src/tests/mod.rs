@@ -1,0 +1,7 @@
+//! Tests that run inside PostgreSQL (`cargo pgrx test`), with the helpers
+//! they share.
+
+mod engine;
+mod failures;
+mod retention;
+mod sweeper;

@@ -1,0 +1,271 @@
+//! Timers in SQL: schedule, cancel, probe, claim and fire.
+
+pub mod wake;
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::engine::push;
+use crate::pg::errors;
+use crate::pg::spi::{self, exec, micros_to_iso};
+use crate::wire::json::{check_name, MAX_NAME_BYTES};
+
+/// Every sweeper scans every one of these; where it starts differs.
+
+/// Schedules (upserts) a timer; with `only_existing` it reschedules one
+/// that exists and answers `absent` otherwise. Answers the op's result.
+#[allow(clippy::too_many_arguments)]
+pub fn schedule(
+    c: &mut SpiClient<'_>,
+    queue: &str,
+    timer_key: &str,
+    payload: &[u8],
+    delay_ms: i64,
+    partition: Option<&str>,
+    transaction_id: Option<&str>,
+    only_existing: bool,
+) -> Value {
+    let queue = check_name("queue", queue);
+    let timer_key = check_name("timer_key", timer_key);
+    let partition = check_name("partition", partition.unwrap_or(push::DEFAULT_PARTITION));
+    let txn = match transaction_id.filter(|t| !t.is_empty()) {
+        Some(t) if t.len() > MAX_NAME_BYTES => errors::too_long("transaction_id", t.len()),
+        Some(t) => t.to_owned(),
+        None => queen_frames::id_text(&queen_frames::new_message_id()),
+    };
+    let max_ms = crate::wire::json::MAX_DURATION_SECONDS * 1000;
+    if !(-max_ms..=max_ms).contains(&delay_ms) {
+        errors::invalid(
+            "delayMs",
+            format!("{delay_ms} is further from now than {max_ms} milliseconds"),
+        );
+    }
+    if !crate::pg::settings::TIMERS_SCHEDULE_ENABLED.get() {
+        errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
+    }
+    let message_id = queen_frames::new_message_id();
+    let mid = pgrx::Uuid::from_bytes(message_id);
+    let args = [
+        queue.into(),
+        timer_key.into(),
+        partition.into(),
+        payload.into(),
+        txn.as_str().into(),
+        delay_ms.into(),
+        mid.into(),
+    ];
+    let types = [
+        spi::TEXT,
+        spi::TEXT,
+        spi::TEXT,
+        spi::BYTEA,
+        spi::TEXT,
+        spi::INT8,
+        spi::UUID,
+    ];
+    // A reschedule only updates: one that waited behind a fire of the same
+    // timer then finds its row gone and answers absent (an insert would
+    // schedule the fired timer again).
+    let row = if only_existing {
+        exec(
+            c,
+            "UPDATE queen.log_timers AS t
+                SET partition = $3, payload = $4, transaction_id = $5, message_id = $7,
+                    deliver_at = now() + make_interval(secs => $6 / 1000.0),
+                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
+              WHERE queue = $1 AND timer_key = $2
+          RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, true",
+            &types,
+            &args,
+        )
+        .next()
+    } else {
+        exec(
+            c,
+            "INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
+             VALUES ($1, $2, $3, $4, $5, $7, now() + make_interval(secs => $6 / 1000.0))
+             ON CONFLICT (queue, timer_key) DO UPDATE
+                SET partition = EXCLUDED.partition, payload = EXCLUDED.payload, transaction_id = EXCLUDED.transaction_id,
+                    message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at,
+                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
+             RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, (xmax <> 0)",
+            &types,
+            &args,
+        )
+        .next()
+    };
+    let Some(row) = row else {
+        return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
+    };
+    let at: i64 = row.get(1).unwrap().unwrap();
+    let existed: bool = row.get(2).unwrap().unwrap();
+    wake::scheduled(at);
+    json!({
+        "ok": true,
+        "status": if existed { "rescheduled" } else { "scheduled" },
+        "queue": queue,
+        "timerKey": timer_key,
+        "partition": partition,
+        "txn": txn,
+        "transactionId": txn,
+        "messageId": queen_frames::id_text(&message_id),
+        "deliverAt": micros_to_iso(at),
+    })
+}
+
+pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {
+    let queue = check_name("queue", queue);
+    let timer_key = check_name("timer_key", timer_key);
+    !exec(
+        c,
+        "DELETE FROM queen.log_timers WHERE queue = $1 AND timer_key = $2 RETURNING 1",
+        &[spi::TEXT, spi::TEXT],
+        &[queue.into(), timer_key.into()],
+    )
+    .is_empty()
+}
+
+/// One parsed timer operation.
+#[derive(Debug, Clone)]
+pub struct TimerOp {
+    pub index: usize,
+    pub kind: OpKind,
+    pub queue: String,
+    pub timer_key: String,
+    pub payload: Vec<u8>,
+    pub delay_ms: i64,
+    pub txn: Option<String>,
+    pub partition: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Schedule,
+    Reschedule,
+    Cancel,
+}
+
+/// Parses Queen's timer body; every op is checked before any is applied.
+pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
+    use base64::Engine;
+    let o = crate::wire::json::Obj::new(body, "");
+    let list = o
+        .opt_array("operations")
+        .unwrap_or_else(|| errors::invalid("operations", "is required"));
+    if list.is_empty() {
+        errors::invalid("operations", "must not be empty");
+    }
+    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    if list.len() > max {
+        errors::invalid(
+            "operations",
+            format!(
+                "{} operations is more than queen.push_max_items ({max})",
+                list.len()
+            ),
+        );
+    }
+    let mut inflate = crate::engine::binary::Inflate::new();
+    list.iter()
+        .enumerate()
+        .map(|(index, op)| {
+            let o = crate::wire::json::Obj::new(op, format!("operations[{index}]"));
+            for owned in [
+                "producerSub",
+                "messageId",
+                "deliverAt",
+                "delaySeconds",
+                "attempts",
+                "claimToken",
+                "tenant",
+                "tenantId",
+            ] {
+                if o.map.contains_key(owned) {
+                    errors::invalid(
+                        &o.field(owned),
+                        "is set by the server and can not be supplied",
+                    );
+                }
+            }
+            let kind = match o.req_str("op") {
+                "schedule" => OpKind::Schedule,
+                "reschedule" => OpKind::Reschedule,
+                "cancel" => OpKind::Cancel,
+                other => errors::invalid(
+                    &o.field("op"),
+                    format!("{other:?} is not one of schedule, reschedule, cancel"),
+                ),
+            };
+            let queue = o.req_name("queue").to_owned();
+            let timer_key = o.req_name("timerKey").to_owned();
+            let txn = o.opt_str("txn").map(str::to_owned);
+            let partition = o.opt_name("partition").map(str::to_owned);
+            let (payload, delay_ms) = if kind == OpKind::Cancel {
+                (Vec::new(), 0)
+            } else {
+                let encoded = o.req_str("payload");
+                let mut raw = base64::engine::general_purpose::STANDARD
+                    .decode(encoded)
+                    .unwrap_or_else(|e| {
+                        errors::invalid(&o.field("payload"), format!("is not base64: {e}"))
+                    });
+                if o.opt_bool("payloadZstd").unwrap_or(false) {
+                    raw = inflate.take(&o.field("payload"), &raw);
+                }
+                if let Some(problem) = crate::engine::binary::payload_problem(&raw) {
+                    errors::invalid(&o.field("payload"), problem);
+                }
+                let delay = o
+                    .opt_i64("delayMs")
+                    .unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
+                (raw, delay)
+            };
+            TimerOp {
+                index,
+                kind,
+                queue,
+                timer_key,
+                payload,
+                delay_ms,
+                txn,
+                partition,
+            }
+        })
+        .collect()
+}
+
+/// Applies the ops, taking timer rows in (queue, timer_key) order; results
+/// in request order.
+pub fn apply(c: &mut SpiClient<'_>, ops: &[TimerOp]) -> Vec<Value> {
+    let mut order: Vec<&TimerOp> = ops.iter().collect();
+    order.sort_by(|a, b| {
+        (a.queue.as_bytes(), a.timer_key.as_bytes(), a.index).cmp(&(
+            b.queue.as_bytes(),
+            b.timer_key.as_bytes(),
+            b.index,
+        ))
+    });
+    let mut results: Vec<Value> = vec![Value::Null; ops.len()];
+    for op in order {
+        results[op.index] = match op.kind {
+            OpKind::Cancel => {
+                if cancel(c, &op.queue, &op.timer_key) {
+                    json!({"ok": true, "status": "cancelled", "queue": op.queue, "timerKey": op.timer_key})
+                } else {
+                    json!({"ok": false, "status": "absent", "queue": op.queue, "timerKey": op.timer_key, "txn": op.txn})
+                }
+            }
+            kind => schedule(
+                c,
+                &op.queue,
+                &op.timer_key,
+                &op.payload,
+                op.delay_ms,
+                op.partition.as_deref(),
+                op.txn.as_deref(),
+                kind == OpKind::Reschedule,
+            ),
+        };
+    }
+    results
+}
