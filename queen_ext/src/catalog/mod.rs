@@ -5,6 +5,9 @@ pub mod admin;
 pub mod options;
 pub mod queues;
 
+/// The partition a message goes to when its push names none.
+pub const DEFAULT_PARTITION: &str = "Default";
+
 /// The shard count of the timers and the KV rows: the schema's generated
 /// `shard` columns (`& 63`) and the sweepers' per-shard scans use the same
 /// number (a test checks they agree).

@@ -140,7 +140,11 @@ pub fn parse_one(value: &Value, path: &str, index: usize, group: Option<&str>) -
         errors::invalid(&o.field("transactionId"), "must not be empty");
     }
     if transaction_id.len() > MAX_NAME_BYTES {
-        errors::too_long(&o.field("transactionId"), transaction_id.len());
+        errors::too_long(
+            &o.field("transactionId"),
+            transaction_id.len(),
+            MAX_NAME_BYTES,
+        );
     }
     let partition_id = match o.get("partitionId") {
         Some(v) => as_i64(&o.field("partitionId"), v),

@@ -8,74 +8,13 @@ use queen_frames::{parse_frames, FrameError, FLAG_ENCRYPTED};
 use crate::engine::push::{GroupIn, ItemIn};
 use crate::pg::errors;
 use crate::wire::json::check_name;
-
-/// What one request may decompress to, over all its compressed parts
-/// (`queen.decompress_max_bytes`): each part is decompressed with what is
-/// left as its bound, so nothing past it is ever allocated.
-pub struct Inflate {
-    left: usize,
-}
-
-impl Inflate {
-    pub fn new() -> Inflate {
-        Inflate {
-            left: crate::pg::settings::DECOMPRESS_MAX_BYTES.get() as usize,
-        }
-    }
-
-    /// Decompresses one zstd frame of the request; `what` names it in an
-    /// error (22P03).
-    pub fn take(&mut self, what: &str, zstd: &[u8]) -> Vec<u8> {
-        match queen_frames::decompress_segment(zstd, self.left) {
-            Ok(raw) => {
-                self.left -= raw.len();
-                raw
-            }
-            Err(FrameError::TooLarge { .. }) => exceeded(what),
-            Err(e) => errors::bad_binary(what, e),
-        }
-    }
-}
-
-impl Default for Inflate {
-    fn default() -> Inflate {
-        Inflate::new()
-    }
-}
-
-fn exceeded(what: &str) -> ! {
-    errors::bad_binary(
-        what,
-        format!(
-            "the request decompresses to more than queen.decompress_max_bytes ({} bytes)",
-            crate::pg::settings::DECOMPRESS_MAX_BYTES.get()
-        ),
-    )
-}
-
-/// Why `payload` can not be stored as a message: it must be one JSON
-/// document in UTF-8 (what every reader answers it as, byte for byte).
-pub fn payload_problem(payload: &[u8]) -> Option<String> {
-    if let Err(e) = std::str::from_utf8(payload) {
-        return Some(format!("payload is not UTF-8: {e}"));
-    }
-    serde_json::from_slice::<serde::de::IgnoredAny>(payload)
-        .err()
-        .map(|e| format!("payload is not one JSON document: {e}"))
-}
-
-/// `what` names the payload, only in an error.
-fn check_json(what: impl FnOnce() -> String, payload: &[u8]) {
-    if let Some(problem) = payload_problem(payload) {
-        errors::bad_binary(&what(), problem);
-    }
-}
+use crate::wire::payload::{check_json, exceeded, Inflate};
 
 /// Parses a QPB1 body; returns the groups and whether the caller asked for
 /// counts only.
 pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
     let mut inflate = Inflate::new();
-    let decoded = match decode_push_body_within(body, inflate.left) {
+    let decoded = match decode_push_body_within(body, inflate.left()) {
         Ok(d) => d,
         Err(FrameError::TooLarge { .. }) => exceeded("binary push body"),
         Err(e) => errors::bad_binary("binary push body", e),

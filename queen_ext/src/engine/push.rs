@@ -13,12 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::catalog::queues;
+use crate::catalog::{queues, DEFAULT_PARTITION};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::wire::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
-
-pub const DEFAULT_PARTITION: &str = "Default";
 
 /// The 64-bit hash the sidecar keeps for a transaction id.
 pub fn txn_hash(txn: &str) -> i64 {
@@ -255,7 +253,7 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
             .filter(|t| !t.is_empty())
             .map(|t| {
                 if t.len() > MAX_NAME_BYTES {
-                    errors::too_long(&field("transactionId"), t.len());
+                    errors::too_long(&field("transactionId"), t.len(), MAX_NAME_BYTES);
                 }
                 t.into_owned()
             });

@@ -22,14 +22,11 @@ pub fn wrong_type(field: &str, want: &str) -> ! {
 }
 
 /// A name or id is longer than the engine keeps (22001).
-pub fn too_long(field: &str, len: usize) -> ! {
+pub fn too_long(field: &str, len: usize, max: usize) -> ! {
     ereport!(
         ERROR,
         PgSqlErrorCode::ERRCODE_STRING_DATA_RIGHT_TRUNCATION,
-        format!(
-            "{field}: {len} bytes is longer than the {} allowed",
-            crate::wire::json::MAX_NAME_BYTES
-        )
+        format!("{field}: {len} bytes is longer than the {max} allowed")
     );
 }
 
@@ -106,7 +103,7 @@ pub fn program_limit(field: &str, msg: impl Display) -> ! {
 }
 
 /// Raises again an error caught earlier, with its own SQLSTATE (five
-/// characters, as `retention::worker::sqlstate_text` writes them).
+/// characters, as `sqlstate_text` writes them).
 pub fn raise(sqlstate: &str, msg: impl Display) -> ! {
     ereport!(
         ERROR,
@@ -143,17 +140,6 @@ pub fn describe(e: &pg_sys::panic::CaughtError) -> (String, String) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sqlstates_pack_as_postgres_packs_them() {
-        for state in ["40001", "57P01", "22023", "XX000", "08006"] {
-            let code = pgrx::pg_sys::errcodes::PgSqlErrorCode::from(super::sqlstate_code(state));
-            assert_eq!(sqlstate_text(code), state);
-        }
-    }
-}
-
 /// A write that would take a namespace past its quota (53400).
 pub fn quota_exceeded(msg: impl Display) -> ! {
     ereport!(
@@ -161,4 +147,15 @@ pub fn quota_exceeded(msg: impl Display) -> ! {
         PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
         format!("storage_quota_exceeded: {msg}")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sqlstates_pack_as_postgres_packs_them() {
+        for state in ["40001", "57P01", "22023", "XX000", "08006"] {
+            let code = pgrx::pg_sys::errcodes::PgSqlErrorCode::from(super::sqlstate_code(state));
+            assert_eq!(super::sqlstate_text(code), state);
+        }
+    }
 }

@@ -4,6 +4,9 @@ use std::ffi::CString;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 
+/// Sweeper workers that can be woken (the bound of queen.sweeper_workers).
+pub const MAX_SWEEPERS: usize = 16;
+
 /// The database the background workers connect to.
 pub static DATABASE_NAME: GucSetting<Option<CString>> =
     GucSetting::<Option<CString>>::new(Some(c"postgres"));
@@ -164,7 +167,7 @@ pub fn register() {
         c"",
         &SWEEPER_WORKERS,
         0,
-        crate::timers::wake::MAX_SWEEPERS as i32,
+        MAX_SWEEPERS as i32,
         GucContext::Postmaster,
         GucFlags::default(),
     );

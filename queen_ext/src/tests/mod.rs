@@ -3,5 +3,7 @@
 
 mod engine;
 mod failures;
+#[cfg(test)]
+mod layout;
 mod retention;
 mod sweeper;

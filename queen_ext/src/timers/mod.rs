@@ -5,7 +5,7 @@ pub mod wake;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::engine::push;
+use crate::catalog::DEFAULT_PARTITION;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec, micros_to_iso};
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
@@ -27,9 +27,11 @@ pub fn schedule(
 ) -> Value {
     let queue = check_name("queue", queue);
     let timer_key = check_name("timer_key", timer_key);
-    let partition = check_name("partition", partition.unwrap_or(push::DEFAULT_PARTITION));
+    let partition = check_name("partition", partition.unwrap_or(DEFAULT_PARTITION));
     let txn = match transaction_id.filter(|t| !t.is_empty()) {
-        Some(t) if t.len() > MAX_NAME_BYTES => errors::too_long("transaction_id", t.len()),
+        Some(t) if t.len() > MAX_NAME_BYTES => {
+            errors::too_long("transaction_id", t.len(), MAX_NAME_BYTES)
+        }
         Some(t) => t.to_owned(),
         None => queen_frames::id_text(&queen_frames::new_message_id()),
     };
@@ -165,7 +167,7 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
             ),
         );
     }
-    let mut inflate = crate::engine::binary::Inflate::new();
+    let mut inflate = crate::wire::payload::Inflate::new();
     list.iter()
         .enumerate()
         .map(|(index, op)| {
@@ -212,7 +214,7 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
                 if o.opt_bool("payloadZstd").unwrap_or(false) {
                     raw = inflate.take(&o.field("payload"), &raw);
                 }
-                if let Some(problem) = crate::engine::binary::payload_problem(&raw) {
+                if let Some(problem) = crate::wire::payload::payload_problem(&raw) {
                     errors::invalid(&o.field("payload"), problem);
                 }
                 let delay = o

@@ -14,8 +14,7 @@ use pgrx::prelude::*;
 use pgrx::shmem::PGRXSharedMemory;
 use pgrx::PgAtomic;
 
-/// Sweeper workers that can be woken (the bound of queen.sweeper_workers).
-pub const MAX_SWEEPERS: usize = 16;
+use crate::pg::settings::MAX_SWEEPERS;
 
 pub struct Wake {
     /// The earliest delivery instant (µs since the Unix epoch) the sweepers

@@ -156,7 +156,7 @@ pub fn check_name<'s>(field: &str, s: &'s str) -> &'s str {
         errors::invalid(field, "must not be empty");
     }
     if s.len() > MAX_NAME_BYTES {
-        errors::too_long(field, s.len());
+        errors::too_long(field, s.len(), MAX_NAME_BYTES);
     }
     s
 }

@@ -4,3 +4,4 @@
 
 pub mod datum;
 pub mod json;
+pub mod payload;

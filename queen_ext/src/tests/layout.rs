@@ -1,0 +1,69 @@
+//! The layout's one rule, checked: a folder imports only from the folders
+//! below it (docs/architecture.md draws the order).
+
+use std::path::Path;
+
+/// The folders of `src/`, top first. A folder may use the ones after it;
+/// `kv` and `timers` share a level and do not use each other.
+const LEVELS: &[&[&str]] = &[
+    &["api"],
+    &["maintenance"],
+    &["engine"],
+    &["kv", "timers"],
+    &["catalog"],
+    &["wire"],
+    &["pg"],
+];
+
+fn level(folder: &str) -> Option<usize> {
+    LEVELS.iter().position(|l| l.contains(&folder))
+}
+
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn imports_only_point_down() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut wrong = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let Some(own) = rel.iter().next().and_then(|f| f.to_str()) else {
+            continue;
+        };
+        let Some(own_level) = level(own) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for (at, _) in line.match_indices("crate::") {
+                let used: String = line[at + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let Some(used_level) = level(&used) else {
+                    continue;
+                };
+                if used != own && used_level <= own_level {
+                    wrong.push(format!("{}:{}: {own} uses {used}", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports pointing up or sideways:\n{}",
+        wrong.join("\n")
+    );
+    assert!(level("api") < level("pg"));
+}
