@@ -1,15 +1,18 @@
 //! Queue options: the configure body's keys, their defaults, and how an edit
 //! merges into what is stored. This is the one place that says what an
-//! omitted option means.
+//! omitted option means: the struct below is the list of options (its serde
+//! names are the body's keys, its field names the `queen.queues` columns).
 
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::pg::errors;
 use crate::wire::json::as_i64;
 
 /// Every option of Queen's configure body, with the value applied when it is
 /// omitted on create, sent as null, or left out under `mode: replace`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QueueOptions {
     pub namespace: Option<String>,
     pub task: Option<String>,
@@ -63,29 +66,41 @@ impl Default for QueueOptions {
     }
 }
 
-/// (body key, column) for every option; the order of the SQL column list.
-pub const COLUMNS: &[(&str, &str)] = &[
-    ("namespace", "namespace"),
-    ("task", "task"),
-    ("priority", "priority"),
-    ("leaseTime", "lease_time"),
-    ("retryLimit", "retry_limit"),
-    ("retryDelay", "retry_delay"),
-    ("deadLetterQueue", "dead_letter_queue"),
-    ("dlqAfterMaxRetries", "dlq_after_max_retries"),
-    ("delayedProcessing", "delayed_processing"),
-    ("windowBuffer", "window_buffer"),
-    ("maxSize", "max_size"),
-    ("maxQueueSize", "max_queue_size"),
-    ("retentionEnabled", "retention_enabled"),
-    ("retentionSeconds", "retention_seconds"),
-    ("completedRetentionSeconds", "completed_retention_seconds"),
-    ("maxWaitTimeSeconds", "max_wait_time_seconds"),
-    ("dedupWindowSeconds", "dedup_window_seconds"),
-    ("dlqRetentionSeconds", "dlq_retention_seconds"),
-    ("minPopWaitTime", "min_pop_wait_time"),
-    ("encryptionEnabled", "encryption_enabled"),
-];
+/// The least value an integer option takes; 0 unless named here.
+fn minimum(key: &str) -> i64 {
+    match key {
+        "priority" => i32::MIN as i64,
+        "leaseTime" => 1,
+        _ => 0,
+    }
+}
+
+/// A body key's column: `leaseTime` is `lease_time`.
+pub fn column_of(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for ch in key.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push('_');
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// (body key, column) for every option, in one fixed order.
+pub fn columns() -> &'static [(String, String)] {
+    static COLUMNS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    COLUMNS.get_or_init(|| {
+        let defaults = QueueOptions::default().to_json();
+        let keys = defaults
+            .as_object()
+            .expect("options serialize as an object")
+            .keys();
+        keys.map(|k| (k.clone(), column_of(k))).collect()
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -136,68 +151,30 @@ impl QueueOptions {
     /// under merge, the defaults on create and under replace). A key sent as
     /// null goes back to its default. Unknown keys are refused.
     pub fn apply(base: &QueueOptions, body: &Map<String, Value>, path: &str) -> QueueOptions {
-        let d = QueueOptions::default();
-        let mut o = base.clone();
+        let defaults = QueueOptions::default().to_json();
+        let mut merged = base.to_json();
         for (key, v) in body {
             let field = format!("{path}.{key}");
-            let null = v.is_null();
-            macro_rules! set {
-                ($f:ident, $conv:expr) => {
-                    o.$f = if null { d.$f.clone() } else { $conv }
-                };
-            }
-            match key.as_str() {
-                "namespace" => set!(namespace, Some(text_opt(&field, v))),
-                "task" => set!(task, Some(text_opt(&field, v))),
-                "priority" => set!(priority, int_opt(&field, v, i32::MIN as i64)),
-                "leaseTime" => set!(lease_time, int_opt(&field, v, 1)),
-                "retryLimit" => set!(retry_limit, int_opt(&field, v, 0)),
-                "retryDelay" => set!(retry_delay, int_opt(&field, v, 0)),
-                "deadLetterQueue" => set!(dead_letter_queue, bool_opt(&field, v)),
-                "dlqAfterMaxRetries" => set!(dlq_after_max_retries, bool_opt(&field, v)),
-                "delayedProcessing" => set!(delayed_processing, int_opt(&field, v, 0)),
-                "windowBuffer" => set!(window_buffer, int_opt(&field, v, 0)),
-                "maxSize" => set!(max_size, int_opt(&field, v, 0)),
-                "maxQueueSize" => set!(max_queue_size, int_opt(&field, v, 0)),
-                "retentionEnabled" => set!(retention_enabled, bool_opt(&field, v)),
-                "retentionSeconds" => set!(retention_seconds, int_opt(&field, v, 0)),
-                "completedRetentionSeconds" => {
-                    set!(completed_retention_seconds, int_opt(&field, v, 0))
+            let Some(default) = defaults.get(key) else {
+                errors::invalid(&field, "is not a queue option");
+            };
+            let value = if v.is_null() {
+                default.clone()
+            } else {
+                match default {
+                    Value::Bool(_) => Value::Bool(bool_opt(&field, v)),
+                    Value::Number(_) => Value::from(int_opt(&field, v, minimum(key))),
+                    _ => Value::String(text_opt(&field, v)),
                 }
-                "maxWaitTimeSeconds" => set!(max_wait_time_seconds, int_opt(&field, v, 0)),
-                "dedupWindowSeconds" => set!(dedup_window_seconds, int_opt(&field, v, 0)),
-                "dlqRetentionSeconds" => set!(dlq_retention_seconds, int_opt(&field, v, 0)),
-                "minPopWaitTime" => set!(min_pop_wait_time, int_opt(&field, v, 0)),
-                "encryptionEnabled" => set!(encryption_enabled, bool_opt(&field, v)),
-                _ => errors::invalid(&field, "is not a queue option"),
-            }
+            };
+            merged[key.as_str()] = value;
         }
-        o
+        serde_json::from_value(merged).expect("checked options deserialize")
     }
 
+    /// The options as the configure body spells them.
     pub fn to_json(&self) -> Value {
-        json!({
-            "namespace": self.namespace,
-            "task": self.task,
-            "priority": self.priority,
-            "leaseTime": self.lease_time,
-            "retryLimit": self.retry_limit,
-            "retryDelay": self.retry_delay,
-            "deadLetterQueue": self.dead_letter_queue,
-            "dlqAfterMaxRetries": self.dlq_after_max_retries,
-            "delayedProcessing": self.delayed_processing,
-            "windowBuffer": self.window_buffer,
-            "maxSize": self.max_size,
-            "maxQueueSize": self.max_queue_size,
-            "retentionEnabled": self.retention_enabled,
-            "retentionSeconds": self.retention_seconds,
-            "completedRetentionSeconds": self.completed_retention_seconds,
-            "maxWaitTimeSeconds": self.max_wait_time_seconds,
-            "dedupWindowSeconds": self.dedup_window_seconds,
-            "dlqRetentionSeconds": self.dlq_retention_seconds,
-            "minPopWaitTime": self.min_pop_wait_time,
-            "encryptionEnabled": self.encryption_enabled,
-        })
+        serde_json::to_value(self).expect("options serialize")
     }
 
     /// Reads the options back from their JSON form (as stored rows are read,

@@ -8,7 +8,7 @@ use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 use serde_json::{Map, Value};
 
-use crate::catalog::options::{QueueOptions, COLUMNS};
+use crate::catalog::options::{columns, QueueOptions};
 use crate::pg::spi::{self, exec};
 
 pub const DEFAULT_TENANT: &str = "00000000-0000-0000-0000-000000000001";
@@ -28,34 +28,34 @@ pub fn default_tenant() -> pgrx::Uuid {
 fn column_json(o: &QueueOptions) -> Value {
     let body = o.to_json();
     let mut out = Map::new();
-    for (key, column) in COLUMNS {
-        out.insert((*column).to_owned(), body[*key].clone());
+    for (key, column) in columns() {
+        out.insert(column.clone(), body[key.as_str()].clone());
     }
     Value::Object(out)
 }
 
 fn from_row_json(row: &Value) -> QueueOptions {
     let mut body = Map::new();
-    for (key, column) in COLUMNS {
+    for (key, column) in columns() {
         body.insert(
-            (*key).to_owned(),
-            row.get(*column).cloned().unwrap_or(Value::Null),
+            key.clone(),
+            row.get(column.as_str()).cloned().unwrap_or(Value::Null),
         );
     }
     QueueOptions::apply(&QueueOptions::default(), &body, "stored options")
 }
 
 fn column_list() -> String {
-    COLUMNS
+    columns()
         .iter()
-        .map(|(_, c)| *c)
+        .map(|(_, c)| c.as_str())
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 /// The option columns read out of `jsonb_populate_record(...) r`.
 fn picked_list() -> String {
-    COLUMNS
+    columns()
         .iter()
         .map(|(_, c)| format!("r.{c}"))
         .collect::<Vec<_>>()

@@ -13,6 +13,7 @@ use pgrx::spi::SpiClient;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use crate::engine::dlq;
 use crate::engine::pop::QUEUE_MODE;
 use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
@@ -510,68 +511,6 @@ fn match_hashes<'a>(
     out
 }
 
-/// Where a dead letter points.
-pub struct Failed<'a> {
-    pub queue_id: i64,
-    pub pid: i64,
-    pub group: &'a str,
-    pub offset: i64,
-    /// The message's transaction id; None reads it from its frame.
-    pub transaction_id: Option<&'a str>,
-    pub error: Option<&'a str>,
-    pub attempts: i32,
-}
-
-/// Writes (or refreshes) the narrow dead-letter row of one message: a
-/// pointer to its frame, the failure, and the transaction id that names it.
-/// The segment holding the frame is locked (KEY SHARE) first, so a
-/// retention step deleting it waits for this transaction and then sees the
-/// row it must carry forward (the step checks after its delete). False when
-/// the segment is already gone: retention deleted the message (rule 1 and
-/// max-wait eviction drop unconsumed messages by design), and a row written
-/// now would point at nothing.
-pub fn dead_letter(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
-    let covered = exec(
-        client,
-        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND base_offset <= $2
-          ORDER BY base_offset DESC LIMIT 1 FOR KEY SHARE",
-        &[spi::INT8, spi::INT8],
-        &[f.pid.into(), f.offset.into()],
-    )
-    .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
-    .is_some_and(|end| end >= f.offset);
-    if !covered {
-        return false;
-    }
-    let txn = match f.transaction_id {
-        Some(t) => t.to_owned(),
-        None => {
-            let txn = crate::engine::segments::covering(client, f.pid, f.offset).and_then(|seg| {
-                seg.frames()
-                    .nth((f.offset - seg.base_offset) as usize)
-                    .map(|fr| fr.transaction_id.to_owned())
-            });
-            txn.unwrap_or_else(|| {
-                errors::corrupt(format!(
-                    "message at offset {} of partition {} is gone",
-                    f.offset, f.pid
-                ))
-            })
-        }
-    };
-    exec(
-        client,
-        "INSERT INTO queen.log_dlq (queue_id, partition_id, consumer_group, message_offset, transaction_id, error, attempts)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (partition_id, consumer_group, message_offset)
-         DO UPDATE SET error = EXCLUDED.error, attempts = EXCLUDED.attempts, failed_at = now()",
-        &[spi::INT8, spi::INT8, spi::TEXT, spi::INT8, spi::TEXT, spi::TEXT, spi::INT4],
-        &[f.queue_id.into(), f.pid.into(), f.group.into(), f.offset.into(), txn.into(), f.error.into(), f.attempts.into()],
-    );
-    true
-}
-
 /// Acks as one SQL call makes them: when they are the first thing their
 /// transaction writes, the commit may skip the WAL flush (`soft_commit`).
 pub fn ack_in_call(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
@@ -598,13 +537,6 @@ pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
     }
     out.sort_by_key(|o| o.index);
     out
-}
-
-/// Why a message was not dead-lettered: retention deleted it first (rule 1
-/// and max-wait eviction drop unconsumed messages by design, counted in
-/// retention_history). The ack is done: the cursor moves past it.
-fn gone(pid: i64, offset: i64) -> String {
-    format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
 }
 
 fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
@@ -692,7 +624,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         c.state[i] = match a.status {
             Status::Completed => DONE,
             Status::Dlq => {
-                let failed = Failed {
+                let failed = dlq::Failed {
                     queue_id: c.queue_id,
                     pid,
                     group,
@@ -701,10 +633,10 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
                     error: a.error.as_deref(),
                     attempts: c.head_attempts.max(1),
                 };
-                if dead_letter(client, &failed) {
+                if dlq::write(client, &failed) {
                     out.dead_lettered = true;
                 } else {
-                    out.warning = Some(gone(pid, offset));
+                    out.warning = Some(dlq::gone(pid, offset));
                 }
                 DONE
             }
@@ -761,7 +693,7 @@ fn settle(
                 let error = errors_at.get(&f).cloned().flatten();
                 let error = error
                     .unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
-                let failed = Failed {
+                let failed = dlq::Failed {
                     queue_id: c.queue_id,
                     pid,
                     group,
@@ -770,11 +702,11 @@ fn settle(
                     error: Some(&error),
                     attempts,
                 };
-                let written = dead_letter(client, &failed);
+                let written = dlq::write(client, &failed);
                 for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
                     r.dead_lettered = written;
                     if !written {
-                        r.warning = Some(gone(pid, f));
+                        r.warning = Some(dlq::gone(pid, f));
                     }
                 }
                 c.state[(f - c.lease_start) as usize] = DONE;

@@ -72,16 +72,21 @@ mod tests {
 
     #[pg_test]
     fn options_json_round_trip_covers_every_column() {
-        use crate::catalog::options::{QueueOptions, COLUMNS};
+        use crate::catalog::options::{columns, QueueOptions};
         let o = QueueOptions {
             lease_time: 5,
             namespace: Some("ns".into()),
             ..Default::default()
         };
         let j = o.to_json();
-        assert_eq!(j.as_object().unwrap().len(), COLUMNS.len());
-        for (key, _) in COLUMNS {
-            assert!(j.get(*key).is_some(), "{key}");
+        assert_eq!(j.as_object().unwrap().len(), columns().len());
+        for (key, column) in columns() {
+            assert!(j.get(key.as_str()).is_some(), "{key}");
+            let sql = format!(
+                "SELECT count(*) FROM pg_attribute
+                  WHERE attrelid = 'queen.queues'::regclass AND attname = '{column}'"
+            );
+            assert_eq!(n(&sql), 1, "{column} is a column of queen.queues");
         }
         assert_eq!(QueueOptions::from_json(&j), o);
     }
