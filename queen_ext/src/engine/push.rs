@@ -217,6 +217,69 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
             })
             .collect(),
     };
+    group_items(items)
+}
+
+/// The push items of a transaction's operations, already parsed: the same
+/// checks, errors and groups as [`parse_items`] over the same items as text.
+pub fn items_from_values(items: &[Value]) -> Vec<GroupIn> {
+    let objects: Vec<&serde_json::Map<String, Value>> = items
+        .iter()
+        .enumerate()
+        .map(|(index, v)| {
+            v.as_object()
+                .unwrap_or_else(|| errors::wrong_type(&format!("items[{index}]"), "a JSON object"))
+        })
+        .collect();
+    group_items(objects)
+}
+
+/// Where a push item's fields are read from: the raw text of a body, or an
+/// already parsed object. A field sent as null is a field not sent.
+trait ItemSource<'a> {
+    /// A string field's text; `field` names it only in an error.
+    fn text(&self, key: &str, field: impl FnOnce() -> String) -> Option<Cow<'a, str>>;
+    /// The payload's JSON text (`null` when absent).
+    fn payload(&self) -> Vec<u8>;
+}
+
+impl<'a> ItemSource<'a> for RawItem<'a> {
+    fn text(&self, key: &str, field: impl FnOnce() -> String) -> Option<Cow<'a, str>> {
+        let raw = match key {
+            "queue" => self.queue,
+            "partition" => self.partition,
+            "transactionId" => self.transaction_id,
+            _ => self.trace_id,
+        };
+        raw.map(|r| raw_str(field, r))
+    }
+
+    fn payload(&self) -> Vec<u8> {
+        self.payload
+            .map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec())
+    }
+}
+
+impl<'a> ItemSource<'a> for &'a serde_json::Map<String, Value> {
+    fn text(&self, key: &str, field: impl FnOnce() -> String) -> Option<Cow<'a, str>> {
+        match self.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Cow::Borrowed(s.as_str())),
+            Some(_) => errors::wrong_type(&field(), "a string"),
+        }
+    }
+
+    fn payload(&self) -> Vec<u8> {
+        match self.get("payload") {
+            None | Some(Value::Null) => b"null".to_vec(),
+            Some(v) => serde_json::to_vec(v).expect("a JSON value serializes"),
+        }
+    }
+}
+
+/// Checks the items and groups them: items of one (queue, partition) form
+/// one group, in their order.
+fn group_items<'a, S: ItemSource<'a>>(items: Vec<S>) -> Vec<GroupIn> {
     if items.is_empty() {
         errors::invalid("items", "must not be empty");
     }
@@ -235,21 +298,20 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
     for (index, item) in items.into_iter().enumerate() {
         // Error paths are built only when an error is raised.
         let field = |name: &str| format!("items[{index}].{name}");
-        let queue = match item.queue {
-            Some(q) => raw_str(|| field("queue"), q),
+        let queue = match item.text("queue", || field("queue")) {
+            Some(q) => q,
             None => errors::invalid(&field("queue"), "is required"),
         };
         if queue.is_empty() || queue.len() > MAX_NAME_BYTES {
             check_name(&field("queue"), &queue);
         }
-        let partition = item.partition.map(|p| raw_str(|| field("partition"), p));
+        let partition = item.text("partition", || field("partition"));
         let partition = partition.as_deref().unwrap_or(DEFAULT_PARTITION);
         if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
             check_name(&field("partition"), partition);
         }
         let txn = item
-            .transaction_id
-            .map(|t| raw_str(|| field("transactionId"), t))
+            .text("transactionId", || field("transactionId"))
             .filter(|t| !t.is_empty())
             .map(|t| {
                 if t.len() > MAX_NAME_BYTES {
@@ -258,13 +320,10 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
                 t.into_owned()
             });
         let trace = item
-            .trace_id
-            .map(|t| raw_str(|| field("traceId"), t))
+            .text("traceId", || field("traceId"))
             .filter(|t| !t.is_empty())
             .map(|t| *crate::wire::json::parse_uuid(&field("traceId"), &t).as_bytes());
-        let payload = item
-            .payload
-            .map_or_else(|| b"null".to_vec(), |p| p.get().as_bytes().to_vec());
+        let payload = item.payload();
         // Items of one partition usually come together: try the last group first.
         let slot = match groups.last() {
             Some(g) if g.queue == *queue && g.partition == partition => groups.len() - 1,

@@ -143,8 +143,7 @@ pub fn transaction(
     let mut groups: Vec<GroupIn> = if push_items.is_empty() {
         Vec::new()
     } else {
-        let text = serde_json::to_string(&Value::Array(push_items)).expect("items serialize");
-        push::parse_items(&text)
+        push::items_from_values(&push_items)
     };
     for g in binary.iter_mut() {
         g.items.iter_mut().for_each(|it| it.index += json_items);
