@@ -32,7 +32,7 @@ fn list_queues() -> JsonOut {
                     "name": r.get::<String>(1).unwrap().unwrap(),
                     "namespace": r.get::<String>(2).unwrap(),
                     "task": r.get::<String>(3).unwrap(),
-                    "createdAt": crate::pg::spi::micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
+                    "createdAt": crate::pg::time::micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
                     "partitions": r.get::<i64>(5).unwrap().unwrap(),
                     "messages": r.get::<i64>(6).unwrap().unwrap(),
                     "failed": r.get::<i64>(7).unwrap().unwrap(),
@@ -63,7 +63,7 @@ fn get_queue(queue: &str) -> JsonOut {
                 "name": r.get::<String>(2).unwrap().unwrap(),
                 "lastOffset": r.get::<i64>(3).unwrap().unwrap(),
                 "logStart": r.get::<i64>(4).unwrap().unwrap(),
-                "lastWriteAt": crate::pg::spi::micros_to_iso(r.get::<i64>(5).unwrap().unwrap()),
+                "lastWriteAt": crate::pg::time::micros_to_iso(r.get::<i64>(5).unwrap().unwrap()),
             })
         })
         .collect();

@@ -772,7 +772,7 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -
     let expires = expiries
         .iter()
         .max()
-        .map(|us| crate::pg::spi::micros_to_iso(*us));
+        .map(|us| crate::pg::time::micros_to_iso(*us));
     let mut v = json!({
         "leaseId": id.to_string(),
         "success": renewed > 0,

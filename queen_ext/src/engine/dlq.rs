@@ -286,8 +286,11 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 data: payload.as_deref().map_or_else(null, raw_payload),
                 error_message: r.get(11).unwrap(),
                 retry_count: r.get(12).unwrap().unwrap(),
-                failed_at: crate::pg::spi::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
-                created_at: r.get::<i64>(14).unwrap().map(crate::pg::spi::micros_to_iso),
+                failed_at: crate::pg::time::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
+                created_at: r
+                    .get::<i64>(14)
+                    .unwrap()
+                    .map(crate::pg::time::micros_to_iso),
             }
         })
         .collect();
@@ -330,7 +333,7 @@ fn hydrate(client: &mut SpiClient<'_>, rows: &mut [DeadLetter]) {
             row.message_id = Some(id);
             row.trace_id = trace;
             row.data = data;
-            row.created_at = Some(crate::pg::spi::micros_to_iso(seg.created_at_us));
+            row.created_at = Some(crate::pg::time::micros_to_iso(seg.created_at_us));
         }
     }
 }

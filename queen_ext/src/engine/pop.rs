@@ -15,7 +15,8 @@ use crate::engine::segments::{self, segments_from, Scan, Segment};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;
 use crate::pg::settings;
-use crate::pg::spi::{self, exec, micros_to_iso};
+use crate::pg::spi::{self, exec};
+use crate::pg::time::micros_to_iso;
 use crate::wire::json::{check_name, Obj};
 
 pub const QUEUE_MODE: &str = "__QUEUE_MODE__";

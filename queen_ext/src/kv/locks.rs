@@ -237,7 +237,7 @@ fn acquire(c: &mut SpiClient<'_>, name: &str, ttl: i64, owner: &str, limit: i64)
     // Keys in (ns, key) order, the declared order of the KV space.
     free.sort();
     for (key, slot) in free {
-        let now = crate::pg::spi::micros_to_iso(crate::pg::spi::statement_start_us());
+        let now = crate::pg::time::micros_to_iso(crate::pg::time::statement_start_us());
         let put = Op::Put {
             key: (NS.into(), key),
             value: json!({"owner": owner, "since": now}),

@@ -12,7 +12,7 @@
 
 use serde_json::{json, Number, Value};
 
-use crate::pg::spi::micros_to_iso;
+use crate::pg::time::micros_to_iso;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expiry {

@@ -5,3 +5,4 @@ pub mod errors;
 pub mod settings;
 pub mod shmem;
 pub mod spi;
+pub mod time;

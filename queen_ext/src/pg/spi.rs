@@ -102,58 +102,7 @@ pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
     generic_plans(|| pgrx::spi::Spi::connect_mut(f))
 }
 
-/// The epoch-microseconds form every query returns timestamps in.
-pub fn micros_to_iso(us: i64) -> String {
-    let secs = us.div_euclid(1_000_000);
-    let millis = us.rem_euclid(1_000_000) / 1000;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// Whether the current transaction may write (false on a hot standby).
 pub fn in_recovery() -> bool {
     unsafe { pg_sys::RecoveryInProgress() }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn iso_dates() {
-        assert_eq!(super::micros_to_iso(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(
-            super::micros_to_iso(1_700_000_000_123_456),
-            "2023-11-14T22:13:20.123Z"
-        );
-        assert_eq!(
-            super::micros_to_iso(951_782_400_000_000),
-            "2000-02-29T00:00:00.000Z"
-        );
-    }
-}
-
-/// The current statement's start, in microseconds since the Unix epoch.
-pub fn statement_start_us() -> i64 {
-    // PostgreSQL's timestamps count from 2000-01-01.
-    (unsafe { pg_sys::GetCurrentStatementStartTimestamp() }) + 946_684_800_000_000
 }

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use crate::catalog::DEFAULT_PARTITION;
 use crate::pg::errors;
-use crate::pg::spi::{self, exec, micros_to_iso};
+use crate::pg::spi::{self, exec};
+use crate::pg::time::micros_to_iso;
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
 
 /// Every sweeper scans every one of these; where it starts differs.

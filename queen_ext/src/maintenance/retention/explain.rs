@@ -10,10 +10,8 @@ use serde_json::{json, Value};
 use super::work_list::{rules_sql, Rule};
 use crate::catalog::queues;
 use crate::pg::errors;
-use crate::pg::spi::{self, exec, micros_to_iso};
-
-/// Microseconds between the Unix and the PostgreSQL epochs.
-const PG_EPOCH_OFFSET_US: i64 = 946_684_800_000_000;
+use crate::pg::spi::{self, exec};
+use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
 
 fn ts_json(t: Option<TimestampWithTimeZone>) -> Value {
     t.map_or(Value::Null, |t| {

@@ -51,19 +51,13 @@ fn shared() -> Option<&'static Metrics> {
     crate::pg::shmem::preloaded().then(|| METRICS.get())
 }
 
-fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0)
-}
-
 pub fn probed(due: i64, lateness_ms: i64) {
     if let Some(m) = shared() {
         m.due.store(due, Ordering::Relaxed);
         m.probe_lateness_ms.store(lateness_ms, Ordering::Relaxed);
         m.probes_total.fetch_add(1, Ordering::Relaxed);
-        m.last_probe_us.store(now_us(), Ordering::Relaxed);
+        m.last_probe_us
+            .store(crate::pg::time::wall_clock_us(), Ordering::Relaxed);
     }
 }
 
@@ -84,7 +78,8 @@ pub fn pruned(deleted: i64, expired_present: i64) {
         m.prune_deleted_total.fetch_add(deleted, Ordering::Relaxed);
         m.prune_passes_total.fetch_add(1, Ordering::Relaxed);
         m.expired_present.store(expired_present, Ordering::Relaxed);
-        m.last_prune_us.store(now_us(), Ordering::Relaxed);
+        m.last_prune_us
+            .store(crate::pg::time::wall_clock_us(), Ordering::Relaxed);
     }
 }
 
@@ -106,7 +101,8 @@ pub fn fire_batch(batch: i32) {
 pub fn rolled_up() {
     if let Some(m) = shared() {
         m.rollups_total.fetch_add(1, Ordering::Relaxed);
-        m.last_rollup_us.store(now_us(), Ordering::Relaxed);
+        m.last_rollup_us
+            .store(crate::pg::time::wall_clock_us(), Ordering::Relaxed);
     }
 }
 
@@ -128,7 +124,7 @@ fn iso(us: i64) -> Value {
     if us == 0 {
         Value::Null
     } else {
-        json!(crate::pg::spi::micros_to_iso(us))
+        json!(crate::pg::time::micros_to_iso(us))
     }
 }
 
