@@ -8,6 +8,7 @@ use crate::catalog::queues;
 use crate::engine::pop::QUEUE_MODE;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::{check_name, Obj};
 
@@ -18,13 +19,7 @@ fn consumer_groups_list() -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let rows = exec(
             c,
-            "SELECT c.consumer_group, q.name, count(*)::int8,
-                    COALESCE(sum(GREATEST(p.last_offset - GREATEST(c.committed, p.log_start - 1), 0)), 0)::int8
-               FROM queen.log_consumers c
-               JOIN queen.log_partitions p ON p.id = c.partition_id
-               JOIN queen.queues q ON q.id = p.queue_id
-              WHERE c.consumer_group <> $1
-              GROUP BY 1, 2 ORDER BY 1, 2",
+            query!("consumer_groups_list"),
             &[spi::TEXT],
             &[QUEUE_MODE.into()],
         );
@@ -51,11 +46,7 @@ fn consumer_group_get(consumer_group: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let rows: Vec<Value> = exec(
             c,
-            "SELECT q.name, p.name, p.id, c.committed, p.last_offset, c.lease_id IS NOT NULL AND c.lease_expires_at > now()
-               FROM queen.log_consumers c
-               JOIN queen.log_partitions p ON p.id = c.partition_id
-               JOIN queen.queues q ON q.id = p.queue_id
-              WHERE c.consumer_group = $1 ORDER BY q.name, p.name",
+            query!("consumer_group_get"),
             &[spi::TEXT],
             &[group.into()],
         )
@@ -96,12 +87,7 @@ fn consumer_group_delete(
         // Cursor rows are taken in (partition_id, consumer_group) order.
         let deleted = exec(
             c,
-            "WITH locked AS (
-                 SELECT c.partition_id FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id
-                  WHERE c.consumer_group = $1 AND ($2::int8 IS NULL OR p.queue_id = $2)
-                  ORDER BY c.partition_id FOR UPDATE OF c)
-             DELETE FROM queen.log_consumers c USING locked l
-              WHERE c.partition_id = l.partition_id AND c.consumer_group = $1 RETURNING 1",
+            query!("consumer_group_delete"),
             &[spi::TEXT, spi::INT8],
             &[group.into(), qid.into()],
         )
@@ -149,20 +135,7 @@ fn consumer_group_seek(
         let qid = queue_id(c, Some(queue)).unwrap();
         let moved = exec(
             c,
-            "INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed)
-             SELECT p.id, $2,
-                    CASE $3 WHEN 'beginning' THEN p.log_start - 1
-                            WHEN 'end' THEN p.last_offset
-                            ELSE GREATEST(p.log_start - 1, COALESCE(
-                                (SELECT s.end_offset FROM queen.log_segments s
-                                  WHERE s.partition_id = p.id AND s.created_at < $4::timestamptz
-                                  ORDER BY s.base_offset DESC LIMIT 1), -1)) END
-               FROM queen.log_partitions p WHERE p.queue_id = $1
-              ORDER BY p.id
-             ON CONFLICT (partition_id, consumer_group) DO UPDATE
-                SET committed = EXCLUDED.committed, lease_id = NULL, lease_expires_at = NULL, lease_start = NULL,
-                    lease_end = NULL, lease_state = NULL, head_offset = NULL, head_attempts = 0, retry_at = NULL
-             RETURNING 1",
+            query!("consumer_group_seek"),
             &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
             &[qid.into(), group.into(), target.into(), timestamp.into()],
         )
@@ -178,8 +151,7 @@ fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &st
     JsonOut::of(&spi::spi(|c| {
         let updated = exec(
             c,
-            "UPDATE queen.consumer_groups SET subscription_mode = 'timestamp', subscription_from = $2::timestamptz
-              WHERE consumer_group = $1 RETURNING 1",
+            query!("consumer_group_subscription"),
             &[spi::TEXT, spi::TEXT],
             &[group.into(), subscription_timestamp.into()],
         )

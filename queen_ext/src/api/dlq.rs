@@ -10,6 +10,7 @@ use crate::engine::dlq::{self, DeadLetter};
 use crate::engine::push::{self, GroupIn, ItemIn};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::{check_name, Obj};
 
@@ -190,16 +191,9 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
 fn queue_counts(queue: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let qid = queue_id(c, queue);
-        let row = exec(
-            c,
-            "SELECT count(*)::int8, COALESCE(sum(last_offset + 1 - log_start), 0)::int8,
-                    (SELECT count(*)::int8 FROM queen.log_dlq WHERE queue_id = $1)
-               FROM queen.log_partitions WHERE queue_id = $1",
-            &[spi::INT8],
-            &[qid.into()],
-        )
-        .next()
-        .unwrap();
+        let row = exec(c, query!("dlq_queue_counts"), &[spi::INT8], &[qid.into()])
+            .next()
+            .unwrap();
         let partitions: i64 = row.get(1).unwrap().unwrap();
         let messages: i64 = row.get(2).unwrap().unwrap();
         let failed: i64 = row.get(3).unwrap().unwrap();

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use crate::kv::{answer, parse, store};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 pub(super) fn body_ops(body: Option<JsonbArg>) -> Vec<Value> {
@@ -123,29 +124,19 @@ fn kv_incr(
 #[pg_extern]
 fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
     let rows: Vec<Value> = spi::spi(|c| {
-        exec(
-            c,
-            "SELECT coalesce(u.ns, q.ns), u.keys, u.bytes, u.expired_present,
-                    to_char(u.rolled_up_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
-                    q.max_keys, q.max_bytes
-               FROM queen.kv_usage u FULL JOIN queen.kv_quota q ON q.ns = u.ns
-              WHERE $1::text IS NULL OR coalesce(u.ns, q.ns) = $1
-              ORDER BY 1",
-            &[spi::TEXT],
-            &[ns.into()],
-        )
-        .map(|r| {
-            json!({
-                "ns": r.get::<String>(1).unwrap(),
-                "keys": r.get::<i64>(2).unwrap(),
-                "bytes": r.get::<i64>(3).unwrap(),
-                "expiredPresent": r.get::<i64>(4).unwrap(),
-                "rolledUpAt": r.get::<String>(5).unwrap(),
-                "maxKeys": r.get::<i64>(6).unwrap(),
-                "maxBytes": r.get::<i64>(7).unwrap(),
+        exec(c, query!("kv_usage"), &[spi::TEXT], &[ns.into()])
+            .map(|r| {
+                json!({
+                    "ns": r.get::<String>(1).unwrap(),
+                    "keys": r.get::<i64>(2).unwrap(),
+                    "bytes": r.get::<i64>(3).unwrap(),
+                    "expiredPresent": r.get::<i64>(4).unwrap(),
+                    "rolledUpAt": r.get::<String>(5).unwrap(),
+                    "maxKeys": r.get::<i64>(6).unwrap(),
+                    "maxBytes": r.get::<i64>(7).unwrap(),
+                })
             })
-        })
-        .collect()
+            .collect()
     });
     JsonOut::of(&json!({"namespaces": rows}))
 }
@@ -161,9 +152,7 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
     spi::spi(|c| {
         exec(
             c,
-            "WITH del AS (DELETE FROM queen.kv_quota WHERE ns = $1 AND $2::int8 IS NULL AND $3::int8 IS NULL)
-             INSERT INTO queen.kv_quota (ns, max_keys, max_bytes) SELECT $1, $2, $3 WHERE $2 IS NOT NULL OR $3 IS NOT NULL
-             ON CONFLICT (ns) DO UPDATE SET max_keys = EXCLUDED.max_keys, max_bytes = EXCLUDED.max_bytes, updated_at = now()",
+            query!("kv_quota"),
             &[spi::TEXT, spi::INT8, spi::INT8],
             &[ns.as_str().into(), max_keys.into(), max_bytes.into()],
         );

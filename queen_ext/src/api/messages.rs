@@ -7,6 +7,7 @@ use super::{optional, required, required_text};
 use crate::engine::{ack, binary, pop, push, transaction};
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
@@ -106,10 +107,7 @@ fn queue_version(
     spi::spi(|c| {
         spi::exec(
             c,
-            "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p
-               JOIN queen.queues q ON q.id = p.queue_id
-              WHERE ($1::text IS NULL OR q.name = $1) AND ($2::text IS NULL OR q.namespace = $2)
-                AND ($3::text IS NULL OR q.task = $3)",
+            query!("messages_queue_version"),
             &[spi::TEXT, spi::TEXT, spi::TEXT],
             &[queue.into(), namespace.into(), task.into()],
         )

@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::maintenance::retention::explain;
 use crate::maintenance::sweeper::metrics;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::datum::JsonOut;
 
 /// Why a queue's disk does (not) shrink, per partition.
@@ -32,18 +33,9 @@ fn table_sizes() -> JsonOut {
 #[pg_extern]
 fn overview() -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        let r = exec(
-            c,
-            "SELECT (SELECT count(*)::int8 FROM queen.queues), count(*)::int8,
-                    COALESCE(sum(last_offset + 1 - log_start), 0)::int8,
-                    (SELECT count(*)::int8 FROM queen.log_dlq),
-                    (SELECT COALESCE(sum(pruned_failed_count), 0)::int8 FROM queen.queue_terminal_rollups)
-               FROM queen.log_partitions",
-            &[],
-            &[],
-        )
-        .next()
-        .unwrap();
+        let r = exec(c, query!("observe_overview"), &[], &[])
+            .next()
+            .unwrap();
         json!({
             "queues": r.get::<i64>(1).unwrap().unwrap(),
             "partitions": r.get::<i64>(2).unwrap().unwrap(),

@@ -8,6 +8,7 @@ use crate::catalog::{admin, queues};
 use crate::engine::dlq;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::check_name;
 
@@ -15,17 +16,7 @@ use crate::wire::json::check_name;
 #[pg_extern]
 fn list_queues() -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        let rows = exec(
-            c,
-            "SELECT q.name, q.namespace, q.task, (extract(epoch FROM q.created_at) * 1000000)::int8,
-                    count(p.id)::int8, COALESCE(sum(p.last_offset + 1 - p.log_start), 0)::int8,
-                    (SELECT count(*)::int8 FROM queen.log_dlq d WHERE d.queue_id = q.id),
-                    COALESCE((SELECT r.pruned_failed_count FROM queen.queue_terminal_rollups r WHERE r.queue_id = q.id), 0)
-               FROM queen.queues q LEFT JOIN queen.log_partitions p ON p.queue_id = q.id
-              GROUP BY q.id ORDER BY q.name",
-            &[],
-            &[],
-        );
+        let rows = exec(c, query!("queues_list_queues"), &[], &[]);
         let queues: Vec<Value> = rows
             .map(|r| {
                 json!({
@@ -52,10 +43,12 @@ fn get_queue(queue: &str) -> JsonOut {
             .unwrap_or_else(|| errors::undefined("queue", queue));
         let parts: Vec<Value> = exec(
             c,
-            "SELECT id, name, last_offset, log_start, (extract(epoch FROM last_write_at) * 1000000)::int8
-               FROM queen.log_partitions WHERE queue_id = $1 ORDER BY name LIMIT $2",
+            query!("queues_get_queue"),
             &[spi::INT8, spi::INT8],
-            &[q.id.into(), (crate::pg::settings::POP_MAX_BATCH.get() as i64).into()],
+            &[
+                q.id.into(),
+                (crate::pg::settings::POP_MAX_BATCH.get() as i64).into(),
+            ],
         )
         .map(|r| {
             json!({

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::query;
 use crate::timers;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
@@ -75,16 +76,14 @@ fn timers_set_aside(
     let rows: Vec<serde_json::Value> = spi::spi(|c| {
         spi::exec(
             c,
-            "SELECT json_build_object('queue', queue, 'timerKey', timer_key, 'partition', partition,
-                        'transactionId', transaction_id, 'messageId', message_id, 'deliverAt', deliver_at,
-                        'attempts', attempts, 'error', last_error, 'failedAt', failed_at,
-                        'payload', encode(payload, 'base64'))::text
-               FROM queen.log_timers_failed WHERE $1::text IS NULL OR queue = $1
-              ORDER BY failed_at DESC, id DESC LIMIT $2",
+            query!("timers_set_aside"),
             &[spi::TEXT, spi::INT8],
             &[queue.into(), (max_rows as i64).into()],
         )
-        .map(|r| serde_json::from_str(&r.get::<String>(1).unwrap().unwrap()).expect("json_build_object prints JSON"))
+        .map(|r| {
+            serde_json::from_str(&r.get::<String>(1).unwrap().unwrap())
+                .expect("json_build_object prints JSON")
+        })
         .collect()
     });
     JsonOut::of(&json!({"timers": rows}))

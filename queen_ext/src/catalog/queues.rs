@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::options::{columns, QueueOptions};
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 pub const DEFAULT_TENANT: &str = "00000000-0000-0000-0000-000000000001";
 
@@ -131,8 +132,7 @@ pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
 /// Ids and dedup windows of the named queues, creating the missing ones in
 /// name order (the declared order of provisioning inserts).
 pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<String, (i64, i32)> {
-    const SELECT: &str = "SELECT name, id, dedup_window_seconds FROM queen.queues \
-                          WHERE tenant_id = $1 AND name = ANY($2)";
+    const SELECT: &str = query!("queues_resolve_for_push");
     let names_vec: Vec<&str> = names.to_vec();
     let read = |client: &mut SpiClient<'_>| {
         let mut out = HashMap::new();

@@ -19,6 +19,7 @@ use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
 
 /// One byte of lease state per offset of a leased batch.
@@ -370,21 +371,7 @@ fn lock_consumer(
     pid: i64,
     group: &str,
 ) -> Option<(ConsumerRow, Vec<(i64, Vec<Option<i64>>)>)> {
-    const SQL: &str = "WITH c AS MATERIALIZED (
-             SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
-                    c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
-               FROM queen.log_consumers c
-               JOIN queen.log_partitions p ON p.id = c.partition_id
-               JOIN queen.queues q ON q.id = p.queue_id
-              WHERE c.partition_id = $1 AND c.consumer_group = $2
-                FOR UPDATE OF c)
-         SELECT c.*, t.base_offset, t.txn_hashes
-           FROM c LEFT JOIN LATERAL (
-                SELECT base_offset, txn_hashes FROM queen.log_txns
-                 WHERE partition_id = $1 AND base_offset <= c.lease_end
-                   AND base_offset >= COALESCE((SELECT max(base_offset) FROM queen.log_txns
-                                                 WHERE partition_id = $1 AND base_offset <= c.lease_start), c.lease_start)
-           ) t ON c.lease_id IS NOT NULL";
+    const SQL: &str = query!("ack_lock_consumer");
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();
     for row in exec(
@@ -431,8 +418,7 @@ enum Lookup {
 /// The sidecar rows of partition $1 whose caller ids hash to one of $2. The
 /// partition filters what the hash index finds (`+ 0` keeps it off the
 /// primary key, whose range would be every row of it).
-pub(crate) const SUPPLIED_LOOKUP: &str = "SELECT base_offset, txn_hashes FROM queen.log_txns
-     WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1";
+pub(crate) const SUPPLIED_LOOKUP: &str = query!("ack_supplied_lookup");
 
 /// Offsets of the transaction ids found by `how`.
 fn resolve<'a>(
@@ -454,9 +440,7 @@ fn resolve<'a>(
         ),
         Lookup::Before(at) => exec(
             client,
-            "SELECT base_offset, txn_hashes FROM queen.log_txns
-              WHERE partition_id = $1 AND base_offset <= $2
-              ORDER BY base_offset DESC LIMIT $3",
+            query!("ack_resolve"),
             &[spi::INT8, spi::INT8, spi::INT8],
             &[
                 pid.into(),
@@ -721,19 +705,28 @@ fn settle(
     if answered {
         exec(
             client,
-            "UPDATE queen.log_consumers SET committed = $3, lease_id = NULL, lease_start = NULL, lease_end = NULL,
-                    lease_state = NULL, head_offset = $4, head_attempts = $5,
-                    retry_at = CASE WHEN $6::int4 IS NULL THEN NULL
-                                    ELSE now() + make_interval(secs => $6::int4 / 1000.0) END
-              WHERE partition_id = $1 AND consumer_group = $2",
-            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT4, spi::INT4],
-            &[pid.into(), group.into(), c.committed.into(), head.0.into(), head.1.into(), retry_in_ms.into()],
+            query!("ack_settle_retry"),
+            &[
+                spi::INT8,
+                spi::TEXT,
+                spi::INT8,
+                spi::INT8,
+                spi::INT4,
+                spi::INT4,
+            ],
+            &[
+                pid.into(),
+                group.into(),
+                c.committed.into(),
+                head.0.into(),
+                head.1.into(),
+                retry_in_ms.into(),
+            ],
         );
     } else {
         exec(
             client,
-            "UPDATE queen.log_consumers SET committed = $3, lease_state = $4
-              WHERE partition_id = $1 AND consumer_group = $2",
+            query!("ack_settle_advance"),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::BYTEA],
             &[
                 pid.into(),
@@ -756,11 +749,7 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -
     }
     let rows = exec(
         client,
-        "UPDATE queen.log_consumers c
-            SET lease_expires_at = now() + make_interval(secs => COALESCE($2, q.lease_time))
-           FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-          WHERE c.lease_id = $1 AND c.lease_expires_at > now() AND p.id = c.partition_id
-          RETURNING (extract(epoch FROM c.lease_expires_at) * 1000000)::int8",
+        query!("ack_renew"),
         &[spi::UUID, spi::INT4],
         &[
             pgrx::Uuid::from_bytes(*id.as_bytes()).into(),

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use crate::engine::segments;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 /// Where a dead letter points.
 pub struct Failed<'a> {
@@ -35,8 +36,7 @@ pub struct Failed<'a> {
 pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
     let covered = exec(
         client,
-        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND base_offset <= $2
-          ORDER BY base_offset DESC LIMIT 1 FOR KEY SHARE",
+        query!("dlq_write_lock_segment"),
         &[spi::INT8, spi::INT8],
         &[f.pid.into(), f.offset.into()],
     )
@@ -64,12 +64,25 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
     };
     exec(
         client,
-        "INSERT INTO queen.log_dlq (queue_id, partition_id, consumer_group, message_offset, transaction_id, error, attempts)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (partition_id, consumer_group, message_offset)
-         DO UPDATE SET error = EXCLUDED.error, attempts = EXCLUDED.attempts, failed_at = now()",
-        &[spi::INT8, spi::INT8, spi::TEXT, spi::INT8, spi::TEXT, spi::TEXT, spi::INT4],
-        &[f.queue_id.into(), f.pid.into(), f.group.into(), f.offset.into(), txn.into(), f.error.into(), f.attempts.into()],
+        query!("dlq_write_row"),
+        &[
+            spi::INT8,
+            spi::INT8,
+            spi::TEXT,
+            spi::INT8,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT4,
+        ],
+        &[
+            f.queue_id.into(),
+            f.pid.into(),
+            f.group.into(),
+            f.offset.into(),
+            txn.into(),
+            f.error.into(),
+            f.attempts.into(),
+        ],
     );
     true
 }
@@ -95,10 +108,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
     let offsets: Vec<i64> = narrow.iter().map(|(_, o)| *o).collect();
     let bases: Vec<i64> = exec(
         client,
-        "SELECT DISTINCT s.base_offset FROM unnest($2::int8[]) AS o(off)
-           CROSS JOIN LATERAL (SELECT base_offset FROM queen.log_segments
-                                WHERE partition_id = $1 AND base_offset <= o.off
-                                ORDER BY base_offset DESC LIMIT 1) s",
+        query!("dlq_carry_forward_bases"),
         &[spi::INT8, spi::INT8_ARRAY],
         &[pid.into(), offsets.into()],
     )
@@ -148,12 +158,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
     }
     exec(
         client,
-        "UPDATE queen.log_dlq d
-            SET message_id = w.mid::uuid, transaction_id = w.txn, trace_id = w.trace::uuid,
-                payload = w.payload, created_at = to_timestamp(w.us / 1000000.0)
-           FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::int8[])
-                AS w(id, mid, txn, trace, payload, us)
-          WHERE d.id = w.id",
+        query!("dlq_carry_forward_widen"),
         &[
             spi::INT8_ARRAY,
             spi::TEXT_ARRAY,
@@ -179,8 +184,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
 pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<(i64, i64)> {
     exec(
         client,
-        "SELECT id, message_offset FROM queen.log_dlq
-          WHERE partition_id = $1 AND message_offset BETWEEN $2 AND $3 AND created_at IS NULL",
+        query!("dlq_narrow_rows"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), from.into(), to.into()],
     )
@@ -204,19 +208,7 @@ pub fn purge_step(
 ) -> i64 {
     exec(
         client,
-        "WITH gone AS (
-             DELETE FROM queen.log_dlq WHERE id IN (
-                 SELECT id FROM queen.log_dlq WHERE queue_id = $1 AND failed_at < $2
-                  ORDER BY failed_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-             RETURNING 1
-         ), n AS (SELECT count(*)::int8 AS n FROM gone),
-         counted AS (
-             INSERT INTO queen.queue_terminal_rollups AS r (queue_id, pruned_failed_count)
-             SELECT $1, n FROM n WHERE n > 0
-             ON CONFLICT (queue_id) DO UPDATE
-                SET pruned_failed_count = r.pruned_failed_count + EXCLUDED.pruned_failed_count, updated_at = now()
-             RETURNING 1)
-         SELECT n FROM n",
+        query!("dlq_purge_step"),
         &[spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
         &[queue_id.into(), cutoff.into(), (max_rows as i64).into()],
     )
@@ -261,12 +253,7 @@ pub struct DeadLetter {
     pub created_at: Option<String>,
 }
 
-const DLQ_SELECT: &str = "SELECT d.id, q.name, p.name, d.partition_id, d.consumer_group, d.message_offset,
-        d.transaction_id, d.message_id::text, d.trace_id::text, d.payload, d.error, d.attempts,
-        (extract(epoch FROM d.failed_at) * 1000000)::int8, (extract(epoch FROM d.created_at) * 1000000)::int8
-   FROM queen.log_dlq d
-   JOIN queen.log_partitions p ON p.id = d.partition_id
-   JOIN queen.queues q ON q.id = d.queue_id";
+const DLQ_SELECT: &str = query!("dlq_rows");
 
 fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<DeadLetter> {
     let mut out: Vec<DeadLetter> = rows
@@ -355,12 +342,21 @@ pub fn list(
                             AND ($5::text IS NULL OR p.name = $5)";
     let total: i64 = exec(
         client,
-        "SELECT count(*)::int8 FROM queen.log_dlq d JOIN queen.log_partitions p ON p.id = d.partition_id
-          WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
-            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
-            AND ($5::text IS NULL OR p.name = $5)",
-        &[spi::INT8, spi::TEXT, spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::TEXT],
-        &[queue_id.into(), group.into(), from.into(), to.into(), partition.into()],
+        query!("dlq_list"),
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::TEXT,
+        ],
+        &[
+            queue_id.into(),
+            group.into(),
+            from.into(),
+            to.into(),
+            partition.into(),
+        ],
     )
     .next()
     .and_then(|r| r.get(1).unwrap())
@@ -426,8 +422,7 @@ pub fn for_retry(
     let locked = read_rows(client, rows);
     let matched: i64 = exec(
         client,
-        "SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = $1
-            AND ($2::text IS NULL OR d.consumer_group = $2) LIMIT $3) m",
+        query!("dlq_for_retry"),
         &[spi::INT8, spi::TEXT, spi::INT8],
         &[queue_id.into(), group.into(), limit.into()],
     )

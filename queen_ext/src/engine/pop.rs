@@ -11,12 +11,13 @@ use queen_frames::pop_body::{PopAnswer, PopClaim, PopRecord, CODEC_ZSTD};
 use serde_json::Value;
 
 use crate::catalog::queues;
-use crate::engine::segments::{self, segments_from, Scan, Segment};
+use crate::engine::segments::{self, Scan, Segment};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
+use crate::query;
 use crate::wire::json::{check_name, Obj};
 
 pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
@@ -178,42 +179,16 @@ impl PopQueue {
 fn namespace_queues(client: &mut SpiClient<'_>, req: &PopRequest) -> Vec<PopQueue> {
     exec(
         client,
-        "SELECT id, name, window_buffer, delayed_processing, lease_time FROM queen.queues
-          WHERE tenant_id = $1 AND ($2::text IS NULL OR namespace = $2) AND ($3::text IS NULL OR task = $3)
-          ORDER BY priority DESC, id",
+        query!("pop_namespace_queues"),
         &[spi::UUID, spi::TEXT, spi::TEXT],
-        &[queues::default_tenant().into(), req.namespace.as_deref().into(), req.task.as_deref().into()],
+        &[
+            queues::default_tenant().into(),
+            req.namespace.as_deref().into(),
+            req.task.as_deref().into(),
+        ],
     )
     .map(|r| PopQueue::from_row(&r))
     .collect()
-}
-
-/// The part of the candidate scan both pop forms share: partitions `p` of
-/// the queues `w(queue_id, window_secs)` that hold messages this group has
-/// not done, whose lease (if any) has expired and whose retry delay has
-/// passed, past their window buffer; partitions the group never read first,
-/// then the longest expired. $3 group, $4 partition name or NULL, $5 limit.
-macro_rules! candidate_scan {
-    () => {
-        "
-           LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
-          WHERE ($4::text IS NULL OR p.name = $4)
-            AND p.last_offset >= p.log_start
-            AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
-            AND (c.partition_id IS NULL OR (
-                  c.committed < p.last_offset
-                  AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
-                  AND (c.retry_at IS NULL OR c.retry_at <= now())))
-          ORDER BY c.lease_expires_at NULLS FIRST, p.id
-          LIMIT $5"
-    };
-}
-
-/// The transaction's now() in epoch microseconds, as the scans return it.
-macro_rules! now_us {
-    () => {
-        "(extract(epoch FROM now()) * 1000000)::int8"
-    };
 }
 
 /// A named queue and its candidate partitions in one statement, and the
@@ -224,22 +199,7 @@ fn named_candidates(
     req: &PopRequest,
     name: &str,
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
-    const SQL: &str = concat!(
-        "SELECT q.id, q.name, q.window_buffer, q.delayed_processing, q.lease_time,
-                k.id, k.name, k.log_start, k.fresh, ",
-        now_us!(),
-        "
-           FROM queen.queues q
-           LEFT JOIN LATERAL (
-                SELECT p.id, p.name, p.log_start, c.partition_id IS NULL AS fresh, c.lease_expires_at
-                  FROM queen.log_partitions p
-                  JOIN (SELECT q.id AS queue_id, q.window_buffer AS window_secs) w ON w.queue_id = p.queue_id",
-        candidate_scan!(),
-        "
-           ) k ON true
-          WHERE q.tenant_id = $1 AND q.name = $2
-          ORDER BY k.lease_expires_at NULLS FIRST, k.id"
-    );
+    const SQL: &str = query!("pop_named_candidates");
     let limit = req.partitions * settings::POP_CANDIDATES.get() as i64;
     let rows = exec(
         client,
@@ -291,14 +251,7 @@ fn candidates(
     req: &PopRequest,
     qs: &[PopQueue],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = concat!(
-        "SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL, ",
-        now_us!(),
-        "
-           FROM queen.log_partitions p
-           JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id",
-        candidate_scan!()
-    );
+    const SQL: &str = query!("pop_candidates");
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
     let limit = req.partitions * settings::POP_CANDIDATES.get() as i64;
@@ -393,18 +346,19 @@ fn initial_committed(
     };
     exec(
         client,
-        "INSERT INTO queen.consumer_groups (queue_id, consumer_group, subscription_mode, subscription_from)
-         VALUES ($1, $2, $3, $4::timestamptz) ON CONFLICT (queue_id, consumer_group) DO NOTHING",
+        query!("pop_subscribe"),
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
-        &[queue_id.into(), req.group.as_str().into(), mode.into(), from.into()],
+        &[
+            queue_id.into(),
+            req.group.as_str().into(),
+            mode.into(),
+            from.into(),
+        ],
     );
     // The group's stored subscription wins over this request's.
     let row = exec(
         client,
-        "SELECT CASE subscription_mode WHEN 'all' THEN NULL
-                                      WHEN 'new' THEN created_at
-                                      ELSE subscription_from END
-           FROM queen.consumer_groups WHERE queue_id = $1 AND consumer_group = $2",
+        query!("pop_subscription_start"),
         &[spi::INT8, spi::TEXT],
         &[queue_id.into(), req.group.as_str().into()],
     )
@@ -418,8 +372,7 @@ fn initial_committed(
     // before `since` ends where the group starts.
     let before = exec(
         client,
-        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND created_at < $2
-          ORDER BY base_offset DESC LIMIT 1",
+        query!("pop_segment_before"),
         &[spi::INT8, spi::TIMESTAMPTZ],
         &[pid.into(), since.into()],
     )
@@ -452,20 +405,7 @@ fn take_cursor(
     log_start: i64,
     want: i64,
 ) -> Option<(Cursor, Scan)> {
-    const SQL: &str = concat!(
-        "WITH c AS MATERIALIZED (
-             SELECT committed, head_offset, head_attempts, GREATEST(committed + 1, $3) AS from_offset
-               FROM queen.log_consumers
-              WHERE partition_id = $1 AND consumer_group = $2
-                AND (lease_id IS NULL OR lease_expires_at <= now())
-                AND (retry_at IS NULL OR retry_at <= now())
-                FOR UPDATE SKIP LOCKED)
-         SELECT c.head_offset, c.head_attempts, c.from_offset, s.*
-           FROM c LEFT JOIN LATERAL (",
-        segments_from!("$1", "c.from_offset", "$4", "$5"),
-        ") s ON true
-          ORDER BY s.base_offset"
-    );
+    const SQL: &str = query!("pop_take_cursor");
     let rows = exec(
         client,
         SQL,
@@ -579,8 +519,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             };
             exec(
                 client,
-                "INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ($1, $2, $3)
-                 ON CONFLICT (partition_id, consumer_group) DO NOTHING",
+                query!("pop_create_cursor"),
                 &[spi::INT8, spi::TEXT, spi::INT8],
                 &[cand.pid.into(), req.group.as_str().into(), committed.into()],
             );
@@ -606,10 +545,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         if req.auto_ack {
             exec(
                 client,
-                "UPDATE queen.log_consumers SET committed = $3, lease_id = NULL, lease_expires_at = now(),
-                        lease_start = NULL, lease_end = NULL, lease_state = NULL,
-                        head_offset = NULL, head_attempts = 0, retry_at = NULL
-                  WHERE partition_id = $1 AND consumer_group = $2",
+                query!("pop_release_cursor"),
                 &[spi::INT8, spi::TEXT, spi::INT8],
                 &[cand.pid.into(), req.group.as_str().into(), end.into()],
             );
@@ -617,11 +553,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             let state = vec![0u8; (end - start + 1) as usize];
             exec(
                 client,
-                "UPDATE queen.log_consumers SET committed = $3, lease_id = $4,
-                        lease_expires_at = now() + make_interval(secs => $5),
-                        lease_start = $6, lease_end = $7, lease_state = $8,
-                        head_offset = $6, head_attempts = $9, retry_at = NULL
-                  WHERE partition_id = $1 AND consumer_group = $2",
+                query!("pop_lease_cursor"),
                 &[
                     spi::INT8,
                     spi::TEXT,

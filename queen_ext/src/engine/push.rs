@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::catalog::{queues, DEFAULT_PARTITION};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
 
 /// The 64-bit hash the sidecar keeps for a transaction id.
@@ -430,12 +431,7 @@ fn lock_existing(
     let names: Vec<&str> = groups.iter().map(|g| g.partition.as_str()).collect();
     let rows = exec(
         client,
-        "SELECT k.ord, q.dedup_window_seconds, p.id, p.last_offset, p.txns_start
-           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(queue, name, ord)
-           JOIN queen.queues q ON q.tenant_id = $1 AND q.name = k.queue
-           JOIN queen.log_partitions p ON p.queue_id = q.id AND p.name = k.name
-          ORDER BY p.id
-            FOR UPDATE OF p",
+        query!("push_lock_existing"),
         &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[queues::default_tenant().into(), queues.into(), names.into()],
     );
@@ -463,9 +459,7 @@ fn resolve_partitions(
     client: &mut SpiClient<'_>,
     keys: &[(i64, String)],
 ) -> HashMap<(i64, String), i64> {
-    const SELECT: &str = "SELECT p.queue_id, p.name, p.id FROM queen.log_partitions p \
-                          JOIN unnest($1::int8[], $2::text[]) AS k(queue_id, name) \
-                          ON p.queue_id = k.queue_id AND p.name = k.name";
+    const SELECT: &str = query!("push_resolve_partitions");
     let qids: Vec<i64> = keys.iter().map(|k| k.0).collect();
     let names: Vec<String> = keys.iter().map(|k| k.1.clone()).collect();
     let read = |client: &mut SpiClient<'_>| {
@@ -548,9 +542,7 @@ struct Original {
 /// watermark filter what the hash index finds (`+ 0` keeps them off the
 /// primary key): ANDed with a primary-key range, the probe would read every
 /// sidecar row of the partition.
-pub(crate) const DEDUP_PROBE: &str = "SELECT base_offset, txn_hashes FROM queen.log_txns \
-     WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 \
-       AND created_at >= now() - make_interval(secs => $4)";
+pub(crate) const DEDUP_PROBE: &str = query!("push_dedup_probe");
 
 /// Finds which of `txns` (caller-supplied ids) already sit in the partition
 /// within the dedup window. Hash hits are confirmed against the frames; a
@@ -864,48 +856,10 @@ pub fn append_segment(
     hashes: &[i64],
     dedup_hashes: Option<Vec<i64>>,
 ) -> Option<(i64, i64)> {
-    // The two texts differ only in how the UPDATE finds its row.
-    macro_rules! bump {
-        () => {
-            "WITH bump AS (
-                 UPDATE queen.log_partitions p
-                    SET last_offset = p.last_offset + $1,
-                        last_write_at = GREATEST(c.now, p.last_write_at),
-                        oldest_live_at = COALESCE(p.oldest_live_at, GREATEST(c.now, p.last_write_at)),
-                        oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
-                   FROM (SELECT clock_timestamp() AS now) c"
-        };
-    }
-    macro_rules! append {
-        () => {
-            " p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
-             ), seg AS (
-                 INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
-                 SELECT id, base, end_offset, $1, ts, $2 FROM bump
-             ), side AS (
-                 INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
-                 SELECT id, base, ts, $3, CASE WHEN keep_ids THEN $4 END FROM bump
-             )
-             SELECT id, base FROM bump"
-        };
-    }
     // By id the caller has decided which ids to keep; by name, a queue
     // without a dedup window keeps none (see `write_group`).
-    const BY_ID: &str = concat!(
-        bump!(),
-        "
-                  WHERE p.id = $5
-              RETURNING true AS keep_ids,",
-        append!()
-    );
-    const BY_NAME: &str = concat!(
-        bump!(),
-        ", queen.queues q
-                  WHERE q.tenant_id = $5 AND q.name = $6 AND p.queue_id = q.id AND p.name = $7
-                    AND (NOT $8 OR q.dedup_window_seconds = 0)
-              RETURNING q.dedup_window_seconds > 0 AS keep_ids,",
-        append!()
-    );
+    const BY_ID: &str = query!("push_append_by_id");
+    const BY_NAME: &str = query!("push_append_by_name");
     let mut types = vec![spi::INT4, spi::BYTEA, spi::INT8_ARRAY, spi::INT8_ARRAY];
     let mut args = vec![
         count.into(),

@@ -7,6 +7,7 @@ use queen_frames::FrameRef;
 
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 /// One stored segment row.
 pub struct Segment {
@@ -62,10 +63,7 @@ pub const COLUMNS: &str = "base_offset, end_offset, frame_count, \
 
 /// The segments of `pid` whose base offsets are `bases`.
 pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment> {
-    const SQL: &str = "SELECT base_offset, end_offset, frame_count, \
-                       (extract(epoch FROM created_at) * 1000000)::int8, blob \
-                       FROM queen.log_segments WHERE partition_id = $1 AND base_offset = ANY($2) \
-                       ORDER BY base_offset";
+    const SQL: &str = query!("segments_load");
     debug_assert!(SQL.contains(COLUMNS));
     exec(
         client,
@@ -85,24 +83,6 @@ pub fn covering(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> Option<Seg
         .next()
 }
 
-/// The query `scan_from` runs, its four operands given as SQL text (a
-/// parameter, or a column of an enclosing query): the partition, the first
-/// offset wanted, how many offsets, and the most segments to read.
-macro_rules! segments_from {
-    ($pid:literal, $from:literal, $want:literal, $limit:literal) => {
-        concat!(
-            "SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8, blob
-               FROM queen.log_segments
-              WHERE partition_id = ", $pid, " AND base_offset >= COALESCE(
-                    (SELECT max(base_offset) FROM queen.log_segments
-                      WHERE partition_id = ", $pid, " AND base_offset <= ", $from, "), ", $from, ")
-                AND base_offset < ", $from, " + ", $want, "
-              ORDER BY base_offset LIMIT ", $limit
-        )
-    };
-}
-pub(crate) use segments_from;
-
 /// What one scan of segments read.
 pub struct Scan {
     pub segments: Vec<Segment>,
@@ -116,7 +96,7 @@ pub struct Scan {
 /// so no segment past the range is read. Gaps left by deleted segments are
 /// skipped.
 pub fn scan_from(client: &mut SpiClient<'_>, pid: i64, from: i64, want: i64, limit: i64) -> Scan {
-    const SQL: &str = segments_from!("$1", "$2", "$4", "$3");
+    const SQL: &str = query!("segments_scan");
     debug_assert!(SQL.contains(COLUMNS));
     let rows = exec(
         client,

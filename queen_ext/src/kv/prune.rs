@@ -13,6 +13,7 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use crate::pg::spi::{self, exec, exec_custom};
+use crate::query;
 
 /// One prune pass from `start_shard` on: deletes at most `batch` expired
 /// rows, then counts those still present (up to `count_max`).
@@ -26,18 +27,7 @@ pub fn expire_step(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, count_ma
 pub fn expire(c: &mut SpiClient<'_>, start_shard: i32, batch: i32) -> i64 {
     let deleted = exec_custom(
         c,
-        "DELETE FROM queen.kv WHERE ctid = ANY (ARRAY(
-             SELECT v.ctid FROM generate_series(0, 63) AS g(i)
-             CROSS JOIN LATERAL (
-                 SELECT k.ctid FROM queen.kv k
-                  WHERE k.shard = ((($1 + g.i) % 64 + 64) % 64)::smallint
-                    AND k.expires_at < 'infinity' AND k.expires_at <= statement_timestamp()
-                    AND k.expires_at > '-infinity'
-                  ORDER BY k.expires_at LIMIT $2
-                  FOR UPDATE SKIP LOCKED) v
-             LIMIT $2))
-           AND expires_at <= statement_timestamp() AND expires_at > '-infinity'
-         RETURNING 1",
+        query!("kv_prune_expire"),
         &[spi::INT4, spi::INT4],
         &[start_shard.into(), batch.into()],
     )
@@ -51,13 +41,7 @@ pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
     let per_shard = (count_max / crate::catalog::SHARDS).max(1);
     let present: i64 = exec_custom(
         c,
-        "SELECT coalesce(sum(n), 0)::int8 FROM generate_series(0, 63) AS g(i)
-         CROSS JOIN LATERAL (
-             SELECT count(*) AS n FROM (
-                 SELECT 1 FROM queen.kv k
-                  WHERE k.shard = g.i::smallint AND k.expires_at < 'infinity'
-                    AND k.expires_at <= statement_timestamp() AND k.expires_at > '-infinity'
-                  LIMIT $1) x) y",
+        query!("kv_prune_expired_present"),
         &[spi::INT4],
         &[per_shard.into()],
     )
@@ -91,15 +75,7 @@ impl Rollup {
         let (ns, key) = self.after.clone().unwrap_or_default();
         let rows: Vec<(String, i64, i64, i64, String, String)> = exec(
             c,
-            "WITH page AS MATERIALIZED (
-                 SELECT ns, key, expires_at > statement_timestamp() AS live,
-                        octet_length(key) + octet_length(value::text) AS b
-                   FROM queen.kv WHERE (ns, key) > ($1, $2) AND expires_at > '-infinity'
-                  ORDER BY ns, key LIMIT $3),
-             last AS (SELECT ns, key FROM page ORDER BY ns DESC, key DESC LIMIT 1)
-             SELECT p.ns, count(*) FILTER (WHERE live), coalesce(sum(b) FILTER (WHERE live), 0)::int8,
-                    count(*) FILTER (WHERE NOT live), (SELECT ns FROM last), (SELECT key FROM last)
-               FROM page p GROUP BY p.ns",
+            query!("kv_prune_page"),
             &[spi::TEXT, spi::TEXT, spi::INT4],
             &[ns.into(), key.into(), batch.into()],
         )
@@ -135,15 +111,19 @@ impl Rollup {
         let expired: Vec<i64> = self.usage.values().map(|u| u.2).collect();
         exec(
             c,
-            "WITH up AS (
-                 INSERT INTO queen.kv_usage AS u (ns, keys, bytes, expired_present, rolled_up_at)
-                 SELECT * , statement_timestamp() FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[])
-                 ON CONFLICT (ns) DO UPDATE SET keys = EXCLUDED.keys, bytes = EXCLUDED.bytes,
-                        expired_present = EXCLUDED.expired_present, rolled_up_at = EXCLUDED.rolled_up_at
-                 RETURNING 1)
-             DELETE FROM queen.kv_usage WHERE ns <> ALL ($1::text[])",
-            &[spi::TEXT_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY],
-            &[ns.into(), keys.clone().into(), bytes.clone().into(), expired.into()],
+            query!("kv_prune_write"),
+            &[
+                spi::TEXT_ARRAY,
+                spi::INT8_ARRAY,
+                spi::INT8_ARRAY,
+                spi::INT8_ARRAY,
+            ],
+            &[
+                ns.into(),
+                keys.clone().into(),
+                bytes.clone().into(),
+                expired.into(),
+            ],
         );
         json!({
             "namespaces": self.usage.len(),

@@ -21,6 +21,7 @@ use super::ops::{prefix_upper_bound, row_json, Eval, Key, Op, Row};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 /// What a call answered: one result per op, and the index of the required
 /// op whose lost precondition stopped it.
@@ -33,26 +34,21 @@ fn split(keys: &BTreeSet<Key>) -> (Vec<String>, Vec<String>) {
     keys.iter().cloned().unzip()
 }
 
-/// A timestamp column as epoch microseconds, in statement text.
-macro_rules! us {
-    ($col:literal) => {
-        concat!("(extract(epoch FROM ", $col, ") * 1000000)::int8")
-    };
-}
-
 /// Locks `keys` (sorted) and answers those that were absent (placeholders now).
 fn lock(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) -> BTreeSet<Key> {
     let (ns, key) = split(keys);
     exec(
         c,
-        "INSERT INTO queen.kv AS k (ns, key, value, version, expires_at)
-         SELECT n, kk, 'null', 0, '-infinity' FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(n, kk, o) ORDER BY o
-         ON CONFLICT (ns, key) DO UPDATE SET version = k.version WHERE false
-         RETURNING k.ns, k.key",
+        query!("kv_store_lock"),
         &[spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[ns.into(), key.into()],
     )
-    .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<String>(2).unwrap().unwrap()))
+    .map(|r| {
+        (
+            r.get::<String>(1).unwrap().unwrap(),
+            r.get::<String>(2).unwrap().unwrap(),
+        )
+    })
     .collect()
 }
 
@@ -87,18 +83,7 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
         return out;
     }
     let (ns, key) = split(keys);
-    const SQL: &str = concat!(
-        "SELECT u.n, u.kk, k.value::text, k.version,
-                CASE WHEN k.expires_at = 'infinity' THEN NULL ELSE ", us!("k.expires_at"), " END, ",
-        us!("k.created_at"), ", ", us!("k.updated_at"), ",
-                q.max_keys, q.max_bytes, coalesce(s.keys, 0), coalesce(s.bytes, 0), q.ns IS NOT NULL, ",
-        us!("statement_timestamp()"), ",
-                ARRAY(SELECT nextval('queen.kv_version_seq') FROM generate_series(1, $3))
-           FROM unnest($1::text[], $2::text[]) AS u(n, kk)
-           LEFT JOIN queen.kv k ON k.ns = u.n AND k.key = u.kk AND k.expires_at > '-infinity'
-           LEFT JOIN queen.kv_quota q ON q.ns = u.n
-           LEFT JOIN queen.kv_usage s ON s.ns = u.n"
-    );
+    const SQL: &str = query!("kv_store_load");
     for r in exec(
         c,
         SQL,
@@ -153,15 +138,6 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         Some(a) if a.as_str() >= prefix.as_str() => format!("{a}\u{1}"),
         _ => prefix.clone(),
     };
-    macro_rules! select {
-        ($bound:literal) => {
-            concat!(
-                "SELECT key, value::text, version, CASE WHEN expires_at = 'infinity' THEN NULL ELSE ", us!("expires_at"), " END, ",
-                us!("updated_at"), " FROM queen.kv WHERE ns = $1 AND key >= $2 AND ", $bound,
-                " AND expires_at > statement_timestamp() ORDER BY key LIMIT $4"
-            )
-        };
-    }
     let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
         (
             r.get::<String>(1).unwrap().unwrap(),
@@ -180,8 +156,8 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     // With an upper bound the index range ends at the prefix; a prefix of
     // U+10FFFF only has none, and is filtered instead.
     let (text, third) = match prefix_upper_bound(prefix) {
-        Some(up) => (select!("key < $3"), up),
-        None => (select!("starts_with(key, $3)"), prefix.clone()),
+        Some(up) => (query!("kv_store_prefix_range"), up),
+        None => (query!("kv_store_prefix_starts_with"), prefix.clone()),
     };
     let rows: Vec<(String, Row)> = exec(
         c,
@@ -338,17 +314,25 @@ fn upsert(c: &mut SpiClient<'_>, rows: &[(&Key, &Row)]) {
     let updated: Vec<i64> = rows.iter().map(|(_, r)| r.updated_us).collect();
     exec(
         c,
-        "INSERT INTO queen.kv AS k (ns, key, value, version, expires_at, created_at, updated_at)
-         SELECT n, kk, v::jsonb, ver,
-                coalesce(timestamptz 'epoch' + e * interval '1 microsecond', 'infinity'),
-                timestamptz 'epoch' + cr * interval '1 microsecond',
-                timestamptz 'epoch' + up * interval '1 microsecond'
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[]) AS u(n, kk, v, ver, e, cr, up)
-         ON CONFLICT (ns, key) DO UPDATE
-            SET value = EXCLUDED.value, version = EXCLUDED.version, expires_at = EXCLUDED.expires_at,
-                created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at",
-        &[spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY, spi::INT8_ARRAY],
-        &[ns.into(), key.into(), value.into(), version.into(), expires.into(), created.into(), updated.into()],
+        query!("kv_store_upsert"),
+        &[
+            spi::TEXT_ARRAY,
+            spi::TEXT_ARRAY,
+            spi::TEXT_ARRAY,
+            spi::INT8_ARRAY,
+            spi::INT8_ARRAY,
+            spi::INT8_ARRAY,
+            spi::INT8_ARRAY,
+        ],
+        &[
+            ns.into(),
+            key.into(),
+            value.into(),
+            version.into(),
+            expires.into(),
+            created.into(),
+            updated.into(),
+        ],
     );
 }
 

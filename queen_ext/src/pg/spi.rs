@@ -106,3 +106,17 @@ pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
 pub fn in_recovery() -> bool {
     unsafe { pg_sys::RecoveryInProgress() }
 }
+
+/// The text of the statement kept in `sql/queries/<name>.sql`: a
+/// `&'static str`, so it keys the plan cache as an inline literal would.
+#[macro_export]
+macro_rules! query {
+    ($name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../sql/queries/",
+            $name,
+            ".sql"
+        ))
+    };
+}

@@ -9,6 +9,7 @@ use crate::catalog::DEFAULT_PARTITION;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
+use crate::query;
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
 
 /// Every sweeper scans every one of these; where it starts differs.
@@ -70,32 +71,9 @@ pub fn schedule(
     // timer then finds its row gone and answers absent (an insert would
     // schedule the fired timer again).
     let row = if only_existing {
-        exec(
-            c,
-            "UPDATE queen.log_timers AS t
-                SET partition = $3, payload = $4, transaction_id = $5, message_id = $7,
-                    deliver_at = now() + make_interval(secs => $6 / 1000.0),
-                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
-              WHERE queue = $1 AND timer_key = $2
-          RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, true",
-            &types,
-            &args,
-        )
-        .next()
+        exec(c, query!("timers_reschedule"), &types, &args).next()
     } else {
-        exec(
-            c,
-            "INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
-             VALUES ($1, $2, $3, $4, $5, $7, now() + make_interval(secs => $6 / 1000.0))
-             ON CONFLICT (queue, timer_key) DO UPDATE
-                SET partition = EXCLUDED.partition, payload = EXCLUDED.payload, transaction_id = EXCLUDED.transaction_id,
-                    message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at,
-                    claim_token = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
-             RETURNING (extract(epoch FROM t.deliver_at) * 1000000)::int8, (xmax <> 0)",
-            &types,
-            &args,
-        )
-        .next()
+        exec(c, query!("timers_upsert"), &types, &args).next()
     };
     let Some(row) = row else {
         return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});

@@ -6,6 +6,7 @@ use pgrx::spi::SpiClient;
 use serde::Serialize;
 
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub struct BatchResult {
@@ -26,8 +27,7 @@ pub fn partition_cleanup_step(
 ) -> BatchResult {
     let locked: Vec<i64> = exec(
         client,
-        "SELECT id FROM queen.log_partitions p WHERE queen_internal.log_partition_dead_v1(p.id, $1)
-          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        query!("retention_cleanup_dead_partitions"),
         &[spi::TIMESTAMPTZ, spi::INT8],
         &[cutoff.into(), (max_rows as i64).into()],
     )
@@ -57,8 +57,7 @@ pub fn partition_cleanup_step(
         );
         exec(
             client,
-            "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted)
-             SELECT id, '__partition_deleted__', 0 FROM unnest($1::int8[]) AS d(id)",
+            query!("retention_cleanup_history"),
             &[spi::INT8_ARRAY],
             &[dead.clone().into()],
         );
@@ -83,12 +82,7 @@ pub fn metrics_purge_step(
 ) -> BatchResult {
     let deleted = exec(
         client,
-        "WITH gone AS (
-             DELETE FROM queen.retention_history WHERE id IN (
-                 SELECT id FROM queen.retention_history WHERE executed_at < $1
-                  ORDER BY executed_at LIMIT $2)
-             RETURNING 1)
-         SELECT count(*)::int8 FROM gone",
+        query!("retention_cleanup_metrics_purge_step"),
         &[spi::TIMESTAMPTZ, spi::INT8],
         &[cutoff.into(), (max_rows as i64).into()],
     )

@@ -20,6 +20,7 @@ use super::work_list::{self, WorkList};
 use crate::maintenance::unit::{Failure, Runner};
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 /// The settings of one cycle, read once at its start.
 #[derive(Debug, Clone)]
@@ -251,15 +252,17 @@ pub fn process<R: Runner>(runner: &mut R, item: &Item, batch: i32) -> Result<Tal
                 if fruitless {
                     exec(
                         c,
-                        "INSERT INTO queen.retention_backoff AS b (partition_id, skip, streak) VALUES ($1, 1, 1)
-                         ON CONFLICT (partition_id) DO UPDATE
-                            SET streak = LEAST(b.streak + 1, 30),
-                                skip = LEAST(power(2, LEAST(b.streak + 1, 30) - 1)::int, $2)",
+                        query!("retention_cycle_process"),
                         &[spi::INT8, spi::INT4],
                         &[item.pid.into(), MAX_BACKOFF_CYCLES.into()],
                     );
                 } else {
-                    exec(c, "DELETE FROM queen.retention_backoff WHERE partition_id = $1", &[spi::INT8], &[item.pid.into()]);
+                    exec(
+                        c,
+                        "DELETE FROM queen.retention_backoff WHERE partition_id = $1",
+                        &[spi::INT8],
+                        &[item.pid.into()],
+                    );
                 }
             })?;
         }
@@ -293,14 +296,15 @@ pub fn process<R: Runner>(runner: &mut R, item: &Item, batch: i32) -> Result<Tal
 fn record_failure(client: &mut SpiClient<'_>, key: i64, phase: i16, f: &Failure) {
     exec(
         client,
-        "INSERT INTO queen.retention_failures AS f (partition_id, phase, skip, streak, sqlstate, error)
-         VALUES ($1, $2, 1, 1, $3, $4)
-         ON CONFLICT (partition_id, phase) DO UPDATE
-            SET streak = LEAST(f.streak + 1, 30),
-                skip = LEAST(power(2, LEAST(f.streak + 1, 30) - 1)::int, $5),
-                sqlstate = EXCLUDED.sqlstate, error = EXCLUDED.error, failed_at = now()",
+        query!("retention_cycle_record_failure"),
         &[spi::INT8, spi::INT2, spi::TEXT, spi::TEXT, spi::INT4],
-        &[key.into(), phase.into(), f.sqlstate.as_str().into(), f.message.as_str().into(), MAX_BACKOFF_CYCLES.into()],
+        &[
+            key.into(),
+            phase.into(),
+            f.sqlstate.as_str().into(),
+            f.message.as_str().into(),
+            MAX_BACKOFF_CYCLES.into(),
+        ],
     );
 }
 
@@ -400,8 +404,7 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
     }
     exec(
         client,
-        "DELETE FROM queen.retention_failures f
-          WHERE (f.partition_id, f.phase) NOT IN (SELECT k, p FROM unnest($1::int8[], $2::int2[]) AS u(k, p))",
+        query!("retention_cycle_forget_failures"),
         &[spi::INT8_ARRAY, spi::INT2_ARRAY],
         &[keys.into(), phases.into()],
     );
@@ -409,15 +412,18 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
     // rows as they were before the statement's own UPDATE counted the skips
     // down (a data-modifying CTE's changes are not visible to the rest of
     // its statement), so `skip > 0` is the skip this cycle consumed.
-    let failing: std::collections::HashMap<(i64, i16), bool> = exec(
-        client,
-        "WITH counted AS (UPDATE queen.retention_failures SET skip = skip - 1 WHERE skip > 0 RETURNING 1)
-         SELECT partition_id, phase, skip > 0 FROM queen.retention_failures",
-        &[],
-        &[],
-    )
-    .map(|r| ((r.get::<i64>(1).unwrap().unwrap(), r.get::<i16>(2).unwrap().unwrap()), r.get::<bool>(3).unwrap().unwrap()))
-    .collect();
+    let failing: std::collections::HashMap<(i64, i16), bool> =
+        exec(client, query!("retention_cycle_failures"), &[], &[])
+            .map(|r| {
+                (
+                    (
+                        r.get::<i64>(1).unwrap().unwrap(),
+                        r.get::<i16>(2).unwrap().unwrap(),
+                    ),
+                    r.get::<bool>(3).unwrap().unwrap(),
+                )
+            })
+            .collect();
     let mut skipped_count = skipped.len();
     let mut items = Vec::with_capacity(list.due());
     for (phase, list_phase) in list.phases.iter().enumerate() {

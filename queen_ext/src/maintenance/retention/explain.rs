@@ -12,6 +12,7 @@ use crate::catalog::queues;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
+use crate::query;
 
 fn ts_json(t: Option<TimestampWithTimeZone>) -> Value {
     t.map_or(Value::Null, |t| {
@@ -66,8 +67,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
         let slowest = exec(
             client,
-            "SELECT consumer_group, committed + 1 FROM queen.log_consumers WHERE partition_id = $1
-              ORDER BY committed, consumer_group LIMIT 1",
+            query!("retention_explain_slowest_group"),
             &[spi::INT8],
             &[pid.into()],
         )
@@ -106,8 +106,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             .unwrap();
         let deletable = exec(
             client,
-            "SELECT count(*)::int8, COALESCE(sum(frame_count), 0)::int8 FROM queen.log_segments
-              WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3",
+            query!("retention_explain_deletable"),
             &[spi::INT8, spi::INT8, spi::INT8],
             &[pid.into(), log_start.into(), boundary.into()],
         )
@@ -122,8 +121,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         }
         let failing: Vec<Value> = exec(
             client,
-            "SELECT phase, sqlstate, error, (extract(epoch FROM failed_at) * 1000000)::int8, skip, streak
-               FROM queen.retention_failures WHERE partition_id = $1 AND phase < $2 ORDER BY phase",
+            query!("retention_explain_failures"),
             &[spi::INT8, spi::INT2],
             &[pid.into(), super::cycle::DLQ_PHASE.into()],
         )
@@ -179,11 +177,7 @@ pub fn timeseries(client: &mut SpiClient<'_>, since: TimestampWithTimeZone, buck
     }
     let rows = exec(
         client,
-        "SELECT (extract(epoch FROM date_trunc($2, executed_at)) * 1000000)::int8, retention_type,
-                sum(messages_deleted)::int8, sum(segments_deleted)::int8
-           FROM queen.retention_history
-          WHERE executed_at >= $1 AND retention_type NOT LIKE '\\_\\_%'
-          GROUP BY 1, 2 ORDER BY 1, 2",
+        query!("retention_explain_timeseries"),
         &[spi::TIMESTAMPTZ, spi::TEXT],
         &[since.into(), bucket.into()],
     );
@@ -202,15 +196,7 @@ pub fn timeseries(client: &mut SpiClient<'_>, since: TimestampWithTimeZone, buck
 
 /// Total, table and index sizes of the largest relations of the queen schema.
 pub fn table_sizes(client: &mut SpiClient<'_>) -> Value {
-    let rows = exec(
-        client,
-        "SELECT c.relname::text, pg_total_relation_size(c.oid)::int8, pg_table_size(c.oid)::int8, pg_indexes_size(c.oid)::int8
-           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = 'queen' AND c.relkind = 'r'
-          ORDER BY 2 DESC LIMIT 20",
-        &[],
-        &[],
-    );
+    let rows = exec(client, query!("retention_explain_table_sizes"), &[], &[]);
     Value::Array(
         rows.map(|r| {
             json!({

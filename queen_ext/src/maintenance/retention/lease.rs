@@ -7,6 +7,7 @@
 use pgrx::spi::SpiClient;
 
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 pub const RETENTION: &str = "retention";
 pub const WATERMARK: &str = "retention_watermark";
@@ -16,14 +17,7 @@ pub const PARTITION_CLEANUP: &str = "partition_cleanup";
 pub fn claim(client: &mut SpiClient<'_>, task: &str, holder: &str, lease_ms: i64) -> Option<i64> {
     exec(
         client,
-        "UPDATE queen.maintenance_leases
-            SET lease_holder = $2,
-                lease_expires_at = now() + make_interval(secs => $3 / 1000.0),
-                fencing_token = fencing_token + 1,
-                last_started_at = now()
-          WHERE task = $1 AND enabled AND next_due_at <= now()
-            AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-          RETURNING fencing_token",
+        query!("retention_lease_claim"),
         &[spi::TEXT, spi::TEXT, spi::INT8],
         &[task.into(), holder.into(), lease_ms.into()],
     )
@@ -37,14 +31,7 @@ pub fn claim(client: &mut SpiClient<'_>, task: &str, holder: &str, lease_ms: i64
 pub fn release(client: &mut SpiClient<'_>, task: &str, token: i64, period_ms: Option<i64>) -> bool {
     exec(
         client,
-        "UPDATE queen.maintenance_leases
-            SET lease_holder = NULL, lease_expires_at = NULL,
-                next_due_at = CASE WHEN $3::int8 IS NULL THEN next_due_at
-                                   WHEN $3 = 0 THEN 'infinity'::timestamptz
-                                   ELSE next_due_at + make_interval(secs => $3 / 1000.0) END,
-                last_finished_at = CASE WHEN $3::int8 IS NULL THEN last_finished_at ELSE now() END
-          WHERE task = $1 AND fencing_token = $2 AND lease_holder IS NOT NULL
-          RETURNING 1",
+        query!("retention_lease_release"),
         &[spi::TEXT, spi::INT8, spi::INT8],
         &[task.into(), token.into(), period_ms.into()],
     )
@@ -54,11 +41,5 @@ pub fn release(client: &mut SpiClient<'_>, task: &str, token: i64, period_ms: Op
 
 /// Makes sure the task rows exist (an install or upgrade may predate one).
 pub fn ensure_tasks(client: &mut SpiClient<'_>) {
-    exec(
-        client,
-        "INSERT INTO queen.maintenance_leases (task) VALUES ('retention'), ('retention_watermark'), ('partition_cleanup')
-         ON CONFLICT (task) DO NOTHING",
-        &[],
-        &[],
-    );
+    exec(client, query!("retention_lease_ensure_tasks"), &[], &[]);
 }

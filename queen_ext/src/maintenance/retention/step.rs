@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::engine::dlq;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 type Ts = TimestampWithTimeZone;
 
@@ -56,8 +57,7 @@ fn one_i64(
 fn segment_horizon(client: &mut SpiClient<'_>, pid: i64, from: i64, max_rows: i32) -> Option<i64> {
     one_i64(
         client,
-        "SELECT base_offset FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2
-          ORDER BY base_offset OFFSET $3 LIMIT 1",
+        query!("retention_step_segment_horizon"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), from.into(), (max_rows as i64).into()],
     )
@@ -163,9 +163,7 @@ pub fn retention_step(
     // without it, push p99 during the drain 6.1-7.1x quiet against 5.6x).
     let locked: Vec<(i64, i64, i32)> = exec(
         client,
-        "SELECT base_offset, end_offset, frame_count FROM queen.log_segments
-          WHERE partition_id = $1 AND base_offset >= $2 AND end_offset < $3
-          ORDER BY base_offset LIMIT $4 FOR UPDATE SKIP LOCKED",
+        query!("retention_step_lock_doomed"),
         &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
         &[
             pid.into(),
@@ -208,12 +206,7 @@ pub fn retention_step(
     let new_start = max_end + 1;
     exec(
         client,
-        "UPDATE queen.log_partitions
-            SET log_start = GREATEST(log_start, $2),
-                oldest_live_at = (SELECT created_at FROM queen.log_segments
-                                   WHERE partition_id = $1 AND base_offset >= GREATEST(log_start, $2)
-                                   ORDER BY base_offset LIMIT 1)
-          WHERE id = $1",
+        query!("retention_step_advance_start"),
         &[spi::INT8, spi::INT8],
         &[pid.into(), new_start.into()],
     );
@@ -224,8 +217,7 @@ pub fn retention_step(
     };
     exec(
         client,
-        "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted, segments_deleted)
-         VALUES ($1, $2, $3, $4)",
+        query!("retention_step_history"),
         &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
         &[pid.into(), moved_by.into(), frames.into(), rows.into()],
     );
@@ -261,12 +253,7 @@ pub fn txns_purge_step(
     };
     let batch = exec(
         client,
-        "SELECT count(*)::int8, COALESCE(sum(cardinality(txn_hashes)), 0)::int8,
-                max(base_offset), max(base_offset + cardinality(txn_hashes)), bool_and(stale)
-           FROM (SELECT base_offset, txn_hashes, created_at < $3 AS stale FROM queen.log_txns
-                  WHERE partition_id = $1 AND base_offset >= $2
-                  ORDER BY base_offset LIMIT $4) s
-          WHERE stale",
+        query!("retention_txns_purge_span"),
         &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
         &[
             pid.into(),
@@ -295,12 +282,7 @@ pub fn txns_purge_step(
     );
     exec(
         client,
-        "UPDATE queen.log_partitions
-            SET txns_start = GREATEST(txns_start, $2),
-                oldest_txn_at = (SELECT created_at FROM queen.log_txns
-                                  WHERE partition_id = $1 AND base_offset >= GREATEST(txns_start, $2)
-                                  ORDER BY base_offset LIMIT 1)
-          WHERE id = $1",
+        query!("retention_txns_purge_advance"),
         &[spi::INT8, spi::INT8],
         &[pid.into(), new_start.into()],
     );

@@ -29,6 +29,7 @@ use crate::maintenance::unit::{Failure, OwnTransactions, Runner};
 use crate::pg::errors::describe;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
+use crate::query;
 
 /// The advisory lock whose holder is sweeping (transaction scoped).
 pub const RETENTION_LOCK: i64 = 737001;
@@ -201,8 +202,7 @@ fn finished(token: i64) -> bool {
         spi::spi(|c| {
             exec(
                 c,
-                "SELECT last_finished_at >= last_started_at AND last_error IS NULL FROM queen.maintenance_leases
-                  WHERE task = 'retention' AND fencing_token = $1",
+                query!("retention_worker_finished"),
                 &[spi::INT8],
                 &[token.into()],
             )
@@ -237,10 +237,7 @@ fn report(token: i64, error: Option<&str>) {
         spi::spi(|c| {
             exec(
                 c,
-                "UPDATE queen.maintenance_leases
-                    SET last_finished_at = CASE WHEN $2::text IS NULL THEN now() ELSE last_finished_at END,
-                        last_error = $2
-                  WHERE task = 'retention' AND fencing_token = $1 AND lease_holder IS NOT NULL",
+                query!("retention_worker_report"),
                 &[spi::INT8, spi::TEXT],
                 &[token.into(), error.into()],
             );
@@ -279,10 +276,7 @@ pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
 fn pull(c: &mut pgrx::spi::SpiClient<'_>, token: i64) -> Option<Item> {
     let row = exec(
         c,
-        "DELETE FROM queen.retention_work w
-          WHERE (w.token, w.seq) = (SELECT token, seq FROM queen.retention_work WHERE token = $1
-                                     ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING phase, partition_id, all_cutoff, completed_cutoff, cutoff, failing",
+        query!("retention_worker_pull"),
         &[spi::INT8],
         &[token.into()],
     )
@@ -321,16 +315,16 @@ fn fan_out(
         spi::spi(|c| {
             let phases: Vec<i16> = items.iter().map(|i| i.phase).collect();
             let pids: Vec<i64> = items.iter().map(|i| i.pid).collect();
-            let all: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.all_cutoff).collect();
-            let completed: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.completed_cutoff).collect();
-            let cutoff: Vec<Option<TimestampWithTimeZone>> = items.iter().map(|i| i.cutoff).collect();
+            let all: Vec<Option<TimestampWithTimeZone>> =
+                items.iter().map(|i| i.all_cutoff).collect();
+            let completed: Vec<Option<TimestampWithTimeZone>> =
+                items.iter().map(|i| i.completed_cutoff).collect();
+            let cutoff: Vec<Option<TimestampWithTimeZone>> =
+                items.iter().map(|i| i.cutoff).collect();
             let failing: Vec<bool> = items.iter().map(|i| i.failing).collect();
             exec(
                 c,
-                "INSERT INTO queen.retention_work (token, seq, phase, partition_id, all_cutoff, completed_cutoff, cutoff, failing)
-                 SELECT $1, ord::int, phase, pid, a, cm, cu, f
-                   FROM unnest($2::int2[], $3::int8[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::bool[])
-                        WITH ORDINALITY AS u(phase, pid, a, cm, cu, f, ord)",
+                query!("retention_worker_queue_items"),
                 &[
                     spi::INT8,
                     spi::INT2_ARRAY,
@@ -340,7 +334,15 @@ fn fan_out(
                     spi::TIMESTAMPTZ_ARRAY,
                     spi::BOOL_ARRAY,
                 ],
-                &[token.into(), phases.into(), pids.into(), all.into(), completed.into(), cutoff.into(), failing.into()],
+                &[
+                    token.into(),
+                    phases.into(),
+                    pids.into(),
+                    all.into(),
+                    completed.into(),
+                    cutoff.into(),
+                    failing.into(),
+                ],
             );
         })
     })
@@ -367,12 +369,7 @@ fn fan_out(
         spi::spi(|c| {
             let row = exec(
                 c,
-                "SELECT COALESCE(sum(segments), 0)::int8, COALESCE(sum(messages), 0)::int8,
-                        COALESCE(sum(txns), 0)::int8, COALESCE(sum(evicted), 0)::int8, string_agg(error, '; '),
-                        COALESCE(sum(failed), 0)::int8,
-                        COALESCE((SELECT array_agg(f) FROM queen.retention_work_done d, unnest(d.failing) f
-                                   WHERE d.token = $1), '{}')
-                   FROM queen.retention_work_done WHERE token = $1",
+                query!("retention_worker_tally"),
                 &[spi::INT8],
                 &[token.into()],
             )
@@ -387,8 +384,18 @@ fn fan_out(
             let error: Option<String> = row.get(5).unwrap();
             let others_failed: i64 = row.get(6).unwrap().unwrap();
             let others_failing: Vec<String> = row.get(7).unwrap().unwrap();
-            exec(c, "DELETE FROM queen.retention_work WHERE token = $1", &[spi::INT8], &[token.into()]);
-            exec(c, "DELETE FROM queen.retention_work_done WHERE token = $1", &[spi::INT8], &[token.into()]);
+            exec(
+                c,
+                "DELETE FROM queen.retention_work WHERE token = $1",
+                &[spi::INT8],
+                &[token.into()],
+            );
+            exec(
+                c,
+                "DELETE FROM queen.retention_work_done WHERE token = $1",
+                &[spi::INT8],
+                &[token.into()],
+            );
             (tally, error, others_failed, others_failing)
         })
     })
@@ -419,9 +426,18 @@ pub extern "C-unwind" fn queen_retention_step_main(arg: pg_sys::Datum) {
         spi::spi(|c| {
             exec(
                 c,
-                "INSERT INTO queen.retention_work_done (token, worker, segments, messages, txns, evicted, error, failed, failing)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                &[spi::INT8, spi::INT4, spi::INT8, spi::INT8, spi::INT8, spi::INT8, spi::TEXT, spi::INT4, spi::TEXT_ARRAY],
+                query!("retention_worker_done"),
+                &[
+                    spi::INT8,
+                    spi::INT4,
+                    spi::INT8,
+                    spi::INT8,
+                    spi::INT8,
+                    spi::INT8,
+                    spi::TEXT,
+                    spi::INT4,
+                    spi::TEXT_ARRAY,
+                ],
                 &[
                     token.into(),
                     worker.into(),

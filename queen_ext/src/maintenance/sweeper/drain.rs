@@ -9,6 +9,7 @@ use super::worker::Settings;
 use crate::engine::push::{self, GroupIn, ItemIn};
 use crate::maintenance::unit::{Failure, Inline, Runner};
 use crate::pg::spi::{self, exec, exec_custom};
+use crate::query;
 
 /// How many due rows the probe counts at most (the count only steers the
 /// sleep; past this it is "a lot").
@@ -20,11 +21,7 @@ const PROBE_COUNT_CAP: i64 = 100_000;
 pub fn probe(c: &mut SpiClient<'_>) -> Value {
     let row = exec(
         c,
-        "SELECT (extract(epoch FROM min(m) - now()) * 1000)::int8,
-                (SELECT count(*)::int8 FROM (SELECT 1 FROM queen.log_timers
-                   WHERE deliver_at <= now() AND (claimed_until IS NULL OR claimed_until < now()) LIMIT $1) d)
-           FROM (SELECT (SELECT min(t.deliver_at) FROM queen.log_timers t WHERE t.shard = s) AS m
-                   FROM generate_series(0, 63) s) x",
+        query!("sweeper_drain_probe"),
         &[spi::INT8],
         &[PROBE_COUNT_CAP.into()],
     )
@@ -51,20 +48,14 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
     // shard on, stopping once `batch` rows are taken.
     let claimed = exec_custom(
         c,
-        "WITH picked AS (
-             SELECT v.queue, v.timer_key FROM generate_series(0, 63) AS g(i)
-             CROSS JOIN LATERAL (
-                 SELECT queue, timer_key FROM queen.log_timers
-                  WHERE shard = ((($1 + g.i) % 64 + 64) % 64)::smallint AND deliver_at <= now()
-                    AND (claimed_until IS NULL OR claimed_until < now())
-                  ORDER BY deliver_at LIMIT $2 FOR UPDATE SKIP LOCKED) v
-             LIMIT $2)
-         UPDATE queen.log_timers t
-            SET claim_token = $3, claimed_until = now() + make_interval(secs => $4 / 1000.0), attempts = t.attempts + 1
-           FROM picked p WHERE t.queue = p.queue AND t.timer_key = p.timer_key
-         RETURNING 1",
+        query!("sweeper_drain_claim"),
         &[spi::INT4, spi::INT8, spi::UUID, spi::INT4],
-        &[start_shard.into(), (batch as i64).into(), pg_token.into(), lease_ms.into()],
+        &[
+            start_shard.into(),
+            (batch as i64).into(),
+            pg_token.into(),
+            lease_ms.into(),
+        ],
     )
     .len() as i64;
     json!({"token": token.to_string(), "claimed": claimed})
@@ -89,10 +80,7 @@ fn fire_only(
     let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
     let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
         c,
-        "SELECT queue, timer_key, partition, payload, transaction_id,
-                GREATEST((extract(epoch FROM now() - deliver_at) * 1000)::int8, 0), message_id
-           FROM queen.log_timers WHERE claim_token = $1 AND ($2::text IS NULL OR (queue = $2 AND timer_key = $3))
-          ORDER BY queue, timer_key FOR UPDATE",
+        query!("sweeper_drain_claimed_timers"),
         &[spi::UUID, spi::TEXT, spi::TEXT],
         &[pg_token.into(), queue.into(), key.into()],
     )
@@ -147,8 +135,7 @@ fn fire_only(
         let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
         exec(
             c,
-            "DELETE FROM queen.log_timers t USING unnest($2::text[], $3::text[]) AS f(queue, timer_key)
-              WHERE t.claim_token = $1 AND t.queue = f.queue AND t.timer_key = f.timer_key",
+            query!("sweeper_drain_delete_fired"),
             &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
             &[pg_token.into(), queues.into(), keys.into()],
         );
@@ -198,15 +185,14 @@ fn fire_failed(
         Some(n) if n >= max_attempts => {
             exec(
                 c,
-                "WITH aside AS (
-                     DELETE FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3
-                     RETURNING queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, created_at)
-                 INSERT INTO queen.log_timers_failed
-                        (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, last_error, created_at)
-                 SELECT queue, timer_key, partition, payload, transaction_id, message_id, deliver_at, attempts, $4, created_at
-                   FROM aside",
+                query!("sweeper_drain_fire_failed"),
                 &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
-                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+                &[
+                    pg_token.into(),
+                    timer.0.into(),
+                    timer.1.into(),
+                    error.into(),
+                ],
             );
             true
         }

@@ -1,0 +1,7 @@
+SELECT c.consumer_group, q.name, count(*)::int8,
+      COALESCE(sum(GREATEST(p.last_offset - GREATEST(c.committed, p.log_start - 1), 0)), 0)::int8
+ FROM queen.log_consumers c
+ JOIN queen.log_partitions p ON p.id = c.partition_id
+ JOIN queen.queues q ON q.id = p.queue_id
+WHERE c.consumer_group <> $1
+GROUP BY 1, 2 ORDER BY 1, 2

@@ -1,0 +1,20 @@
+-- The candidate scan (the same in pop_candidates.sql and
+-- pop_named_candidates.sql): partitions p of the queues w(queue_id,
+-- window_secs) that hold messages this group has not done, whose lease (if
+-- any) has expired and whose retry delay has passed, past their window
+-- buffer; partitions the group never read first, then the longest expired.
+-- $3 group, $4 partition name or NULL, $5 limit. now() comes back in epoch
+-- microseconds.
+SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL, (extract(epoch FROM now()) * 1000000)::int8
+ FROM queen.log_partitions p
+ JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id
+ LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
+WHERE ($4::text IS NULL OR p.name = $4)
+  AND p.last_offset >= p.log_start
+  AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
+  AND (c.partition_id IS NULL OR (
+        c.committed < p.last_offset
+        AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
+        AND (c.retry_at IS NULL OR c.retry_at <= now())))
+ORDER BY c.lease_expires_at NULLS FIRST, p.id
+LIMIT $5

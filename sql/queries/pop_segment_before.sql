@@ -1,0 +1,2 @@
+SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 AND created_at < $2
+ORDER BY base_offset DESC LIMIT 1

@@ -1,0 +1,1 @@
+SELECT base_offset, txn_hashes FROM queen.log_txns WHERE dedup_hashes && $2 AND dedup_hashes IS NOT NULL AND partition_id + 0 = $1 AND base_offset + 0 >= $3 AND created_at >= now() - make_interval(secs => $4)

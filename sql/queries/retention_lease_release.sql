@@ -1,0 +1,8 @@
+UPDATE queen.maintenance_leases
+  SET lease_holder = NULL, lease_expires_at = NULL,
+      next_due_at = CASE WHEN $3::int8 IS NULL THEN next_due_at
+                         WHEN $3 = 0 THEN 'infinity'::timestamptz
+                         ELSE next_due_at + make_interval(secs => $3 / 1000.0) END,
+      last_finished_at = CASE WHEN $3::int8 IS NULL THEN last_finished_at ELSE now() END
+WHERE task = $1 AND fencing_token = $2 AND lease_holder IS NOT NULL
+RETURNING 1
