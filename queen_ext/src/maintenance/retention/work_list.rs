@@ -9,22 +9,11 @@ use std::collections::HashMap;
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 
+use crate::query;
+
 /// The sidecar is never purged younger than this, whatever the queue says: a
 /// late ack or a retried push may still need the hash. (Seconds.)
 pub const TXN_FLOOR_SECONDS: i64 = 900;
-
-/// What each queue's options mean for retention. This is the policy; the
-/// steps only take cutoffs.
-const RULES: &str = "
-    CASE WHEN q.retention_enabled AND q.retention_seconds > 0
-         THEN c.now - make_interval(secs => q.retention_seconds) END AS all_cutoff,
-    CASE WHEN q.retention_enabled AND q.completed_retention_seconds > 0
-         THEN c.now - make_interval(secs => q.completed_retention_seconds) END AS completed_cutoff,
-    c.now - make_interval(secs => GREATEST(q.dedup_window_seconds, q.completed_retention_seconds, {floor})) AS txn_cutoff,
-    CASE WHEN q.max_wait_time_seconds > 0
-         THEN c.now - make_interval(secs => q.max_wait_time_seconds) END AS max_wait_cutoff,
-    CASE WHEN q.dlq_retention_seconds > 0
-         THEN c.now - make_interval(secs => GREATEST(q.dlq_retention_seconds, {failed_floor})) END AS dlq_cutoff";
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
@@ -52,9 +41,10 @@ impl WorkList {
 }
 
 /// The select-list computing a queue's four cutoffs from `q` (queues) and
-/// `c.now`.
+/// `c.now`: what each queue's options mean for retention. This is the
+/// policy; the steps only take cutoffs.
 pub fn rules_sql() -> String {
-    RULES
+    query!("retention_rules")
         .replace("{floor}", &TXN_FLOOR_SECONDS.to_string())
         .replace(
             "{failed_floor}",
@@ -68,33 +58,9 @@ pub fn rules_sql() -> String {
 /// The work-list query with the due cap written in as a literal: a bound
 /// parameter would make the planner guess its selectivity.
 pub fn query(cap: i64) -> String {
-    let rules = rules_sql();
-    let due = |phase: u8, column: &str, cutoff: &str| {
-        format!(
-            "SELECT {phase} AS phase, r.queue_id, d.id, d.w FROM rules r
-               CROSS JOIN LATERAL (
-                   SELECT p.id, p.{column} AS w FROM queen.log_partitions p
-                    WHERE p.queue_id = r.queue_id AND p.{column} IS NOT NULL AND p.{column} < {cutoff}
-                    ORDER BY p.{column} LIMIT {cap}) d"
-        )
-    };
-    format!(
-        "WITH clock AS MATERIALIZED (SELECT now() AS now),
-         rules AS MATERIALIZED (SELECT q.id AS queue_id, {rules} FROM queen.queues q CROSS JOIN clock c),
-         p1 AS ({p1} ORDER BY w LIMIT {cap}),
-         p2 AS ({p2} ORDER BY w LIMIT {cap}),
-         p3 AS ({p3} ORDER BY w LIMIT {cap})
-         SELECT 0, queue_id, NULL::int8, all_cutoff, completed_cutoff, txn_cutoff, max_wait_cutoff, NULL::int8, dlq_cutoff FROM rules
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p1
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p2
-         UNION ALL SELECT phase, queue_id, id, NULL, NULL, NULL, NULL, (extract(epoch FROM w) * 1000000)::int8, NULL FROM p3
-         UNION ALL SELECT 4, r.queue_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM rules r
-          WHERE r.dlq_cutoff IS NOT NULL
-            AND EXISTS (SELECT 1 FROM queen.log_dlq d WHERE d.queue_id = r.queue_id AND d.failed_at < r.dlq_cutoff)",
-        p1 = due(1, "oldest_live_at", "GREATEST(r.all_cutoff, r.completed_cutoff)"),
-        p2 = due(2, "oldest_txn_at", "r.txn_cutoff"),
-        p3 = due(3, "oldest_live_at", "r.max_wait_cutoff"),
-    )
+    query!("retention_work_list")
+        .replace("{rules}", &rules_sql())
+        .replace("{cap}", &cap.to_string())
 }
 
 pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
