@@ -55,7 +55,7 @@ fn get_queue(queue: &str) -> JsonOut {
             "SELECT id, name, last_offset, log_start, (extract(epoch FROM last_write_at) * 1000000)::int8
                FROM queen.log_partitions WHERE queue_id = $1 ORDER BY name LIMIT $2",
             &[spi::INT8, spi::INT8],
-            &[q.id.into(), (crate::pg::settings::POP_MAX_BATCH.get() as i64).into()],
+            &[q.id.into(), crate::pg::settings::pop_max_batch().into()],
         )
         .map(|r| {
             json!({
