@@ -71,8 +71,8 @@ fn queue_id(client: &mut pgrx::spi::SpiClient<'_>, queue: &str) -> i64 {
 }
 
 fn check_limit(field: &str, n: i32) -> i64 {
-    let max = crate::pg::settings::POP_MAX_BATCH.get();
-    if n <= 0 || n > max {
+    let max = crate::pg::settings::pop_max_batch();
+    if n <= 0 || i64::from(n) > max {
         errors::invalid(
             field,
             format!("{n} is not between 1 and queen.pop_max_batch ({max})"),

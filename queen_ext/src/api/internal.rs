@@ -140,18 +140,12 @@ fn kv_expire_step_v1(
     p_start_shard: default!(i32, 0),
     p_batch: default!(Option<i32>, "NULL"),
 ) -> JsonOut {
-    let batch = p_batch.unwrap_or_else(|| settings::KV_EXPIRE_BATCH.get());
+    let batch = p_batch.unwrap_or_else(settings::kv_expire_batch);
     if batch <= 0 {
         errors::invalid("p_batch", "must be positive");
     }
-    let r = spi::spi(|c| {
-        prune::expire_step(
-            c,
-            p_start_shard,
-            batch,
-            settings::KV_EXPIRED_COUNT_MAX.get(),
-        )
-    });
+    let r =
+        spi::spi(|c| prune::expire_step(c, p_start_shard, batch, settings::kv_expired_count_max()));
     crate::maintenance::sweeper::metrics::pruned(
         r["deleted"].as_i64().unwrap_or(0),
         r["expiredPresent"].as_i64().unwrap_or(0),
@@ -162,7 +156,7 @@ fn kv_expire_step_v1(
 /// The usage rollup, every page in this transaction.
 #[pg_extern(schema = "queen_internal")]
 fn kv_usage_rollup_v1() -> JsonOut {
-    let batch = settings::KV_USAGE_BATCH.get();
+    let batch = settings::kv_usage_batch();
     JsonOut::of(&spi::spi(|c| {
         let mut r = prune::Rollup::new();
         while !r.done {
@@ -197,7 +191,7 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) -> JsonOut {
     let token = crate::wire::json::parse_uuid("p_token", p_token);
-    let max = p_max_bytes.unwrap_or(settings::SWEEPER_MAX_FIRE_BYTES.get() as i64);
+    let max = p_max_bytes.unwrap_or(settings::sweeper_max_fire_bytes());
     JsonOut::of(&spi::spi(|c| drain::fire(c, token, max)))
 }
 

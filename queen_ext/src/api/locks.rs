@@ -16,7 +16,7 @@ use crate::wire::datum::{JsonOut, JsonbArg};
 #[pg_extern]
 fn locks(body: Option<JsonbArg>) -> JsonOut {
     let list = body_ops(body);
-    let max = settings::KV_BATCH_MAX_OPS.get() as usize;
+    let max = settings::kv_batch_max_ops();
     if list.len() > max {
         errors::program_limit(
             "operations",

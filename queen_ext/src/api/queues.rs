@@ -45,10 +45,7 @@ fn get_queue(queue: &str) -> JsonOut {
             c,
             query!("queues_get_queue"),
             &[spi::INT8, spi::INT8],
-            &[
-                q.id.into(),
-                (crate::pg::settings::POP_MAX_BATCH.get() as i64).into(),
-            ],
+            &[q.id.into(), crate::pg::settings::pop_max_batch().into()],
         )
         .map(|r| {
             json!({

@@ -217,7 +217,7 @@ pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
             }
             _ => return None,
         };
-    if items.is_empty() || items.len() > crate::pg::settings::ACK_MAX_ITEMS.get() as usize {
+    if items.is_empty() || items.len() > crate::pg::settings::ack_max_items() {
         return None;
     }
     let valid_name = |s: &str| !s.is_empty() && s.len() <= MAX_NAME_BYTES;
@@ -328,7 +328,7 @@ pub fn parse_acks(body: &Value) -> Vec<AckIn> {
     if items.is_empty() {
         errors::invalid("acknowledgments", "must not be empty");
     }
-    let max = crate::pg::settings::ACK_MAX_ITEMS.get() as usize;
+    let max = crate::pg::settings::ack_max_items();
     if items.len() > max {
         errors::invalid(
             "acknowledgments",
@@ -445,7 +445,7 @@ fn resolve<'a>(
             &[
                 pid.into(),
                 at.into(),
-                (crate::pg::settings::ACK_LOOKBACK_SEGMENTS.get() as i64).into(),
+                crate::pg::settings::ack_lookback_segments().into(),
             ],
         ),
     };

@@ -19,7 +19,7 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
         Err(FrameError::TooLarge { .. }) => exceeded("binary push body"),
         Err(e) => errors::bad_binary("binary push body", e),
     };
-    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    let max = crate::pg::settings::push_max_items();
     let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
     if total == 0 {
         errors::invalid("items", "must not be empty");
@@ -42,7 +42,7 @@ pub fn parse_txn_body(body: &[u8]) -> (serde_json::Value, Vec<GroupIn>, bool) {
         errors::bad_binary("binary transaction body", format!("head is not UTF-8: {e}"))
     });
     let head = crate::wire::json::parse_value("binary transaction body head", head);
-    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    let max = crate::pg::settings::push_max_items();
     let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
     if total > max {
         errors::invalid(

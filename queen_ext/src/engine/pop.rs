@@ -61,7 +61,7 @@ impl PopRequest {
             .map(|g| check_name("consumer_group", g))
             .unwrap_or(QUEUE_MODE)
             .to_owned();
-        let max_batch = settings::POP_MAX_BATCH.get() as i64;
+        let max_batch = settings::pop_max_batch();
         if batch <= 0 {
             errors::invalid("batch", format!("{batch} must be at least 1"));
         }
@@ -72,7 +72,7 @@ impl PopRequest {
             );
         }
         let partitions = o.opt_i64("partitions").unwrap_or(1);
-        let max_parts = settings::POP_MAX_PARTITIONS.get() as i64;
+        let max_parts = settings::pop_max_partitions();
         if partitions <= 0 || partitions > max_parts {
             errors::invalid(
                 &o.field("partitions"),
@@ -200,7 +200,7 @@ fn named_candidates(
     name: &str,
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
     const SQL: &str = query!("pop_named_candidates");
-    let limit = req.partitions * settings::POP_CANDIDATES.get() as i64;
+    let limit = req.partitions * settings::pop_candidates();
     let rows = exec(
         client,
         SQL,
@@ -254,7 +254,7 @@ fn candidates(
     const SQL: &str = query!("pop_candidates");
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
-    let limit = req.partitions * settings::POP_CANDIDATES.get() as i64;
+    let limit = req.partitions * settings::pop_candidates();
     let rows = exec(
         client,
         SQL,

@@ -284,7 +284,7 @@ fn group_items<'a, S: ItemSource<'a>>(items: Vec<S>) -> Vec<GroupIn> {
     if items.is_empty() {
         errors::invalid("items", "must not be empty");
     }
-    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    let max = crate::pg::settings::push_max_items();
     if items.len() > max {
         errors::invalid(
             "items",

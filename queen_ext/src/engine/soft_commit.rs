@@ -37,8 +37,8 @@ pub enum Soft {
 impl Soft {
     fn enabled(self) -> bool {
         match self {
-            Soft::Lease => settings::POP_ASYNC_COMMIT.get(),
-            Soft::Ack => settings::ACK_ASYNC_COMMIT.get(),
+            Soft::Lease => settings::pop_async_commit(),
+            Soft::Ack => settings::ack_async_commit(),
         }
     }
 

@@ -32,7 +32,7 @@ pub fn check_ns(field: &str, ns: &str) -> String {
 
 /// A key: 1 to `queen.kv_key_max_bytes` bytes, no control characters.
 pub fn check_key(field: &str, key: &str) -> String {
-    let max = settings::KV_KEY_MAX_BYTES.get() as usize;
+    let max = settings::kv_key_max_bytes();
     if key.is_empty() {
         errors::invalid(field, "must not be empty");
     }
@@ -102,7 +102,7 @@ fn value(o: &Obj<'_>) -> Value {
         errors::invalid(&o.field("value"), "is required")
     };
     let len = v.to_string().len();
-    let max = settings::KV_VALUE_MAX_BYTES.get() as usize;
+    let max = settings::kv_value_max_bytes();
     if len > max {
         errors::program_limit(
             &o.field("value"),
@@ -191,7 +191,7 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
 
 /// A list of ops, bounded by `queen.kv_batch_max_ops`.
 pub fn ops(list: &[Value], field: &str, in_transaction: bool) -> Vec<Op> {
-    let max = settings::KV_BATCH_MAX_OPS.get() as usize;
+    let max = settings::kv_batch_max_ops();
     if list.len() > max {
         errors::program_limit(
             field,

@@ -131,7 +131,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     else {
         unreachable!()
     };
-    let cap = settings::KV_PREFIX_MAX_ROWS.get() as i64;
+    let cap = settings::kv_prefix_max_rows();
     let limit = limit.unwrap_or(cap).min(cap);
     // The smallest key above `after` (keys hold no control characters).
     let lower = match after {
@@ -208,7 +208,7 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     let writes = ops.iter().filter(|o| o.writes()).count() as i64;
     let mut loaded = load(c, &read, writes);
     let before = loaded.live.clone();
-    let mut budget = settings::KV_READ_MAX_BYTES.get() as i64;
+    let mut budget = settings::kv_read_max_bytes();
     let mut results = Vec::with_capacity(ops.len());
     let mut failed = None;
     {

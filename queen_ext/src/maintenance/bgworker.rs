@@ -74,7 +74,7 @@ pub const PINNED_SEARCH_PATH: &std::ffi::CStr = c"pg_catalog, pg_temp";
 /// at READ COMMITTED whatever `default_transaction_isolation` says (the
 /// retention step needs it).
 pub fn connect() {
-    BackgroundWorker::connect_worker_to_spi(Some(&database_name()), None);
+    BackgroundWorker::connect_worker_to_spi(Some(&settings::database_name()), None);
     for (name, value) in [
         (c"search_path", PINNED_SEARCH_PATH),
         (c"default_transaction_isolation", c"read committed"),
@@ -88,14 +88,6 @@ pub fn connect() {
             );
         }
     }
-}
-
-/// The database the workers connect to (`queen.database_name`).
-pub fn database_name() -> String {
-    settings::DATABASE_NAME
-        .get()
-        .map(|c| c.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "postgres".into())
 }
 
 /// Whether the extension is created in the workers' database.

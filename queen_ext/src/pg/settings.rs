@@ -1,301 +1,51 @@
-//! Settings, as GUCs under the `queen.` prefix with the unit in the name.
+//! Settings: every GUC of the extension, under the `queen.` prefix with the
+//! unit in the name. Each is written once (its static, its definition in
+//! the `register_*` function of its concern) and read by the rest of the
+//! extension through one typed accessor.
+//!
+//! Unless its definition says otherwise a setting is `Suset`: the workers
+//! read it from postgresql.conf (again on SIGHUP), and a superuser session
+//! that drives a cycle from SQL may set it for itself.
 
 use std::ffi::CString;
+use std::time::Duration;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 
 /// Sweeper workers that can be woken (the bound of queen.sweeper_workers).
 pub const MAX_SWEEPERS: usize = 16;
 
-/// The database the background workers connect to.
-pub static DATABASE_NAME: GucSetting<Option<CString>> =
-    GucSetting::<Option<CString>>::new(Some(c"postgres"));
-/// Most items one push call takes.
-pub static PUSH_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
-/// Largest `batch` one pop may ask for.
-pub static POP_MAX_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
-/// Most partitions one pop may claim.
-pub static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
-/// Most candidate partitions one pop examines (per claimed partition).
-pub static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
-/// Whether a transaction that wrote nothing but one pop's lease commits
-/// without waiting for its WAL to reach disk (see `soft_commit`).
-pub static POP_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
-/// Whether a transaction that wrote nothing but one ack call's cursor moves
-/// commits without waiting for its WAL to reach disk (see `soft_commit`).
-pub static ACK_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
-/// Sidecar rows an ack of an id outside any lease looks back over.
-pub static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
-/// Most acknowledgements one ack call takes.
-pub static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
-
-/// Retention: the cycle period (the cluster cadence, kept in the lease row).
-pub static RETENTION_INTERVAL_MS: GucSetting<i32> = GucSetting::<i32>::new(5000);
-/// Rows one retention step deletes at most (`p_max_rows`).
-pub static RETENTION_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(1000);
-/// Concurrent step workers in phases 1 to 3.
-pub static RETENTION_PARALLELISM: GucSetting<i32> = GucSetting::<i32>::new(1);
-/// Due partitions per phase and cycle; 0 derives batch x parallelism x 5.
-pub static RETENTION_DUE_CAP: GucSetting<i32> = GucSetting::<i32>::new(0);
-/// Period of the watermark safety walk; 0 stops the recurrence (never the first backfill).
-pub static RETENTION_SAFETY_WALK_MS: GucSetting<i32> = GucSetting::<i32>::new(86_400_000);
-/// How long a claimed maintenance lease lasts; a dead holder stalls its task at most this long.
-pub static MAINTENANCE_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(60_000);
-pub static PARTITION_CLEANUP_DAYS: GucSetting<i32> = GucSetting::<i32>::new(30);
-pub static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
-pub static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
-/// The floor under per-queue DLQ retention, in whole seconds (0: no floor).
-pub static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
-/// Sweeper: background workers started (at server start).
-pub static SWEEPER_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(1);
-pub static SWEEPER_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(30_000);
-pub static SWEEPER_CLAIM_BATCH: GucSetting<i32> = GucSetting::<i32>::new(200);
-pub static SWEEPER_CYCLE_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5000);
-pub static SWEEPER_MAX_FIRE_BYTES: GucSetting<i32> = GucSetting::<i32>::new(8 * 1024 * 1024);
-/// Failed fires of one timer before it is set aside.
-pub static SWEEPER_MAX_FIRE_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(5);
-pub static SWEEPER_MAX_SLEEP_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
-/// Kill switches: scheduling (harmless to stop) and firing (stopping it
-/// accumulates promised work).
-pub static TIMERS_SCHEDULE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
-pub static TIMERS_FIRE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
-pub static KV_EXPIRE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
-pub static KV_EXPIRE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
-pub static KV_EXPIRED_COUNT_MAX: GucSetting<i32> = GucSetting::<i32>::new(100_000);
-pub static KV_USAGE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(300_000);
-pub static KV_USAGE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
-pub static KV_BATCH_MAX_OPS: GucSetting<i32> = GucSetting::<i32>::new(1000);
-pub static KV_KEY_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024);
-pub static KV_VALUE_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024 * 1024);
-pub static KV_READ_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(4 * 1024 * 1024);
-pub static KV_PREFIX_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
-/// Bytes one request may decompress to, over all its compressed parts.
-pub static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
-/// Whether the background workers run at all (they still need shared_preload_libraries).
-pub static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
-
-/// The effective due cap.
-pub fn retention_due_cap() -> i64 {
-    match RETENTION_DUE_CAP.get() {
-        0 => RETENTION_BATCH_SIZE.get() as i64 * RETENTION_PARALLELISM.get() as i64 * 5,
-        n => n as i64,
-    }
-}
-
-/// A maintenance setting: read from postgresql.conf by the workers (reloaded
-/// on SIGHUP), and settable by a superuser session that drives the cycle
-/// from SQL.
-fn int(
-    name: &'static std::ffi::CStr,
-    short: &'static std::ffi::CStr,
-    setting: &'static GucSetting<i32>,
-    min: i32,
-    max: i32,
-) {
-    GucRegistry::define_int_guc(
-        name,
-        short,
-        c"",
-        setting,
-        min,
-        max,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-}
-
+/// Defines every setting; called once, from `_PG_init`.
 pub fn register() {
-    int(
-        c"queen.retention_interval_ms",
-        c"Period of the retention cycle, in milliseconds.",
-        &RETENTION_INTERVAL_MS,
-        100,
-        i32::MAX,
-    );
-    int(
-        c"queen.retention_batch_size",
-        c"Rows one retention step deletes at most.",
-        &RETENTION_BATCH_SIZE,
-        1,
-        100_000,
-    );
-    int(
-        c"queen.retention_parallelism",
-        c"Concurrent retention step workers (1 to 16).",
-        &RETENTION_PARALLELISM,
-        1,
-        16,
-    );
-    int(
-        c"queen.retention_due_cap",
-        c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.",
-        &RETENTION_DUE_CAP,
-        0,
-        i32::MAX,
-    );
-    int(
-        c"queen.retention_safety_walk_ms",
-        c"Period of the watermark safety walk; 0 stops it recurring.",
-        &RETENTION_SAFETY_WALK_MS,
-        0,
-        i32::MAX,
-    );
-    int(
-        c"queen.maintenance_lease_ms",
-        c"Lease of a claimed maintenance task, in milliseconds.",
-        &MAINTENANCE_LEASE_MS,
-        1000,
-        i32::MAX,
-    );
-    int(
-        c"queen.partition_cleanup_days",
-        c"Days a partition must be empty and idle before it is deleted (at least 1).",
-        &PARTITION_CLEANUP_DAYS,
-        1,
-        100_000,
-    );
-    int(
-        c"queen.metrics_retention_days",
-        c"Days observability rows are kept.",
-        &METRICS_RETENTION_DAYS,
-        1,
-        100_000,
-    );
-    GucRegistry::define_int_guc(
-        c"queen.sweeper_workers",
-        c"Sweeper background workers (they share every shard; 0 starts none).",
-        c"",
-        &SWEEPER_WORKERS,
-        0,
-        MAX_SWEEPERS as i32,
+    register_workers();
+    register_limits();
+    register_commits();
+    register_retention();
+    register_sweeper();
+    register_kv();
+}
+
+// The background workers.
+
+/// `queen.database_name`: the database the background workers connect to
+/// (default `postgres`; read at server start only).
+static DATABASE_NAME: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"postgres"));
+/// `queen.workers_enabled`: whether the background workers do any work
+/// (default on); they still need shared_preload_libraries.
+static WORKERS_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// `queen.maintenance_lease_ms`: how long a claimed maintenance lease lasts,
+/// in milliseconds (default 60 s, at least 1 s); a dead holder stalls its
+/// task at most this long.
+static MAINTENANCE_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(60_000);
+
+fn register_workers() {
+    GucRegistry::define_string_guc(
+        c"queen.database_name",
+        c"Database the queen background workers connect to.",
+        c"The workers wait quietly until the extension is created there.",
+        &DATABASE_NAME,
         GucContext::Postmaster,
-        GucFlags::default(),
-    );
-    int(
-        c"queen.sweeper_lease_ms",
-        c"How long a sweeper's claim on due timers lasts.",
-        &SWEEPER_LEASE_MS,
-        100,
-        i32::MAX,
-    );
-    int(
-        c"queen.sweeper_claim_batch",
-        c"Timers one claim takes at most.",
-        &SWEEPER_CLAIM_BATCH,
-        1,
-        100_000,
-    );
-    int(
-        c"queen.sweeper_cycle_max_rows",
-        c"Timers one sweeper cycle fires at most.",
-        &SWEEPER_CYCLE_MAX_ROWS,
-        1,
-        10_000_000,
-    );
-    int(
-        c"queen.sweeper_max_fire_bytes",
-        c"Payload bytes one fire transaction carries at most.",
-        &SWEEPER_MAX_FIRE_BYTES,
-        1024,
-        i32::MAX,
-    );
-    int(
-        c"queen.sweeper_max_fire_attempts",
-        c"Fires of one timer that may fail before it is set aside (queen.log_timers_failed).",
-        &SWEEPER_MAX_FIRE_ATTEMPTS,
-        1,
-        1000,
-    );
-    int(
-        c"queen.sweeper_max_sleep_ms",
-        c"The longest a sweeper sleeps.",
-        &SWEEPER_MAX_SLEEP_MS,
-        5,
-        60_000,
-    );
-    int(
-        c"queen.kv_expire_every_ms",
-        c"Period of the sweepers' prune of expired keys.",
-        &KV_EXPIRE_EVERY_MS,
-        10,
-        i32::MAX,
-    );
-    int(
-        c"queen.kv_expire_batch",
-        c"Expired keys one prune pass deletes at most.",
-        &KV_EXPIRE_BATCH,
-        1,
-        1_000_000,
-    );
-    int(
-        c"queen.kv_expired_count_max",
-        c"Expired-but-present keys a prune pass counts at most.",
-        &KV_EXPIRED_COUNT_MAX,
-        64,
-        i32::MAX,
-    );
-    int(
-        c"queen.kv_usage_every_ms",
-        c"Period of the per-namespace usage rollup that quotas read.",
-        &KV_USAGE_EVERY_MS,
-        10,
-        i32::MAX,
-    );
-    int(
-        c"queen.kv_usage_batch",
-        c"Keys one statement of the usage rollup reads.",
-        &KV_USAGE_BATCH,
-        1,
-        10_000_000,
-    );
-    for (name, short, setting, min, max) in [
-        (c"queen.kv_batch_max_ops", c"Most operations one KV or locks call takes.", &KV_BATCH_MAX_OPS, 1, 1_000_000),
-        (c"queen.kv_key_max_bytes", c"Longest KV key, in bytes.", &KV_KEY_MAX_BYTES, 1, 65_535),
-        (c"queen.kv_value_max_bytes", c"Largest KV value (its JSON text), in bytes.", &KV_VALUE_MAX_BYTES, 16, i32::MAX),
-        (c"queen.kv_read_max_bytes", c"Bytes of values one getMany or getPrefix answers at most; the rest is marked truncated.", &KV_READ_MAX_BYTES, 1024, i32::MAX),
-        (
-            c"queen.decompress_max_bytes",
-            c"Bytes one request may decompress to, over all its compressed parts (binary push groups, timer payloads).",
-            &DECOMPRESS_MAX_BYTES,
-            1024,
-            i32::MAX,
-        ),
-        (c"queen.kv_prefix_max_rows", c"Rows one getPrefix answers at most (a larger limit is clamped).", &KV_PREFIX_MAX_ROWS, 1, 1_000_000),
-    ] {
-        GucRegistry::define_int_guc(name, short, c"", setting, min, max, GucContext::Suset, GucFlags::default());
-    }
-    GucRegistry::define_bool_guc(
-        c"queen.timers_schedule_enabled",
-        c"Whether timers can be scheduled.",
-        c"",
-        &TIMERS_SCHEDULE_ENABLED,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_bool_guc(
-        c"queen.timers_fire_enabled",
-        c"Whether the sweepers fire due timers.",
-        c"",
-        &TIMERS_FIRE_ENABLED,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.failed_retention",
-        c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",
-        c"0 removes the floor.",
-        &FAILED_RETENTION,
-        0,
-        i32::MAX,
-        GucContext::Suset,
-        GucFlags::UNIT_S,
-    );
-    GucRegistry::define_bool_guc(
-        c"queen.partition_cleanup_enabled",
-        c"Whether empty, idle partitions are deleted.",
-        c"",
-        &PARTITION_CLEANUP_ENABLED,
-        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_bool_guc(
@@ -306,14 +56,62 @@ pub fn register() {
         GucContext::Suset,
         GucFlags::default(),
     );
-    GucRegistry::define_string_guc(
-        c"queen.database_name",
-        c"Database the queen background workers connect to.",
-        c"The workers wait quietly until the extension is created there.",
-        &DATABASE_NAME,
-        GucContext::Postmaster,
+    GucRegistry::define_int_guc(
+        c"queen.maintenance_lease_ms",
+        c"Lease of a claimed maintenance task, in milliseconds.",
+        c"",
+        &MAINTENANCE_LEASE_MS,
+        1000,
+        i32::MAX,
+        GucContext::Suset,
         GucFlags::default(),
     );
+}
+
+/// The database the workers connect to (`queen.database_name`; `postgres`
+/// when it is unset).
+pub fn database_name() -> String {
+    DATABASE_NAME
+        .get()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "postgres".into())
+}
+
+/// Whether the background workers do their work (`queen.workers_enabled`).
+pub fn workers_enabled() -> bool {
+    WORKERS_ENABLED.get()
+}
+
+/// A maintenance lease, in milliseconds (`queen.maintenance_lease_ms`).
+pub fn maintenance_lease_ms() -> i64 {
+    MAINTENANCE_LEASE_MS.get() as i64
+}
+
+// The bounds of one call.
+
+/// `queen.push_max_items`: most items one push call takes (default 10 000,
+/// 1 to 1 000 000).
+static PUSH_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+/// `queen.pop_max_batch`: largest `batch` one pop may ask for (default
+/// 10 000, 1 to 1 000 000).
+static POP_MAX_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+/// `queen.pop_max_partitions`: most partitions one pop may claim (default
+/// 100, 1 to 10 000).
+static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
+/// `queen.pop_candidates`: most candidate partitions one pop examines per
+/// partition it may claim (default 16, 1 to 10 000).
+static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
+/// `queen.ack_max_items`: most acknowledgements one ack call takes (default
+/// 10 000, 1 to 1 000 000).
+static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+/// `queen.ack_lookback_segments`: sidecar rows an ack of an id outside any
+/// lease looks back over (default 64, 0 to 100 000).
+static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
+/// `queen.decompress_max_bytes`: bytes one request may decompress to, over
+/// all its compressed parts (default 16 MiB, at least 1 KiB).
+static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
+
+fn register_limits() {
     GucRegistry::define_int_guc(
         c"queen.push_max_items",
         c"Most messages one push call takes.",
@@ -354,20 +152,14 @@ pub fn register() {
         GucContext::Suset,
         GucFlags::default(),
     );
-    GucRegistry::define_bool_guc(
-        c"queen.pop_async_commit",
-        c"A transaction whose only write is a pop's lease commits without waiting for the WAL flush.",
-        c"A crash before the next flush loses that lease and the batch is delivered again, as on lease expiry.",
-        &POP_ASYNC_COMMIT,
-        GucContext::Userset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_bool_guc(
-        c"queen.ack_async_commit",
-        c"A transaction whose only writes are one ack call's commits without waiting for the WAL flush.",
-        c"A crash before the next flush loses those acks and their messages are delivered again.",
-        &ACK_ASYNC_COMMIT,
-        GucContext::Userset,
+    GucRegistry::define_int_guc(
+        c"queen.ack_max_items",
+        c"Most acknowledgements one ack call takes.",
+        c"",
+        &ACK_MAX_ITEMS,
+        1,
+        1_000_000,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
@@ -381,13 +173,626 @@ pub fn register() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
-        c"queen.ack_max_items",
-        c"Most acknowledgements one ack call takes.",
+        c"queen.decompress_max_bytes",
+        c"Bytes one request may decompress to, over all its compressed parts \
+          (binary push groups, timer payloads).",
         c"",
-        &ACK_MAX_ITEMS,
+        &DECOMPRESS_MAX_BYTES,
+        1024,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// Most items one push call takes (`queen.push_max_items`).
+pub fn push_max_items() -> usize {
+    PUSH_MAX_ITEMS.get() as usize
+}
+
+/// Largest `batch` one pop may ask for (`queen.pop_max_batch`).
+pub fn pop_max_batch() -> i64 {
+    POP_MAX_BATCH.get() as i64
+}
+
+/// Most partitions one pop may claim (`queen.pop_max_partitions`).
+pub fn pop_max_partitions() -> i64 {
+    POP_MAX_PARTITIONS.get() as i64
+}
+
+/// Candidate partitions one pop examines per partition it may claim
+/// (`queen.pop_candidates`).
+pub fn pop_candidates() -> i64 {
+    POP_CANDIDATES.get() as i64
+}
+
+/// Most acknowledgements one ack call takes (`queen.ack_max_items`).
+pub fn ack_max_items() -> usize {
+    ACK_MAX_ITEMS.get() as usize
+}
+
+/// Sidecar rows an ack outside any lease looks back over
+/// (`queen.ack_lookback_segments`).
+pub fn ack_lookback_segments() -> i64 {
+    ACK_LOOKBACK_SEGMENTS.get() as i64
+}
+
+/// Bytes one request may decompress to (`queen.decompress_max_bytes`).
+pub fn decompress_max_bytes() -> usize {
+    DECOMPRESS_MAX_BYTES.get() as usize
+}
+
+// Commits that do not wait for the WAL flush (see `engine::soft_commit`).
+
+/// `queen.pop_async_commit`: whether a transaction that wrote nothing but
+/// one pop's lease commits without waiting for its WAL to reach disk
+/// (default on; any session may set it).
+static POP_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// `queen.ack_async_commit`: whether a transaction that wrote nothing but
+/// one ack call's cursor moves commits without waiting for its WAL to reach
+/// disk (default on; any session may set it).
+static ACK_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+fn register_commits() {
+    GucRegistry::define_bool_guc(
+        c"queen.pop_async_commit",
+        c"A transaction whose only write is a pop's lease commits \
+          without waiting for the WAL flush.",
+        c"A crash before the next flush loses that lease and the batch is delivered again, \
+          as on lease expiry.",
+        &POP_ASYNC_COMMIT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.ack_async_commit",
+        c"A transaction whose only writes are one ack call's commits \
+          without waiting for the WAL flush.",
+        c"A crash before the next flush loses those acks and their messages are delivered again.",
+        &ACK_ASYNC_COMMIT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+}
+
+/// Whether a pop's lease alone commits without the flush
+/// (`queen.pop_async_commit`).
+pub fn pop_async_commit() -> bool {
+    POP_ASYNC_COMMIT.get()
+}
+
+/// Whether one ack call's cursor moves alone commit without the flush
+/// (`queen.ack_async_commit`).
+pub fn ack_async_commit() -> bool {
+    ACK_ASYNC_COMMIT.get()
+}
+
+// Retention.
+
+/// `queen.retention_interval_ms`: the cycle period, in milliseconds (the
+/// cluster cadence, kept in the lease row; default 5 s, at least 100 ms).
+static RETENTION_INTERVAL_MS: GucSetting<i32> = GucSetting::<i32>::new(5000);
+/// `queen.retention_batch_size`: rows one retention step deletes at most
+/// (`p_max_rows`; default 1000, 1 to 100 000).
+static RETENTION_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.retention_parallelism`: concurrent step workers in phases 1 to 3
+/// (default 1, at most 16).
+static RETENTION_PARALLELISM: GucSetting<i32> = GucSetting::<i32>::new(1);
+/// `queen.retention_due_cap`: due partitions per phase and cycle; 0 (the
+/// default) derives batch x parallelism x 5.
+static RETENTION_DUE_CAP: GucSetting<i32> = GucSetting::<i32>::new(0);
+/// `queen.retention_safety_walk_ms`: period of the watermark safety walk, in
+/// milliseconds (default a day); 0 stops the recurrence (never the first
+/// backfill).
+static RETENTION_SAFETY_WALK_MS: GucSetting<i32> = GucSetting::<i32>::new(86_400_000);
+/// `queen.partition_cleanup_enabled`: whether empty, idle partitions are
+/// deleted (default on).
+static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// `queen.partition_cleanup_days`: days a partition must be empty and idle
+/// before it is deleted (default 30, 1 to 100 000).
+static PARTITION_CLEANUP_DAYS: GucSetting<i32> = GucSetting::<i32>::new(30);
+/// `queen.metrics_retention_days`: days observability rows are kept
+/// (default 90, 1 to 100 000).
+static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
+/// `queen.failed_retention`: the floor under per-queue DLQ retention, in
+/// whole seconds (unit `s`; default 72 hours; 0: no floor).
+static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
+
+fn register_retention() {
+    GucRegistry::define_int_guc(
+        c"queen.retention_interval_ms",
+        c"Period of the retention cycle, in milliseconds.",
+        c"",
+        &RETENTION_INTERVAL_MS,
+        100,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_batch_size",
+        c"Rows one retention step deletes at most.",
+        c"",
+        &RETENTION_BATCH_SIZE,
+        1,
+        100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_parallelism",
+        c"Concurrent retention step workers (1 to 16).",
+        c"",
+        &RETENTION_PARALLELISM,
+        1,
+        16,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_due_cap",
+        c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.",
+        c"",
+        &RETENTION_DUE_CAP,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_safety_walk_ms",
+        c"Period of the watermark safety walk; 0 stops it recurring.",
+        c"",
+        &RETENTION_SAFETY_WALK_MS,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.partition_cleanup_enabled",
+        c"Whether empty, idle partitions are deleted.",
+        c"",
+        &PARTITION_CLEANUP_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.partition_cleanup_days",
+        c"Days a partition must be empty and idle before it is deleted (at least 1).",
+        c"",
+        &PARTITION_CLEANUP_DAYS,
+        1,
+        100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.metrics_retention_days",
+        c"Days observability rows are kept.",
+        c"",
+        &METRICS_RETENTION_DAYS,
+        1,
+        100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.failed_retention",
+        c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",
+        c"0 removes the floor.",
+        &FAILED_RETENTION,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::UNIT_S,
+    );
+}
+
+/// The retention cycle period, in milliseconds
+/// (`queen.retention_interval_ms`).
+pub fn retention_interval_ms() -> i64 {
+    RETENTION_INTERVAL_MS.get() as i64
+}
+
+/// Rows one retention step deletes at most (`queen.retention_batch_size`).
+pub fn retention_batch_size() -> i32 {
+    RETENTION_BATCH_SIZE.get()
+}
+
+/// Concurrent retention step workers (`queen.retention_parallelism`).
+pub fn retention_parallelism() -> i32 {
+    RETENTION_PARALLELISM.get()
+}
+
+/// The effective due cap (`queen.retention_due_cap`, or what 0 derives).
+pub fn retention_due_cap() -> i64 {
+    match RETENTION_DUE_CAP.get() {
+        0 => RETENTION_BATCH_SIZE.get() as i64 * RETENTION_PARALLELISM.get() as i64 * 5,
+        n => n as i64,
+    }
+}
+
+/// The watermark safety walk's period, in milliseconds
+/// (`queen.retention_safety_walk_ms`).
+pub fn retention_safety_walk_ms() -> i64 {
+    RETENTION_SAFETY_WALK_MS.get() as i64
+}
+
+/// Whether empty, idle partitions are deleted
+/// (`queen.partition_cleanup_enabled`).
+pub fn partition_cleanup_enabled() -> bool {
+    PARTITION_CLEANUP_ENABLED.get()
+}
+
+/// Days a partition stays empty and idle before it is deleted, at least 1
+/// (`queen.partition_cleanup_days`).
+pub fn partition_cleanup_days() -> i32 {
+    PARTITION_CLEANUP_DAYS.get().max(1)
+}
+
+/// Days observability rows are kept (`queen.metrics_retention_days`).
+pub fn metrics_retention_days() -> i32 {
+    METRICS_RETENTION_DAYS.get()
+}
+
+/// The floor under per-queue DLQ retention, in seconds, never negative
+/// (`queen.failed_retention`).
+pub fn failed_retention_seconds() -> i32 {
+    FAILED_RETENTION.get().max(0)
+}
+
+// The timer sweepers.
+
+/// `queen.sweeper_workers`: sweeper background workers started at server
+/// start (default 1; 0 to [`MAX_SWEEPERS`]).
+static SWEEPER_WORKERS: GucSetting<i32> = GucSetting::<i32>::new(1);
+/// `queen.sweeper_lease_ms`: how long a sweeper's claim on due timers lasts,
+/// in milliseconds (default 30 s, at least 100 ms).
+static SWEEPER_LEASE_MS: GucSetting<i32> = GucSetting::<i32>::new(30_000);
+/// `queen.sweeper_claim_batch`: timers one claim takes at most (default 200,
+/// 1 to 100 000).
+static SWEEPER_CLAIM_BATCH: GucSetting<i32> = GucSetting::<i32>::new(200);
+/// `queen.sweeper_cycle_max_rows`: timers one sweeper cycle fires at most
+/// (default 5000, 1 to 10 000 000).
+static SWEEPER_CYCLE_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5000);
+/// `queen.sweeper_max_fire_bytes`: payload bytes one fire transaction
+/// carries at most (default 8 MiB, at least 1 KiB).
+static SWEEPER_MAX_FIRE_BYTES: GucSetting<i32> = GucSetting::<i32>::new(8 * 1024 * 1024);
+/// `queen.sweeper_max_fire_attempts`: failed fires of one timer before it
+/// is set aside (default 5, 1 to 1000).
+static SWEEPER_MAX_FIRE_ATTEMPTS: GucSetting<i32> = GucSetting::<i32>::new(5);
+/// `queen.sweeper_max_sleep_ms`: the longest a sweeper sleeps, in
+/// milliseconds (default 1 s, 5 ms to 60 s).
+static SWEEPER_MAX_SLEEP_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.timers_schedule_enabled`: the kill switch of scheduling (default
+/// on; harmless to stop).
+static TIMERS_SCHEDULE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// `queen.timers_fire_enabled`: the kill switch of firing (default on;
+/// stopping it accumulates promised work).
+static TIMERS_FIRE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+fn register_sweeper() {
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_workers",
+        c"Sweeper background workers (they share every shard; 0 starts none).",
+        c"",
+        &SWEEPER_WORKERS,
+        0,
+        MAX_SWEEPERS as i32,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_lease_ms",
+        c"How long a sweeper's claim on due timers lasts.",
+        c"",
+        &SWEEPER_LEASE_MS,
+        100,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_claim_batch",
+        c"Timers one claim takes at most.",
+        c"",
+        &SWEEPER_CLAIM_BATCH,
+        1,
+        100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_cycle_max_rows",
+        c"Timers one sweeper cycle fires at most.",
+        c"",
+        &SWEEPER_CYCLE_MAX_ROWS,
+        1,
+        10_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_max_fire_bytes",
+        c"Payload bytes one fire transaction carries at most.",
+        c"",
+        &SWEEPER_MAX_FIRE_BYTES,
+        1024,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_max_fire_attempts",
+        c"Fires of one timer that may fail before it is set aside (queen.log_timers_failed).",
+        c"",
+        &SWEEPER_MAX_FIRE_ATTEMPTS,
+        1,
+        1000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_max_sleep_ms",
+        c"The longest a sweeper sleeps.",
+        c"",
+        &SWEEPER_MAX_SLEEP_MS,
+        5,
+        60_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.timers_schedule_enabled",
+        c"Whether timers can be scheduled.",
+        c"",
+        &TIMERS_SCHEDULE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.timers_fire_enabled",
+        c"Whether the sweepers fire due timers.",
+        c"",
+        &TIMERS_FIRE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// Sweeper workers started at server start (`queen.sweeper_workers`).
+pub fn sweeper_workers() -> i32 {
+    SWEEPER_WORKERS.get()
+}
+
+/// A sweeper's claim, in milliseconds (`queen.sweeper_lease_ms`).
+pub fn sweeper_lease_ms() -> i32 {
+    SWEEPER_LEASE_MS.get()
+}
+
+/// Timers one claim takes at most (`queen.sweeper_claim_batch`).
+pub fn sweeper_claim_batch() -> i32 {
+    SWEEPER_CLAIM_BATCH.get()
+}
+
+/// Timers one sweeper cycle fires at most (`queen.sweeper_cycle_max_rows`).
+pub fn sweeper_cycle_max_rows() -> i32 {
+    SWEEPER_CYCLE_MAX_ROWS.get()
+}
+
+/// Payload bytes one fire transaction carries at most
+/// (`queen.sweeper_max_fire_bytes`).
+pub fn sweeper_max_fire_bytes() -> i64 {
+    SWEEPER_MAX_FIRE_BYTES.get() as i64
+}
+
+/// Failed fires of one timer before it is set aside
+/// (`queen.sweeper_max_fire_attempts`).
+pub fn sweeper_max_fire_attempts() -> i32 {
+    SWEEPER_MAX_FIRE_ATTEMPTS.get()
+}
+
+/// The longest a sweeper sleeps, in milliseconds (`queen.sweeper_max_sleep_ms`).
+pub fn sweeper_max_sleep_ms() -> i64 {
+    SWEEPER_MAX_SLEEP_MS.get() as i64
+}
+
+/// Whether timers can be scheduled (`queen.timers_schedule_enabled`).
+pub fn timers_schedule_enabled() -> bool {
+    TIMERS_SCHEDULE_ENABLED.get()
+}
+
+/// Whether the sweepers fire due timers (`queen.timers_fire_enabled`).
+pub fn timers_fire_enabled() -> bool {
+    TIMERS_FIRE_ENABLED.get()
+}
+
+// The key-value store and locks.
+
+/// `queen.kv_expire_every_ms`: period of the sweepers' prune of expired
+/// keys, in milliseconds (default 1 s, at least 10 ms).
+static KV_EXPIRE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.kv_expire_batch`: expired keys one prune pass deletes at most
+/// (default 1000, 1 to 1 000 000).
+static KV_EXPIRE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.kv_expired_count_max`: expired-but-present keys a prune pass
+/// counts at most (default 100 000, at least 64).
+static KV_EXPIRED_COUNT_MAX: GucSetting<i32> = GucSetting::<i32>::new(100_000);
+/// `queen.kv_usage_every_ms`: period of the per-namespace usage rollup that
+/// quotas read, in milliseconds (default 5 minutes, at least 10 ms).
+static KV_USAGE_EVERY_MS: GucSetting<i32> = GucSetting::<i32>::new(300_000);
+/// `queen.kv_usage_batch`: keys one statement of the usage rollup reads
+/// (default 10 000, 1 to 10 000 000).
+static KV_USAGE_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+/// `queen.kv_batch_max_ops`: most operations one KV or locks call takes
+/// (default 1000, 1 to 1 000 000).
+static KV_BATCH_MAX_OPS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.kv_key_max_bytes`: the longest KV key, in bytes (default 1024, 1
+/// to 65 535).
+static KV_KEY_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024);
+/// `queen.kv_value_max_bytes`: the largest KV value (its JSON text), in
+/// bytes (default 1 MiB, at least 16).
+static KV_VALUE_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1024 * 1024);
+/// `queen.kv_read_max_bytes`: bytes of values one getMany or getPrefix
+/// answers at most, the rest marked truncated (default 4 MiB, at least
+/// 1 KiB).
+static KV_READ_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(4 * 1024 * 1024);
+/// `queen.kv_prefix_max_rows`: rows one getPrefix answers at most, a larger
+/// limit being clamped (default 1000, 1 to 1 000 000).
+static KV_PREFIX_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
+
+fn register_kv() {
+    GucRegistry::define_int_guc(
+        c"queen.kv_expire_every_ms",
+        c"Period of the sweepers' prune of expired keys.",
+        c"",
+        &KV_EXPIRE_EVERY_MS,
+        10,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_expire_batch",
+        c"Expired keys one prune pass deletes at most.",
+        c"",
+        &KV_EXPIRE_BATCH,
         1,
         1_000_000,
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"queen.kv_expired_count_max",
+        c"Expired-but-present keys a prune pass counts at most.",
+        c"",
+        &KV_EXPIRED_COUNT_MAX,
+        64,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_usage_every_ms",
+        c"Period of the per-namespace usage rollup that quotas read.",
+        c"",
+        &KV_USAGE_EVERY_MS,
+        10,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_usage_batch",
+        c"Keys one statement of the usage rollup reads.",
+        c"",
+        &KV_USAGE_BATCH,
+        1,
+        10_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_batch_max_ops",
+        c"Most operations one KV or locks call takes.",
+        c"",
+        &KV_BATCH_MAX_OPS,
+        1,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_key_max_bytes",
+        c"Longest KV key, in bytes.",
+        c"",
+        &KV_KEY_MAX_BYTES,
+        1,
+        65_535,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_value_max_bytes",
+        c"Largest KV value (its JSON text), in bytes.",
+        c"",
+        &KV_VALUE_MAX_BYTES,
+        16,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_read_max_bytes",
+        c"Bytes of values one getMany or getPrefix answers at most; the rest is marked truncated.",
+        c"",
+        &KV_READ_MAX_BYTES,
+        1024,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.kv_prefix_max_rows",
+        c"Rows one getPrefix answers at most (a larger limit is clamped).",
+        c"",
+        &KV_PREFIX_MAX_ROWS,
+        1,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The period of the prune of expired keys (`queen.kv_expire_every_ms`).
+pub fn kv_expire_every() -> Duration {
+    Duration::from_millis(KV_EXPIRE_EVERY_MS.get() as u64)
+}
+
+/// Expired keys one prune pass deletes at most (`queen.kv_expire_batch`).
+pub fn kv_expire_batch() -> i32 {
+    KV_EXPIRE_BATCH.get()
+}
+
+/// Expired-but-present keys a prune pass counts at most
+/// (`queen.kv_expired_count_max`).
+pub fn kv_expired_count_max() -> i32 {
+    KV_EXPIRED_COUNT_MAX.get()
+}
+
+/// The period of the usage rollup (`queen.kv_usage_every_ms`).
+pub fn kv_usage_every() -> Duration {
+    Duration::from_millis(KV_USAGE_EVERY_MS.get() as u64)
+}
+
+/// Keys one statement of the usage rollup reads (`queen.kv_usage_batch`).
+pub fn kv_usage_batch() -> i32 {
+    KV_USAGE_BATCH.get()
+}
+
+/// Most operations one KV or locks call takes (`queen.kv_batch_max_ops`).
+pub fn kv_batch_max_ops() -> usize {
+    KV_BATCH_MAX_OPS.get() as usize
+}
+
+/// The longest KV key, in bytes (`queen.kv_key_max_bytes`).
+pub fn kv_key_max_bytes() -> usize {
+    KV_KEY_MAX_BYTES.get() as usize
+}
+
+/// The largest KV value's JSON text, in bytes (`queen.kv_value_max_bytes`).
+pub fn kv_value_max_bytes() -> usize {
+    KV_VALUE_MAX_BYTES.get() as usize
+}
+
+/// Bytes of values one getMany or getPrefix answers at most
+/// (`queen.kv_read_max_bytes`).
+pub fn kv_read_max_bytes() -> i64 {
+    KV_READ_MAX_BYTES.get() as i64
+}
+
+/// Rows one getPrefix answers at most (`queen.kv_prefix_max_rows`).
+pub fn kv_prefix_max_rows() -> i64 {
+    KV_PREFIX_MAX_ROWS.get() as i64
 }

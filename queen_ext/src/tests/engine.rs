@@ -8,16 +8,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    fn q(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql)
-            .unwrap()
-            .map(|Json(v)| v)
-            .unwrap_or(Value::Null)
-    }
-
-    fn n(sql: &str) -> i64 {
-        Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
-    }
+    use crate::tests::support::{js, n};
 
     fn push(items: Value) -> Value {
         Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(items).into()])
@@ -321,7 +312,7 @@ mod tests {
     #[pg_test]
     fn a_lease_covers_the_segments_read() {
         let cursor = |pid: i64| {
-            q(&format!(
+            js(&format!(
             "SELECT json_build_array(committed, lease_id IS NOT NULL, lease_start, lease_end, length(lease_state), head_attempts)
                FROM queen.log_consumers WHERE partition_id = {pid}"
         ))
@@ -464,7 +455,7 @@ mod tests {
             push(json!([{"queue": "d", "partition": "p2", "payload": 1, "transactionId": "t-1"}]));
         assert_eq!(other[0]["status"], "queued");
         // A queue with deduplication off stores every copy.
-        q("SELECT queen.configure('nodedup', '{\"dedupWindowSeconds\": 0}')");
+        js("SELECT queen.configure('nodedup', '{\"dedupWindowSeconds\": 0}')");
         push(json!([{"queue": "nodedup", "payload": 1, "transactionId": "x"}]));
         let dup = push(json!([{"queue": "nodedup", "payload": 1, "transactionId": "x"}]));
         assert_eq!(dup[0]["status"], "queued");
@@ -520,7 +511,7 @@ mod tests {
 
     #[pg_test]
     fn only_a_queue_with_a_dedup_window_indexes_caller_ids() {
-        q("SELECT queen.configure('nowin', '{\"dedupWindowSeconds\": 0}')");
+        js("SELECT queen.configure('nowin', '{\"dedupWindowSeconds\": 0}')");
         let indexed = |queue: &str| {
             n(&format!(
             "SELECT count(*) FROM queen.log_txns t JOIN queen.log_partitions p ON p.id = t.partition_id \
@@ -555,7 +546,7 @@ mod tests {
     fn acks_of_an_id_stored_twice_answer_each_copy() {
         // Without a dedup window, the same transaction id can sit at several
         // offsets of one lease; acking what was delivered completes all of it.
-        q("SELECT queen.configure('twice', '{\"dedupWindowSeconds\": 0}')");
+        js("SELECT queen.configure('twice', '{\"dedupWindowSeconds\": 0}')");
         for data in [1, 2, 3] {
             push(json!([{"queue": "twice", "payload": data, "transactionId": "T"}]));
         }
@@ -601,17 +592,17 @@ mod tests {
 
     #[pg_test]
     fn configure_merge_keeps_and_replace_resets() {
-        let created = q("SELECT queen.configure('c', '{\"leaseTime\": 30, \"retryLimit\": 7}')");
+        let created = js("SELECT queen.configure('c', '{\"leaseTime\": 30, \"retryLimit\": 7}')");
         assert_eq!(created["created"], true);
         assert_eq!(created["options"]["leaseTime"], 30);
-        let merged = q("SELECT queen.configure('c', '{\"retentionEnabled\": true}')");
+        let merged = js("SELECT queen.configure('c', '{\"retentionEnabled\": true}')");
         assert_eq!(merged["options"]["leaseTime"], 30);
         assert_eq!(merged["options"]["retryLimit"], 7);
         assert_eq!(merged["options"]["retentionEnabled"], true);
-        let nulled = q("SELECT queen.configure('c', '{\"retryLimit\": null}')");
+        let nulled = js("SELECT queen.configure('c', '{\"retryLimit\": null}')");
         assert_eq!(nulled["options"]["retryLimit"], 3);
         assert_eq!(nulled["options"]["leaseTime"], 30);
-        let replaced = q("SELECT queen.configure('c', '{\"retryLimit\": 1}', 'replace')");
+        let replaced = js("SELECT queen.configure('c', '{\"retryLimit\": 1}', 'replace')");
         assert_eq!(replaced["options"]["leaseTime"], 60);
         assert_eq!(replaced["options"]["retentionEnabled"], false);
         assert_eq!(replaced["options"]["retryLimit"], 1);
@@ -619,7 +610,7 @@ mod tests {
 
     #[pg_test]
     fn failed_redelivers_then_dead_letters() {
-        q("SELECT queen.configure('f', '{\"retryLimit\": 1, \"retryDelay\": 0}')");
+        js("SELECT queen.configure('f', '{\"retryLimit\": 1, \"retryDelay\": 0}')");
         push(json!([{"queue": "f", "payload": "bad"}, {"queue": "f", "payload": "good"}]));
         let first = pop("f", None, 1, json!({}));
         assert_eq!(first["messages"][0]["deliveryAttempt"], 1);
@@ -731,7 +722,7 @@ mod tests {
 
     #[pg_test]
     fn delayed_processing_hides_young_messages() {
-        q("SELECT queen.configure('dp', '{\"delayedProcessing\": 60}')");
+        js("SELECT queen.configure('dp', '{\"delayedProcessing\": 60}')");
         push(json!([{"queue": "dp", "payload": 1}]));
         assert_eq!(
             pop("dp", None, 1, json!({}))["messages"]
@@ -753,8 +744,8 @@ mod tests {
 
     #[pg_test]
     fn namespace_pop_spans_queues() {
-        q("SELECT queen.configure('n1', '{\"namespace\": \"billing\"}')");
-        q("SELECT queen.configure('n2', '{\"namespace\": \"billing\"}')");
+        js("SELECT queen.configure('n1', '{\"namespace\": \"billing\"}')");
+        js("SELECT queen.configure('n2', '{\"namespace\": \"billing\"}')");
         push(json!([{"queue": "n1", "payload": 1}, {"queue": "n2", "payload": 2}]));
         let p = Spi::get_one::<Json>("SELECT queen.pop(NULL, NULL, 'g', 10, '{\"namespace\": \"billing\", \"partitions\": 2}')")
         .unwrap()
@@ -770,7 +761,7 @@ mod tests {
         push(json!([{"queue": "del", "payload": 1}, {"queue": "keep", "payload": 1}]));
         let p = pop("del", None, 1, json!({}));
         ack_all(&p, "dlq", None);
-        q("SELECT queen.delete_queue('del')");
+        js("SELECT queen.delete_queue('del')");
         assert_eq!(n("SELECT count(*) FROM queen.queues WHERE name = 'del'"), 0);
         assert_eq!(n("SELECT count(*) FROM queen.log_partitions"), 1);
         assert_eq!(n("SELECT count(*) FROM queen.log_txns"), 1);
@@ -984,17 +975,17 @@ mod tests {
         );
         let p = pop("cg", Some("g"), 2, json!({}));
         ack_all(&p, "completed", Some("g"));
-        let list = q("SELECT queen.consumer_groups_list()");
+        let list = js("SELECT queen.consumer_groups_list()");
         assert_eq!(list["consumerGroups"][0]["consumerGroup"], "g");
         assert_eq!(list["consumerGroups"][0]["queues"][0]["lag"], 1);
         // Back to the beginning: everything is delivered again.
-        q("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"beginning\"}')");
+        js("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"beginning\"}')");
         assert_eq!(
             datas(&pop("cg", Some("g"), 10, json!({}))),
             vec![json!(0), json!(1), json!(2)]
         );
         // To the end: nothing is left.
-        q("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"end\"}')");
+        js("SELECT queen.consumer_group_seek('g', 'cg', '{\"position\": \"end\"}')");
         assert_eq!(
             pop("cg", Some("g"), 10, json!({}))["messages"]
                 .as_array()
@@ -1002,9 +993,9 @@ mod tests {
                 .len(),
             0
         );
-        let detail = q("SELECT queen.consumer_group_get('g')");
+        let detail = js("SELECT queen.consumer_group_get('g')");
         assert_eq!(detail["partitions"][0]["committedOffset"], 2);
-        let deleted = q("SELECT queen.consumer_group_delete('g')");
+        let deleted = js("SELECT queen.consumer_group_delete('g')");
         assert_eq!(deleted["partitionsDeleted"], 1);
         assert_eq!(deleted["subscriptionsDeleted"], 1);
         // A deleted group starts over.
@@ -1020,7 +1011,7 @@ mod tests {
     #[pg_test(error = "options: give one of position, timestamp or toEnd")]
     fn a_seek_needs_a_target() {
         push(json!([{"queue": "cg2", "payload": 0}]));
-        q("SELECT queen.consumer_group_seek('g', 'cg2', '{}')");
+        js("SELECT queen.consumer_group_seek('g', 'cg2', '{}')");
     }
 
     #[pg_test(error = "items[0].queue: is required")]
@@ -1042,11 +1033,11 @@ mod tests {
 
     #[pg_test(error = "queue \"ghost\" does not exist")]
     fn deleting_unknown_queue_is_refused() {
-        q("SELECT queen.delete_queue('ghost')");
+        js("SELECT queen.delete_queue('ghost')");
     }
 
     #[pg_test(error = "options.leaseTime: must be an integer")]
     fn configure_wrong_type_is_refused() {
-        q("SELECT queen.configure('c', '{\"leaseTime\": \"long\"}')");
+        js("SELECT queen.configure('c', '{\"leaseTime\": \"long\"}')");
     }
 }

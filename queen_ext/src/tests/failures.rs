@@ -7,16 +7,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    fn n(sql: &str) -> i64 {
-        Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
-    }
-
-    fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql)
-            .unwrap()
-            .map(|Json(v)| v)
-            .unwrap_or(Value::Null)
-    }
+    use crate::tests::support::{js, n};
 
     /// Pushes `count` messages and dead-letters all of them for `group`.
     fn dead_letters(queue: &str, group: &str, count: usize) -> Vec<Value> {

@@ -6,4 +6,5 @@ mod failures;
 #[cfg(test)]
 mod layout;
 mod retention;
+mod support;
 mod sweeper;

@@ -9,21 +9,12 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    fn n(sql: &str) -> i64 {
-        Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
-    }
+    use crate::tests::support::{js, n};
 
     fn jb(sql: &str) -> Value {
         Spi::get_one::<JsonB>(sql)
             .unwrap()
             .map(|JsonB(v)| v)
-            .unwrap_or(Value::Null)
-    }
-
-    fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql)
-            .unwrap()
-            .map(|Json(v)| v)
             .unwrap_or(Value::Null)
     }
 

@@ -4,19 +4,9 @@
 #[pgrx::pg_schema]
 mod tests {
     use pgrx::prelude::*;
-    use pgrx::Json;
-    use serde_json::{json, Value};
+    use serde_json::json;
 
-    fn js(sql: &str) -> Value {
-        Spi::get_one::<Json>(sql)
-            .unwrap()
-            .map(|Json(v)| v)
-            .unwrap_or(Value::Null)
-    }
-
-    fn n(sql: &str) -> i64 {
-        Spi::get_one::<i64>(sql).unwrap().unwrap_or(0)
-    }
+    use crate::tests::support::{js, n};
 
     /// Makes every scheduled timer due.
     fn due_now() {

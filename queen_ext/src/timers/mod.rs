@@ -44,7 +44,7 @@ pub fn schedule(
             format!("{delay_ms} is further from now than {max_ms} milliseconds"),
         );
     }
-    if !crate::pg::settings::TIMERS_SCHEDULE_ENABLED.get() {
+    if !crate::pg::settings::timers_schedule_enabled() {
         errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
     }
     let message_id = queen_frames::new_message_id();
@@ -136,7 +136,7 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
     if list.is_empty() {
         errors::invalid("operations", "must not be empty");
     }
-    let max = crate::pg::settings::PUSH_MAX_ITEMS.get() as usize;
+    let max = crate::pg::settings::push_max_items();
     if list.len() > max {
         errors::invalid(
             "operations",

@@ -15,7 +15,7 @@ pub struct Inflate {
 impl Inflate {
     pub fn new() -> Inflate {
         Inflate {
-            left: crate::pg::settings::DECOMPRESS_MAX_BYTES.get() as usize,
+            left: crate::pg::settings::decompress_max_bytes(),
         }
     }
 
@@ -49,7 +49,7 @@ pub fn exceeded(what: &str) -> ! {
         what,
         format!(
             "the request decompresses to more than queen.decompress_max_bytes ({} bytes)",
-            crate::pg::settings::DECOMPRESS_MAX_BYTES.get()
+            crate::pg::settings::decompress_max_bytes()
         ),
     )
 }

@@ -36,12 +36,12 @@ pub struct Settings {
 impl Settings {
     pub fn from_gucs() -> Settings {
         Settings {
-            batch: settings::RETENTION_BATCH_SIZE.get(),
+            batch: settings::retention_batch_size(),
             due_cap: settings::retention_due_cap(),
-            cleanup_enabled: settings::PARTITION_CLEANUP_ENABLED.get(),
-            cleanup_days: settings::PARTITION_CLEANUP_DAYS.get().max(1),
-            metrics_days: settings::METRICS_RETENTION_DAYS.get(),
-            lease_ms: settings::MAINTENANCE_LEASE_MS.get() as i64,
+            cleanup_enabled: settings::partition_cleanup_enabled(),
+            cleanup_days: settings::partition_cleanup_days(),
+            metrics_days: settings::metrics_retention_days(),
+            lease_ms: settings::maintenance_lease_ms(),
         }
     }
 }

@@ -48,10 +48,7 @@ pub fn rules_sql() -> String {
         .replace("{floor}", &TXN_FLOOR_SECONDS.to_string())
         .replace(
             "{failed_floor}",
-            &crate::pg::settings::FAILED_RETENTION
-                .get()
-                .max(0)
-                .to_string(),
+            &crate::pg::settings::failed_retention_seconds().to_string(),
         )
 }
 

@@ -76,7 +76,7 @@ impl Scheduler {
 
     /// The first backfill, then the safety walk every period.
     fn watermark(&mut self) -> Result<(), String> {
-        let lease_ms = settings::MAINTENANCE_LEASE_MS.get() as i64;
+        let lease_ms = settings::maintenance_lease_ms();
         let Some(token) = in_own_transaction(|| {
             spi::spi(|c| lease::claim(c, lease::WATERMARK, &self.holder, lease_ms))
         })?
@@ -110,7 +110,7 @@ impl Scheduler {
         if fixed > 0 {
             pgrx::log!("retention watermark walk fixed {fixed} partitions");
         }
-        let period = settings::RETENTION_SAFETY_WALK_MS.get() as i64;
+        let period = settings::retention_safety_walk_ms();
         in_own_transaction(|| {
             spi::spi(|c| lease::release(c, lease::WATERMARK, token, Some(period)))
         })?;
@@ -118,8 +118,8 @@ impl Scheduler {
     }
 
     fn retention(&mut self) -> Result<(), String> {
-        let lease_ms = settings::MAINTENANCE_LEASE_MS.get() as i64;
-        let period = settings::RETENTION_INTERVAL_MS.get() as i64;
+        let lease_ms = settings::maintenance_lease_ms();
+        let period = settings::retention_interval_ms();
         let Some(token) = in_own_transaction(|| {
             spi::spi(|c| lease::claim(c, lease::RETENTION, &self.holder, lease_ms))
         })?
@@ -255,16 +255,15 @@ pub extern "C-unwind" fn queen_maintenance_main(_arg: pg_sys::Datum) {
         last_error_log: None,
     };
     loop {
-        let poll = Duration::from_millis(
-            (settings::RETENTION_INTERVAL_MS.get() as u64 / 10).clamp(50, 1000),
-        );
+        let poll =
+            Duration::from_millis((settings::retention_interval_ms() / 10).clamp(50, 1000) as u64);
         if !wait(poll) {
             break;
         }
         if BackgroundWorker::sighup_received() {
             unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
         }
-        if !settings::WORKERS_ENABLED.get() || spi::in_recovery() || !extension_present() {
+        if !settings::workers_enabled() || spi::in_recovery() || !extension_present() {
             continue;
         }
         scheduler.tick();
@@ -461,7 +460,7 @@ pub extern "C-unwind" fn queen_retention_cycle_main(arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
     connect();
     let settings = cycle::Settings::from_gucs();
-    let parallelism = settings::RETENTION_PARALLELISM.get();
+    let parallelism = settings::retention_parallelism();
     let mut spread = |items: &[Item], failed: &mut Failed| {
         fan_out(token, parallelism, settings.batch, items, failed)
     };

@@ -37,12 +37,12 @@ pub struct Settings {
 impl Settings {
     pub fn from_gucs() -> Settings {
         Settings {
-            claim_batch: settings::SWEEPER_CLAIM_BATCH.get(),
-            cycle_max_rows: settings::SWEEPER_CYCLE_MAX_ROWS.get(),
-            lease_ms: settings::SWEEPER_LEASE_MS.get(),
-            max_fire_bytes: settings::SWEEPER_MAX_FIRE_BYTES.get() as i64,
-            max_sleep_ms: settings::SWEEPER_MAX_SLEEP_MS.get() as i64,
-            max_fire_attempts: settings::SWEEPER_MAX_FIRE_ATTEMPTS.get(),
+            claim_batch: settings::sweeper_claim_batch(),
+            cycle_max_rows: settings::sweeper_cycle_max_rows(),
+            lease_ms: settings::sweeper_lease_ms(),
+            max_fire_bytes: settings::sweeper_max_fire_bytes(),
+            max_sleep_ms: settings::sweeper_max_sleep_ms(),
+            max_fire_attempts: settings::sweeper_max_fire_attempts(),
         }
     }
 }
@@ -51,7 +51,7 @@ pub fn register() {
     if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         return;
     }
-    for n in 0..settings::SWEEPER_WORKERS.get() {
+    for n in 0..settings::sweeper_workers() {
         BackgroundWorkerBuilder::new(&format!("queen sweeper {n}"))
             .set_function("queen_sweeper_main")
             .set_library("queen")
@@ -129,7 +129,7 @@ impl SubClocks {
             // A rollup reads the whole table in pages; it takes at most
             // ROLLUP_SLICE of each cycle and resumes in the next, so a large
             // table never holds up the fire.
-            let batch = settings::KV_USAGE_BATCH.get();
+            let batch = settings::kv_usage_batch();
             let rollup = self.rollup.get_or_insert_with(prune::Rollup::new);
             let slice = Instant::now();
             let mut outcome = Ok(());
@@ -143,23 +143,21 @@ impl SubClocks {
                 Ok(()) if rollup.done => {
                     metrics::rolled_up();
                     self.rollup = None;
-                    self.next_rollup = Instant::now()
-                        + Duration::from_millis(settings::KV_USAGE_EVERY_MS.get() as u64);
+                    self.next_rollup = Instant::now() + settings::kv_usage_every();
                 }
                 Ok(()) => {}
                 Err(e) => {
                     self.rollup = None;
-                    self.next_rollup = Instant::now()
-                        + Duration::from_millis(settings::KV_USAGE_EVERY_MS.get() as u64);
+                    self.next_rollup = Instant::now() + settings::kv_usage_every();
                     self.rollup_off = failed(worker, "KV usage rollup", &e, &mut self.logged[0]);
                 }
             }
         }
         if !self.prune_off && Instant::now() >= self.next_prune {
-            let every = Duration::from_millis(settings::KV_EXPIRE_EVERY_MS.get() as u64);
+            let every = settings::kv_expire_every();
             self.next_prune = Instant::now() + every;
-            let batch = settings::KV_EXPIRE_BATCH.get();
-            let count_max = settings::KV_EXPIRED_COUNT_MAX.get();
+            let batch = settings::kv_expire_batch();
+            let count_max = settings::kv_expired_count_max();
             // Another pass only while passes come back full, and only for half
             // the period: each pass is its own transaction of at most `batch`.
             // Then one count of what is left, deleting or not.
@@ -199,12 +197,8 @@ impl SubClocks {
     /// period.
     fn reloaded(&mut self) {
         let now = Instant::now();
-        self.next_rollup = self
-            .next_rollup
-            .min(now + Duration::from_millis(settings::KV_USAGE_EVERY_MS.get() as u64));
-        self.next_prune = self
-            .next_prune
-            .min(now + Duration::from_millis(settings::KV_EXPIRE_EVERY_MS.get() as u64));
+        self.next_rollup = self.next_rollup.min(now + settings::kv_usage_every());
+        self.next_prune = self.next_prune.min(now + settings::kv_expire_every());
     }
 
     /// Milliseconds until the next slow phase that is on is due.
@@ -280,7 +274,7 @@ fn cycle(
     let due = probe["due"].as_i64().unwrap_or(0);
     let mut empty_claim = false;
     let mut left_due = false;
-    if due > 0 && settings::TIMERS_FIRE_ENABLED.get() {
+    if due > 0 && settings::timers_fire_enabled() {
         let started = Instant::now();
         let budget = Duration::from_millis(s.lease_ms as u64 / 2);
         let mut fired = 0i64;
@@ -322,37 +316,37 @@ pub extern "C-unwind" fn queen_sweeper_main(arg: pg_sys::Datum) {
     BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
     wake::register_sweeper(n as usize);
     crate::maintenance::bgworker::connect();
-    let workers = settings::SWEEPER_WORKERS.get().max(1);
+    let workers = settings::sweeper_workers().max(1);
     // Only the starting shard derives from the worker's identity, and it
     // rotates every cycle.
     let mut start_shard = n * crate::catalog::SHARDS / workers;
     let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (unsafe { pg_sys::MyProcPid } as u64);
     let mut last_error: Option<Instant> = None;
     let mut clocks = SubClocks::new();
-    let mut pressure = Pressure::new(settings::SWEEPER_CLAIM_BATCH.get());
+    let mut pressure = Pressure::new(settings::sweeper_claim_batch());
     loop {
         let s = Settings::from_gucs();
-        let wait_ms =
-            if !settings::WORKERS_ENABLED.get() || spi::in_recovery() || !extension_present() {
-                s.max_sleep_ms
-            } else {
-                match cycle(&s, start_shard, &mut rng, &mut pressure) {
-                    Ok((ms, left_due)) => {
-                        if !left_due {
-                            clocks.run(n as usize, start_shard);
-                        }
-                        // The band's sleep, cut short when a slow phase falls due.
-                        clocks.next_in_ms().map_or(ms, |gate| ms.min(gate.max(1)))
+        let wait_ms = if !settings::workers_enabled() || spi::in_recovery() || !extension_present()
+        {
+            s.max_sleep_ms
+        } else {
+            match cycle(&s, start_shard, &mut rng, &mut pressure) {
+                Ok((ms, left_due)) => {
+                    if !left_due {
+                        clocks.run(n as usize, start_shard);
                     }
-                    Err(e) => {
-                        if last_error.is_none_or(|t| t.elapsed() >= Duration::from_secs(30)) {
-                            pgrx::log!("sweeper cycle failed: {e}");
-                            last_error = Some(Instant::now());
-                        }
-                        s.max_sleep_ms
-                    }
+                    // The band's sleep, cut short when a slow phase falls due.
+                    clocks.next_in_ms().map_or(ms, |gate| ms.min(gate.max(1)))
                 }
-            };
+                Err(e) => {
+                    if last_error.is_none_or(|t| t.elapsed() >= Duration::from_secs(30)) {
+                        pgrx::log!("sweeper cycle failed: {e}");
+                        last_error = Some(Instant::now());
+                    }
+                    s.max_sleep_ms
+                }
+            }
+        };
         start_shard = (start_shard + 1) % crate::catalog::SHARDS;
         // A worker is never idle in the backend sense: report its statistics
         // (transactions, tuples) here, or pg_stat_* would not see its work.
