@@ -1,6 +1,6 @@
 WITH c AS MATERIALIZED (
     SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
-           c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id
+           c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
       FROM queen.log_consumers c
       JOIN queen.log_partitions p ON p.id = c.partition_id
       JOIN queen.queues q ON q.id = p.queue_id

@@ -2,4 +2,4 @@ UPDATE queen.log_consumers c
   SET lease_expires_at = now() + make_interval(secs => COALESCE($2, q.lease_time))
  FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
 WHERE c.lease_id = $1 AND c.lease_expires_at > now() AND p.id = c.partition_id
-RETURNING (extract(epoch FROM c.lease_expires_at) * 1000000)::int8
+RETURNING (extract(epoch FROM c.lease_expires_at) * 1000000)::int8 AS lease_expires_us

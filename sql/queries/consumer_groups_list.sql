@@ -1,5 +1,5 @@
-SELECT c.consumer_group, q.name, count(*)::int8,
-      COALESCE(sum(GREATEST(p.last_offset - GREATEST(c.committed, p.log_start - 1), 0)), 0)::int8
+SELECT c.consumer_group, q.name AS queue, count(*)::int8 AS partitions,
+      COALESCE(sum(GREATEST(p.last_offset - GREATEST(c.committed, p.log_start - 1), 0)), 0)::int8 AS lag
  FROM queen.log_consumers c
  JOIN queen.log_partitions p ON p.id = c.partition_id
  JOIN queen.queues q ON q.id = p.queue_id

@@ -1,4 +1,4 @@
-SELECT coalesce(sum(n), 0)::int8 FROM generate_series(0, 63) AS g(i)
+SELECT coalesce(sum(n), 0)::int8 AS present FROM generate_series(0, 63) AS g(i)
 CROSS JOIN LATERAL (
     SELECT count(*) AS n FROM (
         SELECT 1 FROM queen.kv k

@@ -4,6 +4,7 @@ WITH page AS MATERIALIZED (
       FROM queen.kv WHERE (ns, key) > ($1, $2) AND expires_at > '-infinity'
      ORDER BY ns, key LIMIT $3),
 last AS (SELECT ns, key FROM page ORDER BY ns DESC, key DESC LIMIT 1)
-SELECT p.ns, count(*) FILTER (WHERE live), coalesce(sum(b) FILTER (WHERE live), 0)::int8,
-       count(*) FILTER (WHERE NOT live), (SELECT ns FROM last), (SELECT key FROM last)
+SELECT p.ns, count(*) FILTER (WHERE live) AS keys, coalesce(sum(b) FILTER (WHERE live), 0)::int8 AS bytes,
+       count(*) FILTER (WHERE NOT live) AS expired, (SELECT ns FROM last) AS last_ns,
+       (SELECT key FROM last) AS last_key
   FROM page p GROUP BY p.ns

@@ -5,7 +5,8 @@
 -- buffer; partitions the group never read first, then the longest expired.
 -- $3 group, $4 partition name or NULL, $5 limit. now() comes back in epoch
 -- microseconds.
-SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL, (extract(epoch FROM now()) * 1000000)::int8
+SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL AS fresh,
+       (extract(epoch FROM now()) * 1000000)::int8 AS now_us
  FROM queen.log_partitions p
  JOIN unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs) ON w.queue_id = p.queue_id
  LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3

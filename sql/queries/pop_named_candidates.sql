@@ -5,23 +5,23 @@
 -- buffer; partitions the group never read first, then the longest expired.
 -- $3 group, $4 partition name or NULL, $5 limit. now() comes back in epoch
 -- microseconds.
-SELECT q.id, q.name, q.window_buffer, q.delayed_processing, q.lease_time,
-      k.id, k.name, k.log_start, k.fresh, (extract(epoch FROM now()) * 1000000)::int8
- FROM queen.queues q
- LEFT JOIN LATERAL (
-      SELECT p.id, p.name, p.log_start, c.partition_id IS NULL AS fresh, c.lease_expires_at
-        FROM queen.log_partitions p
-        JOIN (SELECT q.id AS queue_id, q.window_buffer AS window_secs) w ON w.queue_id = p.queue_id
- LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
-WHERE ($4::text IS NULL OR p.name = $4)
-  AND p.last_offset >= p.log_start
-  AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
-  AND (c.partition_id IS NULL OR (
-        c.committed < p.last_offset
-        AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
-        AND (c.retry_at IS NULL OR c.retry_at <= now())))
-ORDER BY c.lease_expires_at NULLS FIRST, p.id
-LIMIT $5
- ) k ON true
-WHERE q.tenant_id = $1 AND q.name = $2
-ORDER BY k.lease_expires_at NULLS FIRST, k.id
+SELECT q.id AS queue_id, q.name AS queue, q.window_buffer, q.delayed_processing, q.lease_time,
+       k.id, k.name, k.log_start, k.fresh, (extract(epoch FROM now()) * 1000000)::int8 AS now_us
+  FROM queen.queues q
+  LEFT JOIN LATERAL (
+       SELECT p.id, p.name, p.log_start, c.partition_id IS NULL AS fresh, c.lease_expires_at
+         FROM queen.log_partitions p
+         JOIN (SELECT q.id AS queue_id, q.window_buffer AS window_secs) w ON w.queue_id = p.queue_id
+         LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
+        WHERE ($4::text IS NULL OR p.name = $4)
+          AND p.last_offset >= p.log_start
+          AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
+          AND (c.partition_id IS NULL OR (
+                c.committed < p.last_offset
+                AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
+                AND (c.retry_at IS NULL OR c.retry_at <= now())))
+        ORDER BY c.lease_expires_at NULLS FIRST, p.id
+        LIMIT $5
+  ) k ON true
+ WHERE q.tenant_id = $1 AND q.name = $2
+ ORDER BY k.lease_expires_at NULLS FIRST, k.id

@@ -10,7 +10,7 @@ WITH c AS MATERIALIZED (
        AND (retry_at IS NULL OR retry_at <= now())
        FOR UPDATE SKIP LOCKED)
 SELECT c.head_offset, c.head_attempts, c.from_offset, s.*
-  FROM c LEFT JOIN LATERAL (SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8, blob
+  FROM c LEFT JOIN LATERAL (SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8 AS created_us, blob
       FROM queen.log_segments
      WHERE partition_id = $1 AND base_offset >= COALESCE(
            (SELECT max(base_offset) FROM queen.log_segments

@@ -3,4 +3,4 @@ WITH gone AS (
         SELECT id FROM queen.retention_history WHERE executed_at < $1
          ORDER BY executed_at LIMIT $2)
     RETURNING 1)
-SELECT count(*)::int8 FROM gone
+SELECT count(*)::int8 AS deleted FROM gone

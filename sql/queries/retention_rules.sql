@@ -1,7 +1,7 @@
 -- What each queue's options mean for retention: a select-list computing a
 -- queue's four cutoffs (NULL disables a rule) from q (queen.queues) and
--- c.now. {floor} (the sidecar's floor) and {failed_floor} (the floor under
--- DLQ retention) are written in as literals, in seconds.
+-- c.now. The sidecar's floor and the floor under DLQ retention are written
+-- in as literals, in seconds.
     CASE WHEN q.retention_enabled AND q.retention_seconds > 0
          THEN c.now - make_interval(secs => q.retention_seconds) END AS all_cutoff,
     CASE WHEN q.retention_enabled AND q.completed_retention_seconds > 0

@@ -16,4 +16,5 @@ WITH batch AS (
      WHERE p.id = t.id AND (t.old_live IS DISTINCT FROM t.live OR t.old_txn IS DISTINCT FROM t.txn)
     RETURNING 1
 )
-SELECT (SELECT max(id) FROM batch), (SELECT count(*)::int8 FROM fixed), (SELECT count(*)::int8 FROM batch)
+SELECT (SELECT max(id) FROM batch) AS last_id, (SELECT count(*)::int8 FROM fixed) AS fixed,
+       (SELECT count(*)::int8 FROM batch) AS scanned

@@ -1,2 +1,2 @@
-SELECT last_finished_at >= last_started_at AND last_error IS NULL FROM queen.maintenance_leases
+SELECT last_finished_at >= last_started_at AND last_error IS NULL AS finished FROM queen.maintenance_leases
 WHERE task = 'retention' AND fencing_token = $1

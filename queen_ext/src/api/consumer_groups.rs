@@ -25,9 +25,9 @@ fn consumer_groups_list() -> JsonOut {
         );
         let mut groups: Vec<Value> = Vec::new();
         for r in rows {
-            let group: String = r.get(1).unwrap().unwrap();
-            let entry = json!({"queue": r.get::<String>(2).unwrap().unwrap(), "partitions": r.get::<i64>(3).unwrap().unwrap(),
-                               "lag": r.get::<i64>(4).unwrap().unwrap()});
+            let group: String = spi::col(&r, "consumer_group");
+            let entry = json!({"queue": spi::col::<String>(&r, "queue"), "partitions": spi::col::<i64>(&r, "partitions"),
+                               "lag": spi::col::<i64>(&r, "lag")});
             match groups.last_mut() {
                 Some(g) if g["consumerGroup"] == group.as_str() => {
                     g["queues"].as_array_mut().unwrap().push(entry)
@@ -51,11 +51,11 @@ fn consumer_group_get(consumer_group: &str) -> JsonOut {
             &[group.into()],
         )
         .map(|r| {
-            let committed: i64 = r.get(4).unwrap().unwrap();
-            let last: i64 = r.get(5).unwrap().unwrap();
-            json!({"queue": r.get::<String>(1).unwrap().unwrap(), "partition": r.get::<String>(2).unwrap().unwrap(),
-                   "partitionId": r.get::<i64>(3).unwrap().unwrap().to_string(), "committedOffset": committed,
-                   "lastOffset": last, "lag": (last - committed).max(0), "leased": r.get::<bool>(6).unwrap().unwrap()})
+            let committed: i64 = spi::col(&r, "committed");
+            let last: i64 = spi::col(&r, "last_offset");
+            json!({"queue": spi::col::<String>(&r, "queue"), "partition": spi::col::<String>(&r, "partition"),
+                   "partitionId": spi::col::<i64>(&r, "partition_id").to_string(), "committedOffset": committed,
+                   "lastOffset": last, "lag": (last - committed).max(0), "leased": spi::col::<bool>(&r, "leased")})
         })
         .collect();
         if rows.is_empty() {

@@ -115,7 +115,7 @@ fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
             &[partition_id.into()],
         )
         .next()
-        .and_then(|r| r.get::<i64>(1).unwrap())
+        .and_then(|r| spi::opt::<i64>(&r, "queue_id"))
         .unwrap_or(0);
         let retried = retry(c, &rows);
         json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
@@ -194,9 +194,9 @@ fn queue_counts(queue: &str) -> JsonOut {
         let row = exec(c, query!("dlq_queue_counts"), &[spi::INT8], &[qid.into()])
             .next()
             .unwrap();
-        let partitions: i64 = row.get(1).unwrap().unwrap();
-        let messages: i64 = row.get(2).unwrap().unwrap();
-        let failed: i64 = row.get(3).unwrap().unwrap();
+        let partitions: i64 = spi::col(&row, "partitions");
+        let messages: i64 = spi::col(&row, "messages");
+        let failed: i64 = spi::col(&row, "failed");
         let pruned = dlq::pruned_failed_count(c, qid);
         json!({
             "queue": queue,

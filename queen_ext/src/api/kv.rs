@@ -127,13 +127,13 @@ fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
         exec(c, query!("kv_usage"), &[spi::TEXT], &[ns.into()])
             .map(|r| {
                 json!({
-                    "ns": r.get::<String>(1).unwrap(),
-                    "keys": r.get::<i64>(2).unwrap(),
-                    "bytes": r.get::<i64>(3).unwrap(),
-                    "expiredPresent": r.get::<i64>(4).unwrap(),
-                    "rolledUpAt": r.get::<String>(5).unwrap(),
-                    "maxKeys": r.get::<i64>(6).unwrap(),
-                    "maxBytes": r.get::<i64>(7).unwrap(),
+                    "ns": spi::opt::<String>(&r, "ns"),
+                    "keys": spi::opt::<i64>(&r, "keys"),
+                    "bytes": spi::opt::<i64>(&r, "bytes"),
+                    "expiredPresent": spi::opt::<i64>(&r, "expired_present"),
+                    "rolledUpAt": spi::opt::<String>(&r, "rolled_up_at"),
+                    "maxKeys": spi::opt::<i64>(&r, "max_keys"),
+                    "maxBytes": spi::opt::<i64>(&r, "max_bytes"),
                 })
             })
             .collect()

@@ -112,7 +112,7 @@ fn queue_version(
             &[queue.into(), namespace.into(), task.into()],
         )
         .next()
-        .and_then(|r| r.get::<i64>(1).unwrap())
+        .and_then(|r| spi::opt::<i64>(&r, "version"))
         .unwrap_or(0)
     })
 }

@@ -37,11 +37,11 @@ fn overview() -> JsonOut {
             .next()
             .unwrap();
         json!({
-            "queues": r.get::<i64>(1).unwrap().unwrap(),
-            "partitions": r.get::<i64>(2).unwrap().unwrap(),
-            "messages": r.get::<i64>(3).unwrap().unwrap(),
-            "failed": r.get::<i64>(4).unwrap().unwrap(),
-            "pruned_failed": r.get::<i64>(5).unwrap().unwrap(),
+            "queues": spi::col::<i64>(&r, "queues"),
+            "partitions": spi::col::<i64>(&r, "partitions"),
+            "messages": spi::col::<i64>(&r, "messages"),
+            "failed": spi::col::<i64>(&r, "failed"),
+            "pruned_failed": spi::col::<i64>(&r, "pruned_failed"),
         })
     }))
 }
@@ -55,12 +55,12 @@ fn sweeper_metrics() -> JsonOut {
     m["timersSetAside"] = json!(spi::spi(|c| {
         spi::exec(
             c,
-            "SELECT count(*)::int8 FROM queen.log_timers_failed",
+            "SELECT count(*)::int8 AS set_aside FROM queen.log_timers_failed",
             &[],
             &[],
         )
         .next()
-        .and_then(|r| r.get::<i64>(1).unwrap())
+        .and_then(|r| spi::opt::<i64>(&r, "set_aside"))
     }));
     JsonOut::of(&m)
 }

@@ -20,14 +20,14 @@ fn list_queues() -> JsonOut {
         let queues: Vec<Value> = rows
             .map(|r| {
                 json!({
-                    "name": r.get::<String>(1).unwrap().unwrap(),
-                    "namespace": r.get::<String>(2).unwrap(),
-                    "task": r.get::<String>(3).unwrap(),
-                    "createdAt": crate::pg::time::micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
-                    "partitions": r.get::<i64>(5).unwrap().unwrap(),
-                    "messages": r.get::<i64>(6).unwrap().unwrap(),
-                    "failed": r.get::<i64>(7).unwrap().unwrap(),
-                    "pruned_failed": r.get::<i64>(8).unwrap().unwrap(),
+                    "name": spi::col::<String>(&r, "name"),
+                    "namespace": spi::opt::<String>(&r, "namespace"),
+                    "task": spi::opt::<String>(&r, "task"),
+                    "createdAt": crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "created_us")),
+                    "partitions": spi::col::<i64>(&r, "partitions"),
+                    "messages": spi::col::<i64>(&r, "messages"),
+                    "failed": spi::col::<i64>(&r, "failed"),
+                    "pruned_failed": spi::col::<i64>(&r, "pruned_failed"),
                 })
             })
             .collect();
@@ -49,11 +49,11 @@ fn get_queue(queue: &str) -> JsonOut {
         )
         .map(|r| {
             json!({
-                "id": r.get::<i64>(1).unwrap().unwrap().to_string(),
-                "name": r.get::<String>(2).unwrap().unwrap(),
-                "lastOffset": r.get::<i64>(3).unwrap().unwrap(),
-                "logStart": r.get::<i64>(4).unwrap().unwrap(),
-                "lastWriteAt": crate::pg::time::micros_to_iso(r.get::<i64>(5).unwrap().unwrap()),
+                "id": spi::col::<i64>(&r, "id").to_string(),
+                "name": spi::col::<String>(&r, "name"),
+                "lastOffset": spi::col::<i64>(&r, "last_offset"),
+                "logStart": spi::col::<i64>(&r, "log_start"),
+                "lastWriteAt": crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "last_write_us")),
             })
         })
         .collect();

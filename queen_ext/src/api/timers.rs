@@ -81,7 +81,7 @@ fn timers_set_aside(
             &[queue.into(), (max_rows as i64).into()],
         )
         .map(|r| {
-            serde_json::from_str(&r.get::<String>(1).unwrap().unwrap())
+            serde_json::from_str(&spi::col::<String>(&r, "timer"))
                 .expect("json_build_object prints JSON")
         })
         .collect()

@@ -80,7 +80,7 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
         &[spi::INT8],
         &[q.id.into()],
     )
-    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
     exec(
         client,

@@ -120,8 +120,8 @@ pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
         &[default_tenant().into(), name.into()],
     );
     let row = rows.into_iter().next()?;
-    let id: i64 = row.get(1).unwrap().unwrap();
-    let JsonB(json) = row.get::<JsonB>(2).unwrap().unwrap();
+    let id: i64 = spi::col(&row, "id");
+    let JsonB(json) = spi::col::<JsonB>(&row, "to_jsonb");
     Some(QueueRow {
         id,
         name: name.to_owned(),
@@ -142,9 +142,9 @@ pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<S
             &[spi::UUID, spi::TEXT_ARRAY],
             &[default_tenant().into(), names_vec.clone().into()],
         ) {
-            let name: String = row.get(1).unwrap().unwrap();
-            let id: i64 = row.get(2).unwrap().unwrap();
-            let window: i32 = row.get(3).unwrap().unwrap();
+            let name: String = spi::col(&row, "name");
+            let id: i64 = spi::col(&row, "id");
+            let window: i32 = spi::col(&row, "dedup_window_seconds");
             out.insert(name, (id, window));
         }
         out

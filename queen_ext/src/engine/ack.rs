@@ -381,21 +381,21 @@ fn lock_consumer(
         &[pid.into(), group.into()],
     ) {
         if consumer.is_none() {
-            let lease: Option<pgrx::Uuid> = row.get(2).unwrap();
+            let lease: Option<pgrx::Uuid> = spi::opt(&row, "lease_id");
             consumer = Some(ConsumerRow {
-                queue_id: row.get(10).unwrap().unwrap(),
-                committed: row.get(1).unwrap().unwrap(),
+                queue_id: spi::col(&row, "queue_id"),
+                committed: spi::col(&row, "committed"),
                 lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
-                lease_start: row.get::<i64>(3).unwrap().unwrap_or(0),
-                lease_end: row.get::<i64>(4).unwrap().unwrap_or(-1),
+                lease_start: spi::opt::<i64>(&row, "lease_start").unwrap_or(0),
+                lease_end: spi::opt::<i64>(&row, "lease_end").unwrap_or(-1),
                 state: row.get::<Vec<u8>>(5).unwrap().unwrap_or_default(),
-                head_offset: row.get(6).unwrap(),
-                head_attempts: row.get(7).unwrap().unwrap(),
-                retry_limit: row.get(8).unwrap().unwrap(),
-                retry_delay_ms: row.get(9).unwrap().unwrap(),
+                head_offset: spi::opt(&row, "head_offset"),
+                head_attempts: spi::col(&row, "head_attempts"),
+                retry_limit: spi::col(&row, "retry_limit"),
+                retry_delay_ms: spi::col(&row, "retry_delay"),
             });
         }
-        if let Some(base) = row.get::<i64>(11).unwrap() {
+        if let Some(base) = spi::opt::<i64>(&row, "base_offset") {
             covering.push((base, row.get::<Vec<Option<i64>>>(12).unwrap().unwrap()));
         }
     }
@@ -451,7 +451,7 @@ fn resolve<'a>(
     };
     let rows = rows.map(|row| {
         (
-            row.get::<i64>(1).unwrap().unwrap(),
+            spi::col::<i64>(&row, "base_offset"),
             row.get::<Vec<Option<i64>>>(2).unwrap().unwrap(),
         )
     });
@@ -756,7 +756,9 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -
             seconds.into(),
         ],
     );
-    let expiries: Vec<i64> = rows.map(|r| r.get::<i64>(1).unwrap().unwrap()).collect();
+    let expiries: Vec<i64> = rows
+        .map(|r| spi::col::<i64>(&r, "lease_expires_us"))
+        .collect();
     let renewed = expiries.len();
     let expires = expiries
         .iter()

@@ -41,7 +41,7 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
         &[f.pid.into(), f.offset.into()],
     )
     .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
+    .and_then(|r| spi::opt::<i64>(&r, "end_offset"))
     .is_some_and(|end| end >= f.offset);
     if !covered {
         return false;
@@ -112,7 +112,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
         &[spi::INT8, spi::INT8_ARRAY],
         &[pid.into(), offsets.into()],
     )
-    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .map(|r| spi::col::<i64>(&r, "base_offset"))
     .collect();
     let mut frames: HashMap<i64, (String, String, Option<String>, Vec<u8>, i64)> = HashMap::new();
     for seg in segments::load(client, pid, &bases) {
@@ -190,8 +190,8 @@ pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> 
     )
     .map(|r| {
         (
-            r.get::<i64>(1).unwrap().unwrap(),
-            r.get::<i64>(2).unwrap().unwrap(),
+            spi::col::<i64>(&r, "id"),
+            spi::col::<i64>(&r, "message_offset"),
         )
     })
     .collect()
@@ -213,7 +213,7 @@ pub fn purge_step(
         &[queue_id.into(), cutoff.into(), (max_rows as i64).into()],
     )
     .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
+    .and_then(|r| spi::opt::<i64>(&r, "n"))
     .unwrap_or(0)
 }
 
@@ -226,7 +226,7 @@ pub fn pruned_failed_count(client: &mut SpiClient<'_>, queue_id: i64) -> i64 {
         &[queue_id.into()],
     )
     .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
+    .and_then(|r| spi::opt::<i64>(&r, "pruned_failed_count"))
     .unwrap_or(0)
 }
 
@@ -258,26 +258,23 @@ const DLQ_SELECT: &str = query!("dlq_rows");
 fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> Vec<DeadLetter> {
     let mut out: Vec<DeadLetter> = rows
         .map(|r| {
-            let group: String = r.get(5).unwrap().unwrap();
-            let payload: Option<Vec<u8>> = r.get(10).unwrap();
+            let group: String = spi::col(&r, "consumer_group");
+            let payload: Option<Vec<u8>> = spi::opt(&r, "payload");
             DeadLetter {
-                id: r.get(1).unwrap().unwrap(),
-                queue: r.get(2).unwrap().unwrap(),
-                partition: r.get(3).unwrap().unwrap(),
-                partition_id: r.get::<i64>(4).unwrap().unwrap().to_string(),
+                id: spi::col(&r, "id"),
+                queue: spi::col(&r, "queue"),
+                partition: spi::col(&r, "partition"),
+                partition_id: spi::col::<i64>(&r, "partition_id").to_string(),
                 consumer_group: (group != crate::engine::pop::QUEUE_MODE).then_some(group),
-                offset: r.get(6).unwrap().unwrap(),
-                transaction_id: r.get(7).unwrap().unwrap(),
-                message_id: r.get(8).unwrap(),
-                trace_id: r.get(9).unwrap(),
+                offset: spi::col(&r, "message_offset"),
+                transaction_id: spi::col(&r, "transaction_id"),
+                message_id: spi::opt(&r, "message_id"),
+                trace_id: spi::opt(&r, "trace_id"),
                 data: payload.as_deref().map_or_else(null, raw_payload),
-                error_message: r.get(11).unwrap(),
-                retry_count: r.get(12).unwrap().unwrap(),
-                failed_at: crate::pg::time::micros_to_iso(r.get::<i64>(13).unwrap().unwrap()),
-                created_at: r
-                    .get::<i64>(14)
-                    .unwrap()
-                    .map(crate::pg::time::micros_to_iso),
+                error_message: spi::opt(&r, "error"),
+                retry_count: spi::col(&r, "attempts"),
+                failed_at: crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "failed_us")),
+                created_at: spi::opt::<i64>(&r, "created_us").map(crate::pg::time::micros_to_iso),
             }
         })
         .collect();
@@ -359,7 +356,7 @@ pub fn list(
         ],
     )
     .next()
-    .and_then(|r| r.get(1).unwrap())
+    .and_then(|r| spi::opt(&r, "total"))
     .unwrap_or(0);
     let sql_text =
         format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
@@ -427,7 +424,7 @@ pub fn for_retry(
         &[queue_id.into(), group.into(), limit.into()],
     )
     .next()
-    .and_then(|r| r.get(1).unwrap())
+    .and_then(|r| spi::opt(&r, "matched"))
     .unwrap_or(0);
     (locked, matched)
 }

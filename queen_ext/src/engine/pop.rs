@@ -166,11 +166,11 @@ impl PopQueue {
     /// delayed_processing, lease_time.
     fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> PopQueue {
         PopQueue {
-            id: row.get(1).unwrap().unwrap(),
-            name: row.get(2).unwrap().unwrap(),
-            window_buffer: row.get(3).unwrap().unwrap(),
-            delayed_processing: row.get(4).unwrap().unwrap(),
-            lease_time: row.get(5).unwrap().unwrap(),
+            id: spi::col(&row, "queue_id"),
+            name: spi::col(&row, "queue"),
+            window_buffer: spi::col(&row, "window_buffer"),
+            delayed_processing: spi::col(&row, "delayed_processing"),
+            lease_time: spi::col(&row, "lease_time"),
         }
     }
 }
@@ -219,15 +219,15 @@ fn named_candidates(
     for r in rows {
         if queue.is_none() {
             queue = Some(PopQueue::from_row(&r));
-            now_us = r.get(10).unwrap().unwrap();
+            now_us = spi::col(&r, "now_us");
         }
-        if let Some(pid) = r.get::<i64>(6).unwrap() {
+        if let Some(pid) = spi::opt::<i64>(&r, "id") {
             cands.push(Candidate {
                 pid,
-                name: r.get(7).unwrap().unwrap(),
+                name: spi::col(&r, "name"),
                 queue_idx: 0,
-                log_start: r.get(8).unwrap().unwrap(),
-                fresh: r.get(9).unwrap().unwrap(),
+                log_start: spi::col(&r, "log_start"),
+                fresh: spi::col(&r, "fresh"),
             });
         }
     }
@@ -276,17 +276,17 @@ fn candidates(
     let mut now_us = 0;
     let cands = rows
         .map(|r| {
-            let qid: i64 = r.get(3).unwrap().unwrap();
-            now_us = r.get(6).unwrap().unwrap();
+            let qid: i64 = spi::col(&r, "queue_id");
+            now_us = spi::col(&r, "now_us");
             Candidate {
-                pid: r.get(1).unwrap().unwrap(),
-                name: r.get(2).unwrap().unwrap(),
+                pid: spi::col(&r, "id"),
+                name: spi::col(&r, "name"),
                 queue_idx: qs
                     .iter()
                     .position(|q| q.id == qid)
                     .expect("candidate of a target queue"),
-                log_start: r.get(4).unwrap().unwrap(),
-                fresh: r.get(5).unwrap().unwrap(),
+                log_start: spi::col(&r, "log_start"),
+                fresh: spi::col(&r, "fresh"),
             }
         })
         .collect();
@@ -309,7 +309,7 @@ fn try_creation_lock(client: &mut SpiClient<'_>, what: u32, id: i64, group: &str
         &[k1.into(), k2.into()],
     )
     .next()
-    .and_then(|r| r.get::<bool>(1).unwrap())
+    .and_then(|r| spi::opt::<bool>(&r, "pg_try_advisory_xact_lock"))
     .unwrap_or(false)
 }
 
@@ -364,7 +364,7 @@ fn initial_committed(
     )
     .next()
     .expect("group row exists after insert");
-    let since: Option<pgrx::datum::TimestampWithTimeZone> = row.get(1).unwrap();
+    let since: Option<pgrx::datum::TimestampWithTimeZone> = spi::opt(&row, "since");
     let Some(since) = since else {
         return Some(log_start - 1);
     };
@@ -377,7 +377,7 @@ fn initial_committed(
         &[pid.into(), since.into()],
     )
     .next()
-    .map(|r| r.get::<i64>(1).unwrap().unwrap());
+    .map(|r| spi::col::<i64>(&r, "end_offset"));
     Some(before.unwrap_or(-1).max(log_start - 1))
 }
 
@@ -423,12 +423,12 @@ fn take_cursor(
     for row in rows {
         if cursor.is_none() {
             cursor = Some(Cursor {
-                head_offset: row.get(1).unwrap(),
-                head_attempts: row.get(2).unwrap().unwrap(),
-                from: row.get(3).unwrap().unwrap(),
+                head_offset: spi::opt(&row, "head_offset"),
+                head_attempts: spi::col(&row, "head_attempts"),
+                from: spi::col(&row, "from_offset"),
             });
         }
-        segs.extend(Segment::from_columns(&row, 4));
+        segs.extend(Segment::from_columns(&row));
     }
     let cursor = cursor?;
     let scan = Scan::of(segs.into_iter(), cursor.from, SCAN_CHUNK);

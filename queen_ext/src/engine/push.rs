@@ -438,14 +438,14 @@ fn lock_existing(
     let mut per_group: Vec<Option<(i32, i64)>> = vec![None; groups.len()];
     let mut locked = BTreeMap::new();
     for row in rows {
-        let ord: i64 = row.get(1).unwrap().unwrap();
-        let pid: i64 = row.get(3).unwrap().unwrap();
-        per_group[(ord - 1) as usize] = Some((row.get(2).unwrap().unwrap(), pid));
+        let ord: i64 = spi::col(&row, "ord");
+        let pid: i64 = spi::col(&row, "id");
+        per_group[(ord - 1) as usize] = Some((spi::col(&row, "dedup_window_seconds"), pid));
         locked.insert(
             pid,
             LockedPartition {
-                last_offset: row.get(4).unwrap().unwrap(),
-                txns_start: row.get(5).unwrap().unwrap(),
+                last_offset: spi::col(&row, "last_offset"),
+                txns_start: spi::col(&row, "txns_start"),
             },
         );
     }
@@ -470,9 +470,9 @@ fn resolve_partitions(
             &[spi::INT8_ARRAY, spi::TEXT_ARRAY],
             &[qids.clone().into(), names.clone().into()],
         ) {
-            let qid: i64 = row.get(1).unwrap().unwrap();
-            let name: String = row.get(2).unwrap().unwrap();
-            let id: i64 = row.get(3).unwrap().unwrap();
+            let qid: i64 = spi::col(&row, "queue_id");
+            let name: String = spi::col(&row, "name");
+            let id: i64 = spi::col(&row, "id");
             out.insert((qid, name), id);
         }
         out
@@ -513,12 +513,12 @@ fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, Loc
     );
     let mut out = BTreeMap::new();
     for row in rows {
-        let id: i64 = row.get(1).unwrap().unwrap();
+        let id: i64 = spi::col(&row, "id");
         out.insert(
             id,
             LockedPartition {
-                last_offset: row.get(2).unwrap().unwrap(),
-                txns_start: row.get(3).unwrap().unwrap(),
+                last_offset: spi::col(&row, "last_offset"),
+                txns_start: spi::col(&row, "txns_start"),
             },
         );
     }
@@ -573,8 +573,8 @@ fn probe_duplicates(
     // candidate offset -> (segment base, hash)
     let mut candidates: Vec<(i64, i64, i64)> = Vec::new();
     for row in rows {
-        let base: i64 = row.get(1).unwrap().unwrap();
-        let row_hashes: Vec<Option<i64>> = row.get(2).unwrap().unwrap();
+        let base: i64 = spi::col(&row, "base_offset");
+        let row_hashes: Vec<Option<i64>> = spi::col(&row, "txn_hashes");
         for (i, h) in row_hashes.iter().enumerate() {
             if let Some(h) = h {
                 if wanted.contains_key(h) {
@@ -889,12 +889,8 @@ pub fn append_segment(
         }
     };
     let mut rows = exec(client, text, &types, &args);
-    rows.next().map(|row| {
-        (
-            row.get::<i64>(1).unwrap().unwrap(),
-            row.get::<i64>(2).unwrap().unwrap(),
-        )
-    })
+    rows.next()
+        .map(|row| (spi::col::<i64>(&row, "id"), spi::col::<i64>(&row, "base")))
 }
 
 #[cfg(test)]

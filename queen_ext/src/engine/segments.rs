@@ -22,18 +22,18 @@ pub struct Segment {
 
 impl Segment {
     fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Segment {
-        Self::from_columns(row, 1).expect("a segment row")
+        Self::from_columns(row).expect("a segment row")
     }
 
-    /// The segment in the `COLUMNS` of `row` from column `first` (1-based)
-    /// on; None when they are null (an outer join that found none).
-    pub fn from_columns(row: &pgrx::spi::SpiHeapTupleData<'_>, first: usize) -> Option<Segment> {
+    /// The segment in the [`COLUMNS`] of `row`; None when they are null (an
+    /// outer join that found none).
+    pub fn from_columns(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Option<Segment> {
         Some(Segment {
-            base_offset: row.get(first).unwrap()?,
-            end_offset: row.get(first + 1).unwrap().unwrap(),
-            count: row.get(first + 2).unwrap().unwrap(),
-            created_at_us: row.get(first + 3).unwrap().unwrap(),
-            blob: row.get(first + 4).unwrap().unwrap(),
+            base_offset: spi::opt(row, "base_offset")?,
+            end_offset: spi::col(row, "end_offset"),
+            count: spi::col(row, "frame_count"),
+            created_at_us: spi::col(row, "created_us"),
+            blob: spi::col(row, "blob"),
             raw: std::cell::OnceCell::new(),
         })
     }
@@ -57,9 +57,9 @@ impl Segment {
     }
 }
 
-/// The columns a segment is read from, in `from_columns` order.
+/// The columns a segment is read from, by name.
 pub const COLUMNS: &str = "base_offset, end_offset, frame_count, \
-                       (extract(epoch FROM created_at) * 1000000)::int8, blob";
+                       (extract(epoch FROM created_at) * 1000000)::int8 AS created_us, blob";
 
 /// The segments of `pid` whose base offsets are `bases`.
 pub fn load(client: &mut SpiClient<'_>, pid: i64, bases: &[i64]) -> Vec<Segment> {

@@ -46,7 +46,7 @@ pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
         &[per_shard.into()],
     )
     .first()
-    .get(1)
+    .get_by_name("present")
     .unwrap()
     .unwrap();
     (present, present >= (per_shard as i64) * 64)
@@ -81,12 +81,12 @@ impl Rollup {
         )
         .map(|r| {
             (
-                r.get(1).unwrap().unwrap(),
-                r.get(2).unwrap().unwrap(),
-                r.get(3).unwrap().unwrap(),
-                r.get(4).unwrap().unwrap(),
-                r.get(5).unwrap().unwrap(),
-                r.get(6).unwrap().unwrap(),
+                spi::col(&r, "ns"),
+                spi::col(&r, "keys"),
+                spi::col(&r, "bytes"),
+                spi::col(&r, "expired"),
+                spi::col(&r, "last_ns"),
+                spi::col(&r, "last_key"),
             )
         })
         .collect();

@@ -43,12 +43,7 @@ fn lock(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) -> BTreeSet<Key> {
         &[spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[ns.into(), key.into()],
     )
-    .map(|r| {
-        (
-            r.get::<String>(1).unwrap().unwrap(),
-            r.get::<String>(2).unwrap().unwrap(),
-        )
-    })
+    .map(|r| (spi::col::<String>(&r, "ns"), spi::col::<String>(&r, "key")))
     .collect()
 }
 
@@ -90,27 +85,27 @@ fn load(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>, writes: i64) -> Loaded {
         &[spi::TEXT_ARRAY, spi::TEXT_ARRAY, spi::INT8],
         &[ns.into(), key.into(), writes.into()],
     ) {
-        out.now_us = r.get(13).unwrap().unwrap();
+        out.now_us = spi::col(&r, "now_us");
         if out.versions.is_empty() {
-            out.versions = r.get(14).unwrap().unwrap();
+            out.versions = spi::col(&r, "versions");
         }
-        let k: Key = (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap());
-        let row = r.get::<String>(3).unwrap().map(|v| Row {
+        let k: Key = (spi::col(&r, "n"), spi::col(&r, "kk"));
+        let row = spi::opt::<String>(&r, "value").map(|v| Row {
             value: crate::wire::json::parse_value("value", &v),
-            version: r.get(4).unwrap().unwrap(),
-            expires_us: r.get(5).unwrap(),
-            created_us: r.get(6).unwrap().unwrap(),
-            updated_us: r.get(7).unwrap().unwrap(),
+            version: spi::col(&r, "version"),
+            expires_us: spi::opt(&r, "expires_us"),
+            created_us: spi::col(&r, "created_us"),
+            updated_us: spi::col(&r, "updated_us"),
         });
         if row.is_some() {
             out.present.insert(k.clone());
         }
-        if r.get::<bool>(12).unwrap().unwrap() {
+        if spi::col::<bool>(&r, "has_quota") {
             out.quotas.entry(k.0.clone()).or_insert(Quota {
-                max_keys: r.get(8).unwrap(),
-                max_bytes: r.get(9).unwrap(),
-                keys: r.get(10).unwrap().unwrap(),
-                bytes: r.get(11).unwrap().unwrap(),
+                max_keys: spi::opt(&r, "max_keys"),
+                max_bytes: spi::opt(&r, "max_bytes"),
+                keys: spi::col(&r, "used_keys"),
+                bytes: spi::col(&r, "used_bytes"),
             });
         }
         let now_us = out.now_us;
@@ -140,16 +135,13 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     };
     let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
         (
-            r.get::<String>(1).unwrap().unwrap(),
+            spi::col::<String>(&r, "key"),
             Row {
-                value: crate::wire::json::parse_value(
-                    "value",
-                    &r.get::<String>(2).unwrap().unwrap(),
-                ),
-                version: r.get(3).unwrap().unwrap(),
-                expires_us: r.get(4).unwrap(),
+                value: crate::wire::json::parse_value("value", &spi::col::<String>(&r, "value")),
+                version: spi::col(&r, "version"),
+                expires_us: spi::opt(&r, "expires_us"),
                 created_us: 0,
-                updated_us: r.get(5).unwrap().unwrap(),
+                updated_us: spi::col(&r, "updated_us"),
             },
         )
     };

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use pgrx::datum::DatumWithOid;
 use pgrx::pg_sys::{self, PgBuiltInOids, PgOid};
-use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiTupleTable};
+use pgrx::spi::{OwnedPreparedStatement, SpiClient, SpiHeapTupleData, SpiTupleTable};
+use pgrx::{FromDatum, IntoDatum};
 
 thread_local! {
     static PLANS: RefCell<HashMap<&'static str, OwnedPreparedStatement>> = RefCell::new(HashMap::new());
@@ -119,4 +120,15 @@ macro_rules! query {
             ".sql"
         ))
     };
+}
+
+/// Column `name` of `row`, which the statement never answers NULL.
+pub fn col<T: IntoDatum + FromDatum>(row: &SpiHeapTupleData<'_>, name: &str) -> T {
+    opt(row, name).unwrap_or_else(|| panic!("column {name} is NULL"))
+}
+
+/// Column `name` of `row`; None for NULL.
+pub fn opt<T: IntoDatum + FromDatum>(row: &SpiHeapTupleData<'_>, name: &str) -> Option<T> {
+    row.get_by_name(name)
+        .unwrap_or_else(|e| panic!("column {name}: {e}"))
 }

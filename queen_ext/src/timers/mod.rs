@@ -78,8 +78,8 @@ pub fn schedule(
     let Some(row) = row else {
         return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
     };
-    let at: i64 = row.get(1).unwrap().unwrap();
-    let existed: bool = row.get(2).unwrap().unwrap();
+    let at: i64 = spi::col(&row, "deliver_us");
+    let existed: bool = spi::col(&row, "existed");
     wake::scheduled(at);
     json!({
         "ok": true,

@@ -31,7 +31,7 @@ pub fn partition_cleanup_step(
         &[spi::TIMESTAMPTZ, spi::INT8],
         &[cutoff.into(), (max_rows as i64).into()],
     )
-    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
     let found = locked.len() as i64;
     if locked.is_empty() {
@@ -46,7 +46,7 @@ pub fn partition_cleanup_step(
         &[spi::INT8_ARRAY, spi::TIMESTAMPTZ],
         &[locked.into(), cutoff.into()],
     )
-    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
     if !dead.is_empty() {
         exec(
@@ -87,7 +87,7 @@ pub fn metrics_purge_step(
         &[cutoff.into(), (max_rows as i64).into()],
     )
     .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
+    .and_then(|r| spi::opt::<i64>(&r, "deleted"))
     .unwrap_or(0);
     BatchResult {
         deleted,

@@ -153,13 +153,13 @@ fn cutoffs(
 ) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
     let row = exec(
         client,
-        "SELECT now() - make_interval(days => $1), now() - make_interval(days => $2)",
+        "SELECT now() - make_interval(days => $1) AS cleanup, now() - make_interval(days => $2) AS metrics",
         &[spi::INT4, spi::INT4],
         &[cleanup_days.into(), metrics_days.into()],
     )
     .next()
     .unwrap();
-    (row.get(1).unwrap().unwrap(), row.get(2).unwrap().unwrap())
+    (spi::col(&row, "cleanup"), spi::col(&row, "metrics"))
 }
 
 /// One due partition of one phase, with the cutoffs its step needs.
@@ -388,7 +388,7 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
         &[spi::INT8_ARRAY],
         &[due.into()],
     )
-    .map(|r| r.get::<i64>(1).unwrap().unwrap())
+    .map(|r| spi::col::<i64>(&r, "partition_id"))
     .collect();
     // Failures of units no longer due go, as backoff entries do.
     let (mut keys, mut phases): (Vec<i64>, Vec<i16>) = (Vec::new(), Vec::new());
@@ -417,10 +417,10 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
             .map(|r| {
                 (
                     (
-                        r.get::<i64>(1).unwrap().unwrap(),
-                        r.get::<i16>(2).unwrap().unwrap(),
+                        spi::col::<i64>(&r, "partition_id"),
+                        spi::col::<i16>(&r, "phase"),
                     ),
-                    r.get::<bool>(3).unwrap().unwrap(),
+                    spi::col::<bool>(&r, "skipped"),
                 )
             })
             .collect();

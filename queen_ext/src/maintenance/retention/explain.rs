@@ -34,13 +34,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             .unwrap_or_else(|e| panic!("{e}"))
             .next()
             .expect("queue row");
-        Rule {
-            all_cutoff: row.get(1).unwrap(),
-            completed_cutoff: row.get(2).unwrap(),
-            txn_cutoff: row.get(3).unwrap(),
-            max_wait_cutoff: row.get(4).unwrap(),
-            dlq_cutoff: row.get(5).unwrap(),
-        }
+        Rule::from_row(&row)
     };
     let parts: Vec<(i64, String, i64, i64)> = exec(
         client,
@@ -48,7 +42,14 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         &[spi::INT8, spi::INT8],
         &[q.id.into(), (max_partitions as i64).into()],
     )
-    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap(), r.get(4).unwrap().unwrap()))
+    .map(|r| {
+        (
+            spi::col(&r, "id"),
+            spi::col(&r, "name"),
+            spi::col(&r, "log_start"),
+            spi::col(&r, "last_offset"),
+        )
+    })
     .collect();
     let mut out = Vec::new();
     for (pid, name, log_start, last_offset) in parts {
@@ -56,12 +57,12 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
             let fresh: Option<i64> = exec(
                 client,
-                "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL)",
+                "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
                 &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
                 &[pid.into(), log_start.into(), cutoff.into()],
             )
             .next()
-            .and_then(|r| r.get(1).unwrap());
+            .and_then(|r| spi::opt(&r, "boundary"));
             fresh.unwrap_or(last_offset + 1)
         };
         let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
@@ -74,8 +75,8 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         .next()
         .map(|r| {
             (
-                r.get::<String>(1).unwrap().unwrap(),
-                r.get::<i64>(2).unwrap().unwrap(),
+                spi::col::<String>(&r, "consumer_group"),
+                spi::col::<i64>(&r, "next_offset"),
             )
         });
         let rule2 = rule.completed_cutoff.and_then(|c| {
@@ -113,8 +114,8 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         .next()
         .unwrap();
         let (segments, messages): (i64, i64) = (
-            deletable.get(1).unwrap().unwrap(),
-            deletable.get(2).unwrap().unwrap(),
+            spi::col(&deletable, "segments"),
+            spi::col(&deletable, "messages"),
         );
         if boundary > log_start && segments == 0 {
             pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
@@ -127,15 +128,15 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
         )
         .map(|r| {
             let (phase, state, error): (i16, String, String) =
-                (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap(), r.get(3).unwrap().unwrap());
+                (spi::col(&r, "phase"), spi::col(&r, "sqlstate"), spi::col(&r, "error"));
             pins.push(format!("phase {phase}'s step failed here (SQLSTATE {state}: {error}); it is retried after a backoff"));
             json!({
                 "phase": phase,
                 "sqlstate": state,
                 "error": error,
-                "failedAt": micros_to_iso(r.get::<i64>(4).unwrap().unwrap()),
-                "skipCycles": r.get::<i32>(5).unwrap().unwrap(),
-                "failures": r.get::<i32>(6).unwrap().unwrap(),
+                "failedAt": micros_to_iso(spi::col::<i64>(&r, "failed_us")),
+                "skipCycles": spi::col::<i32>(&r, "skip"),
+                "failures": spi::col::<i32>(&r, "streak"),
             })
         })
         .collect();
@@ -184,10 +185,10 @@ pub fn timeseries(client: &mut SpiClient<'_>, since: TimestampWithTimeZone, buck
     Value::Array(
         rows.map(|r| {
             json!({
-                "bucket": micros_to_iso(r.get::<i64>(1).unwrap().unwrap()),
-                "retentionType": r.get::<String>(2).unwrap().unwrap(),
-                "messagesDeleted": r.get::<i64>(3).unwrap().unwrap(),
-                "segmentsDeleted": r.get::<i64>(4).unwrap().unwrap(),
+                "bucket": micros_to_iso(spi::col::<i64>(&r, "bucket_us")),
+                "retentionType": spi::col::<String>(&r, "retention_type"),
+                "messagesDeleted": spi::col::<i64>(&r, "messages"),
+                "segmentsDeleted": spi::col::<i64>(&r, "segments"),
             })
         })
         .collect(),
@@ -200,10 +201,10 @@ pub fn table_sizes(client: &mut SpiClient<'_>) -> Value {
     Value::Array(
         rows.map(|r| {
             json!({
-                "table": format!("queen.{}", r.get::<String>(1).unwrap().unwrap()),
-                "totalBytes": r.get::<i64>(2).unwrap().unwrap(),
-                "tableBytes": r.get::<i64>(3).unwrap().unwrap(),
-                "indexBytes": r.get::<i64>(4).unwrap().unwrap(),
+                "table": format!("queen.{}", spi::col::<String>(&r, "relname")),
+                "totalBytes": spi::col::<i64>(&r, "pg_total_relation_size"),
+                "tableBytes": spi::col::<i64>(&r, "pg_table_size"),
+                "indexBytes": spi::col::<i64>(&r, "pg_indexes_size"),
             })
         })
         .collect(),

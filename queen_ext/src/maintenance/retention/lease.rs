@@ -22,7 +22,7 @@ pub fn claim(client: &mut SpiClient<'_>, task: &str, holder: &str, lease_ms: i64
         &[task.into(), holder.into(), lease_ms.into()],
     )
     .next()
-    .and_then(|r| r.get::<i64>(1).unwrap())
+    .and_then(|r| spi::opt::<i64>(&r, "fencing_token"))
 }
 
 /// Ends the lease `token` holds. `period_ms` Some: the run succeeded and the

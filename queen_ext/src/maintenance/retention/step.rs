@@ -41,6 +41,7 @@ impl StepResult {
     }
 }
 
+/// The one column of the first row `sql` answers (None: no row, or NULL).
 fn one_i64(
     client: &mut SpiClient<'_>,
     sql: &'static str,
@@ -174,9 +175,9 @@ pub fn retention_step(
     )
     .map(|r| {
         (
-            r.get(1).unwrap().unwrap(),
-            r.get(2).unwrap().unwrap(),
-            r.get(3).unwrap().unwrap(),
+            spi::col(&r, "base_offset"),
+            spi::col(&r, "end_offset"),
+            spi::col(&r, "frame_count"),
         )
     })
     .collect();
@@ -264,16 +265,16 @@ pub fn txns_purge_step(
     )
     .next()
     .expect("an aggregate answers one row");
-    let rows: i64 = batch.get(1).unwrap().unwrap();
+    let rows: i64 = spi::col(&batch, "rows");
     if rows == 0 {
         return StepResult {
             new_txns_start: Some(txns_start),
             ..StepResult::nothing(true)
         };
     }
-    let messages: i64 = batch.get(2).unwrap().unwrap();
-    let max_base: i64 = batch.get(3).unwrap().unwrap();
-    let new_start: i64 = batch.get(4).unwrap().unwrap();
+    let messages: i64 = spi::col(&batch, "messages");
+    let max_base: i64 = spi::col(&batch, "max_base");
+    let new_start: i64 = spi::col(&batch, "new_start");
     exec(
         client,
         "DELETE FROM queen.log_txns WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",

@@ -28,9 +28,9 @@ pub fn walk_batch(client: &mut SpiClient<'_>, after_id: i64, max_rows: i32) -> W
     )
     .next()
     .expect("one row");
-    let last_id: Option<i64> = row.get(1).unwrap();
-    let fixed: i64 = row.get(2).unwrap().unwrap();
-    let seen: i64 = row.get(3).unwrap().unwrap();
+    let last_id: Option<i64> = spi::opt(&row, "last_id");
+    let fixed: i64 = spi::col(&row, "fixed");
+    let seen: i64 = spi::col(&row, "scanned");
     WalkResult {
         last_id,
         fixed,

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 
+use crate::pg::spi;
 use crate::query;
 
 /// The sidecar is never purged younger than this, whatever the queue says: a
@@ -23,6 +24,19 @@ pub struct Rule {
     pub max_wait_cutoff: Option<TimestampWithTimeZone>,
     /// Dead letters failed before this go (NULL: kept forever).
     pub dlq_cutoff: Option<TimestampWithTimeZone>,
+}
+
+impl Rule {
+    /// The cutoffs of a row holding the columns of [`rules_sql`].
+    pub fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Rule {
+        Rule {
+            all_cutoff: spi::opt(row, "all_cutoff"),
+            completed_cutoff: spi::opt(row, "completed_cutoff"),
+            txn_cutoff: spi::opt(row, "txn_cutoff"),
+            max_wait_cutoff: spi::opt(row, "max_wait_cutoff"),
+            dlq_cutoff: spi::opt(row, "dlq_cutoff"),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -69,24 +83,15 @@ pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
         .unwrap_or_else(|e| panic!("retention work list: {e}"));
     let mut due: [Vec<(i64, i64, i64)>; 3] = Default::default();
     for row in rows {
-        let phase: i32 = row.get(1).unwrap().unwrap();
-        let queue: i64 = row.get(2).unwrap().unwrap();
+        let phase: i32 = spi::col(&row, "phase");
+        let queue: i64 = spi::col(&row, "queue_id");
         if phase == 4 {
             list.dlq_due.push(queue);
         } else if phase == 0 {
-            list.rules.insert(
-                queue,
-                Rule {
-                    all_cutoff: row.get(4).unwrap(),
-                    completed_cutoff: row.get(5).unwrap(),
-                    txn_cutoff: row.get(6).unwrap(),
-                    max_wait_cutoff: row.get(7).unwrap(),
-                    dlq_cutoff: row.get(9).unwrap(),
-                },
-            );
+            list.rules.insert(queue, Rule::from_row(&row));
         } else {
-            let pid: i64 = row.get(3).unwrap().unwrap();
-            let us: i64 = row.get(8).unwrap().unwrap();
+            let pid: i64 = spi::col(&row, "partition_id");
+            let us: i64 = spi::col(&row, "watermark_us");
             due[(phase - 1) as usize].push((us, pid, queue));
         }
     }

@@ -207,7 +207,7 @@ fn finished(token: i64) -> bool {
                 &[token.into()],
             )
             .next()
-            .and_then(|r| r.get::<bool>(1).unwrap())
+            .and_then(|r| spi::opt::<bool>(&r, "finished"))
             .unwrap_or(false)
         })
     })
@@ -224,7 +224,7 @@ fn last_error(token: i64) -> Option<String> {
                 &[token.into()],
             )
             .next()
-            .and_then(|r| r.get::<String>(1).unwrap())
+            .and_then(|r| spi::opt::<String>(&r, "last_error"))
         })
     })
     .ok()
@@ -281,12 +281,12 @@ fn pull(c: &mut pgrx::spi::SpiClient<'_>, token: i64) -> Option<Item> {
     )
     .next()?;
     Some(Item {
-        phase: row.get(1).unwrap().unwrap(),
-        pid: row.get(2).unwrap().unwrap(),
-        all_cutoff: row.get(3).unwrap(),
-        completed_cutoff: row.get(4).unwrap(),
-        cutoff: row.get(5).unwrap(),
-        failing: row.get(6).unwrap().unwrap(),
+        phase: spi::col(&row, "phase"),
+        pid: spi::col(&row, "partition_id"),
+        all_cutoff: spi::opt(&row, "all_cutoff"),
+        completed_cutoff: spi::opt(&row, "completed_cutoff"),
+        cutoff: spi::opt(&row, "cutoff"),
+        failing: spi::col(&row, "failing"),
     })
 }
 
@@ -375,14 +375,14 @@ fn fan_out(
             .next()
             .unwrap();
             let tally = Tally {
-                segments: row.get(1).unwrap().unwrap(),
-                messages: row.get(2).unwrap().unwrap(),
-                txns: row.get(3).unwrap().unwrap(),
-                evicted: row.get(4).unwrap().unwrap(),
+                segments: spi::col(&row, "segments"),
+                messages: spi::col(&row, "messages"),
+                txns: spi::col(&row, "txns"),
+                evicted: spi::col(&row, "evicted"),
             };
-            let error: Option<String> = row.get(5).unwrap();
-            let others_failed: i64 = row.get(6).unwrap().unwrap();
-            let others_failing: Vec<String> = row.get(7).unwrap().unwrap();
+            let error: Option<String> = spi::opt(&row, "errors");
+            let others_failed: i64 = spi::col(&row, "failed");
+            let others_failing: Vec<String> = spi::col(&row, "failing");
             exec(
                 c,
                 "DELETE FROM queen.retention_work WHERE token = $1",

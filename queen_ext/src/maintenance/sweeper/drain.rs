@@ -27,8 +27,8 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     )
     .next()
     .unwrap();
-    let next: Option<i64> = row.get(1).unwrap();
-    let due: i64 = row.get(2).unwrap().unwrap();
+    let next: Option<i64> = spi::opt(&row, "next_in_ms");
+    let due: i64 = spi::col(&row, "due");
     let now_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)
@@ -86,13 +86,13 @@ fn fire_only(
     )
     .map(|r| {
         (
-            r.get(1).unwrap().unwrap(),
-            r.get(2).unwrap().unwrap(),
-            r.get(3).unwrap().unwrap(),
-            r.get(4).unwrap().unwrap(),
-            r.get(5).unwrap().unwrap(),
-            r.get(6).unwrap().unwrap(),
-            r.get(7).unwrap().unwrap(),
+            spi::col(&r, "queue"),
+            spi::col(&r, "timer_key"),
+            spi::col(&r, "partition"),
+            spi::col(&r, "payload"),
+            spi::col(&r, "transaction_id"),
+            spi::col(&r, "lateness_ms"),
+            spi::col(&r, "message_id"),
         )
     })
     .collect();
@@ -154,7 +154,7 @@ fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
         &[spi::UUID],
         &[pgrx::Uuid::from_bytes(*token.as_bytes()).into()],
     )
-    .map(|r| (r.get(1).unwrap().unwrap(), r.get(2).unwrap().unwrap()))
+    .map(|r| (spi::col(&r, "queue"), spi::col(&r, "timer_key")))
     .collect()
 }
 
@@ -178,7 +178,7 @@ fn fire_failed(
         &[pg_token.into(), timer.0.into(), timer.1.into()],
     )
     .next()
-    .and_then(|r| r.get(1).unwrap());
+    .and_then(|r| spi::opt(&r, "attempts"));
     match attempts {
         // Rescheduled or cancelled meanwhile: its claim is gone with it.
         None => false,
