@@ -18,7 +18,7 @@ use crate::access::Caller;
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
 use crate::longpoll::Key;
-use crate::AppState;
+use crate::state::AppState;
 
 const POP_FRAMES: &str = "application/x-queen-pop";
 
