@@ -1,0 +1,75 @@
+//! The key-value store and its one-key routes, locks and semaphores.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use serde_json::{json, Value};
+
+use super::call::{call, json_body, ok, Answer};
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
+/// A lost precondition is a verdict in the answer (HTTP 200), never an error.
+pub async fn kv(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
+}
+
+pub async fn kv_one(state: &AppState, op: Value) -> Answer {
+    let answer = call(
+        state,
+        "SELECT queen.kv($1::jsonb)",
+        &[&json!({"operations": [op]})],
+    )
+    .await?;
+    ok(answer["results"][0].clone())
+}
+
+/// Sugar for curl: one key.
+pub async fn kv_get(
+    State(state): State<AppState>,
+    Path((ns, key)): Path<(String, String)>,
+) -> Answer {
+    kv_one(&state, json!({"op": "get", "ns": ns, "key": key})).await
+}
+
+/// Sugar for curl: the body is `{"value", "ttlSeconds" | "forever", "expect"?}`.
+pub async fn kv_put(
+    State(state): State<AppState>,
+    Path((ns, key)): Path<(String, String)>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let mut op = json_body(&body)?;
+    let Some(fields) = op.as_object_mut() else {
+        return Err(ApiError::bad_request(
+            "body: must be an object with value and ttlSeconds or forever",
+        ));
+    };
+    fields.insert("op".into(), json!("put"));
+    fields.insert("ns".into(), json!(ns));
+    fields.insert("key".into(), json!(key));
+    kv_one(&state, op).await
+}
+
+pub async fn kv_delete(
+    State(state): State<AppState>,
+    Path((ns, key)): Path<(String, String)>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    let mut op = json!({"op": "delete", "ns": ns, "key": key});
+    if let Some(e) = params.get("expect") {
+        op["expect"] = json!(e
+            .parse::<i64>()
+            .map_err(|_| ApiError::bad_request("expect: must be a version (an integer)"))?);
+    }
+    kv_one(&state, op).await
+}
+
+/// Locks and semaphores: acquire, renew, release, get. A lock held by
+/// another is an answer (HTTP 200), not an error.
+pub async fn locks(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
+}

@@ -1,0 +1,50 @@
+//! Queues: configure, list, look at one, delete.
+
+use axum::extract::{Path, State};
+use serde_json::{json, Value};
+
+use super::call::{call, json_body, ok, Answer};
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub async fn configure(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+    let body = json_body(&body)?;
+    let queue = body
+        .get("queue")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("queue: is required"))?
+        .to_owned();
+    let mut options = body.get("options").cloned().unwrap_or(json!({}));
+    if !options.is_object() {
+        return Err(ApiError::bad_request("options: must be a JSON object"));
+    }
+    for key in ["namespace", "task"] {
+        if let Some(v) = body.get(key).filter(|v| !v.is_null()) {
+            options[key] = v.clone();
+        }
+    }
+    let mode = body
+        .get("mode")
+        .and_then(Value::as_str)
+        .unwrap_or("merge")
+        .to_owned();
+    ok(call(
+        &state,
+        "SELECT queen.configure($1, $2::jsonb, $3)",
+        &[&queue, &options, &mode],
+    )
+    .await?)
+}
+
+pub async fn list_queues(State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
+}
+
+pub async fn get_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
+    ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
+}
+
+pub async fn delete_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
+    ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
+}

@@ -1,0 +1,66 @@
+//! Observation: health, the overview (also served as the status), the
+//! analytics and the Prometheus metrics.
+
+use std::collections::HashMap;
+
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::call::{call, number, ok, Answer};
+use crate::state::AppState;
+
+/// 200 when the database answers and the extension is installed; 503 otherwise.
+pub async fn health(State(state): State<AppState>) -> Response {
+    let sql = "SELECT json_build_object('extension', \
+               (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
+    let (error, code) =
+        match call(&state, sql, &[]).await {
+            Ok(v) if v["extension"].is_string() => return Json(
+                json!({"status": "healthy", "database": "connected", "extension": v["extension"]}),
+            )
+            .into_response(),
+            Ok(_) => (
+                "the queen extension is not installed".to_owned(),
+                "unavailable",
+            ),
+            Err(e) => (e.message, e.code),
+        };
+    let body =
+        json!({"status": "unhealthy", "database": "disconnected", "error": error, "code": code});
+    (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+}
+
+pub async fn overview(State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.overview()", &[]).await?)
+}
+
+pub async fn retention_analytics(
+    State(state): State<AppState>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Answer {
+    let bucket = params
+        .get("bucket")
+        .cloned()
+        .unwrap_or_else(|| "hour".into());
+    let hours = number(&params, "hours")?.unwrap_or(24) as f64;
+    ok(call(
+        &state,
+        "SELECT queen.retention_timeseries(now() - make_interval(hours => $1::float8::int), $2)",
+        &[&hours, &bucket],
+    )
+    .await?)
+}
+
+pub async fn postgres_stats(State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.table_sizes()", &[]).await?)
+}
+
+/// Per-queue gauges and counters in the Prometheus text format.
+pub async fn prometheus(State(state): State<AppState>) -> Answer {
+    let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
+    let text = crate::metrics::prometheus_text(&queues);
+    Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
+}
