@@ -11,6 +11,7 @@ mod db;
 mod error;
 mod longpoll;
 mod metrics;
+mod query;
 mod routes;
 mod server;
 mod startup;

@@ -1,8 +1,6 @@
 //! What every route is made of: one call to the extension's SQL API within
 //! the request timeout, the request body passed on, the answer sent back.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -56,25 +54,4 @@ pub fn json_body(body: &Bytes) -> Result<Value, ApiError> {
     }
     serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
-}
-
-pub fn flag(params: &HashMap<String, String>, key: &str) -> Result<bool, ApiError> {
-    match params.get(key).map(String::as_str) {
-        None | Some("") | Some("false") | Some("0") => Ok(false),
-        Some("true") | Some("1") => Ok(true),
-        Some(other) => Err(ApiError::bad_request(format!(
-            "{key}: {other:?} is not true or false"
-        ))),
-    }
-}
-
-pub fn number(params: &HashMap<String, String>, key: &str) -> Result<Option<i64>, ApiError> {
-    params
-        .get(key)
-        .filter(|v| !v.is_empty())
-        .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| ApiError::bad_request(format!("{key}: {v:?} is not an integer")))
-        })
-        .transpose()
 }

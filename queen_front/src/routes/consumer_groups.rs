@@ -1,14 +1,14 @@
 //! Consumer groups: list, look at one, delete (everywhere or on one
 //! queue), seek, subscription.
 
-use std::collections::HashMap;
-
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::call::{call, json_body, ok, Answer};
 use crate::body::JsonBody;
 use crate::error::ApiError;
+use crate::query::Params;
 use crate::state::AppState;
 
 pub async fn consumer_groups(State(state): State<AppState>) -> Answer {
@@ -19,15 +19,23 @@ pub async fn consumer_group(State(state): State<AppState>, Path(group): Path<Str
     ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
 }
 
+/// The query of the delete routes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteQuery {
+    /// Anything but `false` (absent included) drops the subscription too.
+    delete_metadata: Option<String>,
+}
+
 /// Deletes a group's cursors everywhere or on one queue; `deleteMetadata`
 /// (default true) drops its subscription too.
-pub async fn delete_group(
+async fn delete_group(
     state: &AppState,
     group: &str,
     queue: Option<String>,
-    params: &HashMap<String, String>,
+    q: &DeleteQuery,
 ) -> Answer {
-    let metadata = params.get("deleteMetadata").is_none_or(|v| v != "false");
+    let metadata = q.delete_metadata.as_deref().is_none_or(|v| v != "false");
     ok(call(
         state,
         "SELECT queen.consumer_group_delete($1, $2, $3)",
@@ -39,17 +47,17 @@ pub async fn delete_group(
 pub async fn delete_consumer_group(
     State(state): State<AppState>,
     Path(group): Path<String>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<DeleteQuery>,
 ) -> Answer {
-    delete_group(&state, &group, None, &params).await
+    delete_group(&state, &group, None, &q).await
 }
 
 pub async fn delete_consumer_group_on_queue(
     State(state): State<AppState>,
     Path((group, queue)): Path<(String, String)>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<DeleteQuery>,
 ) -> Answer {
-    delete_group(&state, &group, Some(queue), &params).await
+    delete_group(&state, &group, Some(queue), &q).await
 }
 
 pub async fn seek_consumer_group(

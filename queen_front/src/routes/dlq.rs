@@ -1,33 +1,49 @@
 //! The dead-letter queue: list, look at one, retry, delete.
 
-use std::collections::HashMap;
-
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
+use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, number, ok, Answer};
+use super::call::{call, ok, Answer};
 use crate::error::ApiError;
+use crate::query::{number, text, Params};
 use crate::state::AppState;
 
-pub async fn dlq(
-    State(state): State<AppState>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Answer {
+/// The query of the dead-letter list: filters, and a page.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DlqQuery {
+    queue: Option<String>,
+    consumer_group: Option<String>,
+    partition: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
+pub async fn dlq(State(state): State<AppState>, Params(q): Params<DlqQuery>) -> Answer {
     let mut options = json!({});
-    for key in ["queue", "consumerGroup", "partition", "from", "to"] {
-        if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
+    for (key, value) in [
+        ("queue", &q.queue),
+        ("consumerGroup", &q.consumer_group),
+        ("partition", &q.partition),
+        ("from", &q.from),
+        ("to", &q.to),
+    ] {
+        if let Some(v) = text(value) {
             options[key] = json!(v);
         }
     }
-    for key in ["limit", "offset"] {
-        if let Some(n) = number(&params, key)? {
+    for (key, value) in [("limit", &q.limit), ("offset", &q.offset)] {
+        if let Some(n) = number(key, value)? {
             options[key] = json!(n);
         }
     }
     ok(call(&state, "SELECT queen.dlq_messages($1::jsonb)", &[&options]).await?)
 }
 
-pub fn partition_id(raw: &str) -> Result<i64, ApiError> {
+fn partition_id(raw: &str) -> Result<i64, ApiError> {
     raw.parse()
         .map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
 }

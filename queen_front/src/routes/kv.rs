@@ -1,13 +1,13 @@
 //! The key-value store and its one-key routes, locks and semaphores.
 
-use std::collections::HashMap;
-
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::{call, json_body, ok, Answer};
 use crate::body::JsonBody;
 use crate::error::ApiError;
+use crate::query::Params;
 use crate::state::AppState;
 
 /// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
@@ -17,7 +17,7 @@ pub async fn kv(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answ
     ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
 }
 
-pub async fn kv_one(state: &AppState, op: Value) -> Answer {
+async fn kv_one(state: &AppState, op: Value) -> Answer {
     let answer = call(
         state,
         "SELECT queen.kv($1::jsonb)",
@@ -53,13 +53,20 @@ pub async fn kv_put(
     kv_one(&state, op).await
 }
 
+/// The query of the one-key delete.
+#[derive(Deserialize)]
+pub struct DeleteQuery {
+    /// The version the key must have (empty is refused, as any non-integer).
+    expect: Option<String>,
+}
+
 pub async fn kv_delete(
     State(state): State<AppState>,
     Path((ns, key)): Path<(String, String)>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<DeleteQuery>,
 ) -> Answer {
     let mut op = json!({"op": "delete", "ns": ns, "key": key});
-    if let Some(e) = params.get("expect") {
+    if let Some(e) = q.expect {
         op["expect"] = json!(e
             .parse::<i64>()
             .map_err(|_| ApiError::bad_request("expect: must be a version (an integer)"))?);

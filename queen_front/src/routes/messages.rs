@@ -1,23 +1,24 @@
 //! Messages: push, pop (long polls included), ack, transactions and lease
 //! renewal.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::call::{call, call_as, flag, json_body, json_text, number, ok, text_body, Answer};
+use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
 use crate::access::Caller;
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
 use crate::longpoll::Key;
+use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
 
-pub const POP_FRAMES: &str = "application/x-queen-pop";
+const POP_FRAMES: &str = "application/x-queen-pop";
 
 pub async fn push(State(state): State<AppState>, caller: Caller, body: WriteBody) -> Answer {
     let producer = caller.subject;
@@ -61,10 +62,27 @@ pub async fn push(State(state): State<AppState>, caller: Caller, body: WriteBody
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
 
+/// The query of the pop routes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PopQuery {
+    batch: Option<String>,
+    wait: Option<String>,
+    frames: Option<String>,
+    timeout: Option<String>,
+    consumer_group: Option<String>,
+    auto_ack: Option<String>,
+    partitions: Option<String>,
+    subscription_mode: Option<String>,
+    subscription_from: Option<String>,
+    namespace: Option<String>,
+    task: Option<String>,
+}
+
 pub async fn pop_queue(
     state: State<AppState>,
     Path(queue): Path<String>,
-    q: Query<HashMap<String, String>>,
+    q: Params<PopQuery>,
 ) -> Answer {
     pop(state, Some(queue), None, q).await
 }
@@ -72,50 +90,53 @@ pub async fn pop_queue(
 pub async fn pop_partition(
     state: State<AppState>,
     Path((queue, partition)): Path<(String, String)>,
-    q: Query<HashMap<String, String>>,
+    q: Params<PopQuery>,
 ) -> Answer {
     pop(state, Some(queue), Some(partition), q).await
 }
 
-pub async fn pop_filtered(state: State<AppState>, q: Query<HashMap<String, String>>) -> Answer {
+pub async fn pop_filtered(state: State<AppState>, q: Params<PopQuery>) -> Answer {
     pop(state, None, None, q).await
 }
 
 /// A pop; with wait=true it holds the request until messages come or the
 /// timeout passes (204 when nothing came).
-pub async fn pop(
+async fn pop(
     State(state): State<AppState>,
     queue: Option<String>,
     partition: Option<String>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<PopQuery>,
 ) -> Answer {
-    let batch = number(&params, "batch")?.unwrap_or(1);
+    let batch = number("batch", &q.batch)?.unwrap_or(1);
     let batch = i32::try_from(batch)
         .map_err(|_| ApiError::bad_request(format!("batch: {batch} is out of range")))?;
-    let wait = flag(&params, "wait")?;
-    let frames = flag(&params, "frames")?;
-    let timeout_ms = number(&params, "timeout")?.unwrap_or(30_000).max(0) as u64;
-    let group = params
-        .get("consumerGroup")
-        .filter(|g| !g.is_empty())
-        .cloned();
+    let wait = flag("wait", &q.wait)?;
+    let frames = flag("frames", &q.frames)?;
+    let timeout_ms = number("timeout", &q.timeout)?.unwrap_or(30_000).max(0) as u64;
+    let group = text(&q.consumer_group).map(str::to_owned);
     let mut options = json!({});
-    if flag(&params, "autoAck")? {
+    if flag("autoAck", &q.auto_ack)? {
         options["autoAck"] = json!(true);
     }
-    if let Some(p) = number(&params, "partitions")? {
+    if let Some(p) = number("partitions", &q.partitions)? {
         options["partitions"] = json!(p);
     }
-    for key in ["subscriptionMode", "subscriptionFrom", "namespace", "task"] {
-        if let Some(v) = params.get(key).filter(|v| !v.is_empty()) {
+    for (key, value) in [
+        ("subscriptionMode", &q.subscription_mode),
+        ("subscriptionFrom", &q.subscription_from),
+        ("namespace", &q.namespace),
+        ("task", &q.task),
+    ] {
+        if let Some(v) = text(value) {
             options[key] = json!(v);
         }
     }
     let key = match &queue {
-        Some(q) => Key::Queue(q.clone()),
+        Some(name) => Key::Queue(name.clone()),
+        // The filter's key takes the parameters as given, empty ones too.
         None => Key::Filter {
-            namespace: params.get("namespace").cloned(),
-            task: params.get("task").cloned(),
+            namespace: q.namespace,
+            task: q.task,
         },
     };
     // Never hold a request past the request timeout.
@@ -178,7 +199,7 @@ pub async fn pop(
 }
 
 /// A long poll refused because the front-end holds as many as it may.
-pub fn too_many_waiters(max: usize) -> ApiError {
+fn too_many_waiters(max: usize) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         "too_many_waiters",
@@ -195,7 +216,7 @@ pub fn too_many_waiters(max: usize) -> ApiError {
 /// the answer's own (a string can not hold an unescaped quote); the byte
 /// after it says whether the array is empty. Parsing the whole answer to
 /// learn this was a seventh of the front-end's time on a pop of 100.
-pub fn popped_any(text: &str) -> bool {
+fn popped_any(text: &str) -> bool {
     const KEY: &str = "\"messages\":[";
     match text.find(KEY) {
         Some(at) => text[at + KEY.len()..]

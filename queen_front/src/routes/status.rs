@@ -1,15 +1,15 @@
 //! Observation: health, the overview (also served as the status), the
 //! analytics and the Prometheus metrics.
 
-use std::collections::HashMap;
-
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, number, ok, Answer};
+use super::call::{call, ok, Answer};
+use crate::query::{number, Params};
 use crate::state::AppState;
 
 /// 200 when the database answers and the extension is installed; 503 otherwise.
@@ -37,15 +37,21 @@ pub async fn overview(State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.overview()", &[]).await?)
 }
 
+/// The query of the retention analytics.
+#[derive(Deserialize)]
+pub struct RetentionQuery {
+    /// The bucket width, `hour` when absent (passed on as given otherwise).
+    bucket: Option<String>,
+    /// How far back, in hours (24 when absent or empty).
+    hours: Option<String>,
+}
+
 pub async fn retention_analytics(
     State(state): State<AppState>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<RetentionQuery>,
 ) -> Answer {
-    let bucket = params
-        .get("bucket")
-        .cloned()
-        .unwrap_or_else(|| "hour".into());
-    let hours = number(&params, "hours")?.unwrap_or(24) as f64;
+    let bucket = q.bucket.unwrap_or_else(|| "hour".into());
+    let hours = number("hours", &q.hours)?.unwrap_or(24) as f64;
     ok(call(
         &state,
         "SELECT queen.retention_timeseries(now() - make_interval(hours => $1::float8::int), $2)",

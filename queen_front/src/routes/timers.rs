@@ -1,13 +1,13 @@
 //! Timers: scheduling (and every other operation in a body) and the cancel
 //! route.
 
-use std::collections::HashMap;
-
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
+use serde::Deserialize;
 use serde_json::json;
 
 use super::call::{call, json_body, ok, Answer};
 use crate::body::JsonBody;
+use crate::query::Params;
 use crate::state::AppState;
 
 pub async fn timers(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
@@ -15,13 +15,21 @@ pub async fn timers(State(state): State<AppState>, JsonBody(body): JsonBody) -> 
     ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
 }
 
+/// The query of the cancel route.
+#[derive(Deserialize)]
+pub struct CancelQuery {
+    /// Passed on as given (null when absent).
+    txn: Option<String>,
+}
+
 /// The cancel route: never refused by the scheduling switch.
 pub async fn cancel_timer(
     State(state): State<AppState>,
     Path((queue, timer_key)): Path<(String, String)>,
-    Query(params): Query<HashMap<String, String>>,
+    Params(q): Params<CancelQuery>,
 ) -> Answer {
-    let body = json!({"operations": [{"op": "cancel", "queue": queue, "timerKey": timer_key, "txn": params.get("txn")}]});
+    let cancel = json!({"op": "cancel", "queue": queue, "timerKey": timer_key, "txn": q.txn});
+    let body = json!({"operations": [cancel]});
     let answer = call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?;
     ok(answer["results"][0].clone())
 }

@@ -8,6 +8,7 @@ mod cors;
 mod errors;
 pub mod fakepg;
 mod longpolls;
+mod queries;
 mod startup;
 mod timeouts;
 
