@@ -33,7 +33,9 @@ pub fn init_log() {
 
 /// The settings the server starts with, checked.
 pub struct Startup {
+    /// The configuration, checked.
     pub config: Arc<Config>,
+    /// The token check, built from the configured keys.
     pub auth: Auth,
 }
 

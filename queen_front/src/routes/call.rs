@@ -11,6 +11,7 @@ use tokio_postgres::types::ToSql;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+/// What a handler answers: its response, or the refusal as JSON.
 pub type Answer = Result<Response, ApiError>;
 
 /// Runs one SQL call answering one value (JSON, or bytes), within the
@@ -26,6 +27,7 @@ where
     crate::db::one_value(&state.pool, state.config.request_timeout, sql, params).await
 }
 
+/// Runs one SQL call answering JSON, within the request timeout.
 pub async fn call(
     state: &AppState,
     sql: &str,
@@ -34,6 +36,7 @@ pub async fn call(
     call_as::<Value>(state, sql, params).await
 }
 
+/// A JSON value as a 200.
 pub fn ok(v: Value) -> Answer {
     Ok(Json(v).into_response())
 }
@@ -48,6 +51,7 @@ pub fn text_body(body: &Bytes) -> Result<&str, ApiError> {
     std::str::from_utf8(body).map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))
 }
 
+/// A JSON request body parsed (an empty one is `{}`); malformed JSON is a 400.
 pub fn json_body(body: &Bytes) -> Result<Value, ApiError> {
     if body.is_empty() {
         return Ok(json!({}));

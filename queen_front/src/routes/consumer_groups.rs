@@ -6,16 +6,23 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::call::{call, json_body, ok, Answer};
+use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::Params;
 use crate::state::AppState;
 
-pub async fn consumer_groups(State(state): State<AppState>) -> Answer {
+/// Every consumer group.
+pub async fn consumer_groups(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.consumer_groups_list()", &[]).await?)
 }
 
-pub async fn consumer_group(State(state): State<AppState>, Path(group): Path<String>) -> Answer {
+/// One consumer group.
+pub async fn consumer_group(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(group): Path<String>,
+) -> Answer {
     ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
 }
 
@@ -44,7 +51,9 @@ async fn delete_group(
     .await?)
 }
 
+/// Deletes a group on every queue.
 pub async fn delete_consumer_group(
+    _: Authorized<Admin>,
     State(state): State<AppState>,
     Path(group): Path<String>,
     Params(q): Params<DeleteQuery>,
@@ -52,7 +61,9 @@ pub async fn delete_consumer_group(
     delete_group(&state, &group, None, &q).await
 }
 
+/// Deletes a group on one queue.
 pub async fn delete_consumer_group_on_queue(
+    _: Authorized<Admin>,
     State(state): State<AppState>,
     Path((group, queue)): Path<(String, String)>,
     Params(q): Params<DeleteQuery>,
@@ -60,7 +71,9 @@ pub async fn delete_consumer_group_on_queue(
     delete_group(&state, &group, Some(queue), &q).await
 }
 
+/// Moves a group's cursors on a queue; the body holds where to.
 pub async fn seek_consumer_group(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((group, queue)): Path<(String, String)>,
     JsonBody(body): JsonBody,
@@ -74,7 +87,9 @@ pub async fn seek_consumer_group(
     .await?)
 }
 
+/// Sets where a group's subscription starts (`subscriptionTimestamp`).
 pub async fn consumer_group_subscription(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path(group): Path<String>,
     JsonBody(body): JsonBody,

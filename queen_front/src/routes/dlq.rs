@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::call::{call, ok, Answer};
+use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
@@ -22,7 +23,12 @@ pub struct DlqQuery {
     offset: Option<String>,
 }
 
-pub async fn dlq(State(state): State<AppState>, Params(q): Params<DlqQuery>) -> Answer {
+/// The dead letters matching the query, a page of them.
+pub async fn dlq(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<DlqQuery>,
+) -> Answer {
     let mut options = json!({});
     for (key, value) in [
         ("queue", &q.queue),
@@ -48,7 +54,9 @@ fn partition_id(raw: &str) -> Result<i64, ApiError> {
         .map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
 }
 
+/// One dead letter.
 pub async fn get_message(
+    _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
@@ -61,7 +69,9 @@ pub async fn get_message(
     .await?)
 }
 
+/// Deletes one dead letter.
 pub async fn delete_message(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
@@ -74,7 +84,9 @@ pub async fn delete_message(
     .await?)
 }
 
+/// Puts one dead letter back to be consumed again; wakes the long polls.
 pub async fn retry_message(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {

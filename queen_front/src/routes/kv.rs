@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::{call, json_body, ok, Answer};
+use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::Params;
@@ -12,7 +13,11 @@ use crate::state::AppState;
 
 /// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
 /// A lost precondition is a verdict in the answer (HTTP 200), never an error.
-pub async fn kv(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+pub async fn kv(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
 }
@@ -29,6 +34,7 @@ async fn kv_one(state: &AppState, op: Value) -> Answer {
 
 /// Sugar for curl: one key.
 pub async fn kv_get(
+    _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Path((ns, key)): Path<(String, String)>,
 ) -> Answer {
@@ -37,6 +43,7 @@ pub async fn kv_get(
 
 /// Sugar for curl: the body is `{"value", "ttlSeconds" | "forever", "expect"?}`.
 pub async fn kv_put(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((ns, key)): Path<(String, String)>,
     JsonBody(body): JsonBody,
@@ -60,7 +67,9 @@ pub struct DeleteQuery {
     expect: Option<String>,
 }
 
+/// Sugar for curl: deletes one key, at the version `expect` when given.
 pub async fn kv_delete(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((ns, key)): Path<(String, String)>,
     Params(q): Params<DeleteQuery>,
@@ -76,7 +85,11 @@ pub async fn kv_delete(
 
 /// Locks and semaphores: acquire, renew, release, get. A lock held by
 /// another is an answer (HTTP 200), not an error.
-pub async fn locks(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+pub async fn locks(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
 }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
-use crate::access::Caller;
+use crate::access::{Authorized, ReadWrite, WriteOnly};
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
 use crate::longpoll::Key;
@@ -20,7 +20,13 @@ use crate::state::AppState;
 
 const POP_FRAMES: &str = "application/x-queen-pop";
 
-pub async fn push(State(state): State<AppState>, caller: Caller, body: WriteBody) -> Answer {
+/// A push (JSON or the binary body), stamped with the caller's subject as
+/// its producer; 201, and the long polls of what was pushed to are woken.
+pub async fn push(
+    caller: Authorized<WriteOnly>,
+    State(state): State<AppState>,
+    body: WriteBody,
+) -> Answer {
     let producer = caller.subject;
     let answer = match body {
         WriteBody::Binary(body) => {
@@ -79,7 +85,9 @@ pub struct PopQuery {
     task: Option<String>,
 }
 
+/// A pop from one queue.
 pub async fn pop_queue(
+    _: Authorized<ReadWrite>,
     state: State<AppState>,
     Path(queue): Path<String>,
     q: Params<PopQuery>,
@@ -87,7 +95,9 @@ pub async fn pop_queue(
     pop(state, Some(queue), None, q).await
 }
 
+/// A pop from one partition of a queue.
 pub async fn pop_partition(
+    _: Authorized<ReadWrite>,
     state: State<AppState>,
     Path((queue, partition)): Path<(String, String)>,
     q: Params<PopQuery>,
@@ -95,7 +105,12 @@ pub async fn pop_partition(
     pop(state, Some(queue), Some(partition), q).await
 }
 
-pub async fn pop_filtered(state: State<AppState>, q: Params<PopQuery>) -> Answer {
+/// A pop from any queue the namespace and task filters match.
+pub async fn pop_filtered(
+    _: Authorized<ReadWrite>,
+    state: State<AppState>,
+    q: Params<PopQuery>,
+) -> Answer {
     pop(state, None, None, q).await
 }
 
@@ -229,13 +244,23 @@ fn popped_any(text: &str) -> bool {
 }
 
 /// Acks: the body and the answer pass through as text.
-pub async fn ack(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+pub async fn ack(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
     json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
 }
 
-pub async fn transaction(State(state): State<AppState>, caller: Caller, body: WriteBody) -> Answer {
+/// A transaction (JSON or the binary body), stamped with the caller's
+/// subject as the producer of what it pushes; wakes the long polls.
+pub async fn transaction(
+    caller: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    body: WriteBody,
+) -> Answer {
     let producer = caller.subject;
     let answer = match body {
         WriteBody::Binary(body) => {
@@ -260,7 +285,9 @@ pub async fn transaction(State(state): State<AppState>, caller: Caller, body: Wr
     ok(answer)
 }
 
+/// Renews a lease, by `seconds` when given.
 pub async fn extend_lease(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path(lease): Path<String>,
     JsonBody(body): JsonBody,

@@ -1,7 +1,11 @@
 //! Routes. Each is one call to the extension's public SQL API: the JSON body
 //! goes through as jsonb, binary bodies as bytea, and the answer comes back
 //! as it is. No business logic lives here. The router is built here; the
-//! handlers live by area, one module each.
+//! handlers live by area, one module each. Every handler's first argument
+//! is the `Authorized<_>` of the level its route needs (`access.rs`), so
+//! the token is checked before anything of the request is read; its query
+//! parameters come as a struct of its own (`query.rs`), its body by content
+//! type (`body.rs`).
 
 mod call;
 mod consumer_groups;
@@ -46,6 +50,8 @@ pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
         ))
 }
 
+/// The routes with their handlers and state, the JSON 404 and 405 answers;
+/// no layer.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(status::health))
@@ -117,10 +123,6 @@ pub fn router(state: AppState) -> Router {
             get(status::postgres_stats),
         )
         .route("/metrics/prometheus", get(status::prometheus))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.auth.clone(),
-            crate::access::authorize,
-        ))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .with_state(state)

@@ -4,11 +4,18 @@ use axum::extract::{Path, State};
 use serde_json::{json, Value};
 
 use super::call::{call, json_body, ok, Answer};
+use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-pub async fn configure(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+/// Creates or changes a queue: `options` (with `namespace` and `task`
+/// from the body's top level), merged unless `mode` says otherwise.
+pub async fn configure(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
     let body = json_body(&body)?;
     let queue = body
         .get("queue")
@@ -37,14 +44,25 @@ pub async fn configure(State(state): State<AppState>, JsonBody(body): JsonBody) 
     .await?)
 }
 
-pub async fn list_queues(State(state): State<AppState>) -> Answer {
+/// Every queue.
+pub async fn list_queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
 }
 
-pub async fn get_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
+/// One queue.
+pub async fn get_queue(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
     ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
 }
 
-pub async fn delete_queue(State(state): State<AppState>, Path(queue): Path<String>) -> Answer {
+/// Deletes a queue.
+pub async fn delete_queue(
+    _: Authorized<Admin>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
     ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
 }

@@ -9,11 +9,12 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::call::{call, ok, Answer};
+use crate::access::{Authorized, Public, ReadOnly};
 use crate::query::{number, Params};
 use crate::state::AppState;
 
 /// 200 when the database answers and the extension is installed; 503 otherwise.
-pub async fn health(State(state): State<AppState>) -> Response {
+pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Response {
     let sql = "SELECT json_build_object('extension', \
                (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
     let (error, code) =
@@ -33,7 +34,8 @@ pub async fn health(State(state): State<AppState>) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-pub async fn overview(State(state): State<AppState>) -> Answer {
+/// The overview of every queue (served as the status too).
+pub async fn overview(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.overview()", &[]).await?)
 }
 
@@ -46,7 +48,9 @@ pub struct RetentionQuery {
     hours: Option<String>,
 }
 
+/// The retention time series over the last `hours`, by `bucket`.
 pub async fn retention_analytics(
+    _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Params(q): Params<RetentionQuery>,
 ) -> Answer {
@@ -60,12 +64,13 @@ pub async fn retention_analytics(
     .await?)
 }
 
-pub async fn postgres_stats(State(state): State<AppState>) -> Answer {
+/// The sizes of queen's tables.
+pub async fn postgres_stats(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.table_sizes()", &[]).await?)
 }
 
 /// Per-queue gauges and counters in the Prometheus text format.
-pub async fn prometheus(State(state): State<AppState>) -> Answer {
+pub async fn prometheus(_: Authorized<Public>, State(state): State<AppState>) -> Answer {
     let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
     let text = crate::metrics::prometheus_text(&queues);
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())

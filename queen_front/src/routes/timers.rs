@@ -6,11 +6,17 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::call::{call, json_body, ok, Answer};
+use crate::access::{Authorized, ReadWrite, WriteOnly};
 use crate::body::JsonBody;
 use crate::query::Params;
 use crate::state::AppState;
 
-pub async fn timers(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+/// Timer operations in one body: schedule and the rest.
+pub async fn timers(
+    _: Authorized<WriteOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
 }
@@ -24,6 +30,7 @@ pub struct CancelQuery {
 
 /// The cancel route: never refused by the scheduling switch.
 pub async fn cancel_timer(
+    _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((queue, timer_key)): Path<(String, String)>,
     Params(q): Params<CancelQuery>,

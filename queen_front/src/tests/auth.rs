@@ -368,6 +368,45 @@ async fn each_route_takes_exactly_the_roles_of_its_level() {
 }
 
 #[tokio::test]
+async fn the_token_is_checked_before_the_request_is_read() {
+    let app = hs_front(&[]);
+    let no_role = hs(claims(""));
+    let bad_query = "batch=x&wait=x&limit=x&expect=x&hours=x";
+    for (method, template, path, _, needed) in ROUTES {
+        if *needed == Level::Public {
+            continue;
+        }
+        let joint = if path.contains('?') { '&' } else { '?' };
+        let uri = format!("{path}{joint}{bad_query}");
+        for (token, status) in [
+            (None, StatusCode::UNAUTHORIZED),
+            (Some(no_role.as_str()), StatusCode::FORBIDDEN),
+        ] {
+            let mut req = Request::builder()
+                .method(*method)
+                .uri(&uri)
+                .header("content-type", "text/plain");
+            if let Some(t) = token {
+                req = req.header("authorization", format!("Bearer {t}"));
+            }
+            let answer = send(&app, req.body(Body::from("{not json")).unwrap()).await;
+            assert_eq!(
+                answer.status, status,
+                "{method} {template}: {}",
+                answer.body
+            );
+        }
+    }
+    // A path the route refuses (a partition id that is not a number, a
+    // segment that is not UTF-8) is refused only after the token.
+    for path in ["/api/v1/messages/x/t", "/api/v1/resources/queues/%FF"] {
+        let answer = send(&app, with_token("GET", path, None, None)).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(answer.headers["www-authenticate"], "Bearer");
+    }
+}
+
+#[tokio::test]
 async fn roles_may_come_as_an_array() {
     let app = hs_front(&[]);
     let token = hs(json!({"sub": "t", "roles": ["metrics", "read-only"], "exp": now() + 600}));
