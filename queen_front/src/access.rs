@@ -1,23 +1,116 @@
-//! Which routes need which roles, and the layer that checks a request's
-//! token against its route before the handler runs. The levels follow
-//! Queen's broker route for route: reads need `read-only`; a push and a
-//! timer schedule are producing (`write-only`); pops, acks, transactions,
-//! leases, KV and lock writes, configure, seek, subscription, DLQ retry and
-//! message deletion change consumer state (`read-write`); deleting a queue
-//! or a consumer group needs `admin`. A route missing from the table needs
-//! `admin`.
+//! Which roles each route needs, and the check of a request's token against
+//! it. A handler states its need in its signature: its first argument is an
+//! [`Authorized<L>`], `L` one of the levels below, so the token is checked
+//! before the handler's path, query or body is read (a request without a
+//! good token is a 401, one whose roles fall short a 403, whatever else is
+//! wrong with it). The levels follow Queen's broker route for route: reads
+//! need `read-only`; a push and a timer schedule are producing
+//! (`write-only`); pops, acks, transactions, leases, KV and lock writes,
+//! configure, seek, subscription, DLQ retry and message deletion change
+//! consumer state (`read-write`); deleting a queue or a consumer group
+//! needs `admin`. `/health` and `/metrics/prometheus` are public.
 
-use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use std::marker::PhantomData;
+
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{Method, StatusCode};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method, StatusCode};
 
 use crate::auth::{Auth, Level};
 use crate::error::ApiError;
+use crate::state::AppState;
+
+/// A level a handler can need, as a type for [`Authorized`].
+pub trait Need: Send + Sync + 'static {
+    /// The level the type stands for.
+    const LEVEL: Level;
+}
+
+/// No token needed.
+pub struct Public;
+/// Reads.
+pub struct ReadOnly;
+/// Producing.
+pub struct WriteOnly;
+/// Consuming and changing state.
+pub struct ReadWrite;
+/// Deleting and administration.
+pub struct Admin;
+
+impl Need for Public {
+    const LEVEL: Level = Level::Public;
+}
+impl Need for ReadOnly {
+    const LEVEL: Level = Level::ReadOnly;
+}
+impl Need for WriteOnly {
+    const LEVEL: Level = Level::WriteOnly;
+}
+impl Need for ReadWrite {
+    const LEVEL: Level = Level::ReadWrite;
+}
+impl Need for Admin {
+    const LEVEL: Level = Level::Admin;
+}
+
+/// A caller whose token meets the level `L`: with authentication off, or on
+/// a public route, anyone.
+pub struct Authorized<L> {
+    /// The token's `sub`; None when authentication is off, on a public
+    /// route, or for a token without one.
+    pub subject: Option<String>,
+    need: PhantomData<L>,
+}
+
+impl<L: Need> FromRequestParts<AppState> for Authorized<L> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let subject = check(
+            &state.auth,
+            L::LEVEL,
+            &parts.method,
+            parts.uri.path(),
+            &parts.headers,
+        )?;
+        Ok(Authorized {
+            subject,
+            need: PhantomData,
+        })
+    }
+}
+
+/// The subject of a request that may go on to a route needing `level`; a
+/// 401 for a missing or failed token, a 403 for roles that fall short.
+fn check(
+    auth: &Auth,
+    level: Level,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+) -> Result<Option<String>, ApiError> {
+    if level == Level::Public {
+        return Ok(None);
+    }
+    match auth.verify(headers)? {
+        None => Ok(None),
+        Some(token) if token.grants.allows(level) => Ok(token.subject),
+        Some(_) => {
+            let message = format!(
+                "{method} {path} needs a token with the role {}",
+                level.roles()
+            );
+            Err(ApiError::new(StatusCode::FORBIDDEN, "forbidden", message))
+        }
+    }
+}
 
 /// The level the route `template` (as the router declares it) needs for
-/// `method`.
+/// `method`, written out route by route as Queen's broker gives it, and
+/// `admin` for anything else. The handlers state their levels in their
+/// signatures; the tests hold the router's routes, and what each answers
+/// to each role, to this table.
+#[cfg(test)]
 pub fn level(method: &Method, template: &str) -> Level {
     use Level::*;
     // A HEAD is served by the GET of its route.
@@ -77,57 +170,4 @@ pub fn level(method: &Method, template: &str) -> Level {
         ) => Admin,
         _ => Admin,
     }
-}
-
-/// Who is calling, as the access layer found it: the token's `sub`; None
-/// when authentication is off, on a public route, or for a token without
-/// one.
-#[derive(Clone, Debug)]
-pub struct Caller {
-    pub subject: Option<String>,
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Caller, ApiError> {
-        parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
-            tracing::error!(
-                "{} {} was served without the access layer",
-                parts.method,
-                parts.uri.path()
-            );
-            ApiError::internal()
-        })
-    }
-}
-
-/// The access layer (a route layer: it runs only for requests that matched
-/// a route and method, so unknown routes are 404 and wrong methods 405
-/// whatever the token).
-pub async fn authorize(State(auth): State<Auth>, mut req: Request, next: Next) -> Response {
-    let level = match req.extensions().get::<MatchedPath>() {
-        Some(route) => level(req.method(), route.as_str()),
-        None => Level::Admin,
-    };
-    let subject = if level == Level::Public {
-        None
-    } else {
-        match auth.verify(req.headers()) {
-            Err(e) => return e.into_response(),
-            Ok(None) => None,
-            Ok(Some(token)) if token.grants.allows(level) => token.subject,
-            Ok(Some(_)) => {
-                let message = format!(
-                    "{} {} needs a token with the role {}",
-                    req.method(),
-                    req.uri().path(),
-                    level.roles()
-                );
-                return ApiError::new(StatusCode::FORBIDDEN, "forbidden", message).into_response();
-            }
-        }
-    };
-    req.extensions_mut().insert(Caller { subject });
-    next.run(req).await
 }

@@ -11,7 +11,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap, StatusCode};
 
 use crate::error::ApiError;
-use crate::AppState;
+use crate::state::AppState;
 
 pub const JSON: &str = "application/json";
 pub const PUSH_BINARY: &str = "application/x-queen-push";

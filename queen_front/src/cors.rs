@@ -60,6 +60,8 @@ impl Origins {
         Ok(Origins(origins.into()))
     }
 
+    /// Whether no origin is listed (read by the tests).
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

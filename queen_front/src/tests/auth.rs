@@ -298,8 +298,8 @@ fn meets(role: &str, needed: Level) -> bool {
 
 #[test]
 fn every_declared_route_is_in_the_table_of_levels() {
-    // The templates routes.rs declares, read from its source.
-    let source = include_str!("../routes.rs");
+    // The templates routes/mod.rs declares, read from its source.
+    let source = include_str!("../routes/mod.rs");
     let mut declared: Vec<&str> = source
         .split(".route(")
         .skip(1)
@@ -364,6 +364,45 @@ async fn each_route_takes_exactly_the_roles_of_its_level() {
                 }
             }
         }
+    }
+}
+
+#[tokio::test]
+async fn the_token_is_checked_before_the_request_is_read() {
+    let app = hs_front(&[]);
+    let no_role = hs(claims(""));
+    let bad_query = "batch=x&wait=x&limit=x&expect=x&hours=x";
+    for (method, template, path, _, needed) in ROUTES {
+        if *needed == Level::Public {
+            continue;
+        }
+        let joint = if path.contains('?') { '&' } else { '?' };
+        let uri = format!("{path}{joint}{bad_query}");
+        for (token, status) in [
+            (None, StatusCode::UNAUTHORIZED),
+            (Some(no_role.as_str()), StatusCode::FORBIDDEN),
+        ] {
+            let mut req = Request::builder()
+                .method(*method)
+                .uri(&uri)
+                .header("content-type", "text/plain");
+            if let Some(t) = token {
+                req = req.header("authorization", format!("Bearer {t}"));
+            }
+            let answer = send(&app, req.body(Body::from("{not json")).unwrap()).await;
+            assert_eq!(
+                answer.status, status,
+                "{method} {template}: {}",
+                answer.body
+            );
+        }
+    }
+    // A path the route refuses (a partition id that is not a number, a
+    // segment that is not UTF-8) is refused only after the token.
+    for path in ["/api/v1/messages/x/t", "/api/v1/resources/queues/%FF"] {
+        let answer = send(&app, with_token("GET", path, None, None)).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(answer.headers["www-authenticate"], "Bearer");
     }
 }
 

@@ -8,6 +8,7 @@ mod cors;
 mod errors;
 pub mod fakepg;
 mod longpolls;
+mod queries;
 mod startup;
 mod timeouts;
 
@@ -21,7 +22,8 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::config::Config;
-use crate::{db, longpoll, AppState};
+use crate::state::AppState;
+use crate::{db, longpoll};
 
 /// A database address where nothing listens: every call is a 503.
 pub const UNREACHABLE: &str = "host=127.0.0.1 port=1 user=queen dbname=queen";

@@ -1,0 +1,349 @@
+//! Messages: push, pop (long polls included), ack, transactions and lease
+//! renewal.
+
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
+use crate::access::{Authorized, ReadWrite, WriteOnly};
+use crate::body::{JsonBody, WriteBody};
+use crate::error::ApiError;
+use crate::longpoll::Key;
+use crate::query::{flag, number, text, Params};
+use crate::state::AppState;
+
+const POP_FRAMES: &str = "application/x-queen-pop";
+
+/// A push (JSON or the binary body), stamped with the caller's subject as
+/// its producer; 201, and the long polls of what was pushed to are woken.
+pub async fn push(
+    caller: Authorized<WriteOnly>,
+    State(state): State<AppState>,
+    body: WriteBody,
+) -> Answer {
+    let producer = caller.subject;
+    let answer = match body {
+        WriteBody::Binary(body) => {
+            let body = body.to_vec();
+            call(
+                &state,
+                "SELECT queen.push_binary($1, $2)",
+                &[&body, &producer],
+            )
+            .await?
+        }
+        // Passed through as text: the extension parses it once.
+        WriteBody::Json(body) => {
+            call(
+                &state,
+                "SELECT queen.push_text($1, $2)",
+                &[&text_body(&body)?, &producer],
+            )
+            .await?
+        }
+    };
+    // Wake the long polls of what was pushed to (every filter, for binary
+    // bodies whose queues are not read here).
+    let mut woken: Vec<String> = Vec::new();
+    if let Some(a) = answer.as_array() {
+        woken.extend(
+            a.iter()
+                .filter_map(|r| r.get("queue").and_then(Value::as_str).map(str::to_owned)),
+        );
+    }
+    woken.sort();
+    woken.dedup();
+    if woken.is_empty() {
+        state.waiters.wake_queue("");
+    }
+    for q in &woken {
+        state.waiters.wake_queue(q);
+    }
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// The query of the pop routes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PopQuery {
+    batch: Option<String>,
+    wait: Option<String>,
+    frames: Option<String>,
+    timeout: Option<String>,
+    consumer_group: Option<String>,
+    auto_ack: Option<String>,
+    partitions: Option<String>,
+    subscription_mode: Option<String>,
+    subscription_from: Option<String>,
+    namespace: Option<String>,
+    task: Option<String>,
+}
+
+/// A pop from one queue.
+pub async fn pop_queue(
+    _: Authorized<ReadWrite>,
+    state: State<AppState>,
+    Path(queue): Path<String>,
+    q: Params<PopQuery>,
+) -> Answer {
+    pop(state, Some(queue), None, q).await
+}
+
+/// A pop from one partition of a queue.
+pub async fn pop_partition(
+    _: Authorized<ReadWrite>,
+    state: State<AppState>,
+    Path((queue, partition)): Path<(String, String)>,
+    q: Params<PopQuery>,
+) -> Answer {
+    pop(state, Some(queue), Some(partition), q).await
+}
+
+/// A pop from any queue the namespace and task filters match.
+pub async fn pop_filtered(
+    _: Authorized<ReadWrite>,
+    state: State<AppState>,
+    q: Params<PopQuery>,
+) -> Answer {
+    pop(state, None, None, q).await
+}
+
+/// A pop; with wait=true it holds the request until messages come or the
+/// timeout passes (204 when nothing came).
+async fn pop(
+    State(state): State<AppState>,
+    queue: Option<String>,
+    partition: Option<String>,
+    Params(q): Params<PopQuery>,
+) -> Answer {
+    let batch = number("batch", &q.batch)?.unwrap_or(1);
+    let batch = i32::try_from(batch)
+        .map_err(|_| ApiError::bad_request(format!("batch: {batch} is out of range")))?;
+    let wait = flag("wait", &q.wait)?;
+    let frames = flag("frames", &q.frames)?;
+    let timeout_ms = number("timeout", &q.timeout)?.unwrap_or(30_000).max(0) as u64;
+    let group = text(&q.consumer_group).map(str::to_owned);
+    let mut options = json!({});
+    if flag("autoAck", &q.auto_ack)? {
+        options["autoAck"] = json!(true);
+    }
+    if let Some(p) = number("partitions", &q.partitions)? {
+        options["partitions"] = json!(p);
+    }
+    for (key, value) in [
+        ("subscriptionMode", &q.subscription_mode),
+        ("subscriptionFrom", &q.subscription_from),
+        ("namespace", &q.namespace),
+        ("task", &q.task),
+    ] {
+        if let Some(v) = text(value) {
+            options[key] = json!(v);
+        }
+    }
+    let key = match &queue {
+        Some(name) => Key::Queue(name.clone()),
+        // The filter's key takes the parameters as given, empty ones too.
+        None => Key::Filter {
+            namespace: q.namespace,
+            task: q.task,
+        },
+    };
+    // Never hold a request past the request timeout.
+    let hold = Duration::from_millis(timeout_ms).min(
+        state
+            .config
+            .request_timeout
+            .saturating_sub(Duration::from_millis(500)),
+    );
+    let deadline = Instant::now() + hold;
+    let mut waited = false;
+    loop {
+        if frames {
+            let bytes: Vec<u8> = call_as(
+                &state,
+                "SELECT queen.pop_frames($1, $2, $3, $4, $5::jsonb)",
+                &[&queue, &partition, &group, &batch, &options],
+            )
+            .await?;
+            let claimed = queen_frames::pop_body::decode_pop_answer(&bytes)
+                .map(|a| !a.claims.is_empty())
+                .unwrap_or(false);
+            if claimed {
+                state.waiters.wake(&key);
+                return Ok(([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response());
+            }
+        } else {
+            // The extension's answer goes out as the text it wrote; only the
+            // message count is read here.
+            let text: String = call_as(
+                &state,
+                "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)::text",
+                &[&queue, &partition, &group, &batch, &options],
+            )
+            .await?;
+            if popped_any(&text) {
+                state.waiters.wake(&key);
+                return json_text(text);
+            }
+        }
+        let now = Instant::now();
+        if !wait || now >= deadline {
+            return Ok(StatusCode::NO_CONTENT.into_response());
+        }
+        if state
+            .waiters
+            .wait(&state.pool, &key, deadline - now)
+            .await
+            .is_err()
+        {
+            // Refused a place: at once, or (having waited already) as a wait
+            // that ended with nothing.
+            if waited {
+                return Ok(StatusCode::NO_CONTENT.into_response());
+            }
+            return Err(too_many_waiters(state.config.max_waiters));
+        }
+        waited = true;
+    }
+}
+
+/// A long poll refused because the front-end holds as many as it may.
+fn too_many_waiters(max: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too_many_waiters",
+        format!(
+            "{max} long polls are waiting already (QUEEN_MAX_WAITERS): retry, or pop without wait"
+        ),
+    )
+    .with_header(header::RETRY_AFTER, "1")
+}
+
+/// Whether a JSON pop answer holds messages, read without parsing it. The
+/// extension writes every field of the answer's head before `messages`, and
+/// none of them holds an object, so the first `"messages":[` in the text is
+/// the answer's own (a string can not hold an unescaped quote); the byte
+/// after it says whether the array is empty. Parsing the whole answer to
+/// learn this was a seventh of the front-end's time on a pop of 100.
+fn popped_any(text: &str) -> bool {
+    const KEY: &str = "\"messages\":[";
+    match text.find(KEY) {
+        Some(at) => text[at + KEY.len()..]
+            .trim_start()
+            .as_bytes()
+            .first()
+            .is_some_and(|b| *b != b']'),
+        None => false,
+    }
+}
+
+/// Acks: the body and the answer pass through as text.
+pub async fn ack(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let text = text_body(&body)?;
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
+}
+
+/// A transaction (JSON or the binary body), stamped with the caller's
+/// subject as the producer of what it pushes; wakes the long polls.
+pub async fn transaction(
+    caller: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    body: WriteBody,
+) -> Answer {
+    let producer = caller.subject;
+    let answer = match body {
+        WriteBody::Binary(body) => {
+            call(
+                &state,
+                "SELECT queen.transaction_binary($1, $2)",
+                &[&body.as_ref(), &producer],
+            )
+            .await?
+        }
+        WriteBody::Json(body) => {
+            let body = json_body(&body)?;
+            call(
+                &state,
+                "SELECT queen.transaction($1::jsonb, $2)",
+                &[&body, &producer],
+            )
+            .await?
+        }
+    };
+    state.waiters.wake_queue("");
+    ok(answer)
+}
+
+/// Renews a lease, by `seconds` when given.
+pub async fn extend_lease(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    Path(lease): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    let seconds = match body.get("seconds").filter(|v| !v.is_null()) {
+        Some(v) => Some(
+            v.as_i64()
+                .and_then(|s| i32::try_from(s).ok())
+                .ok_or_else(|| ApiError::bad_request("seconds: must be an integer"))?,
+        ),
+        None => None,
+    };
+    ok(call(
+        &state,
+        "SELECT queen.renew_lease($1, $2)",
+        &[&lease, &seconds],
+    )
+    .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::popped_any;
+
+    #[test]
+    fn a_pop_answer_holds_messages_only_when_its_own_array_is_not_empty() {
+        let head = |queue: &str| {
+            format!(
+                r#"{{"success":true,"queue":{},"partition":null,"partitionId":null,"leaseId":null,"consumerGroup":null,"partitionsClaimed":0,"#,
+                serde_json::to_string(queue).unwrap()
+            )
+        };
+        assert!(!popped_any(&format!(
+            r#"{}"messages":[]}}"#,
+            head("orders")
+        )));
+        assert!(!popped_any(&format!(
+            r#"{}"messages":[ ]}}"#,
+            head("orders")
+        )));
+        // A queue named like the key is escaped in the text and not taken for it.
+        assert!(!popped_any(&format!(
+            r#"{}"messages":[]}}"#,
+            head(r#"x","messages":[1"#)
+        )));
+        let one = r#"{"id":"a","data":{"messages":[]},"offset":0}"#;
+        assert!(popped_any(&format!(
+            r#"{}"messages":[{one}]}}"#,
+            head("orders")
+        )));
+        assert!(popped_any(&format!(
+            r#"{}"messages":[{one},{one}]}}"#,
+            head(r#"q"messages":[]"#)
+        )));
+        assert!(!popped_any(r#"{"success":false}"#));
+        assert!(!popped_any(""));
+    }
+}

@@ -1,0 +1,147 @@
+//! Routes. Each is one call to the extension's public SQL API: the JSON body
+//! goes through as jsonb, binary bodies as bytea, and the answer comes back
+//! as it is. No business logic lives here. The router is built here; the
+//! handlers live by area, one module each. Every handler's first argument
+//! is the `Authorized<_>` of the level its route needs (`access.rs`), so
+//! the token is checked before anything of the request is read; its query
+//! parameters come as a struct of its own (`query.rs`), its body by content
+//! type (`body.rs`).
+
+mod call;
+mod consumer_groups;
+mod dlq;
+mod kv;
+mod messages;
+mod queues;
+mod status;
+mod timers;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, StatusCode, Uri};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The routes behind every layer the front-end serves them with (all but
+/// the request trace).
+pub fn app(state: AppState) -> Router {
+    let config = std::sync::Arc::clone(&state.config);
+    with_layers(router(state), &config)
+}
+
+/// The layers around the routes, outermost first: a panic's answer, the body
+/// limit, JSON for the HTTP layer's own refusals, the browser guard.
+pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
+    let limit = config.body_limit_bytes;
+    routes
+        .layer(axum::middleware::from_fn_with_state(
+            config.cors_origins.clone(),
+            crate::cors::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            limit,
+            crate::error::json_refusals,
+        ))
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            crate::error::panic_answer,
+        ))
+}
+
+/// The routes with their handlers and state, the JSON 404 and 405 answers;
+/// no layer.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/health", get(status::health))
+        .route("/api/v1/configure", post(queues::configure))
+        .route("/api/v1/push", post(messages::push))
+        .route("/api/v1/pop", get(messages::pop_filtered))
+        .route("/api/v1/pop/queue/{queue}", get(messages::pop_queue))
+        .route(
+            "/api/v1/pop/queue/{queue}/partition/{partition}",
+            get(messages::pop_partition),
+        )
+        .route("/api/v1/ack", post(messages::ack))
+        .route("/api/v1/ack/batch", post(messages::ack))
+        .route("/api/v1/transaction", post(messages::transaction))
+        .route("/api/v1/lease/{lease}/extend", post(messages::extend_lease))
+        .route("/api/v1/resources/overview", get(status::overview))
+        .route("/api/v1/status", get(status::overview))
+        .route("/api/v1/resources/queues", get(queues::list_queues))
+        .route(
+            "/api/v1/resources/queues/{queue}",
+            get(queues::get_queue).delete(queues::delete_queue),
+        )
+        .route("/api/v1/dlq", get(dlq::dlq))
+        .route(
+            "/api/v1/messages/{partition_id}/{transaction_id}",
+            get(dlq::get_message).delete(dlq::delete_message),
+        )
+        .route(
+            "/api/v1/messages/{partition_id}/{transaction_id}/retry",
+            post(dlq::retry_message),
+        )
+        .route("/api/v1/timers", post(timers::timers))
+        .route("/api/v1/kv", post(kv::kv))
+        .route(
+            "/api/v1/kv/{ns}/{*key}",
+            get(kv::kv_get).put(kv::kv_put).delete(kv::kv_delete),
+        )
+        .route("/api/v1/locks", post(kv::locks))
+        .route(
+            "/api/v1/timers/{queue}/{*timer_key}",
+            axum::routing::delete(timers::cancel_timer),
+        )
+        .route(
+            "/api/v1/consumer-groups",
+            get(consumer_groups::consumer_groups),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}",
+            get(consumer_groups::consumer_group).delete(consumer_groups::delete_consumer_group),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}",
+            axum::routing::delete(consumer_groups::delete_consumer_group_on_queue),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}/seek",
+            post(consumer_groups::seek_consumer_group),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/subscription",
+            post(consumer_groups::consumer_group_subscription),
+        )
+        .route(
+            "/api/v1/analytics/retention",
+            get(status::retention_analytics),
+        )
+        .route(
+            "/api/v1/analytics/postgres-stats",
+            get(status::postgres_stats),
+        )
+        .route("/metrics/prometheus", get(status::prometheus))
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .with_state(state)
+}
+
+async fn no_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no route for {method} {}", uri.path()),
+    )
+}
+
+/// A known path asked with a method it does not serve (the answer keeps
+/// its `Allow` header).
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} does not serve {method}", uri.path()),
+    )
+}

@@ -1,0 +1,68 @@
+//! Queues: configure, list, look at one, delete.
+
+use axum::extract::{Path, State};
+use serde_json::{json, Value};
+
+use super::call::{call, json_body, ok, Answer};
+use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
+use crate::body::JsonBody;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Creates or changes a queue: `options` (with `namespace` and `task`
+/// from the body's top level), merged unless `mode` says otherwise.
+pub async fn configure(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    let queue = body
+        .get("queue")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("queue: is required"))?
+        .to_owned();
+    let mut options = body.get("options").cloned().unwrap_or(json!({}));
+    if !options.is_object() {
+        return Err(ApiError::bad_request("options: must be a JSON object"));
+    }
+    for key in ["namespace", "task"] {
+        if let Some(v) = body.get(key).filter(|v| !v.is_null()) {
+            options[key] = v.clone();
+        }
+    }
+    let mode = body
+        .get("mode")
+        .and_then(Value::as_str)
+        .unwrap_or("merge")
+        .to_owned();
+    ok(call(
+        &state,
+        "SELECT queen.configure($1, $2::jsonb, $3)",
+        &[&queue, &options, &mode],
+    )
+    .await?)
+}
+
+/// Every queue.
+pub async fn list_queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
+}
+
+/// One queue.
+pub async fn get_queue(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
+}
+
+/// Deletes a queue.
+pub async fn delete_queue(
+    _: Authorized<Admin>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
+}

@@ -1,0 +1,21 @@
+//! The state every handler is given: its event-loop thread's share of the
+//! connection pool, and what all threads hold in common.
+
+use std::sync::Arc;
+
+use crate::auth::Auth;
+use crate::config::Config;
+use crate::longpoll::Waiters;
+
+/// One event-loop thread's state, cloned into each request it serves.
+#[derive(Clone)]
+pub struct AppState {
+    /// This thread's connections (its share of `QUEEN_POOL_SIZE`).
+    pub pool: deadpool_postgres::Pool,
+    /// The configuration, shared by every thread.
+    pub config: Arc<Config>,
+    /// The token check, shared by every thread.
+    pub auth: Auth,
+    /// The long polls of every thread.
+    pub waiters: Waiters,
+}
