@@ -54,6 +54,11 @@ pub fn new_message_id() -> [u8; 16] {
         .as_bytes()
 }
 
+/// The canonical hyphenated text of a 16-byte id.
+pub fn id_text(id: &[u8; 16]) -> String {
+    uuid::Uuid::from_bytes(*id).hyphenated().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -63,9 +68,4 @@ mod tests {
         assert_eq!(a.get_version_num(), 7);
         assert_ne!(a, b);
     }
-}
-
-/// The canonical hyphenated text of a 16-byte id.
-pub fn id_text(id: &[u8; 16]) -> String {
-    uuid::Uuid::from_bytes(*id).hyphenated().to_string()
 }

@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 use queen_it::*;
 use serde_json::{json, Value};
 
+/// What each consumer saw, by partition: (transaction id, offset, payload).
+type Seen = HashMap<String, Vec<(String, i64, Value)>>;
+
 /// N pushers and M poppers over a few partitions: every message is delivered
 /// and acknowledged exactly once per consumer group, in order within its
 /// partition, and no statement fails (no deadlock, no serialization error).
@@ -48,8 +51,7 @@ fn exactly_once_per_group_under_concurrency() {
         })
         .collect();
 
-    let seen: Arc<Mutex<HashMap<String, Vec<(String, i64, Value)>>>> =
-        Arc::new(Mutex::new(HashMap::new()));
+    let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new(HashMap::new()));
     let poppers: Vec<_> = (0..POPPERS)
         .map(|k| {
             let queue = queue.clone();

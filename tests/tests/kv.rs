@@ -652,7 +652,7 @@ fn the_lock_order_soak_reports_no_deadlock() {
                     i += 1;
                     // Keys and partitions in an order that differs per call.
                     let mut keys: Vec<String> = (0..4).map(|k| format!("k{}", (k * 7 + i as usize + w) % 6)).collect();
-                    if i % 2 == 0 {
+                    if i.is_multiple_of(2) {
                         keys.reverse();
                     }
                     let kv_ops: Vec<Value> = keys.iter().map(|k| json!({"op": "incr", "ns": ns, "key": k, "ttlSeconds": 2})).collect();

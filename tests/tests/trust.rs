@@ -762,7 +762,7 @@ fn an_operator_planted_in_public_is_never_called_by_queen() {
         1,
         "no queen function and no worker called the planted operator"
     );
-    c.batch_execute(&format!("DROP OPERATOR public./ (bigint, numeric)"))
+    c.batch_execute("DROP OPERATOR public./ (bigint, numeric)")
         .unwrap();
 }
 
@@ -774,7 +774,7 @@ fn create_extension_refuses_a_queen_schema_owned_by_another_role() {
     let db = format!("it_schema_{}", uuid::Uuid::new_v4().simple());
     let mut c = connect();
     c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
-    let result = (|| {
+    let result = std::panic::catch_unwind(|| {
         let dsn = format!("{} dbname={db}", dsn());
         let mut d = Client::connect(&dsn, postgres::NoTls).unwrap();
         d.batch_execute(&format!("CREATE SCHEMA queen AUTHORIZATION {}", other.0))
@@ -798,7 +798,9 @@ fn create_extension_refuses_a_queen_schema_owned_by_another_role() {
             .unwrap()
             .get(0);
         assert!(owner_ok);
-    })();
+    });
     let _ = c.batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"));
-    result
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
 }

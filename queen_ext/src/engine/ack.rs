@@ -358,6 +358,9 @@ struct ConsumerRow {
     retry_delay_ms: i32,
 }
 
+/// A sidecar row: its base offset and the hashes of its transaction ids.
+type SidecarRow = (i64, Vec<Option<i64>>);
+
 /// Locks the consumer row of (pid, group) and reads, in the same statement,
 /// the sidecar rows covering its lease (none when it holds no lease); None
 /// when the group has no cursor on the partition. The locked row is
@@ -370,7 +373,7 @@ fn lock_consumer(
     client: &mut SpiClient<'_>,
     pid: i64,
     group: &str,
-) -> Option<(ConsumerRow, Vec<(i64, Vec<Option<i64>>)>)> {
+) -> Option<(ConsumerRow, Vec<SidecarRow>)> {
     const SQL: &str = query!("ack_lock_consumer");
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();

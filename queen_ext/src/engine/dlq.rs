@@ -94,6 +94,10 @@ pub fn gone(pid: i64, offset: i64) -> String {
     format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
 }
 
+/// What a wide dead-letter row copies out of its frame: message id,
+/// transaction id, trace id, payload, and its segment's created_at (µs).
+type FrameCopy = (String, String, Option<String>, Vec<u8>, i64);
+
 /// Widens every narrow dead letter of `pid` whose offset lies in
 /// `from..=to`: message id, transaction id, trace id, payload and created_at
 /// are copied out of the frames. Runs in the deleting step's transaction, so
@@ -114,7 +118,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
     )
     .map(|r| spi::col::<i64>(&r, "base_offset"))
     .collect();
-    let mut frames: HashMap<i64, (String, String, Option<String>, Vec<u8>, i64)> = HashMap::new();
+    let mut frames: HashMap<i64, FrameCopy> = HashMap::new();
     for seg in segments::load(client, pid, &bases) {
         for (i, f) in seg.frames().enumerate() {
             let offset = seg.base_offset + i as i64;

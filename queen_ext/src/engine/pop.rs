@@ -162,15 +162,15 @@ pub struct PopQueue {
 }
 
 impl PopQueue {
-    /// The queue in columns 1-5 of `row`: id, name, window_buffer,
-    /// delayed_processing, lease_time.
+    /// The queue in the columns queue_id, queue, window_buffer,
+    /// delayed_processing and lease_time of `row`.
     fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> PopQueue {
         PopQueue {
-            id: spi::col(&row, "queue_id"),
-            name: spi::col(&row, "queue"),
-            window_buffer: spi::col(&row, "window_buffer"),
-            delayed_processing: spi::col(&row, "delayed_processing"),
-            lease_time: spi::col(&row, "lease_time"),
+            id: spi::col(row, "queue_id"),
+            name: spi::col(row, "queue"),
+            window_buffer: spi::col(row, "window_buffer"),
+            delayed_processing: spi::col(row, "delayed_processing"),
+            lease_time: spi::col(row, "lease_time"),
         }
     }
 }

@@ -362,6 +362,9 @@ struct LockedPartition {
     txns_start: i64,
 }
 
+/// The partitions a push holds locked, by id.
+type Locked = BTreeMap<i64, LockedPartition>;
+
 /// A group made ready outside any lock: ids minted, transaction ids known,
 /// the segment compressed. Offsets are not in the frames, so the blob does
 /// not depend on where it lands.
@@ -426,7 +429,7 @@ fn encode(
 fn lock_existing(
     client: &mut SpiClient<'_>,
     groups: &[GroupIn],
-) -> Option<(Vec<(i32, i64)>, BTreeMap<i64, LockedPartition>)> {
+) -> Option<(Vec<(i32, i64)>, Locked)> {
     let queues: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
     let names: Vec<&str> = groups.iter().map(|g| g.partition.as_str()).collect();
     let rows = exec(

@@ -668,7 +668,7 @@ mod tests {
         for p in ["ab", "a\u{7F}", "é", "a\u{FFFF}"] {
             let up = prefix_upper_bound(p).unwrap();
             for s in [
-                format!("{p}"),
+                p.to_string(),
                 format!("{p}\u{10FFFF}zz"),
                 format!("{p}\u{0}"),
             ] {

@@ -12,8 +12,6 @@ use crate::pg::time::micros_to_iso;
 use crate::query;
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
 
-/// Every sweeper scans every one of these; where it starts differs.
-
 /// Schedules (upserts) a timer; with `only_existing` it reschedules one
 /// that exists and answers `absent` otherwise. Answers the op's result.
 #[allow(clippy::too_many_arguments)]

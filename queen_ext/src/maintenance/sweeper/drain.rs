@@ -11,6 +11,10 @@ use crate::maintenance::unit::{Failure, Inline, Runner};
 use crate::pg::spi::{self, exec, exec_custom};
 use crate::query;
 
+/// A claimed timer as fired: queue, timer key, partition, payload,
+/// transaction id, lateness (ms) and message id.
+type ClaimedTimer = (String, String, String, Vec<u8>, String, i64, pgrx::Uuid);
+
 /// How many due rows the probe counts at most (the count only steers the
 /// sleep; past this it is "a lot").
 const PROBE_COUNT_CAP: i64 = 100_000;
@@ -78,7 +82,7 @@ fn fire_only(
 ) -> Value {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
-    let rows: Vec<(String, String, String, Vec<u8>, String, i64, pgrx::Uuid)> = exec(
+    let rows: Vec<ClaimedTimer> = exec(
         c,
         query!("sweeper_drain_claimed_timers"),
         &[spi::UUID, spi::TEXT, spi::TEXT],

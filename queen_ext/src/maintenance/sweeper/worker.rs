@@ -55,7 +55,7 @@ pub fn register() {
         BackgroundWorkerBuilder::new(&format!("queen sweeper {n}"))
             .set_function("queen_sweeper_main")
             .set_library("queen")
-            .set_argument((n as i32).into_datum())
+            .set_argument(n.into_datum())
             .enable_spi_access()
             .set_restart_time(Some(Duration::from_secs(10)))
             .load();
