@@ -2,7 +2,8 @@
 # make test: every test. Rust unit and property tests, the extension's tests
 # inside PostgreSQL (cargo pgrx test), then the integration tests and the SQL
 # API's regression tests (pg_regress) against a cluster started here
-# (.queen-test/, 127.0.0.1:6533) and stopped at the end.
+# (.queen-test/, 127.0.0.1:6533) and stopped at the end, the upgrade test
+# (scripts/upgrade.sh, a cluster of its own) and the fault suite.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -68,6 +69,9 @@ QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127
 
 say "the SQL API's regression tests (pg_regress)"
 "$ROOT/scripts/regress.sh" "$PORT"
+
+say "the upgrade from the previous version"
+QUEEN_UPGRADE_PREBUILT=1 "$ROOT/scripts/upgrade.sh"
 
 say "the queen-mq Python client against the front-end"
 VENV="$ROOT/.queen-test/venv"
