@@ -1,6 +1,7 @@
-# queen: the two commands (see README.md), plus benchmarks, the fault suite and the soak.
+# queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak
+# and the upgrade test.
 
-.PHONY: run test bench setup fuzz faults soak
+.PHONY: run test bench setup fuzz faults soak upgrade
 
 run:
 	@scripts/run.sh
@@ -22,3 +23,6 @@ faults:
 
 soak:
 	@scripts/faults.sh soak
+
+upgrade:
+	@scripts/upgrade.sh

@@ -71,6 +71,21 @@ pg_stop() {
     fi
 }
 
+# The Python environment of the fault suite and the upgrade test, made
+# (again) whenever tests/faults/requirements.txt changes: faults_venv
+FAULTS_VENV="$ROOT/.queen-faults/venv"
+faults_venv() {
+    local req="$ROOT/tests/faults/requirements.txt"
+    if [ ! -x "$FAULTS_VENV/bin/pytest" ] || ! cmp -s "$req" "$FAULTS_VENV/requirements.txt"; then
+        say "the fault suite's Python environment"
+        rm -rf "$FAULTS_VENV"
+        mkdir -p "$(dirname "$FAULTS_VENV")"
+        python3 -m venv "$FAULTS_VENV"
+        "$FAULTS_VENV/bin/pip" install -q -r "$req"
+        cp "$req" "$FAULTS_VENV/requirements.txt"
+    fi
+}
+
 # Builds the extension and installs it into the system PostgreSQL.
 install_extension() {
     say "building and installing the queen extension"

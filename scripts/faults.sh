@@ -60,14 +60,8 @@ DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
 as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d queen -q -v ON_ERROR_STOP=1 \
     -c "CREATE EXTENSION IF NOT EXISTS amcheck"
 
-VENV="$DIR/venv"
-if [ ! -x "$VENV/bin/pytest" ] || ! cmp -s "$ROOT/tests/faults/requirements.txt" "$VENV/requirements.txt"; then
-    say "the fault suite's Python environment"
-    rm -rf "$VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q -r "$ROOT/tests/faults/requirements.txt"
-    cp "$ROOT/tests/faults/requirements.txt" "$VENV/requirements.txt"
-fi
+faults_venv
+VENV="$FAULTS_VENV"
 
 # The shared front-end: straight to the database, a short request timeout.
 DATABASE_URL="$DSN application_name=queen_front_faults" PORT=$FRONT_PORT QUEEN_REQUEST_TIMEOUT_MS=5000 RUST_LOG=warn \

@@ -17,7 +17,16 @@ say "building the front-end"
 # so the one just built is loaded.
 pg_stop "$DIR"
 pg_start "$DIR" "$PORT"
-as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d queen -q -c "ALTER EXTENSION queen UPDATE" 2>/dev/null || true
+# A cluster made by an earlier version holds that version's schema: update
+# it in place to the version just installed (docs/upgrades.md).
+psql_queen() {
+    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -d queen -qAt -v ON_ERROR_STOP=1 "$@"
+}
+version="SELECT extversion FROM pg_extension WHERE extname = 'queen'"
+was="$(psql_queen -c "$version")"
+psql_queen -c "SET client_min_messages = warning" -c "ALTER EXTENSION queen UPDATE"
+now="$(psql_queen -c "$version")"
+[ "$was" = "$now" ] || say "updated the queen extension in place: $was -> $now"
 # The front-end logs in as a role holding only what its routes need.
 front_role "$PORT"
 

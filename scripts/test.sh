@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make test: every test. Rust unit and property tests, the extension's tests
-# inside PostgreSQL (cargo pgrx test), then the integration tests against a
-# cluster started here (.queen-test/, 127.0.0.1:6533) and stopped at the end.
+# inside PostgreSQL (cargo pgrx test), then the integration tests and the SQL
+# API's regression tests (pg_regress) against a cluster started here
+# (.queen-test/, 127.0.0.1:6533) and stopped at the end, the upgrade test
+# (scripts/upgrade.sh, a cluster of its own) and the fault suite.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -64,6 +66,12 @@ say "integration tests"
 QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127.0.0.1:6634 \
     QUEEN_HTTP_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_HTTP_DOWN=http://127.0.0.1:6635 QUEEN_HTTP_NO_POLL=http://127.0.0.1:6639 \
     cargo test --release -p queen_it
+
+say "the SQL API's regression tests (pg_regress)"
+"$ROOT/scripts/regress.sh" "$PORT"
+
+say "the upgrade from the previous version"
+QUEEN_UPGRADE_PREBUILT=1 "$ROOT/scripts/upgrade.sh"
 
 say "the queen-mq Python client against the front-end"
 VENV="$ROOT/.queen-test/venv"

@@ -13,7 +13,9 @@
 -- Roles are cluster-wide: a second database installing queen reuses them,
 -- and a role granted queen_app may use queen in every database of the
 -- cluster that has it and lets it connect (docs/security.md).
--- An update script that adds functions repeats the loop and the grants.
+-- Every update script (queen_ext/sql/) ends with the statements below as its
+-- version has them, so an updated database has these rights too, functions
+-- the update adds included (docs/upgrades.md).
 
 DO $$
 BEGIN

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The upgrade test: an existing database of queen 0.1.0 (its install script
+# is kept as tests/upgrade/queen--0.1.0.sql), filled, then
+# ALTER EXTENSION queen UPDATE with the library and scripts installed now;
+# every answer must read the same, the messages must still pop and ack, the
+# workers must run, and the schema must equal a fresh CREATE EXTENSION queen
+# (docs/upgrades.md). Its own cluster (.queen-upgrade/, 127.0.0.1:6537),
+# whose workers use the database under test, stopped at the end.
+#
+#   QUEEN_UPGRADE_PREBUILT=1   skip set-up and the build (queen is installed)
+source "$(dirname "$0")/common.sh"
+
+DIR="$ROOT/.queen-upgrade"
+PORT="${QUEEN_UPGRADE_PG_PORT:-6537}"
+DB=queen_upgrade
+
+cd "$ROOT"
+if [ "${QUEEN_UPGRADE_PREBUILT:-0}" != 1 ]; then
+    "$ROOT/scripts/setup.sh"
+    install_extension
+fi
+# The old version's install script beside the new one's, as an install
+# from then left it.
+as_root install -m 644 "$ROOT/tests/upgrade/queen--0.1.0.sql" \
+    "$("$PG_CONFIG" --sharedir)/extension/"
+
+trap 'pg_stop "$DIR"' EXIT
+# A fresh cluster every run; the workers connect to the database under test.
+pg_stop "$DIR"
+rm -rf "$DIR/data" "$DIR/postgres.log"
+pg_start "$DIR" "$PORT" \
+    "queen.database_name = '$DB'" \
+    "queen.retention_interval_ms = 1000" \
+    "queen.kv_usage_every_ms = 3600000"
+
+faults_venv
+say "upgrade test"
+QUEEN_FAULTS_DIR="$DIR" QUEEN_FAULTS_PORT="$PORT" QUEEN_FAULTS_PG_BIN="$PG_BIN" \
+    QUEEN_FAULTS_PG_USER="$(pg_user)" \
+    QUEEN_FAULTS_DSN="host=127.0.0.1 port=$PORT user=postgres dbname=$DB" \
+    "$FAULTS_VENV/bin/python" "$ROOT/tests/upgrade/upgrade.py" "$DB"
