@@ -7,68 +7,10 @@ use serde_json::{json, Value};
 
 use crate::catalog::queues;
 use crate::engine::dlq::{self, DeadLetter};
-use crate::engine::push::{self, GroupIn, ItemIn};
 use crate::pg::errors;
-use crate::pg::spi::{self, exec};
-use crate::query;
+use crate::pg::spi;
 use crate::wire::datum::{JsonOut, JsonbArg};
-use crate::wire::json::{check_name, Obj};
-
-/// Re-pushes dead letters into their partitions (under their transaction
-/// ids, past deduplication) and removes their rows. Answers what was retried.
-fn retry(client: &mut pgrx::spi::SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
-    let mut groups: Vec<GroupIn> = Vec::new();
-    for (index, row) in rows.iter().enumerate() {
-        let item = ItemIn {
-            index,
-            txn: Some(row.transaction_id.clone()),
-            trace: row
-                .trace_id
-                .as_deref()
-                .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
-            payload: row.data.get().as_bytes().to_vec(),
-            encrypted: false,
-            message_id: None,
-        };
-        match groups
-            .iter_mut()
-            .find(|g| g.queue == row.queue && g.partition == row.partition)
-        {
-            Some(g) => g.items.push(item),
-            None => groups.push(GroupIn {
-                queue: row.queue.clone(),
-                partition: row.partition.clone(),
-                items: vec![item],
-                packed: None,
-            }),
-        }
-    }
-    if groups.is_empty() {
-        return Vec::new();
-    }
-    let pushed = push::push_groups(client, &groups, None, false);
-    dlq::delete_rows(client, &rows.iter().map(|r| r.id).collect::<Vec<_>>());
-    rows.iter()
-        .zip(pushed)
-        .map(|(row, p)| {
-            json!({
-                "partitionId": row.partition_id,
-                "transactionId": row.transaction_id,
-                "consumerGroup": row.consumer_group,
-                "failedOffset": row.offset,
-                "offset": p.offset,
-                "messageId": p.message_id.map(|m| queen_frames::id_text(&m)),
-            })
-        })
-        .collect()
-}
-
-fn queue_id(client: &mut pgrx::spi::SpiClient<'_>, queue: &str) -> i64 {
-    let queue = check_name("queue", queue);
-    queues::find(client, queue)
-        .unwrap_or_else(|| errors::undefined("queue", queue))
-        .id
-}
+use crate::wire::json::Obj;
 
 fn check_limit(field: &str, n: i32) -> i64 {
     let max = crate::pg::settings::pop_max_batch();
@@ -92,9 +34,9 @@ fn retry_failed_by_queue(
 ) -> JsonOut {
     let limit = check_limit("max_rows", max_rows);
     JsonOut::of(&spi::spi(|c| {
-        let qid = queue_id(c, queue);
+        let qid = queues::require_id(c, queue);
         let (rows, matched) = dlq::for_retry(c, qid, consumer_group, limit);
-        let retried = retry(c, &rows);
+        let retried = dlq::retry(c, &rows);
         json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
     }))
 }
@@ -108,16 +50,8 @@ fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
         if matched == 0 {
             errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}"));
         }
-        let qid = exec(
-            c,
-            "SELECT queue_id FROM queen.log_partitions WHERE id = $1",
-            &[spi::INT8],
-            &[partition_id.into()],
-        )
-        .next()
-        .and_then(|r| spi::opt::<i64>(&r, "queue_id"))
-        .unwrap_or(0);
-        let retried = retry(c, &rows);
+        let qid = queues::of_partition(c, partition_id).unwrap_or(0);
+        let retried = dlq::retry(c, &rows);
         json!({"retried": retried, "matched": matched, "pruned_failed_count": dlq::pruned_failed_count(c, qid)})
     }))
 }
@@ -156,17 +90,14 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     }
     let ts = |key: &str| -> Option<TimestampWithTimeZone> {
         o.opt_str(key).map(|t| {
-            Spi::get_one_with_args::<TimestampWithTimeZone>("SELECT $1::timestamptz", &[t.into()])
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| {
-                    errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
-                })
+            crate::pg::time::timestamptz(t).unwrap_or_else(|| {
+                errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
+            })
         })
     };
     let (from, to) = (ts("from"), ts("to"));
     spi::spi(|c| {
-        let qid = queue.map(|q| queue_id(c, q));
+        let qid = queue.map(|q| queues::require_id(c, q));
         let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
         // Serialized as they are: a payload becomes no value tree on its way out.
         #[derive(serde::Serialize)]
@@ -190,22 +121,8 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
 #[pg_extern]
 fn queue_counts(queue: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        let qid = queue_id(c, queue);
-        let row = exec(c, query!("dlq_queue_counts"), &[spi::INT8], &[qid.into()])
-            .next()
-            .unwrap();
-        let partitions: i64 = spi::col(&row, "partitions");
-        let messages: i64 = spi::col(&row, "messages");
-        let failed: i64 = spi::col(&row, "failed");
-        let pruned = dlq::pruned_failed_count(c, qid);
-        json!({
-            "queue": queue,
-            "partitions": partitions,
-            "messages": messages,
-            "failed": failed,
-            "pruned_failed": pruned,
-            "failed_total": failed + pruned,
-        })
+        let qid = queues::require_id(c, queue);
+        dlq::queue_counts(c, queue, qid)
     }))
 }
 

@@ -7,10 +7,9 @@
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use crate::kv::{answer, parse, store};
+use crate::kv::{answer, parse, store, usage};
 use crate::pg::errors;
-use crate::pg::spi::{self, exec};
-use crate::query;
+use crate::pg::spi;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 pub(super) fn body_ops(body: Option<JsonbArg>) -> Vec<Value> {
@@ -123,21 +122,7 @@ fn kv_incr(
 /// Per-namespace usage as of the last rollup, with the quota beside it.
 #[pg_extern]
 fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
-    let rows: Vec<Value> = spi::spi(|c| {
-        exec(c, query!("kv_usage"), &[spi::TEXT], &[ns.into()])
-            .map(|r| {
-                json!({
-                    "ns": spi::opt::<String>(&r, "ns"),
-                    "keys": spi::opt::<i64>(&r, "keys"),
-                    "bytes": spi::opt::<i64>(&r, "bytes"),
-                    "expiredPresent": spi::opt::<i64>(&r, "expired_present"),
-                    "rolledUpAt": spi::opt::<String>(&r, "rolled_up_at"),
-                    "maxKeys": spi::opt::<i64>(&r, "max_keys"),
-                    "maxBytes": spi::opt::<i64>(&r, "max_bytes"),
-                })
-            })
-            .collect()
-    });
+    let rows = spi::spi(|c| usage::usage(c, ns));
     JsonOut::of(&json!({"namespaces": rows}))
 }
 
@@ -149,13 +134,6 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
     if max_keys.is_some_and(|m| m < 0) || max_bytes.is_some_and(|m| m < 0) {
         errors::invalid("max_keys", "a quota is not negative");
     }
-    spi::spi(|c| {
-        exec(
-            c,
-            query!("kv_quota"),
-            &[spi::TEXT, spi::INT8, spi::INT8],
-            &[ns.as_str().into(), max_keys.into(), max_bytes.into()],
-        );
-    });
+    spi::spi(|c| usage::set_quota(c, &ns, max_keys, max_bytes));
     JsonOut::of(&json!({"ns": ns, "maxKeys": max_keys, "maxBytes": max_bytes}))
 }

@@ -4,10 +4,10 @@
 use pgrx::prelude::*;
 
 use super::{optional, required, required_text};
+use crate::catalog::readers;
 use crate::engine::{ack, binary, pop, push, transaction};
 use crate::pg::errors;
 use crate::pg::spi;
-use crate::query;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
@@ -104,17 +104,7 @@ fn queue_version(
     if queue.is_none() && namespace.is_none() && task.is_none() {
         errors::invalid("queue", "is required unless namespace or task is given");
     }
-    spi::spi(|c| {
-        spi::exec(
-            c,
-            query!("messages_queue_version"),
-            &[spi::TEXT, spi::TEXT, spi::TEXT],
-            &[queue.into(), namespace.into(), task.into()],
-        )
-        .next()
-        .and_then(|r| spi::opt::<i64>(&r, "version"))
-        .unwrap_or(0)
-    })
+    spi::spi(|c| readers::version(c, queue, namespace, task))
 }
 
 /// Acknowledges messages: one ack object, an array, or

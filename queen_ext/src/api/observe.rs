@@ -5,10 +5,10 @@ use pgrx::datum::TimestampWithTimeZone;
 use pgrx::prelude::*;
 use serde_json::json;
 
+use crate::catalog::readers;
 use crate::maintenance::retention::explain;
 use crate::maintenance::sweeper::metrics;
-use crate::pg::spi::{self, exec};
-use crate::query;
+use crate::pg::spi;
 use crate::wire::datum::JsonOut;
 
 /// Why a queue's disk does (not) shrink, per partition.
@@ -32,18 +32,7 @@ fn table_sizes() -> JsonOut {
 /// Totals over every queue.
 #[pg_extern]
 fn overview() -> JsonOut {
-    JsonOut::of(&spi::spi(|c| {
-        let r = exec(c, query!("observe_overview"), &[], &[])
-            .next()
-            .unwrap();
-        json!({
-            "queues": spi::col::<i64>(&r, "queues"),
-            "partitions": spi::col::<i64>(&r, "partitions"),
-            "messages": spi::col::<i64>(&r, "messages"),
-            "failed": spi::col::<i64>(&r, "failed"),
-            "pruned_failed": spi::col::<i64>(&r, "pruned_failed"),
-        })
-    }))
+    JsonOut::of(&spi::spi(readers::overview))
 }
 
 /// What the sweepers did: fired count and lateness, due count, KV rows
@@ -52,15 +41,6 @@ fn overview() -> JsonOut {
 fn sweeper_metrics() -> JsonOut {
     let mut m = metrics::snapshot();
     // Set aside for good: counted from the table, so it survives a restart.
-    m["timersSetAside"] = json!(spi::spi(|c| {
-        spi::exec(
-            c,
-            "SELECT count(*)::int8 AS set_aside FROM queen.log_timers_failed",
-            &[],
-            &[],
-        )
-        .next()
-        .and_then(|r| spi::opt::<i64>(&r, "set_aside"))
-    }));
+    m["timersSetAside"] = json!(spi::spi(crate::timers::set_aside_count));
     JsonOut::of(&m)
 }

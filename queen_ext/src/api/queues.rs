@@ -1,38 +1,21 @@
 //! The queues surface: configure, delete, list and read one queue.
 
 use pgrx::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::optional;
+use crate::catalog::readers;
 use crate::catalog::{admin, queues};
 use crate::engine::dlq;
 use crate::pg::errors;
-use crate::pg::spi::{self, exec};
-use crate::query;
+use crate::pg::spi;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::check_name;
 
 /// Every queue with its counts and options, by name.
 #[pg_extern]
 fn list_queues() -> JsonOut {
-    JsonOut::of(&spi::spi(|c| {
-        let rows = exec(c, query!("queues_list_queues"), &[], &[]);
-        let queues: Vec<Value> = rows
-            .map(|r| {
-                json!({
-                    "name": spi::col::<String>(&r, "name"),
-                    "namespace": spi::opt::<String>(&r, "namespace"),
-                    "task": spi::opt::<String>(&r, "task"),
-                    "createdAt": crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "created_us")),
-                    "partitions": spi::col::<i64>(&r, "partitions"),
-                    "messages": spi::col::<i64>(&r, "messages"),
-                    "failed": spi::col::<i64>(&r, "failed"),
-                    "pruned_failed": spi::col::<i64>(&r, "pruned_failed"),
-                })
-            })
-            .collect();
-        json!({"queues": queues, "total": queues.len()})
-    }))
+    JsonOut::of(&spi::spi(readers::list))
 }
 
 /// One queue: its options and counts.
@@ -41,22 +24,7 @@ fn get_queue(queue: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let q = queues::find(c, check_name("queue", queue))
             .unwrap_or_else(|| errors::undefined("queue", queue));
-        let parts: Vec<Value> = exec(
-            c,
-            query!("queues_get_queue"),
-            &[spi::INT8, spi::INT8],
-            &[q.id.into(), crate::pg::settings::pop_max_batch().into()],
-        )
-        .map(|r| {
-            json!({
-                "id": spi::col::<i64>(&r, "id").to_string(),
-                "name": spi::col::<String>(&r, "name"),
-                "lastOffset": spi::col::<i64>(&r, "last_offset"),
-                "logStart": spi::col::<i64>(&r, "log_start"),
-                "lastWriteAt": crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "last_write_us")),
-            })
-        })
-        .collect();
+        let parts = readers::partitions(c, q.id);
         json!({"name": q.name, "namespace": q.options.namespace, "task": q.options.task,
                "options": q.options.to_json(), "partitions": parts,
                "pruned_failed": dlq::pruned_failed_count(c, q.id)})

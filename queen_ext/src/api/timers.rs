@@ -6,7 +6,6 @@ use serde_json::json;
 
 use crate::pg::errors;
 use crate::pg::spi;
-use crate::query;
 use crate::timers;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
@@ -73,18 +72,6 @@ fn timers_set_aside(
     if max_rows <= 0 {
         errors::invalid("max_rows", format!("{max_rows} must be at least 1"));
     }
-    let rows: Vec<serde_json::Value> = spi::spi(|c| {
-        spi::exec(
-            c,
-            query!("timers_set_aside"),
-            &[spi::TEXT, spi::INT8],
-            &[queue.into(), (max_rows as i64).into()],
-        )
-        .map(|r| {
-            serde_json::from_str(&spi::col::<String>(&r, "timer"))
-                .expect("json_build_object prints JSON")
-        })
-        .collect()
-    });
+    let rows = spi::spi(|c| timers::set_aside(c, queue, max_rows as i64));
     JsonOut::of(&json!({"timers": rows}))
 }

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod options;
 pub mod queues;
+pub mod readers;
 
 /// The partition a message goes to when its push names none.
 pub const DEFAULT_PARTITION: &str = "Default";

@@ -9,8 +9,10 @@ use pgrx::JsonB;
 use serde_json::{Map, Value};
 
 use crate::catalog::options::{columns, QueueOptions};
+use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
+use crate::wire::json::check_name;
 
 pub const DEFAULT_TENANT: &str = "00000000-0000-0000-0000-000000000001";
 
@@ -164,4 +166,25 @@ pub fn resolve_for_push(client: &mut SpiClient<'_>, names: &[&str]) -> HashMap<S
         found = read(client);
     }
     found
+}
+
+/// The id of the queue named `name`; an ERROR naming it when there is none
+/// (42704) or the name is not one (22023).
+pub fn require_id(client: &mut SpiClient<'_>, name: &str) -> i64 {
+    let name = check_name("queue", name);
+    find(client, name)
+        .unwrap_or_else(|| errors::undefined("queue", name))
+        .id
+}
+
+/// The queue a partition belongs to; None when the partition is gone.
+pub fn of_partition(client: &mut SpiClient<'_>, partition_id: i64) -> Option<i64> {
+    exec(
+        client,
+        "SELECT queue_id FROM queen.log_partitions WHERE id = $1",
+        &[spi::INT8],
+        &[partition_id.into()],
+    )
+    .next()
+    .and_then(|r| spi::opt::<i64>(&r, "queue_id"))
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use pgrx::spi::SpiClient;
 
 use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
 use crate::engine::segments;
 use crate::pg::errors;
@@ -441,4 +442,73 @@ pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
         &[ids.to_vec().into()],
     )
     .len() as i64
+}
+
+/// Re-pushes dead letters into their partitions (under their transaction
+/// ids, past deduplication) and removes their rows. Answers what was retried.
+pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
+    let mut groups: Vec<crate::engine::push::GroupIn> = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        let item = crate::engine::push::ItemIn {
+            index,
+            txn: Some(row.transaction_id.clone()),
+            trace: row
+                .trace_id
+                .as_deref()
+                .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
+            payload: row.data.get().as_bytes().to_vec(),
+            encrypted: false,
+            message_id: None,
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.queue == row.queue && g.partition == row.partition)
+        {
+            Some(g) => g.items.push(item),
+            None => groups.push(crate::engine::push::GroupIn {
+                queue: row.queue.clone(),
+                partition: row.partition.clone(),
+                items: vec![item],
+                packed: None,
+            }),
+        }
+    }
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let pushed = crate::engine::push::push_groups(client, &groups, None, false);
+    delete_rows(client, &rows.iter().map(|r| r.id).collect::<Vec<_>>());
+    rows.iter()
+        .zip(pushed)
+        .map(|(row, p)| {
+            json!({
+                "partitionId": row.partition_id,
+                "transactionId": row.transaction_id,
+                "consumerGroup": row.consumer_group,
+                "failedOffset": row.offset,
+                "offset": p.offset,
+                "messageId": p.message_id.map(|m| queen_frames::id_text(&m)),
+            })
+        })
+        .collect()
+}
+
+/// A queue's counts: partitions, live messages, live dead letters, and the
+/// dead letters DLQ retention removed (cumulative).
+pub fn queue_counts(c: &mut SpiClient<'_>, queue: &str, qid: i64) -> Value {
+    let row = exec(c, query!("dlq_queue_counts"), &[spi::INT8], &[qid.into()])
+        .next()
+        .unwrap();
+    let partitions: i64 = spi::col(&row, "partitions");
+    let messages: i64 = spi::col(&row, "messages");
+    let failed: i64 = spi::col(&row, "failed");
+    let pruned = pruned_failed_count(c, qid);
+    json!({
+        "queue": queue,
+        "partitions": partitions,
+        "messages": messages,
+        "failed": failed,
+        "pruned_failed": pruned,
+        "failed_total": failed + pruned,
+    })
 }

@@ -5,6 +5,7 @@
 pub mod ack;
 pub mod binary;
 pub mod dlq;
+pub mod groups;
 pub mod pop;
 pub mod push;
 pub mod segments;

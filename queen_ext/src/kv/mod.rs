@@ -9,6 +9,7 @@ pub mod ops;
 pub mod parse;
 pub mod prune;
 pub mod store;
+pub mod usage;
 
 use serde_json::{json, Value};
 

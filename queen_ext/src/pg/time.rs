@@ -48,6 +48,17 @@ pub fn wall_clock_us() -> i64 {
         .unwrap_or(0)
 }
 
+/// Text read as a `timestamptz` the way PostgreSQL reads it (None: it
+/// read as NULL).
+pub fn timestamptz(text: &str) -> Option<pgrx::datum::TimestampWithTimeZone> {
+    pgrx::spi::Spi::get_one_with_args::<pgrx::datum::TimestampWithTimeZone>(
+        "SELECT $1::timestamptz",
+        &[text.into()],
+    )
+    .ok()
+    .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -67,3 +67,22 @@ fn imports_only_point_down() {
     );
     assert!(level("api") < level("pg"));
 }
+
+/// The SQL-callable functions are thin: no statement is run from `api/`.
+#[test]
+fn the_api_runs_no_statement_of_its_own() {
+    let api = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/api");
+    let mut files = Vec::new();
+    sources(&api, &mut files);
+    assert!(!files.is_empty());
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for needle in ["exec(", "query!(", "Spi::"] {
+            assert!(
+                !text.contains(needle),
+                "{} runs a statement ({needle})",
+                file.display()
+            );
+        }
+    }
+}

@@ -248,3 +248,32 @@ pub fn apply(c: &mut SpiClient<'_>, ops: &[TimerOp]) -> Vec<Value> {
     }
     results
 }
+
+/// The timers set aside after too many failed fires (one queue, or all),
+/// the last failed first, at most `max_rows`.
+pub fn set_aside(c: &mut SpiClient<'_>, queue: Option<&str>, max_rows: i64) -> Vec<Value> {
+    exec(
+        c,
+        query!("timers_set_aside"),
+        &[spi::TEXT, spi::INT8],
+        &[queue.into(), max_rows.into()],
+    )
+    .map(|r| {
+        serde_json::from_str(&spi::col::<String>(&r, "timer"))
+            .expect("json_build_object prints JSON")
+    })
+    .collect()
+}
+
+/// How many timers are set aside, counted from the table (so the count
+/// survives a restart).
+pub fn set_aside_count(c: &mut SpiClient<'_>) -> Option<i64> {
+    exec(
+        c,
+        "SELECT count(*)::int8 AS set_aside FROM queen.log_timers_failed",
+        &[],
+        &[],
+    )
+    .next()
+    .and_then(|r| spi::opt(&r, "set_aside"))
+}
