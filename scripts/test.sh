@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test: every test. Rust unit and property tests, the extension's tests
+# make test: every test. The lint (rustfmt, clippy with warnings denied),
+# Rust unit and property tests, the extension's tests
 # inside PostgreSQL (cargo pgrx test), then the integration tests and the SQL
 # API's regression tests (pg_regress) against a cluster started here
 # (.queen-test/, 127.0.0.1:6533) and stopped at the end, the upgrade test
@@ -11,6 +12,10 @@ PORT="${QUEEN_TEST_PG_PORT:-6533}"
 
 "$ROOT/scripts/setup.sh"
 cd "$ROOT"
+
+say "lint: rustfmt and clippy over the workspace"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
 
 say "unit and property tests"
 cargo test -p queen_frames -p queen_front

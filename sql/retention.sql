@@ -1,6 +1,6 @@
 -- queen: the policy-free SQL pieces of retention. The steps that use them,
 -- and everything that decides what a queue's settings mean, are in Rust
--- (queen_ext/src/retention/).
+-- (queen_ext/src/maintenance/retention/).
 
 -- The smallest base_offset in [p_from, p_horizon) of a segment created at or
 -- after p_cutoff: the first segment fresh enough to keep. created_at never

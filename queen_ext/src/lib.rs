@@ -16,18 +16,47 @@ pub mod wire;
 
 ::pgrx::pg_module_magic!(name, version);
 
-extension_sql_file!("../../sql/schema.sql", name = "schema", bootstrap);
+// The schema, by concern: the bootstrap first, then each file after what
+// it references.
+extension_sql_file!(
+    "../../sql/schema/bootstrap.sql",
+    name = "bootstrap",
+    bootstrap
+);
+extension_sql_file!(
+    "../../sql/schema/queues.sql",
+    name = "queues",
+    requires = ["bootstrap"]
+);
+extension_sql_file!("../../sql/schema/log.sql", name = "log", requires = ["queues"]);
+extension_sql_file!(
+    "../../sql/schema/consumers.sql",
+    name = "consumers",
+    requires = ["log"]
+);
+extension_sql_file!("../../sql/schema/dlq.sql", name = "dlq", requires = ["log"]);
+extension_sql_file!(
+    "../../sql/schema/maintenance.sql",
+    name = "maintenance",
+    requires = ["log"]
+);
+extension_sql_file!(
+    "../../sql/schema/timers.sql",
+    name = "timers",
+    requires = ["queues"]
+);
+extension_sql_file!("../../sql/schema/kv.sql", name = "kv", requires = ["bootstrap"]);
 extension_sql_file!(
     "../../sql/retention.sql",
     name = "retention_sql",
-    requires = ["schema"]
+    requires = ["log", "consumers", "dlq"]
 );
 extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);
 
 /// The maintenance steps, cycles and their SQL helpers: apart from the public
 /// API, callable by `queen_admin` only (sql/privileges.sql). The functions
 /// name it in their `#[pg_extern(schema = ...)]`; the schema itself is
-/// created by sql/schema.sql.
+/// created by sql/schema/bootstrap.sql.
 #[pg_schema]
 mod queen_internal {}
 
