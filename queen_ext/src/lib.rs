@@ -28,7 +28,11 @@ extension_sql_file!(
     name = "queues",
     requires = ["bootstrap"]
 );
-extension_sql_file!("../../sql/schema/log.sql", name = "log", requires = ["queues"]);
+extension_sql_file!(
+    "../../sql/schema/log.sql",
+    name = "log",
+    requires = ["queues"]
+);
 extension_sql_file!(
     "../../sql/schema/consumers.sql",
     name = "consumers",
@@ -45,7 +49,11 @@ extension_sql_file!(
     name = "timers",
     requires = ["queues"]
 );
-extension_sql_file!("../../sql/schema/kv.sql", name = "kv", requires = ["bootstrap"]);
+extension_sql_file!(
+    "../../sql/schema/kv.sql",
+    name = "kv",
+    requires = ["bootstrap"]
+);
 extension_sql_file!(
     "../../sql/retention.sql",
     name = "retention_sql",

@@ -526,8 +526,9 @@ pub fn ack(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
     out
 }
 
-fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
-    let answer = |a: &AckIn, error: Option<String>| AckOut {
+/// The answer to `a` before anything is applied: `error` refuses it.
+fn answer(a: &AckIn, error: Option<String>) -> AckOut {
+    AckOut {
         index: a.index,
         transaction_id: a.transaction_id.clone(),
         partition_id: a.partition_id,
@@ -537,19 +538,26 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         dead_lettered: false,
         offset: None,
         warning: None,
-    };
-    let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
-        let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
-        return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
-    };
-    let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
+    }
+}
+
+/// Where the acked ids sit: the offsets of each in the current lease, and
+/// the offset of the others outside it (an already done message is answered
+/// as done), looked up by the ids the pushes supplied, then before the
+/// cursor.
+fn locate<'a>(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    c: &ConsumerRow,
+    covering: Vec<SidecarRow>,
+    txns: &[&'a str],
+) -> (HashMap<&'a str, Vec<i64>>, HashMap<&'a str, i64>) {
     // No rows cover a cursor that holds no lease.
     let in_lease = match_hashes(
         covering.into_iter(),
-        &by_hash(&txns),
+        &by_hash(txns),
         Some((c.lease_start, c.lease_end)),
     );
-    // Ids outside the lease: an already done message is answered as done.
     let mut outside: HashMap<&str, i64> = HashMap::new();
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns
@@ -562,6 +570,76 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         }
         outside.extend(resolve(client, pid, &missing, how));
     }
+    (in_lease, outside)
+}
+
+/// Whether the ack `a` of the message at `offset` may change it: the
+/// message is in the group's current lease, and the ack names that lease
+/// (or none).
+fn check_held(
+    a: &AckIn,
+    c: &ConsumerRow,
+    offset: i64,
+    pid: i64,
+    group: &str,
+) -> Result<(), String> {
+    match (a.lease_id, c.lease_id) {
+        (_, None) => Err(format!("message at offset {offset} of partition {pid} is not leased to consumer group {group:?}")),
+        (Some(mine), Some(cur)) if mine != cur => Err(format!(
+            "lease {mine} is not held: the batch was leased again after it expired (current lease {cur})"
+        )),
+        _ if offset < c.lease_start || offset > c.lease_end => {
+            Err(format!("message at offset {offset} of partition {pid} is not in the current lease"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Marks the leased message at `offset` as the ack says (a dead-lettering
+/// writes its row first) and answers it.
+fn mark(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    c: &mut ConsumerRow,
+    a: &AckIn,
+    offset: i64,
+) -> AckOut {
+    let i = (offset - c.lease_start) as usize;
+    let mut out = answer(a, None);
+    out.offset = Some(offset);
+    c.state[i] = match a.status {
+        Status::Completed => DONE,
+        Status::Dlq => {
+            let failed = dlq::Failed {
+                queue_id: c.queue_id,
+                pid,
+                group,
+                offset,
+                transaction_id: Some(&a.transaction_id),
+                error: a.error.as_deref(),
+                attempts: c.head_attempts.max(1),
+            };
+            if dlq::write(client, &failed) {
+                out.dead_lettered = true;
+            } else {
+                out.warning = Some(dlq::gone(pid, offset));
+            }
+            DONE
+        }
+        Status::Failed => FAILED,
+        Status::Retry => RETRY,
+    };
+    out
+}
+
+fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
+    let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
+        let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
+        return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
+    };
+    let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
+    let (in_lease, outside) = locate(client, pid, &c, covering, &txns);
     let mut results = Vec::with_capacity(items.len());
     let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
     let mut dirty = false;
@@ -591,48 +669,13 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
             results.push(answer(a, None));
             continue;
         }
-        let held = match (a.lease_id, c.lease_id) {
-            (_, None) => Err(format!("message at offset {offset} of partition {pid} is not leased to consumer group {group:?}")),
-            (Some(mine), Some(cur)) if mine != cur => Err(format!(
-                "lease {mine} is not held: the batch was leased again after it expired (current lease {cur})"
-            )),
-            _ if offset < c.lease_start || offset > c.lease_end => {
-                Err(format!("message at offset {offset} of partition {pid} is not in the current lease"))
-            }
-            _ => Ok(()),
-        };
-        if let Err(e) = held {
+        if let Err(e) = check_held(a, &c, offset, pid, group) {
             results.push(answer(a, Some(e)));
             continue;
         }
-        let i = (offset - c.lease_start) as usize;
-        let mut out = answer(a, None);
-        out.offset = Some(offset);
-        c.state[i] = match a.status {
-            Status::Completed => DONE,
-            Status::Dlq => {
-                let failed = dlq::Failed {
-                    queue_id: c.queue_id,
-                    pid,
-                    group,
-                    offset,
-                    transaction_id: Some(&a.transaction_id),
-                    error: a.error.as_deref(),
-                    attempts: c.head_attempts.max(1),
-                };
-                if dlq::write(client, &failed) {
-                    out.dead_lettered = true;
-                } else {
-                    out.warning = Some(dlq::gone(pid, offset));
-                }
-                DONE
-            }
-            Status::Failed => FAILED,
-            Status::Retry => RETRY,
-        };
+        results.push(mark(client, pid, group, &mut c, a, offset));
         errors_at.insert(offset, a.error.clone());
         dirty = true;
-        results.push(out);
     }
     if dirty {
         settle(client, pid, group, &mut c, &errors_at, &mut results);

@@ -25,16 +25,21 @@ enum Op {
     Ack(usize),
 }
 
-/// `binary`: the pushes of a QTB1 body, answered after the head's
-/// operations; `counts_only` answers counts instead of the pushes' and
-/// acks' results (the riders' results stay).
-pub fn transaction(
-    client: &mut SpiClient<'_>,
-    body: &Value,
-    producer: Option<&str>,
-    mut binary: Vec<GroupIn>,
-    counts_only: bool,
-) -> Value {
+/// A transaction body, parsed and checked before anything is touched.
+struct Parsed {
+    kv_ops: Vec<crate::kv::ops::Op>,
+    timer_ops: Vec<crate::timers::TimerOp>,
+    /// The JSON push items of every push operation, flattened.
+    push_items: Vec<Value>,
+    acks: Vec<AckIn>,
+    /// The operations in request order, pointing into `push_items`/`acks`.
+    plan: Vec<Op>,
+    leases: Vec<uuid::Uuid>,
+}
+
+/// Reads the body's riders, operations and required leases; a single
+/// required lease is lent to the acks that name none.
+fn parse(body: &Value, binary_pushes: bool) -> Parsed {
     let empty = Vec::new();
     let mut kv_ops = Vec::new();
     let (ops, leases, timer_ops): (
@@ -61,7 +66,7 @@ pub fn transaction(
         }
         _ => errors::wrong_type("transaction", "an object with operations"),
     };
-    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() && binary.is_empty() {
+    if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() && !binary_pushes {
         errors::invalid("operations", "must not be empty");
     }
     let mut push_items: Vec<Value> = Vec::new();
@@ -100,13 +105,24 @@ pub fn transaction(
                 .collect()
         })
         .unwrap_or_default();
-    // A single required lease is lent to the acks that name none.
     if leases.len() == 1 {
         for a in acks.iter_mut().filter(|a| a.lease_id.is_none()) {
             a.lease_id = Some(leases[0]);
         }
     }
-    for lease in &leases {
+    Parsed {
+        kv_ops,
+        timer_ops,
+        push_items,
+        acks,
+        plan,
+        leases,
+    }
+}
+
+/// Refuses the transaction unless every required lease is held.
+fn check_leases(client: &mut SpiClient<'_>, leases: &[uuid::Uuid]) {
+    for lease in leases {
         let held = exec(
             client,
             "SELECT 1 FROM queen.log_consumers WHERE lease_id = $1 AND lease_expires_at > now() LIMIT 1",
@@ -119,7 +135,27 @@ pub fn transaction(
             errors::lease_not_held(format!("requiredLeases: lease {lease} is not held (expired or released); nothing was applied"));
         }
     }
+}
 
+/// `binary`: the pushes of a QTB1 body, answered after the head's
+/// operations; `counts_only` answers counts instead of the pushes' and
+/// acks' results (the riders' results stay).
+pub fn transaction(
+    client: &mut SpiClient<'_>,
+    body: &Value,
+    producer: Option<&str>,
+    mut binary: Vec<GroupIn>,
+    counts_only: bool,
+) -> Value {
+    let Parsed {
+        kv_ops,
+        timer_ops,
+        push_items,
+        acks,
+        plan,
+        leases,
+    } = parse(body, !binary.is_empty());
+    check_leases(client, &leases);
     let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
     let flat_ops: usize = plan
         .iter()
@@ -167,27 +203,17 @@ pub fn transaction(
             bad.error.as_deref().unwrap_or("")
         ));
     }
-    let mut results = Vec::new();
-    for op in plan {
-        match op {
-            Op::Push(range) => results.extend(pushed[range].iter().map(push_result)),
-            Op::Ack(i) => {
-                let mut v = acked[i].to_json();
-                v["type"] = json!("ack");
-                results.push(v);
-            }
-        }
-    }
-    results.extend(pushed[json_items..].iter().map(push_result));
+    let base = if counts_only { flat_ops } else { 0 };
     let mut answer = json!({ "success": true });
+    let mut results = Vec::new();
     if counts_only {
         let duplicate = pushed.iter().filter(|p| p.duplicate).count();
         answer["pushed"] = json!(pushed.len() - duplicate);
         answer["duplicate"] = json!(duplicate);
         answer["acked"] = json!(acked.len());
-        results.clear();
+    } else {
+        results = in_request_order(&plan, &pushed, &acked, json_items);
     }
-    let base = if counts_only { flat_ops } else { 0 };
     results.extend(kv_results);
     results.extend(timers);
     for (i, r) in results.iter_mut().enumerate() {
@@ -195,6 +221,29 @@ pub fn transaction(
     }
     answer["results"] = Value::Array(results);
     answer
+}
+
+/// The pushed items and acks as the request listed them, then the pushes
+/// of a binary body.
+fn in_request_order(
+    plan: &[Op],
+    pushed: &[push::ItemOut],
+    acked: &[ack::AckOut],
+    json_items: usize,
+) -> Vec<Value> {
+    let mut results = Vec::new();
+    for op in plan {
+        match op {
+            Op::Push(range) => results.extend(pushed[range.clone()].iter().map(push_result)),
+            Op::Ack(i) => {
+                let mut v = acked[*i].to_json();
+                v["type"] = json!("ack");
+                results.push(v);
+            }
+        }
+    }
+    results.extend(pushed[json_items..].iter().map(push_result));
+    results
 }
 
 /// A pushed item's entry in the flat results.
