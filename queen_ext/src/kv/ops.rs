@@ -332,60 +332,77 @@ impl Eval<'_> {
                 max,
                 expiry,
                 required,
-            } => {
-                let cur = self.cur(key);
-                let base = cur.as_ref().map_or(Value::from(0), |r| r.value.clone());
-                let next = match add(&base, delta) {
-                    Err(reason) => {
-                        return Outcome {
-                            result: lost(key, reason, cur.as_ref()),
-                            gate_failed: *required,
-                        }
-                    }
-                    Ok(n) => n,
-                };
-                let out_of_range = |bound: &Option<Number>, below: bool| {
-                    bound.as_ref().is_some_and(|b| {
-                        let (n, b) = (next.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-                        if below {
-                            n < b
-                        } else {
-                            n > b
-                        }
-                    })
-                };
-                let refused = if out_of_range(max, false) {
-                    Some("max")
-                } else if out_of_range(min, true) {
-                    Some("min")
-                } else {
-                    None
-                };
-                if let Some(reason) = refused {
-                    let mut v = lost(key, reason, cur.as_ref());
-                    if cur.is_none() {
-                        v["value"] = json!(0);
-                    }
-                    return Outcome {
-                        result: v,
-                        gate_failed: *required,
-                    };
-                }
-                let row = Row {
-                    value: Value::Number(next),
-                    version: self.version(),
-                    // The expiry is create-only: a live key keeps its own.
-                    expires_us: cur
-                        .as_ref()
-                        .map_or_else(|| deadline(*expiry, now), |c| c.expires_us),
-                    created_us: cur.as_ref().map_or(now, |c| c.created_us),
-                    updated_us: now,
-                };
-                let result = json!({"applied": true, "key": key.1, "value": row.value, "version": row.version, "expiresAt": expires_at(row.expires_us)});
-                self.rows.insert(key.clone(), Some(row));
-                ok(result)
-            }
+            } => self.incr(key, delta, min, max, *expiry, *required),
         }
+    }
+
+    /// An incr: the value moved by `delta` within `min`..`max`, a key that
+    /// is absent counting as 0 and created with `expiry`.
+    fn incr(
+        &mut self,
+        key: &Key,
+        delta: &Number,
+        min: &Option<Number>,
+        max: &Option<Number>,
+        expiry: Expiry,
+        required: bool,
+    ) -> Outcome {
+        let now = self.now_us;
+        let ok = |result: Value| Outcome {
+            result,
+            gate_failed: false,
+        };
+        let cur = self.cur(key);
+        let base = cur.as_ref().map_or(Value::from(0), |r| r.value.clone());
+        let next = match add(&base, delta) {
+            Err(reason) => {
+                return Outcome {
+                    result: lost(key, reason, cur.as_ref()),
+                    gate_failed: required,
+                }
+            }
+            Ok(n) => n,
+        };
+        let out_of_range = |bound: &Option<Number>, below: bool| {
+            bound.as_ref().is_some_and(|b| {
+                let (n, b) = (next.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+                if below {
+                    n < b
+                } else {
+                    n > b
+                }
+            })
+        };
+        let refused = if out_of_range(max, false) {
+            Some("max")
+        } else if out_of_range(min, true) {
+            Some("min")
+        } else {
+            None
+        };
+        if let Some(reason) = refused {
+            let mut v = lost(key, reason, cur.as_ref());
+            if cur.is_none() {
+                v["value"] = json!(0);
+            }
+            return Outcome {
+                result: v,
+                gate_failed: required,
+            };
+        }
+        let row = Row {
+            value: Value::Number(next),
+            version: self.version(),
+            // The expiry is create-only: a live key keeps its own.
+            expires_us: cur
+                .as_ref()
+                .map_or_else(|| deadline(expiry, now), |c| c.expires_us),
+            created_us: cur.as_ref().map_or(now, |c| c.created_us),
+            updated_us: now,
+        };
+        let result = json!({"applied": true, "key": key.1, "value": row.value, "version": row.version, "expiresAt": expires_at(row.expires_us)});
+        self.rows.insert(key.clone(), Some(row));
+        ok(result)
     }
 }
 
