@@ -484,6 +484,79 @@ pub fn pop_in_call(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     out
 }
 
+/// Creates the group's cursor on a partition it never read, where its
+/// subscription starts; false when another pop is creating it (or the group
+/// row) right now.
+fn create_cursor(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    queue: &PopQueue,
+    cand: &Candidate,
+) -> bool {
+    if !try_creation_lock(client, LOCK_CURSOR, cand.pid, &req.group) {
+        return false;
+    }
+    let Some(committed) = initial_committed(client, req, queue.id, cand.pid, cand.log_start) else {
+        return false;
+    };
+    exec(
+        client,
+        query!("pop_create_cursor"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[cand.pid.into(), req.group.as_str().into(), committed.into()],
+    );
+    true
+}
+
+/// Hands `start..=end` out: under `lease` (its id and seconds), or, with
+/// none (auto-ack), marked done at once.
+fn move_cursor(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    lease: Option<(uuid::Uuid, i32)>,
+    start: i64,
+    end: i64,
+    attempts: i32,
+) {
+    let Some((lease_id, lease_time)) = lease else {
+        exec(
+            client,
+            query!("pop_release_cursor"),
+            &[spi::INT8, spi::TEXT, spi::INT8],
+            &[pid.into(), group.into(), end.into()],
+        );
+        return;
+    };
+    let state = vec![0u8; (end - start + 1) as usize];
+    exec(
+        client,
+        query!("pop_lease_cursor"),
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::INT8,
+            spi::UUID,
+            spi::INT4,
+            spi::INT8,
+            spi::INT8,
+            spi::BYTEA,
+            spi::INT4,
+        ],
+        &[
+            pid.into(),
+            group.into(),
+            (start - 1).into(),
+            pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
+            lease_time.into(),
+            start.into(),
+            end.into(),
+            state.into(),
+            attempts.into(),
+        ],
+    );
+}
+
 pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
     let mut out = PopOut {
@@ -508,21 +581,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             break;
         }
         let queue = &qs[cand.queue_idx];
-        if cand.fresh {
-            if !try_creation_lock(client, LOCK_CURSOR, cand.pid, &req.group) {
-                continue;
-            }
-            let Some(committed) =
-                initial_committed(client, req, queue.id, cand.pid, cand.log_start)
-            else {
-                continue;
-            };
-            exec(
-                client,
-                query!("pop_create_cursor"),
-                &[spi::INT8, spi::TEXT, spi::INT8],
-                &[cand.pid.into(), req.group.as_str().into(), committed.into()],
-            );
+        if cand.fresh && !create_cursor(client, req, queue, &cand) {
+            continue;
         }
         let Some((cursor, scan)) =
             take_cursor(client, cand.pid, &req.group, cand.log_start, remaining)
@@ -542,42 +602,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         } else {
             1
         };
-        if req.auto_ack {
-            exec(
-                client,
-                query!("pop_release_cursor"),
-                &[spi::INT8, spi::TEXT, spi::INT8],
-                &[cand.pid.into(), req.group.as_str().into(), end.into()],
-            );
-        } else {
-            let state = vec![0u8; (end - start + 1) as usize];
-            exec(
-                client,
-                query!("pop_lease_cursor"),
-                &[
-                    spi::INT8,
-                    spi::TEXT,
-                    spi::INT8,
-                    spi::UUID,
-                    spi::INT4,
-                    spi::INT8,
-                    spi::INT8,
-                    spi::BYTEA,
-                    spi::INT4,
-                ],
-                &[
-                    cand.pid.into(),
-                    req.group.as_str().into(),
-                    (start - 1).into(),
-                    pgrx::Uuid::from_bytes(*lease_id.unwrap().as_bytes()).into(),
-                    queue.lease_time.into(),
-                    start.into(),
-                    end.into(),
-                    state.into(),
-                    attempts.into(),
-                ],
-            );
-        }
+        let lease = lease_id.map(|id| (id, queue.lease_time));
+        move_cursor(client, cand.pid, &req.group, lease, start, end, attempts);
         remaining -= end - start + 1;
         out.claims.push(Claim {
             partition_id: cand.pid,
@@ -604,7 +630,7 @@ impl PopOut {
     /// is not one JSON document, and checking again here was a third of
     /// writing the answer.
     pub fn to_json_text(&self) -> String {
-        use crate::wire::json::{write_int, write_opt_id, write_opt_str, write_str};
+        use crate::wire::json::{write_int, write_opt_str};
         let lease = self.lease_id.map(|l| l.to_string());
         let group = (self.group != QUEUE_MODE).then_some(self.group.as_str());
         // What every message of the answer repeats, written once.
@@ -643,63 +669,7 @@ impl PopOut {
         out.push_str(",\"messages\":[");
         let mut written = 0usize;
         for c in &self.claims {
-            // Per claim: what its messages share after createdAt.
-            let mut shared = String::from(",\"queue\":");
-            write_str(&mut shared, &c.queue);
-            shared.push_str(",\"partition\":");
-            write_str(&mut shared, &c.partition);
-            shared.push_str(",\"partitionId\":\"");
-            write_int(&mut shared, c.partition_id);
-            shared.push_str("\",\"offset\":");
-            let mut after_offset = tail.clone();
-            after_offset.push_str(",\"deliveryAttempt\":");
-            write_int(&mut after_offset, c.delivery_attempt as i64);
-            after_offset.push_str(",\"retryCount\":");
-            write_int(&mut after_offset, c.delivery_attempt as i64 - 1);
-            after_offset.push('}');
-            for seg in &c.segments {
-                let created_at = micros_to_iso(seg.created_at_us);
-                for (i, f) in seg.frames().enumerate() {
-                    let offset = seg.base_offset + i as i64;
-                    if offset < c.start || offset > c.end {
-                        continue;
-                    }
-                    if f.is_encrypted() {
-                        errors::corrupt(format!(
-                            "message at offset {offset} of partition {} is encrypted and can not be decoded here",
-                            c.partition_id
-                        ));
-                    }
-                    // Every write path checked the payload to be one JSON
-                    // document; it is copied as it is.
-                    let data = std::str::from_utf8(f.payload).unwrap_or_else(|_| {
-                        errors::corrupt(format!(
-                            "message at offset {offset} of partition {}: payload is not UTF-8",
-                            c.partition_id
-                        ))
-                    });
-                    if written > 0 {
-                        out.push(',');
-                    }
-                    written += 1;
-                    out.push_str("{\"id\":");
-                    write_opt_id(&mut out, Some(&f.message_id));
-                    out.push_str(",\"transactionId\":");
-                    write_str(&mut out, f.transaction_id);
-                    out.push_str(",\"traceId\":");
-                    write_opt_id(&mut out, f.trace_id.as_ref());
-                    out.push_str(",\"data\":");
-                    out.push_str(data);
-                    out.push_str(",\"producerSub\":");
-                    write_opt_str(&mut out, f.producer);
-                    out.push_str(",\"createdAt\":\"");
-                    out.push_str(&created_at);
-                    out.push('"');
-                    out.push_str(&shared);
-                    write_int(&mut out, offset);
-                    out.push_str(&after_offset);
-                }
-            }
+            write_claim(&mut out, c, &tail, &mut written);
         }
         out.push_str("]}");
         out
@@ -745,5 +715,68 @@ impl PopOut {
         };
         queen_frames::pop_body::encode_pop_answer(&answer)
             .unwrap_or_else(|e| errors::invalid("pop", e))
+    }
+}
+
+/// Writes the messages of one claim into a pop answer: `tail` is what every
+/// message repeats (lease and group), `written` counts the messages so far.
+fn write_claim(out: &mut String, c: &Claim, tail: &str, written: &mut usize) {
+    use crate::wire::json::{write_int, write_opt_id, write_opt_str, write_str};
+    // Per claim: what its messages share after createdAt.
+    let mut shared = String::from(",\"queue\":");
+    write_str(&mut shared, &c.queue);
+    shared.push_str(",\"partition\":");
+    write_str(&mut shared, &c.partition);
+    shared.push_str(",\"partitionId\":\"");
+    write_int(&mut shared, c.partition_id);
+    shared.push_str("\",\"offset\":");
+    let mut after_offset = tail.to_owned();
+    after_offset.push_str(",\"deliveryAttempt\":");
+    write_int(&mut after_offset, c.delivery_attempt as i64);
+    after_offset.push_str(",\"retryCount\":");
+    write_int(&mut after_offset, c.delivery_attempt as i64 - 1);
+    after_offset.push('}');
+    for seg in &c.segments {
+        let created_at = micros_to_iso(seg.created_at_us);
+        for (i, f) in seg.frames().enumerate() {
+            let offset = seg.base_offset + i as i64;
+            if offset < c.start || offset > c.end {
+                continue;
+            }
+            if f.is_encrypted() {
+                errors::corrupt(format!(
+                    "message at offset {offset} of partition {} is encrypted and can not be decoded here",
+                    c.partition_id
+                ));
+            }
+            // Every write path checked the payload to be one JSON
+            // document; it is copied as it is.
+            let data = std::str::from_utf8(f.payload).unwrap_or_else(|_| {
+                errors::corrupt(format!(
+                    "message at offset {offset} of partition {}: payload is not UTF-8",
+                    c.partition_id
+                ))
+            });
+            if *written > 0 {
+                out.push(',');
+            }
+            *written += 1;
+            out.push_str("{\"id\":");
+            write_opt_id(out, Some(&f.message_id));
+            out.push_str(",\"transactionId\":");
+            write_str(out, f.transaction_id);
+            out.push_str(",\"traceId\":");
+            write_opt_id(out, f.trace_id.as_ref());
+            out.push_str(",\"data\":");
+            out.push_str(data);
+            out.push_str(",\"producerSub\":");
+            write_opt_str(out, f.producer);
+            out.push_str(",\"createdAt\":\"");
+            out.push_str(&created_at);
+            out.push('"');
+            out.push_str(&shared);
+            write_int(out, offset);
+            out.push_str(&after_offset);
+        }
     }
 }

@@ -147,15 +147,16 @@ pub fn transaction(
     mut binary: Vec<GroupIn>,
     counts_only: bool,
 ) -> Value {
+    let parsed = parse(body, !binary.is_empty());
+    check_leases(client, &parsed.leases);
     let Parsed {
         kv_ops,
         timer_ops,
         push_items,
         acks,
         plan,
-        leases,
-    } = parse(body, !binary.is_empty());
-    check_leases(client, &leases);
+        ..
+    } = parsed;
     let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
     let flat_ops: usize = plan
         .iter()
