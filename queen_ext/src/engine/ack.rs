@@ -687,6 +687,71 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
 /// message of the lease is answered, ends the lease: redelivery of the first
 /// failure after the retry delay, or dead-lettering it when its retries are
 /// exhausted.
+/// Moves the committed offset past every done message of a fully answered
+/// lease.
+fn advance(c: &mut ConsumerRow) {
+    while c.committed < c.lease_end && c.state[(c.committed + 1 - c.lease_start) as usize] == DONE {
+        c.committed += 1;
+    }
+}
+
+/// The new head of a fully answered lease: failures past their retry limit
+/// are dead-lettered and passed, the first one left is the head (with its
+/// attempts) and is delivered again after the retry delay (at once for a
+/// retry). None when the whole lease is done.
+fn next_head(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    c: &mut ConsumerRow,
+    errors_at: &HashMap<i64, Option<String>>,
+    results: &mut [AckOut],
+) -> ((Option<i64>, i32), Option<i32>) {
+    let mut retry_in_ms: Option<i32> = None;
+    let head: (Option<i64>, i32);
+    loop {
+        if c.committed >= c.lease_end {
+            head = (None, 0);
+            break;
+        }
+        let f = c.committed + 1;
+        let kind = c.state[(f - c.lease_start) as usize];
+        let attempts = if c.head_offset == Some(f) {
+            c.head_attempts
+        } else {
+            c.head_attempts.max(1)
+        };
+        if attempts > c.retry_limit {
+            let error = errors_at.get(&f).cloned().flatten();
+            let error =
+                error.unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
+            let failed = dlq::Failed {
+                queue_id: c.queue_id,
+                pid,
+                group,
+                offset: f,
+                transaction_id: None,
+                error: Some(&error),
+                attempts,
+            };
+            let written = dlq::write(client, &failed);
+            for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
+                r.dead_lettered = written;
+                if !written {
+                    r.warning = Some(dlq::gone(pid, f));
+                }
+            }
+            c.state[(f - c.lease_start) as usize] = DONE;
+            advance(c);
+            continue;
+        }
+        retry_in_ms = Some(if kind == RETRY { 0 } else { c.retry_delay_ms });
+        head = (Some(f), attempts);
+        break;
+    }
+    (head, retry_in_ms)
+}
+
 fn settle(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -695,60 +760,10 @@ fn settle(
     errors_at: &HashMap<i64, Option<String>>,
     results: &mut [AckOut],
 ) {
-    let advance = |c: &mut ConsumerRow| {
-        while c.committed < c.lease_end
-            && c.state[(c.committed + 1 - c.lease_start) as usize] == DONE
-        {
-            c.committed += 1;
-        }
-    };
     advance(c);
     let answered = c.state.iter().all(|s| *s != OPEN);
-    let mut retry_in_ms: Option<i32> = None;
-    let mut head: (Option<i64>, i32) = (c.head_offset, c.head_attempts);
     if answered {
-        loop {
-            if c.committed >= c.lease_end {
-                head = (None, 0);
-                break;
-            }
-            let f = c.committed + 1;
-            let kind = c.state[(f - c.lease_start) as usize];
-            let attempts = if c.head_offset == Some(f) {
-                c.head_attempts
-            } else {
-                c.head_attempts.max(1)
-            };
-            if attempts > c.retry_limit {
-                let error = errors_at.get(&f).cloned().flatten();
-                let error = error
-                    .unwrap_or_else(|| format!("retries exhausted after {attempts} deliveries"));
-                let failed = dlq::Failed {
-                    queue_id: c.queue_id,
-                    pid,
-                    group,
-                    offset: f,
-                    transaction_id: None,
-                    error: Some(&error),
-                    attempts,
-                };
-                let written = dlq::write(client, &failed);
-                for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
-                    r.dead_lettered = written;
-                    if !written {
-                        r.warning = Some(dlq::gone(pid, f));
-                    }
-                }
-                c.state[(f - c.lease_start) as usize] = DONE;
-                advance(c);
-                continue;
-            }
-            retry_in_ms = Some(if kind == RETRY { 0 } else { c.retry_delay_ms });
-            head = (Some(f), attempts);
-            break;
-        }
-    }
-    if answered {
+        let (head, retry_in_ms) = next_head(client, pid, group, c, errors_at, results);
         exec(
             client,
             query!("ack_settle_retry"),
