@@ -53,107 +53,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
     .collect();
     let mut out = Vec::new();
     for (pid, name, log_start, last_offset) in parts {
-        let mut pins: Vec<String> = Vec::new();
-        let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
-            let fresh: Option<i64> = exec(
-                client,
-                "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
-                &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
-                &[pid.into(), log_start.into(), cutoff.into()],
-            )
-            .next()
-            .and_then(|r| spi::opt(&r, "boundary"));
-            fresh.unwrap_or(last_offset + 1)
-        };
-        let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
-        let slowest = exec(
-            client,
-            query!("retention_explain_slowest_group"),
-            &[spi::INT8],
-            &[pid.into()],
-        )
-        .next()
-        .map(|r| {
-            (
-                spi::col::<String>(&r, "consumer_group"),
-                spi::col::<i64>(&r, "next_offset"),
-            )
-        });
-        let rule2 = rule.completed_cutoff.and_then(|c| {
-            let (group, cap) = slowest.clone()?;
-            let time = boundary_for(client, c);
-            if cap < time {
-                pins.push(format!(
-                    "consumer group {group:?} has consumed up to offset {} and caps rule 2",
-                    cap - 1
-                ));
-            }
-            Some(time.min(cap))
-        });
-        let max_wait = rule.max_wait_cutoff.map(|c| boundary_for(client, c));
-        if rule.all_cutoff.is_none() && rule.completed_cutoff.is_none() {
-            pins.push("retention is off for this queue (retentionEnabled with a positive window turns it on)".into());
-        }
-        if rule.completed_cutoff.is_some() && slowest.is_none() {
-            pins.push(
-                "no consumer group has read this partition: rule 2 deletes nothing unconsumed"
-                    .into(),
-            );
-        }
-        let boundary = [Some(log_start), rule1, rule2, max_wait]
-            .into_iter()
-            .flatten()
-            .max()
-            .unwrap();
-        let deletable = exec(
-            client,
-            query!("retention_explain_deletable"),
-            &[spi::INT8, spi::INT8, spi::INT8],
-            &[pid.into(), log_start.into(), boundary.into()],
-        )
-        .next()
-        .unwrap();
-        let (segments, messages): (i64, i64) = (
-            spi::col(&deletable, "segments"),
-            spi::col(&deletable, "messages"),
-        );
-        if boundary > log_start && segments == 0 {
-            pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
-        }
-        let failing: Vec<Value> = exec(
-            client,
-            query!("retention_explain_failures"),
-            &[spi::INT8, spi::INT2],
-            &[pid.into(), super::cycle::DLQ_PHASE.into()],
-        )
-        .map(|r| {
-            let (phase, state, error): (i16, String, String) =
-                (spi::col(&r, "phase"), spi::col(&r, "sqlstate"), spi::col(&r, "error"));
-            pins.push(format!("phase {phase}'s step failed here (SQLSTATE {state}: {error}); it is retried after a backoff"));
-            json!({
-                "phase": phase,
-                "sqlstate": state,
-                "error": error,
-                "failedAt": micros_to_iso(spi::col::<i64>(&r, "failed_us")),
-                "skipCycles": spi::col::<i32>(&r, "skip"),
-                "failures": spi::col::<i32>(&r, "streak"),
-            })
-        })
-        .collect();
-        out.push(json!({
-            "partition": name,
-            "partitionId": pid.to_string(),
-            "logStart": log_start,
-            "lastOffset": last_offset,
-            "rule1Boundary": rule1,
-            "rule2Boundary": rule2,
-            "maxWaitBoundary": max_wait,
-            "boundary": boundary,
-            "nextCycleDeletes": {"segments": segments, "messages": messages},
-            "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
-            "pinnedBy": pins,
-            "failing": failing,
-        }));
+        out.push(partition(client, &rule, pid, name, log_start, last_offset));
     }
     json!({
         "queue": queue,
@@ -165,6 +65,121 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             "deadLetters": ts_json(rule.dlq_cutoff),
         },
         "partitions": out,
+    })
+}
+
+/// One partition's answer: where each rule puts the boundary, what the next
+/// cycle would delete, and what pins the rest.
+fn partition(
+    client: &mut SpiClient<'_>,
+    rule: &Rule,
+    pid: i64,
+    name: String,
+    log_start: i64,
+    last_offset: i64,
+) -> Value {
+    let mut pins: Vec<String> = Vec::new();
+    let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
+        let fresh: Option<i64> = exec(
+            client,
+            "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
+            &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
+            &[pid.into(), log_start.into(), cutoff.into()],
+        )
+        .next()
+        .and_then(|r| spi::opt(&r, "boundary"));
+        fresh.unwrap_or(last_offset + 1)
+    };
+    let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
+    let slowest = exec(
+        client,
+        query!("retention_explain_slowest_group"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<String>(&r, "consumer_group"),
+            spi::col::<i64>(&r, "next_offset"),
+        )
+    });
+    let rule2 = rule.completed_cutoff.and_then(|c| {
+        let (group, cap) = slowest.clone()?;
+        let time = boundary_for(client, c);
+        if cap < time {
+            pins.push(format!(
+                "consumer group {group:?} has consumed up to offset {} and caps rule 2",
+                cap - 1
+            ));
+        }
+        Some(time.min(cap))
+    });
+    let max_wait = rule.max_wait_cutoff.map(|c| boundary_for(client, c));
+    if rule.all_cutoff.is_none() && rule.completed_cutoff.is_none() {
+        pins.push(
+            "retention is off for this queue (retentionEnabled with a positive window turns it on)"
+                .into(),
+        );
+    }
+    if rule.completed_cutoff.is_some() && slowest.is_none() {
+        pins.push(
+            "no consumer group has read this partition: rule 2 deletes nothing unconsumed".into(),
+        );
+    }
+    let boundary = [Some(log_start), rule1, rule2, max_wait]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap();
+    let deletable = exec(
+        client,
+        query!("retention_explain_deletable"),
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[pid.into(), log_start.into(), boundary.into()],
+    )
+    .next()
+    .unwrap();
+    let (segments, messages): (i64, i64) = (
+        spi::col(&deletable, "segments"),
+        spi::col(&deletable, "messages"),
+    );
+    if boundary > log_start && segments == 0 {
+        pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
+    }
+    let failing: Vec<Value> = exec(
+        client,
+        query!("retention_explain_failures"),
+        &[spi::INT8, spi::INT2],
+        &[pid.into(), super::cycle::DLQ_PHASE.into()],
+    )
+    .map(|r| {
+        let (phase, state, error): (i16, String, String) =
+            (spi::col(&r, "phase"), spi::col(&r, "sqlstate"), spi::col(&r, "error"));
+        pins.push(format!("phase {phase}'s step failed here (SQLSTATE {state}: {error}); it is retried after a backoff"));
+        json!({
+            "phase": phase,
+            "sqlstate": state,
+            "error": error,
+            "failedAt": micros_to_iso(spi::col::<i64>(&r, "failed_us")),
+            "skipCycles": spi::col::<i32>(&r, "skip"),
+            "failures": spi::col::<i32>(&r, "streak"),
+        })
+    })
+    .collect();
+    json!({
+        "partition": name,
+        "partitionId": pid.to_string(),
+        "logStart": log_start,
+        "lastOffset": last_offset,
+        "rule1Boundary": rule1,
+        "rule2Boundary": rule2,
+        "maxWaitBoundary": max_wait,
+        "boundary": boundary,
+        "nextCycleDeletes": {"segments": segments, "messages": messages},
+        "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
+        "pinnedBy": pins,
+        "failing": failing,
     })
 }
 
