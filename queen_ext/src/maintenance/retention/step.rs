@@ -150,44 +150,15 @@ pub fn retention_step(
             ..StepResult::nothing(true)
         };
     }
-    // Whole segments only: a segment the boundary cuts keeps its tail. The
-    // doomed segments are locked first, skipping any that a dead-letter
-    // write holds (it takes its segment KEY SHARE until it commits): the
-    // step never waits on one while it holds the partition, and deletes only
-    // the run of segments from the watermark up to the first held one. A
-    // dead-letter write that comes after this lock waits for the step, then
-    // finds its segment gone. The lock costs little beside the delete
-    // (2026-12-01, 2000 segments of 100 ~256 B messages each: 3.6-4.4 ms of
-    // locking against 77-129 ms of delete, WAL +0.1-0.4%; with tiny inline
-    // blobs it doubles the heap work, +27% WAL, and `make bench
-    // WHAT=retention`'s small segments drained at 190-195k/s against 306k/s
-    // without it, push p99 during the drain 6.1-7.1x quiet against 5.6x).
-    let locked: Vec<(i64, i64, i32)> = exec(
-        client,
-        query!("retention_step_lock_doomed"),
-        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
-        &[
-            pid.into(),
-            log_start.into(),
-            boundary.into(),
-            (max_rows as i64).into(),
-        ],
-    )
-    .map(|r| {
-        (
-            spi::col(&r, "base_offset"),
-            spi::col(&r, "end_offset"),
-            spi::col(&r, "frame_count"),
-        )
-    })
-    .collect();
-    let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
-    for (base, end, count) in &locked {
-        if *base != max_end + 1 {
-            break;
-        }
-        (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
-    }
+    let (
+        locked,
+        Run {
+            rows,
+            frames,
+            max_base,
+            max_end,
+        },
+    ) = lock_doomed(client, pid, log_start, boundary, max_rows);
     if rows == 0 {
         return StepResult {
             new_log_start: Some(log_start),
@@ -225,7 +196,7 @@ pub fn retention_step(
     // More may be deletable when the batch was full or the boundary stopped
     // at the horizon; a run cut short by a held segment waits for the next
     // cycle.
-    let held = (rows as usize) < locked.len();
+    let held = (rows as usize) < locked;
     let clipped = !held && (rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
     StepResult {
         deleted: rows,
@@ -234,6 +205,73 @@ pub fn retention_step(
         new_txns_start: None,
         done: !clipped,
     }
+}
+
+/// The run of whole segments a step deletes, from the watermark on.
+struct Run {
+    rows: i64,
+    frames: i64,
+    max_base: i64,
+    max_end: i64,
+}
+
+/// Whole segments only: a segment the boundary cuts keeps its tail. The
+/// doomed segments are locked first, skipping any that a dead-letter
+/// write holds (it takes its segment KEY SHARE until it commits): the
+/// step never waits on one while it holds the partition, and deletes only
+/// the run of segments from the watermark up to the first held one. A
+/// dead-letter write that comes after this lock waits for the step, then
+/// finds its segment gone. The lock costs little beside the delete
+/// (2026-12-01, 2000 segments of 100 ~256 B messages each: 3.6-4.4 ms of
+/// locking against 77-129 ms of delete, WAL +0.1-0.4%; with tiny inline
+/// blobs it doubles the heap work, +27% WAL, and `make bench
+/// WHAT=retention`'s small segments drained at 190-195k/s against 306k/s
+/// without it, push p99 during the drain 6.1-7.1x quiet against 5.6x).
+///
+/// Answers how many segments were locked and the run below the first held
+/// one.
+fn lock_doomed(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    log_start: i64,
+    boundary: i64,
+    max_rows: i32,
+) -> (usize, Run) {
+    let locked: Vec<(i64, i64, i32)> = exec(
+        client,
+        query!("retention_step_lock_doomed"),
+        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            pid.into(),
+            log_start.into(),
+            boundary.into(),
+            (max_rows as i64).into(),
+        ],
+    )
+    .map(|r| {
+        (
+            spi::col(&r, "base_offset"),
+            spi::col(&r, "end_offset"),
+            spi::col(&r, "frame_count"),
+        )
+    })
+    .collect();
+    let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
+    for (base, end, count) in &locked {
+        if *base != max_end + 1 {
+            break;
+        }
+        (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
+    }
+    (
+        locked.len(),
+        Run {
+            rows,
+            frames,
+            max_base,
+            max_end,
+        },
+    )
 }
 
 /// The sidecar purge: rows older than `cutoff`, from `txns_start`, one batch.
