@@ -542,34 +542,57 @@ pub fn run_cycle<R: Runner>(
 
     // Phase 4: empty partitions, on their own one-minute clock.
     if s.cleanup_enabled {
-        let holder = format!("pid {}", std::process::id());
-        if let Some(token) =
-            runner.run(|c| lease::claim(c, lease::PARTITION_CLEANUP, &holder, s.lease_ms))?
-        {
-            let outcome = loop {
-                match runner.run(|c| partition_cleanup_step(c, cleanup_cutoff, s.batch)) {
-                    Ok(r) => {
-                        report.partitions_deleted += r.deleted;
-                        if r.done {
-                            break Ok(());
-                        }
+        partition_cleanup(runner, s, cleanup_cutoff, &mut report)?;
+    }
+    // Phase 5: observability rows.
+    metrics_purge(runner, s, metrics_cutoff, &mut report)?;
+    report.elapsed_ms = started.elapsed().as_millis();
+    Ok(report)
+}
+
+/// Phase 4: the empty partitions past `queen.partition_cleanup_days`, under
+/// their own lease and one-minute period.
+fn partition_cleanup<R: Runner>(
+    runner: &mut R,
+    s: &Settings,
+    cleanup_cutoff: TimestampWithTimeZone,
+    report: &mut Report,
+) -> Result<(), Failure> {
+    let holder = format!("pid {}", std::process::id());
+    if let Some(token) =
+        runner.run(|c| lease::claim(c, lease::PARTITION_CLEANUP, &holder, s.lease_ms))?
+    {
+        let outcome = loop {
+            match runner.run(|c| partition_cleanup_step(c, cleanup_cutoff, s.batch)) {
+                Ok(r) => {
+                    report.partitions_deleted += r.deleted;
+                    if r.done {
+                        break Ok(());
                     }
-                    Err(e) => break Err(e),
                 }
-            };
-            // A failed run leaves the task due: the next cycle tries again.
-            let period = outcome.is_ok().then_some(CLEANUP_PERIOD_MS);
-            runner.run(|c| lease::release(c, lease::PARTITION_CLEANUP, token, period))?;
-            match outcome {
-                Err(e) if e.stops_the_cycle() => return Err(e),
-                Err(e) => report.failures.add("empty-partition cleanup".into(), &e),
-                Ok(()) => {}
+                Err(e) => break Err(e),
             }
+        };
+        // A failed run leaves the task due: the next cycle tries again.
+        let period = outcome.is_ok().then_some(CLEANUP_PERIOD_MS);
+        runner.run(|c| lease::release(c, lease::PARTITION_CLEANUP, token, period))?;
+        match outcome {
+            Err(e) if e.stops_the_cycle() => return Err(e),
+            Err(e) => report.failures.add("empty-partition cleanup".into(), &e),
+            Ok(()) => {}
         }
     }
+    Ok(())
+}
 
-    // Phase 5: observability rows. A failure here is reported, not fatal:
-    // the deletes above have committed step by step.
+/// Phase 5: observability rows. A failure here is reported, not fatal: the
+/// deletes before it have committed step by step.
+fn metrics_purge<R: Runner>(
+    runner: &mut R,
+    s: &Settings,
+    metrics_cutoff: TimestampWithTimeZone,
+    report: &mut Report,
+) -> Result<(), Failure> {
     loop {
         match runner.run(|c| metrics_purge_step(c, metrics_cutoff, s.batch)) {
             Ok(r) => {
@@ -587,8 +610,7 @@ pub fn run_cycle<R: Runner>(
             }
         }
     }
-    report.elapsed_ms = started.elapsed().as_millis();
-    Ok(report)
+    Ok(())
 }
 
 /// Empty-partition cleanup runs at most once per this period.
