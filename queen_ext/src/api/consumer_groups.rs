@@ -15,7 +15,7 @@ use crate::wire::json::{check_name, Obj};
 /// kept past its cursors).
 #[pg_extern]
 fn consumer_groups_list() -> JsonOut {
-    JsonOut::of(&spi::spi(|c| groups::list(c)))
+    JsonOut::of(&spi::spi(groups::list))
 }
 
 /// One group: its cursor and lease on every partition it has read.

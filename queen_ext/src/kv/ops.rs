@@ -221,24 +221,7 @@ impl Eval<'_> {
                 }
                 None => json!({"found": false, "key": key.1}),
             }),
-            Op::GetMany { ns, keys } => {
-                let (mut rows, mut missing, mut truncated) = (Vec::new(), Vec::new(), false);
-                for k in keys {
-                    match self.cur(&(ns.clone(), k.clone())) {
-                        Some(r) => {
-                            let b = r.bytes(k);
-                            if b > *read_budget && !rows.is_empty() {
-                                truncated = true;
-                                break;
-                            }
-                            *read_budget -= b;
-                            rows.push(row_json(k, &r, false));
-                        }
-                        None => missing.push(json!(k)),
-                    }
-                }
-                ok(json!({"rows": rows, "missing": missing, "truncated": truncated}))
-            }
+            Op::GetMany { ns, keys } => ok(self.get_many(ns, keys, read_budget)),
             Op::GetPrefix { .. } => unreachable!("getPrefix reads the table, not the held rows"),
             Op::Put {
                 key,
@@ -246,46 +229,12 @@ impl Eval<'_> {
                 expiry,
                 expect,
                 required,
-            } => {
-                let cur = self.cur(key);
-                if let Some(reason) = precondition(*expect, cur.as_ref()) {
-                    return Outcome {
-                        result: lost(key, reason, cur.as_ref()),
-                        gate_failed: *required,
-                    };
-                }
-                let row = Row {
-                    value: value.clone(),
-                    version: self.version(),
-                    expires_us: deadline(*expiry, now),
-                    created_us: cur.as_ref().map_or(now, |c| c.created_us),
-                    updated_us: now,
-                };
-                let result = json!({"applied": true, "key": key.1, "version": row.version, "expiresAt": expires_at(row.expires_us)});
-                self.rows.insert(key.clone(), Some(row));
-                ok(result)
-            }
+            } => self.put(key, value, *expiry, *expect, *required),
             Op::Delete {
                 key,
                 expect,
                 required,
-            } => {
-                let cur = self.cur(key);
-                if cur.is_none() {
-                    return Outcome {
-                        result: lost(key, "absent", None),
-                        gate_failed: *required,
-                    };
-                }
-                if let Some(reason) = precondition(*expect, cur.as_ref()) {
-                    return Outcome {
-                        result: lost(key, reason, cur.as_ref()),
-                        gate_failed: *required,
-                    };
-                }
-                self.rows.insert(key.clone(), None);
-                ok(json!({"applied": true, "key": key.1}))
-            }
+            } => self.delete(key, *expect, *required),
             Op::Check {
                 key,
                 expect,
@@ -333,6 +282,81 @@ impl Eval<'_> {
                 expiry,
                 required,
             } => self.incr(key, delta, min, max, *expiry, *required),
+        }
+    }
+
+    /// A getMany: the rows present, in the asked order, until the read
+    /// budget is spent (the first row is always answered).
+    fn get_many(&self, ns: &str, keys: &[String], read_budget: &mut i64) -> Value {
+        let (mut rows, mut missing, mut truncated) = (Vec::new(), Vec::new(), false);
+        for k in keys {
+            match self.cur(&(ns.to_owned(), k.clone())) {
+                Some(r) => {
+                    let b = r.bytes(k);
+                    if b > *read_budget && !rows.is_empty() {
+                        truncated = true;
+                        break;
+                    }
+                    *read_budget -= b;
+                    rows.push(row_json(k, &r, false));
+                }
+                None => missing.push(json!(k)),
+            }
+        }
+        json!({"rows": rows, "missing": missing, "truncated": truncated})
+    }
+
+    /// A put: the value written with `expiry`, when `expect` holds.
+    fn put(
+        &mut self,
+        key: &Key,
+        value: &Value,
+        expiry: Expiry,
+        expect: Option<i64>,
+        required: bool,
+    ) -> Outcome {
+        let now = self.now_us;
+        let cur = self.cur(key);
+        if let Some(reason) = precondition(expect, cur.as_ref()) {
+            return Outcome {
+                result: lost(key, reason, cur.as_ref()),
+                gate_failed: required,
+            };
+        }
+        let row = Row {
+            value: value.clone(),
+            version: self.version(),
+            expires_us: deadline(expiry, now),
+            created_us: cur.as_ref().map_or(now, |c| c.created_us),
+            updated_us: now,
+        };
+        let result = json!({"applied": true, "key": key.1, "version": row.version, "expiresAt": expires_at(row.expires_us)});
+        self.rows.insert(key.clone(), Some(row));
+        Outcome {
+            result,
+            gate_failed: false,
+        }
+    }
+
+    /// A delete: the row removed, when it is there and `expect` holds.
+    fn delete(&mut self, key: &Key, expect: Option<i64>, required: bool) -> Outcome {
+        let cur = self.cur(key);
+        if cur.is_none() {
+            return Outcome {
+                result: lost(key, "absent", None),
+                gate_failed: required,
+            };
+        }
+        if let Some(reason) = precondition(expect, cur.as_ref()) {
+            return Outcome {
+                result: lost(key, reason, cur.as_ref()),
+                gate_failed: required,
+            };
+        }
+        self.rows.insert(key.clone(), None);
+        Outcome {
+            result: json!({"applied": true, "key": key.1}),
+            gate_failed: false,
         }
     }
 
