@@ -147,7 +147,26 @@ fn partition(
     if boundary > log_start && segments == 0 {
         pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
     }
-    let failing: Vec<Value> = exec(
+    let failing = failures(client, pid, &mut pins);
+    json!({
+        "partition": name,
+        "partitionId": pid.to_string(),
+        "logStart": log_start,
+        "lastOffset": last_offset,
+        "rule1Boundary": rule1,
+        "rule2Boundary": rule2,
+        "maxWaitBoundary": max_wait,
+        "boundary": boundary,
+        "nextCycleDeletes": {"segments": segments, "messages": messages},
+        "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
+        "pinnedBy": pins,
+        "failing": failing,
+    })
+}
+
+/// The partition's failing steps, each also named in `pins`.
+fn failures(client: &mut SpiClient<'_>, pid: i64, pins: &mut Vec<String>) -> Vec<Value> {
+    exec(
         client,
         query!("retention_explain_failures"),
         &[spi::INT8, spi::INT2],
@@ -166,21 +185,7 @@ fn partition(
             "failures": spi::col::<i32>(&r, "streak"),
         })
     })
-    .collect();
-    json!({
-        "partition": name,
-        "partitionId": pid.to_string(),
-        "logStart": log_start,
-        "lastOffset": last_offset,
-        "rule1Boundary": rule1,
-        "rule2Boundary": rule2,
-        "maxWaitBoundary": max_wait,
-        "boundary": boundary,
-        "nextCycleDeletes": {"segments": segments, "messages": messages},
-        "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
-        "pinnedBy": pins,
-        "failing": failing,
-    })
+    .collect()
 }
 
 /// Deleted messages per rule and time bucket (partition events left out).
