@@ -310,6 +310,38 @@ fn fan_out(
     items: &[Item],
     failed: &mut Failed,
 ) -> Result<Tally, Failure> {
+    queue_items(token, items)?;
+    let helpers: Vec<_> = (1..parallelism)
+        .filter_map(|w| {
+            BackgroundWorkerBuilder::new("queen retention step")
+                .set_function("queen_retention_step_main")
+                .set_library("queen")
+                .set_argument(token.into_datum())
+                .set_extra(&w.to_string())
+                .enable_spi_access()
+                .set_restart_time(None)
+                .set_notify_pid(unsafe { pg_sys::MyProcPid })
+                .load_dynamic()
+                .ok()
+        })
+        .collect();
+    let mine = pull_loop(token, batch, failed);
+    for h in helpers {
+        let _ = h.wait_for_shutdown();
+    }
+    let (others, error, others_failed, others_failing) = collect_tallies(token)?;
+    let mut total = mine?;
+    failed.extend(others_failed as usize, others_failing);
+    if let Some(e) = error {
+        return Err(Failure::new("XX000", e));
+    }
+    total.add(others);
+    Ok(total)
+}
+
+/// Writes a parallel cycle's items into the shared work list, in one
+/// transaction of its own.
+fn queue_items(token: i64, items: &[Item]) -> Result<(), Failure> {
     in_own_transaction_coded(|| {
         spi::spi(|c| {
             let phases: Vec<i16> = items.iter().map(|i| i.phase).collect();
@@ -345,26 +377,14 @@ fn fan_out(
             );
         })
     })
-    .map_err(Failure::from)?;
-    let helpers: Vec<_> = (1..parallelism)
-        .filter_map(|w| {
-            BackgroundWorkerBuilder::new("queen retention step")
-                .set_function("queen_retention_step_main")
-                .set_library("queen")
-                .set_argument(token.into_datum())
-                .set_extra(&w.to_string())
-                .enable_spi_access()
-                .set_restart_time(None)
-                .set_notify_pid(unsafe { pg_sys::MyProcPid })
-                .load_dynamic()
-                .ok()
-        })
-        .collect();
-    let mine = pull_loop(token, batch, failed);
-    for h in helpers {
-        let _ = h.wait_for_shutdown();
-    }
-    let (others, error, others_failed, others_failing) = in_own_transaction_coded(|| {
+    .map_err(Failure::from)
+}
+
+/// What the step workers did, summed from their rows, which it then
+/// removes with the work list: the tally, the first errors, and the units
+/// that failed.
+fn collect_tallies(token: i64) -> Result<(Tally, Option<String>, i64, Vec<String>), Failure> {
+    in_own_transaction_coded(|| {
         spi::spi(|c| {
             let row = exec(
                 c,
@@ -398,14 +418,7 @@ fn fan_out(
             (tally, error, others_failed, others_failing)
         })
     })
-    .map_err(Failure::from)?;
-    let mut total = mine?;
-    failed.extend(others_failed as usize, others_failing);
-    if let Some(e) = error {
-        return Err(Failure::new("XX000", e));
-    }
-    total.add(others);
-    Ok(total)
+    .map_err(Failure::from)
 }
 
 #[pg_guard]
