@@ -633,6 +633,7 @@ fn mark(
     out
 }
 
+/// Applies the acks of one (partition, group) cursor, under its row lock.
 fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn]) -> Vec<AckOut> {
     let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
         let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
@@ -683,10 +684,6 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     results
 }
 
-/// Moves the cursor over the done prefix of the lease and, once every
-/// message of the lease is answered, ends the lease: redelivery of the first
-/// failure after the retry delay, or dead-lettering it when its retries are
-/// exhausted.
 /// Moves the committed offset past every done message of a fully answered
 /// lease.
 fn advance(c: &mut ConsumerRow) {
@@ -752,6 +749,10 @@ fn next_head(
     (head, retry_in_ms)
 }
 
+/// Moves the cursor over the done prefix of the lease and, once every
+/// message of the lease is answered, ends the lease: redelivery of the first
+/// failure after the retry delay, or dead-lettering it when its retries are
+/// exhausted.
 fn settle(
     client: &mut SpiClient<'_>,
     pid: i64,

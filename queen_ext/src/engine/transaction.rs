@@ -19,6 +19,7 @@ use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::wire::json::{parse_uuid, Obj};
 
+/// One operation of the body, in request order.
 enum Op {
     /// Indexes of its items in the flattened push list.
     Push(std::ops::Range<usize>),

@@ -369,10 +369,14 @@ struct Plan {
     skipped: usize,
 }
 
-/// The items of a work list, in phase order, minus the phase-1 partitions
-/// that are backing off and the units that failed and are backing off
-/// (whose skips count down here).
-fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
+/// Counts this cycle's backoffs down: the due partitions that fruitless
+/// steps put off (phase 1), and per (key, phase) whether a failing unit is
+/// skipped this cycle. Entries of units no longer due go, so both tables
+/// stay bounded by the due cap.
+fn backoffs(
+    client: &mut SpiClient<'_>,
+    list: &WorkList,
+) -> (Vec<i64>, std::collections::HashMap<(i64, i16), bool>) {
     let due: Vec<i64> = list.phases[0].iter().map(|(p, _)| *p).collect();
     // Entries of partitions that are no longer due go: the table stays
     // bounded by the due cap.
@@ -424,6 +428,14 @@ fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
                 )
             })
             .collect();
+    (skipped, failing)
+}
+
+/// The items of a work list, in phase order, minus the phase-1 partitions
+/// that are backing off and the units that failed and are backing off
+/// (whose skips count down here).
+fn plan(client: &mut SpiClient<'_>, list: &WorkList) -> Plan {
+    let (skipped, failing) = backoffs(client, list);
     let mut skipped_count = skipped.len();
     let mut items = Vec::with_capacity(list.due());
     for (phase, list_phase) in list.phases.iter().enumerate() {
