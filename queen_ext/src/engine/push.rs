@@ -760,12 +760,62 @@ fn write_group(
             earlier = probe_duplicates(client, pid, part.txns_start, ids.window_secs, &supplied);
         }
     }
+    let base = part.last_offset + 1;
+    let Sorted {
+        results,
+        kept,
+        hashes,
+        dedup_hashes,
+    } = sort_items(g, pre, pid, base, &ids, &earlier);
+    if hashes.is_empty() {
+        return results;
+    }
+    // The prepared segment holds every item; one without the duplicates is
+    // compressed again.
+    let rebuilt;
+    let blob = if hashes.len() == g.items.len() {
+        &pre.blob
+    } else {
+        rebuilt = encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]);
+        &rebuilt
+    };
+    let count = hashes.len() as i32;
+    let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
+    // The row is locked by this push: the statement lands where the lock said.
+    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base))
+    {
+        errors::retry_needed(format!(
+            "partition {pid} moved while this push held its lock; retry the push"
+        ));
+    }
+    part.last_offset = base + count as i64 - 1;
+    results
+}
+
+/// A group's items sorted into the new ones, which take offsets from `base`
+/// on, and the duplicates of an earlier push or of an item before them,
+/// answered with the original's id and offset.
+struct Sorted {
+    results: Vec<ItemOut>,
+    kept: Vec<bool>,
+    hashes: Vec<i64>,
+    dedup_hashes: Vec<i64>,
+}
+
+/// Sorts the items of `g` (see [`Sorted`]).
+fn sort_items(
+    g: &GroupIn,
+    pre: &Prepared,
+    pid: i64,
+    base: i64,
+    ids: &CallerIds,
+    earlier: &HashMap<String, Original>,
+) -> Sorted {
     let mut in_batch: HashMap<&str, usize> = HashMap::new();
     let mut results: Vec<ItemOut> = Vec::with_capacity(g.items.len());
     let mut kept: Vec<bool> = Vec::with_capacity(g.items.len());
     let mut hashes: Vec<i64> = Vec::with_capacity(g.items.len());
     let mut dedup_hashes: Vec<i64> = Vec::new();
-    let base = part.last_offset + 1;
     let (queue, partition): (Rc<str>, Rc<str>) =
         (g.queue.as_str().into(), g.partition.as_str().into());
     for (k, it) in g.items.iter().enumerate() {
@@ -807,29 +857,12 @@ fn write_group(
         }
         results.push(result);
     }
-    if hashes.is_empty() {
-        return results;
+    Sorted {
+        results,
+        kept,
+        hashes,
+        dedup_hashes,
     }
-    // The prepared segment holds every item; one without the duplicates is
-    // compressed again.
-    let rebuilt;
-    let blob = if hashes.len() == g.items.len() {
-        &pre.blob
-    } else {
-        rebuilt = encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]);
-        &rebuilt
-    };
-    let count = hashes.len() as i32;
-    let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
-    // The row is locked by this push: the statement lands where the lock said.
-    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base))
-    {
-        errors::retry_needed(format!(
-            "partition {pid} moved while this push held its lock; retry the push"
-        ));
-    }
-    part.last_offset = base + count as i64 - 1;
-    results
 }
 
 /// Where `append_segment` writes.
