@@ -644,65 +644,13 @@ pub fn push_groups(
     }
     let prepared: Vec<Prepared> = groups.iter().map(|g| prepare(g, producer)).collect();
     if let ([g], [pre]) = (groups, prepared.as_slice()) {
-        let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
-        let supplied = supplied_hashes(g, &hashes);
-        let target = Target::Named {
-            queue: &g.queue,
-            partition: &g.partition,
-            check_dedup: dedup && supplied.is_some(),
-        };
-        if let Some((pid, base)) = append_segment(
-            client,
-            target,
-            g.items.len() as i32,
-            &pre.blob,
-            &hashes,
-            supplied,
-        ) {
-            let (queue, partition): (Rc<str>, Rc<str>) =
-                (g.queue.as_str().into(), g.partition.as_str().into());
-            return g
-                .items
-                .iter()
-                .enumerate()
-                .map(|(k, it)| ItemOut {
-                    index: it.index,
-                    queue: Rc::clone(&queue),
-                    partition: Rc::clone(&partition),
-                    partition_id: pid,
-                    message_id: Some(pre.ids[k]),
-                    transaction_id: pre.txns[k].clone(),
-                    offset: Some(base + k as i64),
-                    duplicate: false,
-                })
-                .collect();
+        if let Some(out) = push_one_statement(client, g, pre, dedup) {
+            return out;
         }
     }
     let (windows_pids, mut locked) = match lock_existing(client, groups) {
         Some(found) => found,
-        None => {
-            let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
-            queue_names.sort_unstable();
-            queue_names.dedup();
-            let queue_ids = queues::resolve_for_push(client, &queue_names);
-            if queue_ids.len() < queue_names.len() {
-                errors::retry_needed(
-                    "a queue was deleted while this push was creating it; retry the push",
-                );
-            }
-            let keys: Vec<(i64, String)> = groups
-                .iter()
-                .map(|g| (queue_ids[&g.queue].0, g.partition.clone()))
-                .collect();
-            let partition_ids = resolve_partitions(client, &keys);
-            let windows_pids: Vec<(i32, i64)> = groups
-                .iter()
-                .zip(&keys)
-                .map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k]))
-                .collect();
-            let pids: Vec<i64> = windows_pids.iter().map(|w| w.1).collect();
-            (windows_pids, lock_partitions(client, &pids))
-        }
+        None => create_and_lock(client, groups),
     };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
@@ -715,6 +663,75 @@ pub fn push_groups(
     }
     out.sort_by_key(|o| o.index);
     out
+}
+
+/// A push into one partition as one statement: the partition found by name
+/// and bumped, the segment and its sidecar row written. None when the
+/// partition does not exist yet or the queue deduplicates these ids (the
+/// general path handles both).
+fn push_one_statement(
+    client: &mut SpiClient<'_>,
+    g: &GroupIn,
+    pre: &Prepared,
+    dedup: bool,
+) -> Option<Vec<ItemOut>> {
+    let hashes: Vec<i64> = pre.txns.iter().map(|t| txn_hash(t)).collect();
+    let supplied = supplied_hashes(g, &hashes);
+    let target = Target::Named {
+        queue: &g.queue,
+        partition: &g.partition,
+        check_dedup: dedup && supplied.is_some(),
+    };
+    let (pid, base) = append_segment(
+        client,
+        target,
+        g.items.len() as i32,
+        &pre.blob,
+        &hashes,
+        supplied,
+    )?;
+    let (queue, partition): (Rc<str>, Rc<str>) =
+        (g.queue.as_str().into(), g.partition.as_str().into());
+    Some(
+        g.items
+            .iter()
+            .enumerate()
+            .map(|(k, it)| ItemOut {
+                index: it.index,
+                queue: Rc::clone(&queue),
+                partition: Rc::clone(&partition),
+                partition_id: pid,
+                message_id: Some(pre.ids[k]),
+                transaction_id: pre.txns[k].clone(),
+                offset: Some(base + k as i64),
+                duplicate: false,
+            })
+            .collect(),
+    )
+}
+
+/// Creates what the groups' queues and partitions lack (queues in name
+/// order, then partitions), then locks the partitions ascending by id.
+fn create_and_lock(client: &mut SpiClient<'_>, groups: &[GroupIn]) -> (Vec<(i32, i64)>, Locked) {
+    let mut queue_names: Vec<&str> = groups.iter().map(|g| g.queue.as_str()).collect();
+    queue_names.sort_unstable();
+    queue_names.dedup();
+    let queue_ids = queues::resolve_for_push(client, &queue_names);
+    if queue_ids.len() < queue_names.len() {
+        errors::retry_needed("a queue was deleted while this push was creating it; retry the push");
+    }
+    let keys: Vec<(i64, String)> = groups
+        .iter()
+        .map(|g| (queue_ids[&g.queue].0, g.partition.clone()))
+        .collect();
+    let partition_ids = resolve_partitions(client, &keys);
+    let windows_pids: Vec<(i32, i64)> = groups
+        .iter()
+        .zip(&keys)
+        .map(|(g, k)| (queue_ids[&g.queue].1, partition_ids[k]))
+        .collect();
+    let pids: Vec<i64> = windows_pids.iter().map(|w| w.1).collect();
+    (windows_pids, lock_partitions(client, &pids))
 }
 
 /// Of `hashes` (one per item of `g`), those of the caller-supplied
