@@ -126,7 +126,6 @@ pub enum OpKind {
 
 /// Parses Queen's timer body; every op is checked before any is applied.
 pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
-    use base64::Engine;
     let o = crate::wire::json::Obj::new(body, "");
     let list = o
         .opt_array("operations")
@@ -147,70 +146,75 @@ pub fn parse_ops(body: &Value) -> Vec<TimerOp> {
     let mut inflate = crate::wire::payload::Inflate::new();
     list.iter()
         .enumerate()
-        .map(|(index, op)| {
-            let o = crate::wire::json::Obj::new(op, format!("operations[{index}]"));
-            for owned in [
-                "producerSub",
-                "messageId",
-                "deliverAt",
-                "delaySeconds",
-                "attempts",
-                "claimToken",
-                "tenant",
-                "tenantId",
-            ] {
-                if o.map.contains_key(owned) {
-                    errors::invalid(
-                        &o.field(owned),
-                        "is set by the server and can not be supplied",
-                    );
-                }
-            }
-            let kind = match o.req_str("op") {
-                "schedule" => OpKind::Schedule,
-                "reschedule" => OpKind::Reschedule,
-                "cancel" => OpKind::Cancel,
-                other => errors::invalid(
-                    &o.field("op"),
-                    format!("{other:?} is not one of schedule, reschedule, cancel"),
-                ),
-            };
-            let queue = o.req_name("queue").to_owned();
-            let timer_key = o.req_name("timerKey").to_owned();
-            let txn = o.opt_str("txn").map(str::to_owned);
-            let partition = o.opt_name("partition").map(str::to_owned);
-            let (payload, delay_ms) = if kind == OpKind::Cancel {
-                (Vec::new(), 0)
-            } else {
-                let encoded = o.req_str("payload");
-                let mut raw = base64::engine::general_purpose::STANDARD
-                    .decode(encoded)
-                    .unwrap_or_else(|e| {
-                        errors::invalid(&o.field("payload"), format!("is not base64: {e}"))
-                    });
-                if o.opt_bool("payloadZstd").unwrap_or(false) {
-                    raw = inflate.take(&o.field("payload"), &raw);
-                }
-                if let Some(problem) = crate::wire::payload::payload_problem(&raw) {
-                    errors::invalid(&o.field("payload"), problem);
-                }
-                let delay = o
-                    .opt_i64("delayMs")
-                    .unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
-                (raw, delay)
-            };
-            TimerOp {
-                index,
-                kind,
-                queue,
-                timer_key,
-                payload,
-                delay_ms,
-                txn,
-                partition,
-            }
-        })
+        .map(|(index, op)| parse_op(index, op, &mut inflate))
         .collect()
+}
+
+/// One timer op, `index` naming it in an error; a zstd payload spends the
+/// request's decompression budget.
+fn parse_op(index: usize, op: &Value, inflate: &mut crate::wire::payload::Inflate) -> TimerOp {
+    use base64::Engine;
+    let o = crate::wire::json::Obj::new(op, format!("operations[{index}]"));
+    for owned in [
+        "producerSub",
+        "messageId",
+        "deliverAt",
+        "delaySeconds",
+        "attempts",
+        "claimToken",
+        "tenant",
+        "tenantId",
+    ] {
+        if o.map.contains_key(owned) {
+            errors::invalid(
+                &o.field(owned),
+                "is set by the server and can not be supplied",
+            );
+        }
+    }
+    let kind = match o.req_str("op") {
+        "schedule" => OpKind::Schedule,
+        "reschedule" => OpKind::Reschedule,
+        "cancel" => OpKind::Cancel,
+        other => errors::invalid(
+            &o.field("op"),
+            format!("{other:?} is not one of schedule, reschedule, cancel"),
+        ),
+    };
+    let queue = o.req_name("queue").to_owned();
+    let timer_key = o.req_name("timerKey").to_owned();
+    let txn = o.opt_str("txn").map(str::to_owned);
+    let partition = o.opt_name("partition").map(str::to_owned);
+    let (payload, delay_ms) = if kind == OpKind::Cancel {
+        (Vec::new(), 0)
+    } else {
+        let encoded = o.req_str("payload");
+        let mut raw = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap_or_else(|e| {
+                errors::invalid(&o.field("payload"), format!("is not base64: {e}"))
+            });
+        if o.opt_bool("payloadZstd").unwrap_or(false) {
+            raw = inflate.take(&o.field("payload"), &raw);
+        }
+        if let Some(problem) = crate::wire::payload::payload_problem(&raw) {
+            errors::invalid(&o.field("payload"), problem);
+        }
+        let delay = o
+            .opt_i64("delayMs")
+            .unwrap_or_else(|| errors::invalid(&o.field("delayMs"), "is required"));
+        (raw, delay)
+    };
+    TimerOp {
+        index,
+        kind,
+        queue,
+        timer_key,
+        payload,
+        delay_ms,
+        txn,
+        partition,
+    }
 }
 
 /// Applies the ops, taking timer rows in (queue, timer_key) order; results
