@@ -130,17 +130,14 @@ pub fn retention_step(
         return StepResult::nothing(true);
     }
     let horizon = segment_horizon(client, pid, log_start, max_rows);
-    let rule1 = all_cutoff.map(|c| time_boundary(client, pid, log_start, c, horizon));
-    let rule2 = completed_cutoff.and_then(|c| {
-        // No consumer rows: nothing is consumed, rule 2 contributes nothing.
-        let cap = one_i64(
-            client,
-            "SELECT min(committed) + 1 FROM queen.log_consumers WHERE partition_id = $1",
-            &[spi::INT8],
-            &[pid.into()],
-        )?;
-        Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
-    });
+    let (rule1, rule2) = rule_boundaries(
+        client,
+        pid,
+        log_start,
+        horizon,
+        all_cutoff,
+        completed_cutoff,
+    );
     let boundary = log_start
         .max(rule1.unwrap_or(log_start))
         .max(rule2.unwrap_or(log_start));
@@ -205,6 +202,32 @@ pub fn retention_step(
         new_txns_start: None,
         done: !clipped,
     }
+}
+
+/// Where rules 1 and 2 put the boundary, looking no further than `horizon`:
+/// rule 1 at the first segment fresher than its cutoff, rule 2 the same but
+/// never past the slowest consumer group (no groups: nothing consumed, and
+/// rule 2 contributes nothing).
+fn rule_boundaries(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    log_start: i64,
+    horizon: Option<i64>,
+    all_cutoff: Option<Ts>,
+    completed_cutoff: Option<Ts>,
+) -> (Option<i64>, Option<i64>) {
+    let rule1 = all_cutoff.map(|c| time_boundary(client, pid, log_start, c, horizon));
+    let rule2 = completed_cutoff.and_then(|c| {
+        // No consumer rows: nothing is consumed, rule 2 contributes nothing.
+        let cap = one_i64(
+            client,
+            "SELECT min(committed) + 1 FROM queen.log_consumers WHERE partition_id = $1",
+            &[spi::INT8],
+            &[pid.into()],
+        )?;
+        Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
+    });
+    (rule1, rule2)
 }
 
 /// The run of whole segments a step deletes, from the watermark on.
