@@ -225,25 +225,47 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     }
     if let Some(at) = failed {
         delete(c, &placeholders);
-        for (i, op) in ops.iter().enumerate() {
-            if i < at && op.writes() && results[i]["applied"] == true {
-                results[i] =
-                    json!({"applied": false, "key": results[i]["key"], "reason": "rolled_back"});
-            }
-        }
-        results.extend(
-            ops[at + 1..]
-                .iter()
-                .map(|_| json!({"applied": false, "reason": "not_evaluated"})),
-        );
+        roll_back(ops, &mut results, at);
         return Answer { results, failed };
     }
+    write(c, &loaded, &before, &placeholders);
+    Answer {
+        results,
+        failed: None,
+    }
+}
+
+/// The answers of a call a required op stopped at `at`: the writes before it
+/// are rolled back (nothing was written), the ops after it not evaluated.
+fn roll_back(ops: &[Op], results: &mut Vec<Value>, at: usize) {
+    for (i, op) in ops.iter().enumerate() {
+        if i < at && op.writes() && results[i]["applied"] == true {
+            results[i] =
+                json!({"applied": false, "key": results[i]["key"], "reason": "rolled_back"});
+        }
+    }
+    results.extend(
+        ops[at + 1..]
+            .iter()
+            .map(|_| json!({"applied": false, "reason": "not_evaluated"})),
+    );
+}
+
+/// Writes the net result of the evaluated ops: the rows that changed, within
+/// their namespaces' quotas, and the rows gone (deleted by an op, or a
+/// placeholder nothing wrote over).
+fn write(
+    c: &mut SpiClient<'_>,
+    loaded: &Loaded,
+    before: &BTreeMap<Key, Option<Row>>,
+    placeholders: &BTreeSet<Key>,
+) {
     let changed: Vec<&Key> = loaded
         .live
         .keys()
         .filter(|k| loaded.live[*k] != before[*k])
         .collect();
-    check_quota(&loaded, &before, &changed);
+    check_quota(loaded, before, &changed);
     let upserts: Vec<(&Key, &Row)> = changed
         .iter()
         .filter_map(|k| loaded.live[*k].as_ref().map(|r| (*k, r)))
@@ -251,7 +273,6 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
     if !upserts.is_empty() {
         upsert(c, &upserts);
     }
-    // Gone: deleted by an op, or a placeholder nothing wrote over.
     let gone: BTreeSet<Key> = changed
         .iter()
         .filter(|k| loaded.live[**k].is_none() && loaded.present.contains(**k))
@@ -264,10 +285,6 @@ pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
         )
         .collect();
     delete(c, &gone);
-    Answer {
-        results,
-        failed: None,
-    }
 }
 
 /// Refuses growth past a namespace's quota, measured against its last
