@@ -6,6 +6,10 @@ pub mod options;
 pub mod queues;
 pub mod readers;
 
+/// The consumer group of queue-mode pops and acks (no group named): its
+/// cursors are the queue's own.
+pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
+
 /// The partition a message goes to when its push names none.
 pub const DEFAULT_PARTITION: &str = "Default";
 

@@ -13,8 +13,8 @@ use pgrx::spi::SpiClient;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use crate::catalog::QUEUE_MODE;
 use crate::engine::dlq;
-use crate::engine::pop::QUEUE_MODE;
 use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;

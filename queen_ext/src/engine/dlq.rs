@@ -270,7 +270,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 queue: spi::col(&r, "queue"),
                 partition: spi::col(&r, "partition"),
                 partition_id: spi::col::<i64>(&r, "partition_id").to_string(),
-                consumer_group: (group != crate::engine::pop::QUEUE_MODE).then_some(group),
+                consumer_group: (group != crate::catalog::QUEUE_MODE).then_some(group),
                 offset: spi::col(&r, "message_offset"),
                 transaction_id: spi::col(&r, "transaction_id"),
                 message_id: spi::opt(&r, "message_id"),

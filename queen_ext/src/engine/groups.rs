@@ -4,7 +4,7 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::engine::pop::QUEUE_MODE;
+use crate::catalog::QUEUE_MODE;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;

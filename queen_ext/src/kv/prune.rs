@@ -49,7 +49,10 @@ pub fn expired_present(c: &mut SpiClient<'_>, count_max: i32) -> (i64, bool) {
     .get_by_name("present")
     .unwrap()
     .unwrap();
-    (present, present >= (per_shard as i64) * 64)
+    (
+        present,
+        present >= (per_shard as i64) * crate::catalog::SHARDS as i64,
+    )
 }
 
 /// Per-namespace live keys and bytes, gathered in keyset pages of `batch`

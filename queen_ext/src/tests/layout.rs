@@ -1,5 +1,6 @@
-//! The layout's one rule, checked: a folder imports only from the folders
-//! below it (docs/architecture.md draws the order).
+//! The layout's rules, checked: a folder imports only from the folders
+//! below it (docs/architecture.md draws the order), `api/` runs no statement,
+//! and the SQL that repeats a constant of the catalogue agrees with it.
 
 use std::path::Path;
 
@@ -83,6 +84,33 @@ fn the_api_runs_no_statement_of_its_own() {
                 "{} runs a statement ({needle})",
                 file.display()
             );
+        }
+    }
+}
+
+/// The shard count is `catalog::SHARDS` wherever the SQL spells it: the
+/// generated `shard` columns and the sweepers' per-shard scans.
+#[test]
+fn the_sql_agrees_with_the_shard_count() {
+    use crate::catalog::SHARDS;
+    let sql = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql");
+    let read = |f: &str| std::fs::read_to_string(sql.join(f)).unwrap();
+    for f in ["schema/timers.sql", "schema/kv.sql"] {
+        let mask = format!("& {})::smallint) STORED", SHARDS - 1);
+        assert!(read(f).contains(&mask), "{f}: the shard column is not `{mask}`");
+    }
+    let every = format!("generate_series(0, {})", SHARDS - 1);
+    let wrap = format!("% {SHARDS} + {SHARDS}) % {SHARDS})");
+    for f in [
+        "queries/kv_prune_expire.sql",
+        "queries/kv_prune_expired_present.sql",
+        "queries/sweeper_drain_claim.sql",
+        "queries/sweeper_drain_probe.sql",
+    ] {
+        let text = read(f);
+        assert!(text.contains(&every), "{f}: does not scan {every}");
+        if text.contains("$1 + g.i") {
+            assert!(text.contains(&wrap), "{f}: does not wrap at {SHARDS}");
         }
     }
 }
