@@ -97,7 +97,10 @@ fn the_sql_agrees_with_the_shard_count() {
     let read = |f: &str| std::fs::read_to_string(sql.join(f)).unwrap();
     for f in ["schema/timers.sql", "schema/kv.sql"] {
         let mask = format!("& {})::smallint) STORED", SHARDS - 1);
-        assert!(read(f).contains(&mask), "{f}: the shard column is not `{mask}`");
+        assert!(
+            read(f).contains(&mask),
+            "{f}: the shard column is not `{mask}`"
+        );
     }
     let every = format!("generate_series(0, {})", SHARDS - 1);
     let wrap = format!("% {SHARDS} + {SHARDS}) % {SHARDS})");

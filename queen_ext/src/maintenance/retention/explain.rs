@@ -79,31 +79,11 @@ fn partition(
     last_offset: i64,
 ) -> Value {
     let mut pins: Vec<String> = Vec::new();
-    let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| -> i64 {
-        let fresh: Option<i64> = exec(
-            client,
-            "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
-            &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
-            &[pid.into(), log_start.into(), cutoff.into()],
-        )
-        .next()
-        .and_then(|r| spi::opt(&r, "boundary"));
-        fresh.unwrap_or(last_offset + 1)
+    let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| {
+        fresh_boundary(client, pid, log_start, cutoff).unwrap_or(last_offset + 1)
     };
     let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
-    let slowest = exec(
-        client,
-        query!("retention_explain_slowest_group"),
-        &[spi::INT8],
-        &[pid.into()],
-    )
-    .next()
-    .map(|r| {
-        (
-            spi::col::<String>(&r, "consumer_group"),
-            spi::col::<i64>(&r, "next_offset"),
-        )
-    });
+    let slowest = slowest_group(client, pid);
     let rule2 = rule.completed_cutoff.and_then(|c| {
         let (group, cap) = slowest.clone()?;
         let time = boundary_for(client, c);
@@ -161,6 +141,42 @@ fn partition(
         "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
         "pinnedBy": pins,
         "failing": failing,
+    })
+}
+
+/// The first segment of `pid` from `log_start` on created at or after
+/// `cutoff` (None: nothing is that fresh).
+fn fresh_boundary(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    log_start: i64,
+    cutoff: TimestampWithTimeZone,
+) -> Option<i64> {
+    exec(
+        client,
+        "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
+        &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
+        &[pid.into(), log_start.into(), cutoff.into()],
+    )
+    .next()
+    .and_then(|r| spi::opt(&r, "boundary"))
+}
+
+/// The consumer group furthest behind on `pid`, with the next offset it
+/// would read (None: no group has read it).
+fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
+    exec(
+        client,
+        query!("retention_explain_slowest_group"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<String>(&r, "consumer_group"),
+            spi::col::<i64>(&r, "next_offset"),
+        )
     })
 }
 
