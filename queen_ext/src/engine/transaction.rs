@@ -205,16 +205,43 @@ pub fn transaction(
             bad.error.as_deref().unwrap_or("")
         ));
     }
-    let base = if counts_only { flat_ops } else { 0 };
+    let done = Done {
+        plan: &plan,
+        pushed: &pushed,
+        acked: &acked,
+        json_items,
+        flat_ops,
+    };
+    answer(&done, counts_only, kv_results, timers)
+}
+
+/// What the pushes and acks of a transaction did, in the shape the answer
+/// reads it.
+struct Done<'a> {
+    plan: &'a [Op],
+    pushed: &'a [push::ItemOut],
+    acked: &'a [ack::AckOut],
+    /// Pushed items that came as JSON (the binary body's pushes follow).
+    json_items: usize,
+    /// Pushed items and acks: where the riders' indexes start under
+    /// `counts_only`.
+    flat_ops: usize,
+}
+
+/// The transaction's answer: every pushed item and ack in request order
+/// (or, under `counts_only`, their counts), then the KV and timer results,
+/// each with its index.
+fn answer(d: &Done<'_>, counts_only: bool, kv_results: Vec<Value>, timers: Vec<Value>) -> Value {
+    let base = if counts_only { d.flat_ops } else { 0 };
     let mut answer = json!({ "success": true });
     let mut results = Vec::new();
     if counts_only {
-        let duplicate = pushed.iter().filter(|p| p.duplicate).count();
-        answer["pushed"] = json!(pushed.len() - duplicate);
+        let duplicate = d.pushed.iter().filter(|p| p.duplicate).count();
+        answer["pushed"] = json!(d.pushed.len() - duplicate);
         answer["duplicate"] = json!(duplicate);
-        answer["acked"] = json!(acked.len());
+        answer["acked"] = json!(d.acked.len());
     } else {
-        results = in_request_order(&plan, &pushed, &acked, json_items);
+        results = in_request_order(d.plan, d.pushed, d.acked, d.json_items);
     }
     results.extend(kv_results);
     results.extend(timers);
