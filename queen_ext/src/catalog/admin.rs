@@ -7,6 +7,7 @@ use crate::catalog::options::{Mode, QueueOptions};
 use crate::catalog::queues;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::json::{check_name, Obj};
 
 /// Creates or edits a queue. `merge` keeps the stored value of every option
@@ -76,7 +77,7 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     );
     let pids: Vec<i64> = exec(
         client,
-        "SELECT id FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id FOR UPDATE",
+        query!("admin_lock_partitions"),
         &[spi::INT8],
         &[q.id.into()],
     )

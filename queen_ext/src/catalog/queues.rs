@@ -117,7 +117,7 @@ pub fn update(client: &mut SpiClient<'_>, id: i64, options: &QueueOptions) {
 pub fn find(client: &mut SpiClient<'_>, name: &str) -> Option<QueueRow> {
     let rows = exec(
         client,
-        "SELECT id, to_jsonb(q) FROM queen.queues q WHERE tenant_id = $1 AND name = $2",
+        query!("queues_find"),
         &[spi::UUID, spi::TEXT],
         &[default_tenant().into(), name.into()],
     );

@@ -226,7 +226,7 @@ pub fn purge_step(
 pub fn pruned_failed_count(client: &mut SpiClient<'_>, queue_id: i64) -> i64 {
     exec(
         client,
-        "SELECT pruned_failed_count FROM queen.queue_terminal_rollups WHERE queue_id = $1",
+        query!("dlq_pruned_failed_count"),
         &[spi::INT8],
         &[queue_id.into()],
     )

@@ -74,7 +74,7 @@ pub fn delete(
     let metadata = if delete_metadata {
         exec(
             c,
-            "DELETE FROM queen.consumer_groups WHERE consumer_group = $1 AND ($2::int8 IS NULL OR queue_id = $2) RETURNING 1",
+            query!("groups_delete_subscriptions"),
             &[spi::TEXT, spi::INT8],
             &[group.into(), qid.into()],
         )

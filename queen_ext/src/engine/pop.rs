@@ -329,7 +329,7 @@ fn initial_committed(
     }
     let registered = exec(
         client,
-        "SELECT 1 FROM queen.consumer_groups WHERE queue_id = $1 AND consumer_group = $2",
+        query!("pop_group_registered"),
         &[spi::INT8, spi::TEXT],
         &[queue_id.into(), req.group.as_str().into()],
     )

@@ -488,7 +488,7 @@ fn resolve_partitions(
         for (qid, name) in missing {
             exec(
                 client,
-                "INSERT INTO queen.log_partitions (queue_id, name) VALUES ($1, $2) ON CONFLICT (queue_id, name) DO NOTHING",
+                query!("push_create_partition"),
                 &[spi::INT8, spi::TEXT],
                 &[(*qid).into(), name.as_str().into()],
             );
@@ -510,7 +510,7 @@ fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, Loc
     sorted.dedup();
     let rows = exec(
         client,
-        "SELECT id, last_offset, txns_start FROM queen.log_partitions WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        query!("push_lock_partitions"),
         &[spi::INT8_ARRAY],
         &[sorted.clone().into()],
     );

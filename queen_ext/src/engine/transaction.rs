@@ -17,6 +17,7 @@ use crate::engine::ack::{self, AckIn};
 use crate::engine::push::{self, GroupIn};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
+use crate::query;
 use crate::wire::json::{parse_uuid, Obj};
 
 /// One operation of the body, in request order.
@@ -126,7 +127,7 @@ fn check_leases(client: &mut SpiClient<'_>, leases: &[uuid::Uuid]) {
     for lease in leases {
         let held = exec(
             client,
-            "SELECT 1 FROM queen.log_consumers WHERE lease_id = $1 AND lease_expires_at > now() LIMIT 1",
+            query!("transaction_check_leases"),
             &[spi::UUID],
             &[pgrx::Uuid::from_bytes(*lease.as_bytes()).into()],
         )

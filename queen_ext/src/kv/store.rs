@@ -352,7 +352,7 @@ fn delete(c: &mut SpiClient<'_>, keys: &BTreeSet<Key>) {
     let (ns, key) = split(keys);
     exec(
         c,
-        "DELETE FROM queen.kv k USING unnest($1::text[], $2::text[]) AS u(n, kk) WHERE k.ns = u.n AND k.key = u.kk",
+        query!("kv_store_delete"),
         &[spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[ns.into(), key.into()],
     );

@@ -97,7 +97,7 @@ pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {
     let timer_key = check_name("timer_key", timer_key);
     !exec(
         c,
-        "DELETE FROM queen.log_timers WHERE queue = $1 AND timer_key = $2 RETURNING 1",
+        query!("timers_cancel"),
         &[spi::TEXT, spi::TEXT],
         &[queue.into(), timer_key.into()],
     )

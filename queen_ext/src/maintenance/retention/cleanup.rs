@@ -42,7 +42,7 @@ pub fn partition_cleanup_step(
     }
     let dead: Vec<i64> = exec(
         client,
-        "SELECT id FROM unnest($1::int8[]) AS c(id) WHERE queen_internal.log_partition_dead_v1(c.id, $2) ORDER BY id",
+        query!("retention_cleanup_still_dead"),
         &[spi::INT8_ARRAY, spi::TIMESTAMPTZ],
         &[locked.into(), cutoff.into()],
     )

@@ -153,7 +153,7 @@ fn cutoffs(
 ) -> (TimestampWithTimeZone, TimestampWithTimeZone) {
     let row = exec(
         client,
-        "SELECT now() - make_interval(days => $1) AS cleanup, now() - make_interval(days => $2) AS metrics",
+        query!("retention_cycle_cutoffs"),
         &[spi::INT4, spi::INT4],
         &[cleanup_days.into(), metrics_days.into()],
     )
@@ -311,7 +311,7 @@ fn record_failure(client: &mut SpiClient<'_>, key: i64, phase: i16, f: &Failure)
 fn clear_failure(client: &mut SpiClient<'_>, key: i64, phase: i16) {
     exec(
         client,
-        "DELETE FROM queen.retention_failures WHERE partition_id = $1 AND phase = $2",
+        query!("retention_cycle_clear_failure"),
         &[spi::INT8, spi::INT2],
         &[key.into(), phase.into()],
     );
@@ -388,7 +388,7 @@ fn backoffs(
     );
     let skipped: Vec<i64> = exec(
         client,
-        "UPDATE queen.retention_backoff SET skip = skip - 1 WHERE partition_id = ANY($1) AND skip > 0 RETURNING partition_id",
+        query!("retention_cycle_count_down"),
         &[spi::INT8_ARRAY],
         &[due.into()],
     )

@@ -38,7 +38,7 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
     };
     let parts: Vec<(i64, String, i64, i64)> = exec(
         client,
-        "SELECT id, name, log_start, last_offset FROM queen.log_partitions WHERE queue_id = $1 ORDER BY id LIMIT $2",
+        query!("retention_explain_partitions"),
         &[spi::INT8, spi::INT8],
         &[q.id.into(), (max_partitions as i64).into()],
     )
@@ -154,7 +154,7 @@ fn fresh_boundary(
 ) -> Option<i64> {
     exec(
         client,
-        "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, NULL) AS boundary",
+        query!("retention_explain_fresh_boundary"),
         &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
         &[pid.into(), log_start.into(), cutoff.into()],
     )

@@ -76,7 +76,7 @@ fn time_boundary(
 ) -> i64 {
     let fresh = one_i64(
         client,
-        "SELECT queen_internal.log_retention_boundary_windowed_v1($1, $2, $3, $4)",
+        query!("retention_step_fresh_segment"),
         &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ, spi::INT8],
         &[pid.into(), from.into(), cutoff.into(), horizon.into()],
     );
@@ -85,7 +85,7 @@ fn time_boundary(
     }
     let last_end = one_i64(
         client,
-        "SELECT end_offset FROM queen.log_segments WHERE partition_id = $1 ORDER BY base_offset DESC LIMIT 1",
+        query!("retention_step_last_end"),
         &[spi::INT8],
         &[pid.into()],
     );
@@ -168,7 +168,7 @@ pub fn retention_step(
     dlq::carry_forward(client, pid, log_start, max_end);
     exec(
         client,
-        "DELETE FROM queen.log_segments WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
+        query!("retention_step_delete_segments"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), log_start.into(), max_base.into()],
     );
@@ -221,7 +221,7 @@ fn rule_boundaries(
         // No consumer rows: nothing is consumed, rule 2 contributes nothing.
         let cap = one_i64(
             client,
-            "SELECT min(committed) + 1 FROM queen.log_consumers WHERE partition_id = $1",
+            query!("retention_step_slowest_cap"),
             &[spi::INT8],
             &[pid.into()],
         )?;
@@ -307,7 +307,7 @@ pub fn txns_purge_step(
 ) -> StepResult {
     let Some(txns_start) = one_i64(
         client,
-        "SELECT txns_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+        query!("retention_txns_purge_lock"),
         &[spi::INT8],
         &[pid.into()],
     ) else {
@@ -338,7 +338,7 @@ pub fn txns_purge_step(
     let new_start: i64 = spi::col(&batch, "new_start");
     exec(
         client,
-        "DELETE FROM queen.log_txns WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3",
+        query!("retention_txns_purge_delete"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), txns_start.into(), max_base.into()],
     );

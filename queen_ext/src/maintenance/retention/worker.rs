@@ -219,7 +219,7 @@ fn last_error(token: i64) -> Option<String> {
         spi::spi(|c| {
             exec(
                 c,
-                "SELECT last_error FROM queen.maintenance_leases WHERE task = 'retention' AND fencing_token = $1",
+                query!("retention_worker_last_error"),
                 &[spi::INT8],
                 &[token.into()],
             )

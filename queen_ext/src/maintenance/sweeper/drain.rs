@@ -154,7 +154,7 @@ fn fire_only(
 fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
     exec(
         c,
-        "SELECT queue, timer_key FROM queen.log_timers WHERE claim_token = $1 ORDER BY queue, timer_key",
+        query!("sweeper_drain_claimed"),
         &[spi::UUID],
         &[pgrx::Uuid::from_bytes(*token.as_bytes()).into()],
     )
@@ -177,7 +177,7 @@ fn fire_failed(
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let attempts: Option<i32> = exec(
         c,
-        "SELECT attempts FROM queen.log_timers WHERE claim_token = $1 AND queue = $2 AND timer_key = $3 FOR UPDATE",
+        query!("sweeper_drain_lock_failed"),
         &[spi::UUID, spi::TEXT, spi::TEXT],
         &[pg_token.into(), timer.0.into(), timer.1.into()],
     )
@@ -203,9 +203,14 @@ fn fire_failed(
         Some(_) => {
             exec(
                 c,
-                "UPDATE queen.log_timers SET last_error = $4 WHERE claim_token = $1 AND queue = $2 AND timer_key = $3",
+                query!("sweeper_drain_record_error"),
                 &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
-                &[pg_token.into(), timer.0.into(), timer.1.into(), error.into()],
+                &[
+                    pg_token.into(),
+                    timer.0.into(),
+                    timer.1.into(),
+                    error.into(),
+                ],
             );
             false
         }

@@ -1,0 +1,1 @@
+SELECT min(committed) + 1 FROM queen.log_consumers WHERE partition_id = $1

@@ -1,0 +1,1 @@
+DELETE FROM queen.log_txns WHERE partition_id = $1 AND base_offset >= $2 AND base_offset <= $3

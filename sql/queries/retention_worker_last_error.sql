@@ -1,0 +1,1 @@
+SELECT last_error FROM queen.maintenance_leases WHERE task = 'retention' AND fencing_token = $1
