@@ -45,12 +45,12 @@ run_sweeper() {
     "$ROOT/target/release/queen_bench_sweeper" "$DSN" quiet
 }
 case "${1:-all}" in
-    engine) "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
+    engine) "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
     http) run_http ;;
     sweeper) run_sweeper ;;
     *)
-        "$ROOT/target/release/queen_bench" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
+        "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo
         "$ROOT/target/release/queen_bench_retention" "$DSN"
         echo

@@ -10,87 +10,78 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use postgres::{Client, NoTls};
+use postgres::types::Json;
+use queen_bench::cluster::transactions;
+use queen_bench::connect::{connect, Conn};
+use queen_bench::payload::{plain_order, push_item, Popped};
+use queen_bench::rounds::{self, interleave, Cell};
 use serde_json::{json, Value};
 
 const BATCH: usize = 100;
-/// Seconds each figure is measured for, split over `ROUNDS` rounds in which
-/// SQL and HTTP take turns (in alternating order), so a change in the
-/// machine's load falls on both alike.
+/// Seconds each figure is measured for, split over [`rounds::ROUNDS`]
+/// rounds in which SQL and HTTP take turns (in alternating order), so a
+/// change in the machine's load falls on both alike.
 const SECS: f64 = 10.0;
-const ROUNDS: usize = 5;
 /// Messages queued for each consumer before the pop+ack rounds: more than
 /// either can take in `SECS`, so neither runs dry (the bench says when one
 /// does).
 const BACKLOG: u64 = 1_500_000;
 
+/// A push array of `BATCH` plain orders for `queue` (call `n`, spread over
+/// 16 partitions from the `k`th on).
 fn items(queue: &str, k: usize, n: u64) -> Value {
     Value::Array(
         (0..BATCH)
-            .map(|i| json!({"queue": queue, "partition": format!("p{}", (k + i) % 16),
-                            "payload": {"orderId": format!("{:016x}", n * 1000 + i as u64), "customer": {"id": i, "name": "Ada Lovelace"},
-                                        "total": 12.5 + i as f64, "currency": "EUR", "status": "paid", "note": "alpha bravo"}}))
+            .map(|i| {
+                let partition = format!("p{}", (k + i) % 16);
+                push_item(queue, Some(&partition), plain_order(n * 1000 + i as u64, i))
+            })
             .collect(),
     )
 }
 
-/// Runs `work` on `conns` threads for `secs`; answers the messages handled
-/// and the seconds taken.
-fn run(conns: usize, secs: f64, work: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync)) -> (u64, f64) {
-    let stop = AtomicBool::new(false);
-    let start = Instant::now();
-    let total = thread::scope(|scope| {
-        let handles: Vec<_> = (0..conns)
-            .map(|k| {
-                scope.spawn({
-                    let stop = &stop;
-                    move || work(k, stop)
-                })
-            })
-            .collect();
-        thread::sleep(Duration::from_secs_f64(secs));
-        stop.store(true, Ordering::Relaxed);
-        handles.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
-    });
-    (total, start.elapsed().as_secs_f64())
-}
-
-/// Messages per second of the SQL and the HTTP work, in interleaved rounds.
-fn side_by_side(
+/// Messages per second of the SQL and the HTTP work, in interleaved rounds,
+/// each on `conns` threads with a worker `sql` or `http` makes for each.
+fn side_by_side<S, H>(
     conns: usize,
-    sql: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync),
-    http: &(dyn Fn(usize, &AtomicBool) -> u64 + Sync),
-) -> (f64, f64) {
-    let slice = SECS / ROUNDS as f64;
-    let (mut s, mut h) = ((0u64, 0f64), (0u64, 0f64));
-    for round in 0..ROUNDS {
-        let mut turn = |first_sql: bool| {
-            let (m, t) = run(conns, slice, if first_sql { sql } else { http });
-            let acc = if first_sql { &mut s } else { &mut h };
-            acc.0 += m;
-            acc.1 += t;
-        };
-        turn(round % 2 == 0);
-        turn(round % 2 == 1);
-    }
-    (s.0 as f64 / s.1, h.0 as f64 / h.1)
+    sql: impl Fn(usize) -> S,
+    http: impl Fn(usize) -> H,
+) -> (f64, f64)
+where
+    S: FnMut() -> u64 + Send,
+    H: FnMut() -> u64 + Send,
+{
+    let cells: [Cell<'_>; 2] = [
+        Box::new(|secs| rounds::run((0..conns).map(&sql).collect(), secs)),
+        Box::new(|secs| rounds::run((0..conns).map(&http).collect(), secs)),
+    ];
+    let rates = interleave(SECS, &cells);
+    (rates[0], rates[1])
 }
 
-fn acks_of(popped: &Value) -> Value {
-    Value::Array(
-        popped["messages"]
-            .as_array()
-            .map(|m| m.iter().map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"]})).collect())
-            .unwrap_or_default(),
-    )
+/// Posts the JSON `body` to `url` and reads the answer whole, as a client
+/// reads it (each message's id and status); the agent keeps a connection
+/// only once its answer is read, so a client that drops it reconnects for
+/// every call.
+fn post_json(agent: &ureq::Agent, url: &str, body: &str) {
+    let answer = agent
+        .post(url)
+        .set("Content-Type", "application/json")
+        .send_string(body)
+        .unwrap();
+    std::hint::black_box(answer.into_string().unwrap());
 }
 
-fn commits(c: &mut Client) -> i64 {
-    c.query_one("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()", &[])
-        .unwrap()
-        .get(0)
+/// Prints one figure of the front-end's cost: SQL's and HTTP's rates for
+/// `what` and their ratio.
+fn print_cost(what: &str, sql: f64, http: f64) {
+    println!(
+        "{what} batch {BATCH}: SQL {sql:.0} msg/s, HTTP {http:.0} msg/s; \
+         HTTP/SQL {:.2} (target >= 0.7)",
+        http / sql
+    );
 }
 
 fn main() {
@@ -109,45 +100,35 @@ fn main() {
         .max_idle_connections_per_host(2000)
         .build();
     let call = AtomicU64::new(0);
+    let (dsn, url, agent_ref, call) = (dsn.as_str(), url.as_str(), &agent, &call);
 
     // Both push the same JSON body text: SQL through queen.push_text, HTTP
-    // through the front-end's push route, which passes it on as text.
-    let sql_push = |k: usize, stop: &AtomicBool| {
-        let mut c = Client::connect(&dsn, NoTls).unwrap();
-        // Prepared once, as the front-end's statement cache does.
-        let push = c.prepare("SELECT queen.push_text($1)").unwrap();
-        let mut sent = 0;
-        while !stop.load(Ordering::Relaxed) {
+    // through the front-end's push route, which passes it on as text. Each
+    // SQL worker connects when it first runs and prepares its statements
+    // once, as the front-end's statement cache does.
+    let sql_push = |k: usize| {
+        let mut c: Option<Conn> = None;
+        move || {
+            let c = c.get_or_insert_with(|| Conn::new(dsn));
             let body = items("push_sql", k, call.fetch_add(1, Ordering::Relaxed)).to_string();
-            c.execute(&push, &[&body]).unwrap();
-            sent += BATCH as u64;
+            c.execute("SELECT queen.push_text($1)", &[&body]);
+            BATCH as u64
         }
-        sent
     };
-    let http_push = |k: usize, stop: &AtomicBool| {
-        let mut sent = 0;
-        while !stop.load(Ordering::Relaxed) {
+    let http_push = |k: usize| {
+        move || {
             let body =
                 json!({"items": items("push_http", k, call.fetch_add(1, Ordering::Relaxed))})
                     .to_string();
-            // The answer read whole, as a client reads it (each message's id
-            // and status); the agent keeps a connection only once its answer
-            // is read, so a client that drops it reconnects for every call.
-            let answer = agent
-                .post(&format!("{url}/api/v1/push"))
-                .set("Content-Type", "application/json")
-                .send_string(&body)
-                .unwrap();
-            std::hint::black_box(answer.into_string().unwrap());
-            sent += BATCH as u64;
+            post_json(agent_ref, &format!("{url}/api/v1/push"), &body);
+            BATCH as u64
         }
-        sent
     };
-    let (sql, http) = side_by_side(conns, &sql_push, &http_push);
-    println!("push batch {BATCH}: SQL {sql:.0} msg/s, HTTP {http:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http / sql);
+    let (sql, http) = side_by_side(conns, sql_push, http_push);
+    print_cost("push", sql, http);
 
     // The same backlog for each consumer, queued before the clock starts.
-    let mut c = Client::connect(&dsn, NoTls).unwrap();
+    let mut c = connect(dsn);
     for queue in ["pop_sql", "pop_http"] {
         for n in 0..BACKLOG / BATCH as u64 {
             c.execute(
@@ -159,54 +140,40 @@ fn main() {
     }
     c.batch_execute("VACUUM ANALYZE queen.log_segments, queen.log_txns, queen.log_partitions")
         .unwrap();
-    let sql_pop = |_: usize, stop: &AtomicBool| {
-        let mut c = Client::connect(&dsn, NoTls).unwrap();
-        let pop = c
-            .prepare("SELECT queen.pop('pop_sql', NULL, NULL, 100, '{}')")
-            .unwrap();
-        let ack = c.prepare("SELECT queen.ack_text($1)").unwrap();
-        let mut got = 0u64;
-        while !stop.load(Ordering::Relaxed) {
-            let popped: Value = c.query_one(&pop, &[]).unwrap().get(0);
-            let acks = acks_of(&popped);
-            let n = acks.as_array().unwrap().len() as u64;
+    let sql_pop = |_: usize| {
+        let mut c: Option<Conn> = None;
+        move || {
+            let c = c.get_or_insert_with(|| Conn::new(dsn));
+            let row = c.query_one("SELECT queen.pop('pop_sql', NULL, NULL, 100, '{}')", &[]);
+            let Json(popped): Json<Popped> = row.get(0);
+            let n = popped.messages.len() as u64;
             if n == 0 {
-                thread::sleep(Duration::from_millis(1));
-                continue;
+                return 0;
             }
-            c.execute(&ack, &[&acks.to_string()]).unwrap();
-            got += n;
+            c.execute("SELECT queen.ack_text($1)", &[&popped.acks()]);
+            n
         }
-        got
     };
-    let http_pop = |_: usize, stop: &AtomicBool| {
-        let mut got = 0u64;
-        while !stop.load(Ordering::Relaxed) {
-            let resp = agent
+    let http_pop = |_: usize| {
+        move || {
+            let resp = agent_ref
                 .get(&format!("{url}/api/v1/pop/queue/pop_http?batch=100"))
                 .call()
                 .unwrap();
             if resp.status() == 204 {
-                thread::sleep(Duration::from_millis(1));
-                continue;
+                return 0;
             }
             // The whole body first, then parsed (reading JSON straight off the
             // socket goes a byte at a time).
-            let popped: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
-            let acks = acks_of(&popped);
-            got += acks.as_array().unwrap().len() as u64;
-            let body = json!({"acknowledgments": acks}).to_string();
-            let answer = agent
-                .post(&format!("{url}/api/v1/ack/batch"))
-                .set("Content-Type", "application/json")
-                .send_string(&body)
-                .unwrap();
-            std::hint::black_box(answer.into_string().unwrap());
+            let text = resp.into_string().unwrap();
+            let popped: Popped = serde_json::from_str(&text).unwrap();
+            let body = format!("{{\"acknowledgments\":{}}}", popped.acks());
+            post_json(agent_ref, &format!("{url}/api/v1/ack/batch"), &body);
+            popped.messages.len() as u64
         }
-        got
     };
-    let (sql, http) = side_by_side(conns, &sql_pop, &http_pop);
-    println!("pop+ack batch {BATCH}: SQL {sql:.0} msg/s, HTTP {http:.0} msg/s; HTTP/SQL {:.2} (target >= 0.7)", http / sql);
+    let (sql, http) = side_by_side(conns, sql_pop, http_pop);
+    print_cost("pop+ack", sql, http);
     for (side, rate) in [("SQL", sql), ("HTTP", http)] {
         if rate * SECS >= 0.99 * BACKLOG as f64 {
             println!("  the {side} backlog ran dry: its figure is a lower bound");
@@ -215,13 +182,13 @@ fn main() {
 
     // Idle long polls: database transactions per second with 1000 waiters
     // on one empty queue, against the same window with none.
-    let before = commits(&mut c);
+    let before = transactions(&mut c);
     thread::sleep(Duration::from_secs(5));
-    let quiet = (commits(&mut c) - before) as f64 / 5.0;
+    let quiet = (transactions(&mut c) - before) as f64 / 5.0;
     let stop = Arc::new(AtomicBool::new(false));
     let waiters: Vec<_> = (0..1000)
         .map(|_| {
-            let (agent, url, stop) = (agent.clone(), url.clone(), Arc::clone(&stop));
+            let (agent, url, stop) = (agent.clone(), url.to_owned(), Arc::clone(&stop));
             thread::Builder::new()
                 .stack_size(128 * 1024)
                 .spawn(move || {
@@ -237,11 +204,14 @@ fn main() {
         })
         .collect();
     thread::sleep(Duration::from_secs(3));
-    let before = commits(&mut c);
+    let before = transactions(&mut c);
     thread::sleep(Duration::from_secs(10));
-    let busy = (commits(&mut c) - before) as f64 / 10.0;
+    let busy = (transactions(&mut c) - before) as f64 / 10.0;
     stop.store(true, Ordering::Relaxed);
-    println!("1000 idle long-poll waiters: {busy:.1} database transactions/s (without them: {quiet:.1}/s)");
+    println!(
+        "1000 idle long-poll waiters: {busy:.1} database transactions/s \
+         (without them: {quiet:.1}/s)"
+    );
     drop(waiters);
     std::process::exit(0);
 }

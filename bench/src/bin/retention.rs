@@ -14,16 +14,11 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls};
+use postgres::Client;
+use queen_bench::connect::{connect, dsn_or_default, scalar};
+use queen_bench::payload::push_item;
+use queen_bench::rounds::{self, percentile};
 use serde_json::{json, Value};
-
-fn connect(dsn: &str) -> Client {
-    Client::connect(dsn, NoTls).expect("connect")
-}
-
-fn scalar(c: &mut Client, sql: &str) -> i64 {
-    c.query_one(sql, &[]).unwrap().get(0)
-}
 
 /// ALTER SYSTEM (which refuses a transaction block) and a reload.
 fn set_system(c: &mut Client, setting: &str, value: Option<&str>) {
@@ -41,8 +36,9 @@ fn set_system(c: &mut Client, setting: &str, value: Option<&str>) {
 fn reset(c: &mut Client) {
     // A bench cluster: emptied wholesale between figures.
     c.batch_execute(
-        "TRUNCATE queen.queues, queen.log_partitions, queen.log_segments, queen.log_txns, queen.log_consumers,
-                  queen.consumer_groups, queen.log_dlq, queen.retention_history, queen.retention_backoff,
+        "TRUNCATE queen.queues, queen.log_partitions, queen.log_segments, queen.log_txns,
+                  queen.log_consumers, queen.consumer_groups, queen.log_dlq,
+                  queen.retention_history, queen.retention_backoff,
                   queen.queue_terminal_rollups;
          UPDATE queen.maintenance_leases SET enabled = false;",
     )
@@ -59,31 +55,37 @@ fn stale_backlog(c: &mut Client, queue: &str, segments: i64) -> i64 {
     .unwrap();
     let pid: i64 = c
         .query_one(
-            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+              WHERE q.name = $1",
             &[&queue],
         )
         .unwrap()
         .get(0);
     c.execute(
-        "INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
+        "INSERT INTO queen.log_segments
+                (partition_id, base_offset, end_offset, frame_count, created_at, blob)
          SELECT $1, g, g, 1, now() - interval '2 hours' + g * interval '1 microsecond', s.blob
-           FROM generate_series(1::int8, $2::int8) g, (SELECT blob FROM queen.log_segments WHERE partition_id = $1) s",
+           FROM generate_series(1::int8, $2::int8) g,
+                (SELECT blob FROM queen.log_segments WHERE partition_id = $1) s",
         &[&pid, &(segments - 1)],
     )
     .unwrap();
     c.execute(
         "INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes)
-         SELECT $1, g, now() - interval '2 hours', ARRAY[g]::int8[] FROM generate_series(1::int8, $2::int8) g",
+         SELECT $1, g, now() - interval '2 hours', ARRAY[g]::int8[]
+           FROM generate_series(1::int8, $2::int8) g",
         &[&pid, &(segments - 1)],
     )
     .unwrap();
     c.execute(
-        "UPDATE queen.log_segments SET created_at = now() - interval '3 hours' WHERE partition_id = $1 AND base_offset = 0",
+        "UPDATE queen.log_segments SET created_at = now() - interval '3 hours'
+          WHERE partition_id = $1 AND base_offset = 0",
         &[&pid],
     )
     .unwrap();
     c.execute(
-        "UPDATE queen.log_partitions SET last_offset = $2::int8 - 1, oldest_live_at = now() - interval '3 hours',
+        "UPDATE queen.log_partitions SET last_offset = $2::int8 - 1,
+                oldest_live_at = now() - interval '3 hours',
                 last_write_at = now() - interval '1 hour' WHERE id = $1",
         &[&pid, &segments],
     )
@@ -99,7 +101,11 @@ fn drain(c: &mut Client, pid: i64, batch: i32) -> (Duration, i64) {
     let mut deleted = 0;
     loop {
         let r: Value = c
-            .query_one("SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, $2)::json", &[&pid, &batch])
+            .query_one(
+                "SELECT queen_internal.log_retention_step_v1(
+                        $1, now() - interval '1 hour', NULL, $2)::json",
+                &[&pid, &batch],
+            )
             .unwrap()
             .get(0);
         deleted += r["deleted"].as_i64().unwrap();
@@ -111,7 +117,7 @@ fn drain(c: &mut Client, pid: i64, batch: i32) -> (Duration, i64) {
 
 fn p99(mut v: Vec<Duration>) -> Duration {
     v.sort();
-    v[(v.len() * 99 / 100).min(v.len() - 1)]
+    percentile(&v, 0.99)
 }
 
 fn push_latencies(dsn: &str, queue: &str, secs: f64) -> Vec<Duration> {
@@ -120,7 +126,7 @@ fn push_latencies(dsn: &str, queue: &str, secs: f64) -> Vec<Duration> {
     let until = Instant::now() + Duration::from_secs_f64(secs);
     let items: Value = Value::Array(
         (0..10)
-            .map(|i| json!({"queue": queue, "payload": {"i": i, "note": "latency probe"}}))
+            .map(|i| push_item(queue, None, json!({"i": i, "note": "latency probe"})))
             .collect(),
     );
     while Instant::now() < until {
@@ -131,18 +137,28 @@ fn push_latencies(dsn: &str, queue: &str, secs: f64) -> Vec<Duration> {
     out
 }
 
-/// `count` idle partitions (recent watermarks, nothing due) on queue.
-fn idle_partitions(c: &mut Client, queue: &str, count: i64) {
+/// Turns retention on for `queue`, keeping messages `seconds`.
+fn keep_for(c: &mut Client, queue: &str, seconds: u32) {
     c.query_one(
-        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 3600}')",
+        &format!(
+            "SELECT queen.configure($1, \
+             '{{\"retentionEnabled\": true, \"retentionSeconds\": {seconds}}}')"
+        ),
         &[&queue],
     )
     .unwrap();
+}
+
+/// `count` idle partitions (recent watermarks, nothing due) on queue.
+fn idle_partitions(c: &mut Client, queue: &str, count: i64) {
+    keep_for(c, queue, 3600);
     c.execute(
-        "INSERT INTO queen.log_partitions (queue_id, name, last_offset, oldest_live_at, oldest_txn_at, last_write_at)
+        "INSERT INTO queen.log_partitions
+                (queue_id, name, last_offset, oldest_live_at, oldest_txn_at, last_write_at)
          SELECT q.id, 'idle-' || g, 0, now(), now(), now()
-           FROM queen.queues q, generate_series((SELECT count(*) FROM queen.log_partitions) + 1,
-                                                (SELECT count(*) FROM queen.log_partitions) + $2::int8) g
+           FROM queen.queues q,
+                generate_series((SELECT count(*) FROM queen.log_partitions) + 1,
+                                (SELECT count(*) FROM queen.log_partitions) + $2::int8) g
           WHERE q.name = $1",
         &[&queue, &count],
     )
@@ -167,17 +183,11 @@ fn age_queue(c: &mut Client, queue: &str) {
 }
 
 fn due_partitions(c: &mut Client, queue: &str, count: usize) {
-    c.query_one(
-        "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
-        &[&queue],
-    )
-    .unwrap();
+    keep_for(c, queue, 60);
     for i in 0..count {
-        c.query_one(
-            "SELECT queen.push($1)",
-            &[&json!([{"queue": queue, "partition": format!("due-{i}"), "payload": i}])],
-        )
-        .unwrap();
+        let item = push_item(queue, Some(&format!("due-{i}")), json!(i));
+        c.query_one("SELECT queen.push($1)", &[&Value::Array(vec![item])])
+            .unwrap();
     }
     age_queue(c, queue);
 }
@@ -195,31 +205,28 @@ fn timed_cycle(c: &mut Client) -> (Duration, Value) {
 
 /// Pushes at full speed into 16 partitions for `secs`; answers segments/s.
 fn produce(dsn: &str, queue: &str, secs: f64) -> f64 {
-    let stop = Arc::new(AtomicBool::new(false));
+    // Two pushers, each connecting when it first runs; a call of 10
+    // messages into one partition is one segment.
     let workers: Vec<_> = (0..2)
         .map(|k| {
-            let dsn = dsn.to_owned();
-            let queue = queue.to_owned();
-            let stop = Arc::clone(&stop);
-            thread::spawn(move || {
-                let mut c = connect(&dsn);
-                let mut n = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    let items: Value = Value::Array(
-                        (0..10).map(|i| json!({"queue": queue, "partition": format!("p{}", (n as usize * 2 + k) % 16), "payload": i})).collect(),
-                    );
-                    c.execute("SELECT queen.push($1)", &[&items]).unwrap();
-                    n += 1;
-                }
-                n
-            })
+            let mut c: Option<Client> = None;
+            let mut n = 0usize;
+            move || {
+                let c = c.get_or_insert_with(|| connect(dsn));
+                let partition = format!("p{}", (n * 2 + k) % 16);
+                let items = Value::Array(
+                    (0..10)
+                        .map(|i| push_item(queue, Some(&partition), json!(i)))
+                        .collect(),
+                );
+                c.execute("SELECT queen.push($1)", &[&items]).unwrap();
+                n += 1;
+                1
+            }
         })
         .collect();
-    let t = Instant::now();
-    thread::sleep(Duration::from_secs_f64(secs));
-    stop.store(true, Ordering::Relaxed);
-    let calls: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
-    calls as f64 / t.elapsed().as_secs_f64()
+    let (calls, took) = rounds::run(workers, secs);
+    calls as f64 / took
 }
 
 /// Lets the workers drain everything stale with `parallelism` step workers;
@@ -233,7 +240,12 @@ fn worker_drain(c: &mut Client, queue: &str, parallelism: i32) -> f64 {
     thread::sleep(Duration::from_millis(500));
     age_queue(c, queue);
     let total = scalar(c, "SELECT count(*) FROM queen.log_segments");
-    c.batch_execute("UPDATE queen.maintenance_leases SET enabled = true, next_due_at = now(), lease_holder = NULL, lease_expires_at = NULL WHERE task = 'retention'").unwrap();
+    c.batch_execute(
+        "UPDATE queen.maintenance_leases
+            SET enabled = true, next_due_at = now(), lease_holder = NULL, lease_expires_at = NULL
+          WHERE task = 'retention'",
+    )
+    .unwrap();
     let t = Instant::now();
     while scalar(c, "SELECT count(*) FROM queen.log_segments") > 0
         && t.elapsed() < Duration::from_secs(300)
@@ -247,9 +259,7 @@ fn worker_drain(c: &mut Client, queue: &str, parallelism: i32) -> f64 {
 }
 
 fn main() {
-    let dsn = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
+    let dsn = dsn_or_default(std::env::args().nth(1));
     let mut c = connect(&dsn);
     reset(&mut c);
     set_system(&mut c, "queen.retention_batch_size", Some("1000"));
@@ -271,7 +281,8 @@ fn main() {
     }
     let [(t1, d1), (t2, d2)] = best;
     println!(
-        "drain of a stale backlog: {d1} segments in {:.2} s, {d2} in {:.2} s; time ratio 2x/1x = {:.2} (target <= 2.3)",
+        "drain of a stale backlog: {d1} segments in {:.2} s, {d2} in {:.2} s; \
+         time ratio 2x/1x = {:.2} (target <= 2.3)",
         t1.as_secs_f64(),
         t2.as_secs_f64(),
         t2.as_secs_f64() / t1.as_secs_f64()
@@ -291,7 +302,8 @@ fn main() {
         .unwrap();
     let (large, r_large) = timed_cycle(&mut c);
     println!(
-        "one cycle, 100 due: {:.1} ms over 10k partitions (due {}), {:.1} ms over 500k (due {}); ratio {:.2} (target <= 1.5)",
+        "one cycle, 100 due: {:.1} ms over 10k partitions (due {}), \
+         {:.1} ms over 500k (due {}); ratio {:.2} (target <= 1.5)",
         small.as_secs_f64() * 1000.0,
         r_small["due"],
         large.as_secs_f64() * 1000.0,
@@ -326,7 +338,8 @@ fn main() {
         drainer.join().unwrap();
         let (q99, b99) = (p99(quiet), p99(busy));
         println!(
-            "push p99 (10 messages), drain batch {batch}: {:.2} ms quiet, {:.2} ms during the drain; ratio {:.2} (target <= 2)",
+            "push p99 (10 messages), drain batch {batch}: {:.2} ms quiet, \
+             {:.2} ms during the drain; ratio {:.2} (target <= 2)",
             q99.as_secs_f64() * 1000.0,
             b99.as_secs_f64() * 1000.0,
             b99.as_secs_f64() / q99.as_secs_f64()
@@ -342,7 +355,9 @@ fn main() {
         let pid = stale_backlog(&mut c, &queue, 50_000);
         if percent > 0 {
             c.execute(
-                "INSERT INTO queen.log_dlq (queue_id, partition_id, consumer_group, message_offset, transaction_id, attempts)
+                "INSERT INTO queen.log_dlq
+                        (queue_id, partition_id, consumer_group, message_offset, transaction_id,
+                         attempts)
                  SELECT p.queue_id, p.id, 'g', g, 'failed-' || g, 1
                    FROM queen.log_partitions p, generate_series(0::int8, 49999::int8) g
                   WHERE p.id = $1 AND g % (100 / $2::int8) = 0",
@@ -356,9 +371,16 @@ fn main() {
         if percent == 0 {
             base_rate = rate;
         }
-        let widened = scalar(&mut c, &format!("SELECT count(*) FROM queen.log_dlq WHERE partition_id = {pid} AND created_at IS NOT NULL"));
+        let widened = scalar(
+            &mut c,
+            &format!(
+                "SELECT count(*) FROM queen.log_dlq
+                  WHERE partition_id = {pid} AND created_at IS NOT NULL"
+            ),
+        );
         println!(
-            "drain with {percent}% dead-lettered: {rate:.0} segments/s ({widened} rows widened); rate vs 0%: {:.2}",
+            "drain with {percent}% dead-lettered: {rate:.0} segments/s \
+             ({widened} rows widened); rate vs 0%: {:.2}",
             rate / base_rate
         );
         reset(&mut c);
@@ -367,15 +389,12 @@ fn main() {
     // 4. Deletion rate vs production rate.
     for parallelism in [1, 4] {
         let queue = format!("rate-{parallelism}");
-        c.query_one(
-            "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
-            &[&queue],
-        )
-        .unwrap();
+        keep_for(&mut c, &queue, 60);
         let produced = produce(&dsn, &queue, 8.0);
         let deleted = worker_drain(&mut c, &queue, parallelism);
         println!(
-            "parallelism {parallelism}: produced {produced:.0} segments/s at full push speed, deleted {deleted:.0} segments/s; ratio {:.2} (target >= 3)",
+            "parallelism {parallelism}: produced {produced:.0} segments/s at full push speed, \
+             deleted {deleted:.0} segments/s; ratio {:.2} (target >= 3)",
             deleted / produced
         );
         reset(&mut c);

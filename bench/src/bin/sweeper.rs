@@ -20,15 +20,14 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
-use postgres::{Client, NoTls};
+use postgres::Client;
+use queen_bench::cluster::TRANSACTIONS;
+use queen_bench::connect::connect;
+use queen_bench::rounds::percentile;
 use serde_json::{json, Value};
 
 const TIMERS: i64 = 100_000;
 const WINDOW_MS: i64 = 10_000;
-
-fn connect(dsn: &str) -> Client {
-    Client::connect(dsn, NoTls).expect("connect")
-}
 
 fn now_ms() -> i64 {
     SystemTime::now()
@@ -39,7 +38,9 @@ fn now_ms() -> i64 {
 
 fn messages_in(c: &mut Client, queue: &str) -> i64 {
     c.query_one(
-        "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+        "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8
+           FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+          WHERE q.name = $1",
         &[&queue],
     )
     .unwrap()
@@ -65,10 +66,6 @@ fn iso_ms(s: &str) -> i64 {
     ((days * 86_400 + t[0] * 3600 + t[1] * 60 + t[2]) * 1000) + ms.parse::<i64>().unwrap()
 }
 
-fn pct(sorted: &[i64], p: f64) -> i64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
 fn timers(dsn: &str, workers: &str, out: &str) {
     let mut c = connect(dsn);
     let queue = format!("bench-timers-{}", now_ms());
@@ -82,9 +79,16 @@ fn timers(dsn: &str, workers: &str, out: &str) {
             .map(|j| {
                 let i = k * chunk + j;
                 let due = base + i * WINDOW_MS / TIMERS;
-                let payload = base64::engine::general_purpose::STANDARD.encode(json!({"due": due}).to_string());
-                json!({"op": "schedule", "queue": queue, "timerKey": format!("t{i}"), "partition": format!("p{}", i % 16),
-                       "payload": payload, "delayMs": due - sent})
+                let payload = json!({"due": due}).to_string();
+                let payload = base64::engine::general_purpose::STANDARD.encode(payload);
+                json!({
+                    "op": "schedule",
+                    "queue": queue,
+                    "timerKey": format!("t{i}"),
+                    "partition": format!("p{}", i % 16),
+                    "payload": payload,
+                    "delayMs": due - sent,
+                })
             })
             .collect();
         c.query_one(
@@ -131,12 +135,15 @@ fn timers(dsn: &str, workers: &str, out: &str) {
         "workers": workers,
         "schedule_s": scheduling.as_secs_f64(),
         "fired_per_s": fired_per_s,
-        "p50": pct(&lateness, 0.5), "p99": pct(&lateness, 0.99), "max": lateness.last(),
+        "p50": percentile(&lateness, 0.5),
+        "p99": percentile(&lateness, 0.99),
+        "max": lateness.last(),
         "n": lateness.len(),
     });
     println!(
-        "timers, {workers} sweeper(s): {TIMERS} due over {} s, scheduled in {:.1} s; all fired {:.1} s after the first was due \
-         ({fired_per_s:.0}/s); lateness ms p50 {} p99 {} max {} ({} read back)",
+        "timers, {workers} sweeper(s): {TIMERS} due over {} s, scheduled in {:.1} s; \
+         all fired {:.1} s after the first was due ({fired_per_s:.0}/s); \
+         lateness ms p50 {} p99 {} max {} ({} read back)",
         WINDOW_MS / 1000,
         scheduling.as_secs_f64(),
         (done - base) as f64 / 1000.0,
@@ -166,7 +173,8 @@ fn report(out: &str) {
     };
     let f = |r: &Value, k: &str| r[k].as_f64().unwrap_or(0.0).max(1.0);
     println!(
-        "timers, 2 vs 1 sweepers: fired/s {:.2}x, lateness p50 {:.2}x, p99 {:.2}x, max {:.2}x (below 1: later is less)",
+        "timers, 2 vs 1 sweepers: fired/s {:.2}x, lateness p50 {:.2}x, p99 {:.2}x, max {:.2}x \
+         (below 1: later is less)",
         f(two, "fired_per_s") / f(one, "fired_per_s"),
         f(two, "p50") / f(one, "p50"),
         f(two, "p99") / f(one, "p99"),
@@ -185,9 +193,21 @@ fn kv_churn(dsn: &str) {
                 let mut n = 0i64;
                 while Instant::now() < deadline {
                     let ops: Vec<Value> = (0..100)
-                        .map(|i| json!({"op": "put", "ns": "bench-churn", "key": format!("w{w}-{n}-{i}"), "value": {"n": n}, "ttlSeconds": 1}))
+                        .map(|i| {
+                            json!({
+                                "op": "put",
+                                "ns": "bench-churn",
+                                "key": format!("w{w}-{n}-{i}"),
+                                "value": {"n": n},
+                                "ttlSeconds": 1,
+                            })
+                        })
                         .collect();
-                    c.query_one("SELECT queen.kv($1)::text", &[&json!({ "operations": ops })]).unwrap();
+                    c.query_one(
+                        "SELECT queen.kv($1)::text",
+                        &[&json!({ "operations": ops })],
+                    )
+                    .unwrap();
                     n += 1;
                 }
                 n * 100
@@ -200,7 +220,8 @@ fn kv_churn(dsn: &str) {
         thread::sleep(Duration::from_secs(1));
         let row = c
             .query_one(
-                "SELECT count(*), count(*) FILTER (WHERE expires_at <= statement_timestamp()) FROM queen.kv WHERE ns = 'bench-churn'",
+                "SELECT count(*), count(*) FILTER (WHERE expires_at <= statement_timestamp())
+                   FROM queen.kv WHERE ns = 'bench-churn'",
                 &[],
             )
             .unwrap();
@@ -217,8 +238,11 @@ fn kv_churn(dsn: &str) {
     let max_expired = |xs: &[(i64, i64)]| xs.iter().map(|x| x.1).max().unwrap_or(0) as f64;
     let peak = samples.iter().map(|x| x.0).max().unwrap_or(0);
     println!(
-        "kv churn: {written} keys written at {rate:.0}/s, each living 1 s; peak rows present {peak} = {:.2} s of writes; \
-         expired-but-present peak {:.2} s of writes; its peak in the second half vs the first: {:.2}x (about 1 or below: bounded, not growing)",
+        "kv churn: {written} keys written at {rate:.0}/s, each living 1 s; \
+         peak rows present {peak} = {:.2} s of writes; \
+         expired-but-present peak {:.2} s of writes; \
+         its peak in the second half vs the first: {:.2}x \
+         (about 1 or below: bounded, not growing)",
         peak as f64 / rate,
         max_expired(&samples) / rate,
         max_expired(&samples[half..]) / max_expired(&samples[..half]).max(1.0)
@@ -229,13 +253,14 @@ fn kv_churn(dsn: &str) {
 /// database's commit count, which the workers report every cycle), and
 /// probes per second (the sweepers' own count).
 fn quiet_rates(c: &mut Client, secs: u64) -> (f64, f64) {
-    let q = "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()),
-                    (queen.sweeper_metrics()::jsonb ->> 'probesTotal')::int8";
+    let q = format!(
+        "SELECT ({TRANSACTIONS}), (queen.sweeper_metrics()::jsonb ->> 'probesTotal')::int8"
+    );
     c.batch_execute("SELECT pg_stat_clear_snapshot()").unwrap();
-    let before = c.query_one(q, &[]).unwrap();
+    let before = c.query_one(&q, &[]).unwrap();
     thread::sleep(Duration::from_secs(secs));
     c.batch_execute("SELECT pg_stat_clear_snapshot()").unwrap();
-    let after = c.query_one(q, &[]).unwrap();
+    let after = c.query_one(&q, &[]).unwrap();
     let tx = after.get::<_, i64>(0) - before.get::<_, i64>(0);
     let probes = after.get::<_, i64>(1) - before.get::<_, i64>(1);
     // Our own two reads and two clears are not the sweepers'.
@@ -253,8 +278,10 @@ fn quiet(dsn: &str) {
     let (empty, empty_probes) = quiet_rates(&mut c, 10);
     let mut t = c.transaction().unwrap();
     t.execute(
-        "INSERT INTO queen.log_timers (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
-         SELECT 'bench-quiet', 't' || i, 'Default', '1', 't' || i, gen_random_uuid(), now() + interval '7 days' + i * interval '1 ms'
+        "INSERT INTO queen.log_timers
+                (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
+         SELECT 'bench-quiet', 't' || i, 'Default', '1', 't' || i, gen_random_uuid(),
+                now() + interval '7 days' + i * interval '1 ms'
            FROM generate_series(1, $1::int8) i",
         &[&TIMERS],
     )

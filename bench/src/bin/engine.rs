@@ -2,224 +2,44 @@
 //! plain INSERT of the same compressed bytes), measured side by side in one
 //! run on one cluster, printed as figures and ratios.
 //!
-//! Usage: queen_bench <dsn> [seconds per cell]
+//! Usage: queen_bench_engine <dsn> [seconds per cell]
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
 
-use std::collections::HashMap;
-
-use postgres::types::ToSql;
-use postgres::{Client, NoTls, Row, Statement};
+use postgres::Client;
+use queen_bench::connect::{connect, dsn_or_default, scalar, Conn};
+use queen_bench::payload::{ack_body, order_events, push_item, take, Popped};
+use queen_bench::rounds::{self, interleave, Cell};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-use serde_json::{json, Value};
+use rand::SeedableRng;
+use serde_json::Value;
 
-const WORDS: &[&str] = &[
-    "alpha",
-    "bravo",
-    "delta",
-    "urgent",
-    "gift",
-    "express",
-    "standard",
-    "fragile",
-    "returns",
-    "priority",
-    "weekend",
-    "invoice",
-    "warehouse",
-    "north",
-    "south",
-    "east",
-    "west",
-    "bulk",
-    "retail",
-    "online",
-];
-const NAMES: &[&str] = &[
-    "Ada Lovelace",
-    "Alan Turing",
-    "Grace Hopper",
-    "Edsger Dijkstra",
-    "Barbara Liskov",
-    "Ken Thompson",
-];
-const CURRENCIES: &[&str] = &["EUR", "USD", "GBP", "CHF", "JPY"];
-const STATUSES: &[&str] = &["created", "paid", "packed", "shipped", "delivered"];
-
-/// An order event of about 256 bytes with varied fields.
-fn payload(rng: &mut SmallRng) -> Value {
-    let items: Vec<Value> = (0..rng.random_range(1..=2))
-        .map(|_| json!({"sku": format!("SKU-{:06}", rng.random_range(0..1_000_000)), "qty": rng.random_range(1..10),
-                        "price": (rng.random_range(100..100_000) as f64) / 100.0}))
-        .collect();
-    let note: Vec<&str> = (0..rng.random_range(1..4))
-        .map(|_| WORDS[rng.random_range(0..WORDS.len())])
-        .collect();
-    json!({
-        "orderId": format!("{:016x}", rng.random::<u64>()),
-        "customer": {"id": rng.random_range(1..5_000_000), "name": NAMES[rng.random_range(0..NAMES.len())]},
-        "items": items,
-        "total": (rng.random_range(100..1_000_000) as f64) / 100.0,
-        "currency": CURRENCIES[rng.random_range(0..CURRENCIES.len())],
-        "status": STATUSES[rng.random_range(0..STATUSES.len())],
-        "ts": 1_790_000_000_000i64 + rng.random_range(0..100_000_000i64),
-        "note": note.join(" "),
-    })
-}
-
+/// Where the bench runs: its cluster, the length of each cell and the
+/// connections every contender runs on.
 struct Bench {
     dsn: String,
     secs: f64,
     conns: usize,
 }
 
-/// A connection that prepares each statement text once and then only
-/// binds and executes it, one round trip per call, as a client library with
-/// a statement cache does (sqlx, pgx, JDBC). Every contender is called
-/// through one of these.
-struct Conn {
-    client: Client,
-    prepared: HashMap<&'static str, Statement>,
-}
-
-impl Conn {
-    fn statement(&mut self, sql: &'static str) -> Statement {
-        let Conn { client, prepared } = self;
-        prepared
-            .entry(sql)
-            .or_insert_with(|| client.prepare(sql).expect("prepare"))
-            .clone()
-    }
-
-    fn execute(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> u64 {
-        let st = self.statement(sql);
-        self.client
-            .execute(&st, params)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-
-    fn query(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Vec<Row> {
-        let st = self.statement(sql);
-        self.client
-            .query(&st, params)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-
-    fn query_one(&mut self, sql: &'static str, params: &[&(dyn ToSql + Sync)]) -> Row {
-        let st = self.statement(sql);
-        self.client
-            .query_one(&st, params)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-}
-
 impl Bench {
-    fn connect(&self) -> Client {
-        Client::connect(&self.dsn, NoTls).expect("connect")
-    }
-
-    /// Runs `work` on `conns` connections for the cell's duration; `work`
-    /// returns the messages one call handled. Answers the messages handled
-    /// and the seconds it took.
-    fn run<F>(&self, make: impl Fn(usize) -> F) -> (u64, f64)
+    /// Runs a worker `make` makes for each of `conns` connections, for
+    /// `secs` ([`rounds::run`]); a worker answers the messages one call
+    /// handled. Answers the messages handled and the seconds it took.
+    fn run<F>(&self, secs: f64, make: impl Fn(usize) -> F) -> (u64, f64)
     where
-        F: FnMut(&mut Conn) -> u64 + Send + 'static,
+        F: FnMut(&mut Conn) -> u64 + Send,
     {
-        let stop = Arc::new(AtomicBool::new(false));
-        let total = Arc::new(AtomicU64::new(0));
         // Connected before the clock starts: a client keeps its connections.
-        let conns: Vec<Conn> = (0..self.conns)
-            .map(|_| Conn {
-                client: self.connect(),
-                prepared: HashMap::new(),
-            })
-            .collect();
-        let start = Instant::now();
-        let handles: Vec<_> = conns
-            .into_iter()
-            .enumerate()
-            .map(|(k, mut c)| {
+        let workers: Vec<_> = (0..self.conns)
+            .map(|k| {
+                let mut c = Conn::new(&self.dsn);
                 let mut work = make(k);
-                let stop = Arc::clone(&stop);
-                let total = Arc::clone(&total);
-                thread::spawn(move || {
-                    while !stop.load(Ordering::Relaxed) {
-                        let n = work(&mut c);
-                        total.fetch_add(n, Ordering::Relaxed);
-                        if n == 0 {
-                            thread::sleep(Duration::from_millis(1));
-                        }
-                    }
-                })
+                move || work(&mut c)
             })
             .collect();
-        thread::sleep(Duration::from_secs_f64(self.secs));
-        stop.store(true, Ordering::Relaxed);
-        for h in handles {
-            h.join().expect("worker");
-        }
-        (total.load(Ordering::Relaxed), start.elapsed().as_secs_f64())
+        rounds::run(workers, secs)
     }
-}
-
-/// Rounds each comparison is split into. The contenders take turns, a
-/// slice of the cell's time each per round, in an order that rotates, so a
-/// change in the machine's load falls on all of them alike.
-const ROUNDS: usize = 5;
-
-type Cell<'a> = Box<dyn Fn(&Bench) -> (u64, f64) + 'a>;
-
-/// Messages per second of each contender, measured in interleaved rounds.
-fn interleave(b: &Bench, cells: &[Cell<'_>]) -> Vec<f64> {
-    let slice = Bench {
-        dsn: b.dsn.clone(),
-        secs: b.secs / ROUNDS as f64,
-        conns: b.conns,
-    };
-    let mut msgs = vec![0u64; cells.len()];
-    let mut secs = vec![0f64; cells.len()];
-    for round in 0..ROUNDS {
-        for k in 0..cells.len() {
-            let i = (k + round) % cells.len();
-            let (m, s) = cells[i](&slice);
-            msgs[i] += m;
-            secs[i] += s;
-        }
-    }
-    msgs.iter().zip(&secs).map(|(m, s)| *m as f64 / s).collect()
-}
-
-fn batch_of(rng: &mut SmallRng, n: usize) -> Vec<Value> {
-    (0..n).map(|_| payload(rng)).collect()
-}
-
-/// Payloads generated once, as JSON text: every cell draws its messages from
-/// here in turn, so the client's share of the two cores goes to sending, not
-/// to generating, and every contender gets the same bytes.
-const POOL_SIZE: usize = 8192;
-
-fn pool() -> &'static [String] {
-    static POOL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let mut rng = SmallRng::seed_from_u64(42);
-        (0..POOL_SIZE)
-            .map(|_| payload(&mut rng).to_string())
-            .collect()
-    })
-}
-
-/// `n` payloads from the pool, starting at `*cursor` (which moves on).
-fn take(cursor: &mut usize, n: usize) -> Vec<&'static str> {
-    let p = pool();
-    let out = (0..n)
-        .map(|i| p[(*cursor + i) % p.len()].as_str())
-        .collect();
-    *cursor = (*cursor + n) % p.len();
-    out
 }
 
 /// A transaction id the engine has not seen: the run's start time and a
@@ -239,43 +59,58 @@ fn unique_txn() -> String {
     )
 }
 
+/// Queen's pushes of `batch` pooled payloads a call, each connection's calls
+/// going to the `partitions` partitions in turn; `send` sends one call's
+/// payloads to its partition.
+fn queen_push_run(
+    b: &Bench,
+    secs: f64,
+    batch: usize,
+    partitions: usize,
+    send: impl Fn(&mut Conn, String, Vec<&'static str>) + Sync,
+) -> (u64, f64) {
+    b.run(secs, |k| {
+        let mut cursor = k * 1000;
+        let mut call = 0usize;
+        let send = &send;
+        move |c: &mut Conn| {
+            let partition = format!("p{}", (call * 7 + k) % partitions);
+            call += 1;
+            send(c, partition, take(&mut cursor, batch));
+            batch as u64
+        }
+    })
+}
+
 /// `with_ids`: every item carries its own transaction id, which the push
 /// checks against the queue's dedup window.
 fn queen_push(
     b: &Bench,
+    secs: f64,
     queue: &str,
     batch: usize,
     partitions: usize,
     with_ids: bool,
 ) -> (u64, f64) {
-    let queue = queue.to_owned();
-    b.run(move |k| {
-        let queue = queue.clone();
-        let mut cursor = k * 1000;
-        let mut call = 0usize;
-        move |c: &mut Conn| {
-            let partition = format!("p{}", (call * 7 + k) % partitions);
-            call += 1;
-            // JSON text, as a client holding JSON sends it: parsed once, by queen.
-            let mut text = String::with_capacity(batch * 320);
-            text.push('[');
-            for (i, p) in take(&mut cursor, batch).into_iter().enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                let txn = if with_ids {
-                    format!("\"transactionId\":\"{}\",", unique_txn())
-                } else {
-                    String::new()
-                };
-                text.push_str(&format!(
-                    "{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",{txn}\"payload\":{p}}}"
-                ));
+    queen_push_run(b, secs, batch, partitions, |c, partition, payloads| {
+        // JSON text, as a client holding JSON sends it: parsed once, by queen.
+        let mut text = String::with_capacity(batch * 320);
+        text.push('[');
+        for (i, p) in payloads.into_iter().enumerate() {
+            if i > 0 {
+                text.push(',');
             }
-            text.push(']');
-            c.execute("SELECT queen.push_text($1)", &[&text]);
-            batch as u64
+            let txn = if with_ids {
+                format!("\"transactionId\":\"{}\",", unique_txn())
+            } else {
+                String::new()
+            };
+            text.push_str(&format!(
+                "{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",{txn}\"payload\":{p}}}"
+            ));
         }
+        text.push(']');
+        c.execute("SELECT queen.push_text($1)", &[&text]);
     })
 }
 
@@ -286,49 +121,40 @@ fn queen_push(
 /// checks the frames and keeps the bytes as they are.
 fn queen_push_binary(
     b: &Bench,
+    secs: f64,
     queue: &str,
     batch: usize,
     partitions: usize,
     packed: bool,
 ) -> (u64, f64) {
     use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
-    let queue = queue.to_owned();
-    b.run(move |k| {
-        let queue = queue.clone();
-        let mut cursor = k * 1000;
-        let mut call = 0usize;
-        move |c: &mut Conn| {
-            let partition = format!("p{}", (call * 7 + k) % partitions);
-            call += 1;
-            let payloads = take(&mut cursor, batch);
-            let messages = if packed {
-                GroupMessages::Packed {
-                    count: batch as u32,
-                    zstd: pack(&payloads),
-                }
-            } else {
-                GroupMessages::Items(
-                    payloads
-                        .into_iter()
-                        .map(|p| PushItem {
-                            transaction_id: None,
-                            payload: p.as_bytes().to_vec(),
-                        })
-                        .collect(),
-                )
-            };
-            let body = encode_push_body(
-                &[PushGroup {
-                    queue: queue.clone(),
-                    partition,
-                    messages,
-                }],
-                true,
+    queen_push_run(b, secs, batch, partitions, |c, partition, payloads| {
+        let messages = if packed {
+            GroupMessages::Packed {
+                count: batch as u32,
+                zstd: pack(&payloads),
+            }
+        } else {
+            GroupMessages::Items(
+                payloads
+                    .into_iter()
+                    .map(|p| PushItem {
+                        transaction_id: None,
+                        payload: p.as_bytes().to_vec(),
+                    })
+                    .collect(),
             )
-            .unwrap();
-            c.execute("SELECT queen.push_binary($1)", &[&body]);
-            batch as u64
-        }
+        };
+        let body = encode_push_body(
+            &[PushGroup {
+                queue: queue.to_owned(),
+                partition,
+                messages,
+            }],
+            true,
+        )
+        .unwrap();
+        c.execute("SELECT queen.push_binary($1)", &[&body]);
     })
 }
 
@@ -357,10 +183,8 @@ fn pack(payloads: &[&str]) -> Vec<u8> {
     queen_frames::segment::encode_segment(frames.iter()).unwrap()
 }
 
-fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
-    let queue = queue.to_owned();
-    b.run(move |k| {
-        let queue = queue.clone();
+fn pgmq_push(b: &Bench, secs: f64, queue: &str, batch: usize) -> (u64, f64) {
+    b.run(secs, |k| {
         let mut cursor = k * 1000;
         move |c: &mut Conn| {
             let msgs = take(&mut cursor, batch);
@@ -375,12 +199,11 @@ fn pgmq_push(b: &Bench, queue: &str, batch: usize) -> (u64, f64) {
 
 /// The same compressed bytes a queen segment would hold, one INSERT per call;
 /// the blobs are encoded before the clock starts, so this is the insert alone.
-fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
+fn ceiling_push(b: &Bench, secs: f64, batch: usize) -> (u64, f64) {
     let mut cursor = 0usize;
-    let blobs: std::sync::Arc<Vec<Vec<u8>>> =
-        std::sync::Arc::new((0..64).map(|_| pack(&take(&mut cursor, batch))).collect());
-    b.run(move |k| {
-        let blobs = std::sync::Arc::clone(&blobs);
+    let blobs: Vec<Vec<u8>> = (0..64).map(|_| pack(&take(&mut cursor, batch))).collect();
+    b.run(secs, |k| {
+        let blobs = &blobs;
         let mut call = k;
         move |c: &mut Conn| {
             let blob = &blobs[call % blobs.len()];
@@ -391,45 +214,8 @@ fn ceiling_push(b: &Bench, batch: usize) -> (u64, f64) {
     })
 }
 
-/// A consumer's view of a pop answer: what it acks by, and each message's
-/// data still as JSON text (a consumer hands it on to its own types).
-#[derive(serde::Deserialize)]
-struct Popped<'a> {
-    #[serde(borrow, default)]
-    messages: Vec<PoppedMessage<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PoppedMessage<'a> {
-    transaction_id: &'a str,
-    partition_id: &'a str,
-    lease_id: Option<&'a str>,
-    #[serde(borrow)]
-    data: &'a serde_json::value::RawValue,
-}
-
-/// The ack body a consumer sends for what it read: (transaction id,
-/// partition id, lease id) of each message, all completed.
-fn ack_body<'a, P: std::fmt::Display>(read: impl Iterator<Item = (&'a str, P, &'a str)>) -> String {
-    let mut acks = String::from("[");
-    for (i, (txn, pid, lease)) in read.enumerate() {
-        if i > 0 {
-            acks.push(',');
-        }
-        let txn = serde_json::to_string(txn).unwrap();
-        acks.push_str(&format!(
-            "{{\"transactionId\":{txn},\"partitionId\":\"{pid}\",\"leaseId\":\"{lease}\"}}"
-        ));
-    }
-    acks.push(']');
-    acks
-}
-
-fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
-    let queue = queue.to_owned();
-    b.run(move |_| {
-        let queue = queue.clone();
+fn queen_pop_ack(b: &Bench, secs: f64, queue: &str, batch: i32) -> (u64, f64) {
+    b.run(secs, |_| {
         move |c: &mut Conn| {
             // The answer read as json, as pgmq's messages are read below.
             let row = c.query_one(
@@ -440,21 +226,8 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
             if popped.messages.is_empty() {
                 return 0;
             }
-            std::hint::black_box(
-                popped
-                    .messages
-                    .iter()
-                    .map(|m| m.data.get().len())
-                    .sum::<usize>(),
-            );
-            let acks = ack_body(popped.messages.iter().map(|m| {
-                (
-                    m.transaction_id,
-                    m.partition_id,
-                    m.lease_id.unwrap_or_default(),
-                )
-            }));
-            c.execute("SELECT queen.ack_text($1)", &[&acks]);
+            std::hint::black_box(popped.data_len());
+            c.execute("SELECT queen.ack_text($1)", &[&popped.acks()]);
             popped.messages.len() as u64
         }
     })
@@ -463,12 +236,10 @@ fn queen_pop_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
 /// The same consumer reading framed pops (QPF1, as queen-mq's frames
 /// consumer does): the stored segments come as they are and the client
 /// decompresses them and reads each frame's transaction id and payload.
-fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
+fn queen_pop_frames_ack(b: &Bench, secs: f64, queue: &str, batch: i32) -> (u64, f64) {
     use queen_frames::frame::FrameIter;
     use queen_frames::pop_body::{decode_pop_answer, CODEC_RAW};
-    let queue = queue.to_owned();
-    b.run(move |_| {
-        let queue = queue.clone();
+    b.run(secs, |_| {
         move |c: &mut Conn| {
             let row = c.query_one(
                 "SELECT queen.pop_frames($1, NULL, NULL, $2, '{}')",
@@ -518,10 +289,8 @@ fn queen_pop_frames_ack(b: &Bench, queue: &str, batch: i32) -> (u64, f64) {
 /// `relaxed`: the consumer's session commits without waiting for the WAL
 /// flush (`synchronous_commit = off`), the durability queen's pop and ack
 /// commits have by default.
-fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32, relaxed: bool) -> (u64, f64) {
-    let queue = queue.to_owned();
-    b.run(move |_| {
-        let queue = queue.clone();
+fn pgmq_pop_ack(b: &Bench, secs: f64, queue: &str, batch: i32, relaxed: bool) -> (u64, f64) {
+    b.run(secs, |_| {
         let mut set_up = !relaxed;
         move |c: &mut Conn| {
             if !set_up {
@@ -549,15 +318,9 @@ fn pgmq_pop_ack(b: &Bench, queue: &str, batch: i32, relaxed: bool) -> (u64, f64)
     })
 }
 
-fn scalar(c: &mut Client, sql: &str) -> i64 {
-    c.query_one(sql, &[]).unwrap().get(0)
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
-    let dsn = args
-        .next()
-        .unwrap_or_else(|| "host=127.0.0.1 port=6534 user=postgres dbname=queen".into());
+    let dsn = dsn_or_default(args.next());
     let secs: f64 = args
         .next()
         .map(|s| s.parse().expect("seconds"))
@@ -571,23 +334,14 @@ fn main() {
         conns,
     };
 
-    // pgmq from the crate's embedded install SQL, in the same database.
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .connect(&format!(
-                "postgres:///queen?host=127.0.0.1&port={}&user=postgres",
-                port_of(&dsn)
-            ))
-            .await
-            .expect("sqlx connect");
-        pgmq::install::install_sql_from_embedded(&pool)
-            .await
-            .expect("pgmq install");
-    });
-    let mut c = b.connect();
-    c.batch_execute("DROP TABLE IF EXISTS bench_ceiling; CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, blob bytea); ALTER TABLE bench_ceiling ALTER COLUMN blob SET STORAGE EXTERNAL;").unwrap();
+    install_pgmq(&dsn);
+    let mut c = connect(&b.dsn);
+    c.batch_execute(
+        "DROP TABLE IF EXISTS bench_ceiling;
+         CREATE TABLE bench_ceiling (id bigserial PRIMARY KEY, blob bytea);
+         ALTER TABLE bench_ceiling ALTER COLUMN blob SET STORAGE EXTERNAL;",
+    )
+    .unwrap();
     for batch in [1, 100, 1000] {
         for q in [format!("bench_push_{batch}"), format!("bench_pop_{batch}")] {
             let _ = c.execute("SELECT pgmq.drop_queue($1)", &[&q]);
@@ -610,7 +364,10 @@ fn main() {
         };
         pop_cells(&b, &mut c, &batches);
     }
-    println!("\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, pop+ack b100 >= 3x pgmq, disk <= 0.3x pgmq");
+    println!(
+        "\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, \
+         pop+ack b100 >= 3x pgmq, disk <= 0.3x pgmq"
+    );
 }
 
 fn push_cells(b: &Bench, c: &mut Client) {
@@ -635,21 +392,22 @@ fn push_cells(b: &Bench, c: &mut Client) {
         let bin_q = |p: usize| format!("bench_bin_{batch}_{p}");
         let packed_q = |p: usize| format!("bench_packed_{batch}_{p}");
         let cells: Vec<Cell<'_>> = vec![
-            Box::new(|b| ceiling_push(b, batch)),
-            Box::new(|b| pgmq_push(b, &pgmq_q, batch)),
-            Box::new(|b| queen_push(b, &json_q(1), batch, 1, false)),
-            Box::new(|b| queen_push_binary(b, &bin_q(1), batch, 1, false)),
-            Box::new(|b| queen_push_binary(b, &packed_q(1), batch, 1, true)),
-            Box::new(|b| queen_push(b, &json_q(16), batch, 16, false)),
-            Box::new(|b| queen_push_binary(b, &bin_q(16), batch, 16, false)),
-            Box::new(|b| queen_push_binary(b, &packed_q(16), batch, 16, true)),
+            Box::new(|s| ceiling_push(b, s, batch)),
+            Box::new(|s| pgmq_push(b, s, &pgmq_q, batch)),
+            Box::new(|s| queen_push(b, s, &json_q(1), batch, 1, false)),
+            Box::new(|s| queen_push_binary(b, s, &bin_q(1), batch, 1, false)),
+            Box::new(|s| queen_push_binary(b, s, &packed_q(1), batch, 1, true)),
+            Box::new(|s| queen_push(b, s, &json_q(16), batch, 16, false)),
+            Box::new(|s| queen_push_binary(b, s, &bin_q(16), batch, 16, false)),
+            Box::new(|s| queen_push_binary(b, s, &packed_q(16), batch, 16, true)),
         ];
-        let rates = interleave(b, &cells);
+        let rates = interleave(b.secs, &cells);
         let (ceiling, pgmq) = (rates[0], rates[1]);
         for (k, partitions) in [1usize, 16].into_iter().enumerate() {
             let (queen, binary, packed) = (rates[2 + 3 * k], rates[3 + 3 * k], rates[4 + 3 * k]);
             println!(
-                "{:<26} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>8.2} {:>8.2}",
+                "{:<26} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>10.0} \
+                 {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>8.2} {:>8.2}",
                 format!("batch {batch}, {partitions} partition(s)"),
                 queen,
                 binary,
@@ -674,7 +432,8 @@ fn push_cells(b: &Bench, c: &mut Client) {
     );
     let queen_bytes = scalar(
         c,
-        "SELECT (pg_total_relation_size('queen.log_segments') + pg_total_relation_size('queen.log_txns'))::int8",
+        "SELECT (pg_total_relation_size('queen.log_segments')
+                 + pg_total_relation_size('queen.log_txns'))::int8",
     );
     let mut pgmq_msgs = 0i64;
     let mut pgmq_bytes = 0i64;
@@ -698,13 +457,14 @@ fn push_cells(b: &Bench, c: &mut Client) {
     // Transaction ids of the caller's own are checked against the dedup
     // window on every push (after the disk figure: their index is extra).
     let cells: Vec<Cell<'_>> = vec![
-        Box::new(|b| queen_push(b, "bench_ids_100", 100, 16, true)),
-        Box::new(|b| queen_push(b, "bench_noids_100", 100, 16, false)),
-        Box::new(|b| pgmq_push(b, "bench_push_100", 100)),
+        Box::new(|s| queen_push(b, s, "bench_ids_100", 100, 16, true)),
+        Box::new(|s| queen_push(b, s, "bench_noids_100", 100, 16, false)),
+        Box::new(|s| pgmq_push(b, s, "bench_push_100", 100)),
     ];
-    let rates = interleave(b, &cells);
+    let rates = interleave(b.secs, &cells);
     println!(
-        "\npush with transaction ids, batch 100, 16 partitions: {:.0} msgs/s, {:.2}x the same push without ids ({:.0}), {:.2}x pgmq ({:.0})",
+        "\npush with transaction ids, batch 100, 16 partitions: {:.0} msgs/s, \
+         {:.2}x the same push without ids ({:.0}), {:.2}x pgmq ({:.0})",
         rates[0],
         rates[0] / rates[1],
         rates[1],
@@ -741,12 +501,15 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         let mut left = queen_backlog.max(pgmq_backlog);
         while left > 0 {
             let n = left.min(1000);
-            let msgs = batch_of(&mut rng, n);
+            let msgs = order_events(&mut rng, n);
             if left <= queen_backlog {
                 let items: Vec<Value> = msgs
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| json!({"queue": qname, "partition": format!("p{}", (left + i) % 16), "payload": p}))
+                    .map(|(i, p)| {
+                        let partition = format!("p{}", (left + i) % 16);
+                        push_item(&qname, Some(&partition), p.clone())
+                    })
                     .collect();
                 c.execute("SELECT queen.push($1)", &[&Value::Array(items)])
                     .unwrap();
@@ -761,12 +524,12 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         c.batch_execute("VACUUM ANALYZE").unwrap();
         c.batch_execute("CHECKPOINT").unwrap();
         let cells: Vec<Cell<'_>> = vec![
-            Box::new(|b| queen_pop_ack(b, &qname, batch)),
-            Box::new(|b| queen_pop_frames_ack(b, &qname, batch)),
-            Box::new(|b| pgmq_pop_ack(b, &qname, batch, false)),
-            Box::new(|b| pgmq_pop_ack(b, &qname, batch, true)),
+            Box::new(|s| queen_pop_ack(b, s, &qname, batch)),
+            Box::new(|s| queen_pop_frames_ack(b, s, &qname, batch)),
+            Box::new(|s| pgmq_pop_ack(b, s, &qname, batch, false)),
+            Box::new(|s| pgmq_pop_ack(b, s, &qname, batch, true)),
         ];
-        let rates = interleave(b, &cells);
+        let rates = interleave(b.secs, &cells);
         let (json, frames, pgmq, pgmq_relaxed) = (rates[0], rates[1], rates[2], rates[3]);
         println!(
             "{:<28} {:>12.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2}",
@@ -786,9 +549,11 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         );
         let queen_left: i64 = c
             .query_one(
-                "SELECT COALESCE(sum(p.last_offset - GREATEST(COALESCE(lc.committed, -1), p.log_start - 1)), 0)::int8
+                "SELECT COALESCE(sum(p.last_offset
+                         - GREATEST(COALESCE(lc.committed, -1), p.log_start - 1)), 0)::int8
                    FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-                   LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = '__QUEUE_MODE__'
+                   LEFT JOIN queen.log_consumers lc
+                          ON lc.partition_id = p.id AND lc.consumer_group = '__QUEUE_MODE__'
                   WHERE q.name = $1",
                 &[&qname],
             )
@@ -805,6 +570,26 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
     }
 }
 
+/// Installs pgmq from the crate's embedded install SQL, in the same
+/// database (queen on the host and port of `dsn`).
+fn install_pgmq(dsn: &str) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect(&format!(
+                "postgres:///queen?host=127.0.0.1&port={}&user=postgres",
+                port_of(dsn)
+            ))
+            .await
+            .expect("sqlx connect");
+        pgmq::install::install_sql_from_embedded(&pool)
+            .await
+            .expect("pgmq install");
+    });
+}
+
+/// The port `dsn` names (5432 when it names none).
 fn port_of(dsn: &str) -> String {
     dsn.split_whitespace()
         .find_map(|kv| kv.strip_prefix("port="))
