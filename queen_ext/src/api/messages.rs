@@ -5,10 +5,12 @@ use pgrx::prelude::*;
 
 use super::{optional, required, required_text};
 use crate::catalog::readers;
-use crate::engine::{ack, binary, pop, push, transaction};
+use crate::engine::{ack, pop, push, transaction};
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::wire::binary;
 use crate::wire::datum::{JsonOut, JsonbArg};
+use crate::wire::push as push_wire;
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
 /// traceId}]` or `{"items": [...]}`); answers one result per item.
@@ -23,9 +25,9 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 #[pg_extern]
 fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = items.unwrap_or_else(|| errors::invalid("items", "is required"));
-    let groups = push::parse_items(body);
+    let groups = push_wire::parse_items(body);
     let out = spi::spi(|client| push::push_groups(client, &groups, producer, true));
-    JsonOut(push::answers_json(&out))
+    JsonOut(push_wire::answers_json(&out))
 }
 
 /// Pushes a binary push body (QPB1, content type application/x-queen-push).
@@ -43,7 +45,7 @@ fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) ->
             "error": 0,
         }));
     }
-    JsonOut(push::answers_json(&out))
+    JsonOut(push_wire::answers_json(&out))
 }
 
 fn pop_request(

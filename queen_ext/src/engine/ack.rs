@@ -13,7 +13,6 @@ use pgrx::spi::SpiClient;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::catalog::QUEUE_MODE;
 use crate::engine::dlq;
 use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
@@ -21,6 +20,7 @@ use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
 use crate::wire::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
+use crate::wire::QUEUE_MODE;
 
 /// One byte of lease state per offset of a leased batch.
 const OPEN: u8 = 0;

@@ -270,7 +270,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 queue: spi::col(&r, "queue"),
                 partition: spi::col(&r, "partition"),
                 partition_id: spi::col::<i64>(&r, "partition_id").to_string(),
-                consumer_group: (group != crate::catalog::QUEUE_MODE).then_some(group),
+                consumer_group: (group != crate::wire::QUEUE_MODE).then_some(group),
                 offset: spi::col(&r, "message_offset"),
                 transaction_id: spi::col(&r, "transaction_id"),
                 message_id: spi::opt(&r, "message_id"),
@@ -447,9 +447,9 @@ pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
 /// Re-pushes dead letters into their partitions (under their transaction
 /// ids, past deduplication) and removes their rows. Answers what was retried.
 pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
-    let mut groups: Vec<crate::engine::push::GroupIn> = Vec::new();
+    let mut groups: Vec<crate::wire::push::GroupIn> = Vec::new();
     for (index, row) in rows.iter().enumerate() {
-        let item = crate::engine::push::ItemIn {
+        let item = crate::wire::push::ItemIn {
             index,
             txn: Some(row.transaction_id.clone()),
             trace: row
@@ -465,7 +465,7 @@ pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
             .find(|g| g.queue == row.queue && g.partition == row.partition)
         {
             Some(g) => g.items.push(item),
-            None => groups.push(crate::engine::push::GroupIn {
+            None => groups.push(crate::wire::push::GroupIn {
                 queue: row.queue.clone(),
                 partition: row.partition.clone(),
                 items: vec![item],

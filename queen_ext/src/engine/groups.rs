@@ -4,10 +4,10 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::catalog::QUEUE_MODE;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
+use crate::wire::QUEUE_MODE;
 
 /// Every consumer group with, per queue, its partitions and lag (messages
 /// kept past its cursors).

@@ -3,7 +3,6 @@
 //! the soft commit.
 
 pub mod ack;
-pub mod binary;
 pub mod dlq;
 pub mod groups;
 pub mod pop;

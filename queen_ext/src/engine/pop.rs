@@ -11,7 +11,6 @@ use queen_frames::pop_body::{PopAnswer, PopClaim, PopRecord, CODEC_ZSTD};
 use serde_json::Value;
 
 use crate::catalog::queues;
-use crate::catalog::QUEUE_MODE;
 use crate::engine::segments::{self, Scan, Segment};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;
@@ -20,6 +19,7 @@ use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
 use crate::query;
 use crate::wire::json::{check_name, Obj};
+use crate::wire::QUEUE_MODE;
 
 /// How a new consumer group's cursor starts on a partition.
 #[derive(Debug, Clone, PartialEq, Eq)]

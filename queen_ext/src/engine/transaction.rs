@@ -14,11 +14,12 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use crate::engine::ack::{self, AckIn};
-use crate::engine::push::{self, GroupIn};
+use crate::engine::push;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
 use crate::wire::json::{parse_uuid, Obj};
+use crate::wire::push::{self as push_wire, GroupIn};
 
 /// One operation of the body, in request order.
 enum Op {
@@ -182,7 +183,7 @@ pub fn transaction(
     let mut groups: Vec<GroupIn> = if push_items.is_empty() {
         Vec::new()
     } else {
-        push::items_from_values(&push_items)
+        push_wire::items_from_values(&push_items)
     };
     for g in binary.iter_mut() {
         g.items.iter_mut().for_each(|it| it.index += json_items);
@@ -220,7 +221,7 @@ pub fn transaction(
 /// reads it.
 struct Done<'a> {
     plan: &'a [Op],
-    pushed: &'a [push::ItemOut],
+    pushed: &'a [push_wire::ItemOut],
     acked: &'a [ack::AckOut],
     /// Pushed items that came as JSON (the binary body's pushes follow).
     json_items: usize,
@@ -257,7 +258,7 @@ fn answer(d: &Done<'_>, counts_only: bool, kv_results: Vec<Value>, timers: Vec<V
 /// of a binary body.
 fn in_request_order(
     plan: &[Op],
-    pushed: &[push::ItemOut],
+    pushed: &[push_wire::ItemOut],
     acked: &[ack::AckOut],
     json_items: usize,
 ) -> Vec<Value> {
@@ -277,7 +278,7 @@ fn in_request_order(
 }
 
 /// A pushed item's entry in the flat results.
-fn push_result(r: &push::ItemOut) -> Value {
+fn push_result(r: &push_wire::ItemOut) -> Value {
     let mut v = r.to_json();
     v["type"] = json!("push");
     v

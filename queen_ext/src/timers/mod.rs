@@ -5,12 +5,12 @@ pub mod wake;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::catalog::DEFAULT_PARTITION;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
 use crate::query;
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
+use crate::wire::DEFAULT_PARTITION;
 
 /// Schedules (upserts) a timer; with `only_existing` it reschedules one
 /// that exists and answers `absent` otherwise. Answers the op's result.

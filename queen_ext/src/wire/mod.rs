@@ -2,6 +2,15 @@
 //! the field) and out (fast writers beside their serde twins), and the datum
 //! types the functions take and answer.
 
+pub mod binary;
 pub mod datum;
 pub mod json;
 pub mod payload;
+pub mod push;
+
+/// The consumer group of queue-mode pops and acks (no group named): its
+/// cursors are the queue's own.
+pub const QUEUE_MODE: &str = "__QUEUE_MODE__";
+
+/// The partition a message goes to when its push names none.
+pub const DEFAULT_PARTITION: &str = "Default";

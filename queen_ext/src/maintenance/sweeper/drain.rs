@@ -6,10 +6,11 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use super::worker::Settings;
-use crate::engine::push::{self, GroupIn, ItemIn};
+use crate::engine::push;
 use crate::maintenance::unit::{Failure, Inline, Runner};
 use crate::pg::spi::{self, exec, exec_custom};
 use crate::query;
+use crate::wire::push::{GroupIn, ItemIn};
 
 /// A claimed timer as fired: queue, timer key, partition, payload,
 /// transaction id, lateness (ms) and message id.

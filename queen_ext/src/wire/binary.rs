@@ -5,10 +5,10 @@
 use queen_frames::push_body::{decode_push_body_within, decode_txn_body, GroupMessages, PushGroup};
 use queen_frames::{parse_frames, FrameError, FLAG_ENCRYPTED};
 
-use crate::engine::push::{GroupIn, ItemIn};
 use crate::pg::errors;
 use crate::wire::json::check_name;
 use crate::wire::payload::{check_json, exceeded, Inflate};
+use crate::wire::push::{GroupIn, ItemIn};
 
 /// Parses a QPB1 body; returns the groups and whether the caller asked for
 /// counts only.
