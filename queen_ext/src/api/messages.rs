@@ -8,6 +8,7 @@ use crate::catalog::readers;
 use crate::engine::{ack, pop, push, transaction};
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::wire::ack as ack_wire;
 use crate::wire::binary;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::push as push_wire;
@@ -121,9 +122,9 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 #[pg_extern]
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let text = acks.unwrap_or_else(|| errors::invalid("acks", "is required"));
-    let parsed = ack::parse_acks_text(text);
+    let parsed = ack_wire::parse_acks_text(text);
     let out = spi::spi(|client| ack::ack_in_call(client, &parsed));
-    JsonOut(ack::answers_json(&out))
+    JsonOut(ack_wire::answers_json(&out))
 }
 
 /// Extends a lease by `seconds` (NULL: each queue's lease time).

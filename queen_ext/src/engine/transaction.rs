@@ -13,11 +13,12 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::engine::ack::{self, AckIn};
+use crate::engine::ack;
 use crate::engine::push;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
+use crate::wire::ack::{self as ack_wire, AckIn};
 use crate::wire::json::{parse_uuid, Obj};
 use crate::wire::push::{self as push_wire, GroupIn};
 
@@ -89,7 +90,7 @@ fn parse(body: &Value, binary_pushes: bool) -> Parsed {
             }
             "ack" => {
                 plan.push(Op::Ack(acks.len()));
-                acks.push(ack::parse_one(op, &path, acks.len(), None));
+                acks.push(ack_wire::parse_one(op, &path, acks.len(), None));
             }
             other => errors::invalid(
                 &o.field("type"),
@@ -222,7 +223,7 @@ pub fn transaction(
 struct Done<'a> {
     plan: &'a [Op],
     pushed: &'a [push_wire::ItemOut],
-    acked: &'a [ack::AckOut],
+    acked: &'a [ack_wire::AckOut],
     /// Pushed items that came as JSON (the binary body's pushes follow).
     json_items: usize,
     /// Pushed items and acks: where the riders' indexes start under
@@ -259,7 +260,7 @@ fn answer(d: &Done<'_>, counts_only: bool, kv_results: Vec<Value>, timers: Vec<V
 fn in_request_order(
     plan: &[Op],
     pushed: &[push_wire::ItemOut],
-    acked: &[ack::AckOut],
+    acked: &[ack_wire::AckOut],
     json_items: usize,
 ) -> Vec<Value> {
     let mut results = Vec::new();

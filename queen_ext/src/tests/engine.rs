@@ -191,7 +191,7 @@ mod tests {
 
     #[pg_test]
     fn typed_ack_reading_agrees_with_the_value_tree() {
-        use crate::engine::ack::{parse_acks, parse_typed};
+        use crate::wire::ack::{parse_acks, parse_typed};
         let lease = "0192d4c1-7a3b-7cde-8f01-23456789abcd";
         let taken = [
             json!([{"transactionId": "t1", "partitionId": 7}]),

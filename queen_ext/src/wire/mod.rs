@@ -2,6 +2,7 @@
 //! the field) and out (fast writers beside their serde twins), and the datum
 //! types the functions take and answer.
 
+pub mod ack;
 pub mod binary;
 pub mod datum;
 pub mod json;
