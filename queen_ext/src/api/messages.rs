@@ -11,6 +11,7 @@ use crate::pg::spi;
 use crate::wire::ack as ack_wire;
 use crate::wire::binary;
 use crate::wire::datum::{JsonOut, JsonbArg};
+use crate::wire::pop as pop_wire;
 use crate::wire::push as push_wire;
 
 /// Pushes Queen's push items (`[{queue, partition, payload, transactionId,
@@ -55,9 +56,9 @@ fn pop_request(
     consumer_group: Option<&str>,
     batch: Option<i32>,
     options: Option<JsonbArg>,
-) -> pop::PopRequest {
+) -> pop_wire::PopRequest {
     let options = optional("options", options);
-    pop::PopRequest::parse(
+    pop_wire::PopRequest::parse(
         queue,
         partition,
         consumer_group,

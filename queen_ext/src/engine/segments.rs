@@ -1,24 +1,13 @@
-//! Reading segments back: rows of `queen.log_segments`, decompressed and
-//! walked frame by frame.
+//! Reading segments back: rows of `queen.log_segments` loaded by base
+//! offset, the one covering an offset, and the scans a pop reads (the
+//! segment itself, decompressed and walked frame by frame, is
+//! `wire::segment`).
 
 use pgrx::spi::SpiClient;
-use queen_frames::frame::FrameIter;
-use queen_frames::FrameRef;
 
-use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
-
-/// One stored segment row.
-pub struct Segment {
-    pub base_offset: i64,
-    pub end_offset: i64,
-    pub count: i32,
-    pub created_at_us: i64,
-    /// The stored zstd frame.
-    pub blob: Vec<u8>,
-    raw: std::cell::OnceCell<Vec<u8>>,
-}
+use crate::wire::segment::Segment;
 
 impl Segment {
     fn from_row(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Segment {
@@ -34,25 +23,7 @@ impl Segment {
             count: spi::col(row, "frame_count"),
             created_at_us: spi::col(row, "created_us"),
             blob: spi::col(row, "blob"),
-            raw: std::cell::OnceCell::new(),
-        })
-    }
-
-    /// The decompressed frames' bytes.
-    pub fn raw(&self) -> &[u8] {
-        self.raw.get_or_init(|| {
-            queen_frames::decompress_segment(&self.blob, queen_frames::MAX_SEGMENT_RAW_BYTES)
-                .unwrap_or_else(|e| {
-                    errors::corrupt(format!("segment at offset {}: {e}", self.base_offset))
-                })
-        })
-    }
-
-    /// Its frames, in offset order.
-    pub fn frames(&self) -> impl Iterator<Item = FrameRef<'_>> {
-        let base = self.base_offset;
-        FrameIter::new(self.raw(), self.count as u32).map(move |f| {
-            f.unwrap_or_else(|e| errors::corrupt(format!("segment at offset {base}: {e}")))
+            raw: Default::default(),
         })
     }
 }

@@ -7,7 +7,9 @@ pub mod binary;
 pub mod datum;
 pub mod json;
 pub mod payload;
+pub mod pop;
 pub mod push;
+pub mod segment;
 
 /// The consumer group of queue-mode pops and acks (no group named): its
 /// cursors are the queue's own.
