@@ -132,7 +132,8 @@ fn ack_text(acks: Option<&str>) -> JsonOut {
 #[pg_extern]
 fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonOut {
     let lease_id = lease_id.unwrap_or_else(|| errors::invalid("lease_id", "is required"));
-    JsonOut::of(&spi::spi(|client| ack::renew(client, lease_id, seconds)))
+    let lease_id = ack_wire::parse_renew(lease_id, seconds);
+    JsonOut::of(&spi::spi(|client| ack::renew(client, lease_id, seconds)).to_json())
 }
 
 /// Pushes and acks, all or nothing.

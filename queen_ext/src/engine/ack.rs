@@ -10,16 +10,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pgrx::spi::SpiClient;
-use serde_json::{json, Value};
 
 use crate::engine::dlq;
 use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
-use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
-use crate::wire::ack::{AckIn, AckOut, Status};
-use crate::wire::json::parse_uuid;
+use crate::wire::ack::{AckIn, AckOut, Renewed, Status};
 
 /// One byte of lease state per offset of a leased batch.
 const OPEN: u8 = 0;
@@ -484,41 +481,22 @@ fn settle(
 
 /// Extends every partition lease held under `lease_id`, by `seconds` or by
 /// each queue's lease time.
-pub fn renew(client: &mut SpiClient<'_>, lease_id: &str, seconds: Option<i32>) -> Value {
-    let id = parse_uuid("lease_id", lease_id);
-    if let Some(s) = seconds {
-        if s <= 0 {
-            errors::invalid("seconds", format!("{s} must be at least 1"));
-        }
-    }
+pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i32>) -> Renewed {
     let rows = exec(
         client,
         query!("ack_renew"),
         &[spi::UUID, spi::INT4],
         &[
-            pgrx::Uuid::from_bytes(*id.as_bytes()).into(),
+            pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
             seconds.into(),
         ],
     );
     let expiries: Vec<i64> = rows
         .map(|r| spi::col::<i64>(&r, "lease_expires_us"))
         .collect();
-    let renewed = expiries.len();
-    let expires = expiries
-        .iter()
-        .max()
-        .map(|us| crate::pg::time::micros_to_iso(*us));
-    let mut v = json!({
-        "leaseId": id.to_string(),
-        "success": renewed > 0,
-        "renewed": renewed,
-        "newExpiresAt": expires,
-        "expiresAt": expires,
-    });
-    if renewed == 0 {
-        v["error"] = Value::String(format!(
-            "lease {id} is not held (expired, released by an ack, or never existed)"
-        ));
+    Renewed {
+        lease_id,
+        renewed: expiries.len(),
+        expires_us: expiries.iter().max().copied(),
     }
-    v
 }

@@ -1040,4 +1040,40 @@ mod tests {
     fn configure_wrong_type_is_refused() {
         js("SELECT queen.configure('c', '{\"leaseTime\": \"long\"}')");
     }
+
+    /// A transaction reads its push items as a push reads them: an item
+    /// that is not an object is refused (or read) the same way.
+    #[pg_test]
+    fn a_transaction_reads_push_items_as_a_push_does() {
+        let txn = |items: Value| {
+            js(&format!(
+                "SELECT queen.transaction('{}')",
+                json!({"operations": [{"type": "push", "items": items}]})
+            ))
+        };
+        let res = txn(json!([["tq", "tp", {"a": 1}]]));
+        assert_eq!(res["success"], true, "{res}");
+        let pushed = push(json!([["tq", "tp", {"a": 2}]]));
+        assert_eq!(pushed[0]["status"], "queued", "{pushed}");
+        let p = pop("tq", None, 10, json!({}));
+        let datas: Vec<&Value> = p["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["data"])
+            .collect();
+        assert_eq!(datas, [&json!({"a": 1}), &json!({"a": 2})]);
+        let refused = |sql: String| {
+            crate::maintenance::unit::in_subtransaction(|| Spi::run(&sql).unwrap())
+                .expect_err("refused")
+        };
+        let one = refused(format!(
+            "SELECT queen.transaction('{}')",
+            json!({"operations": [{"type": "push", "items": [[]]}]})
+        ));
+        let other = refused(format!("SELECT queen.push_text('{}')", json!([[]])));
+        assert_eq!(one, other);
+        assert_eq!(one.0, "22023", "{one:?}");
+        assert!(one.1.contains("items[0].queue"), "{one:?}");
+    }
 }

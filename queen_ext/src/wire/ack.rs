@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::pg::errors;
 use crate::wire::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
@@ -327,4 +327,46 @@ pub fn parse_acks(body: &Value) -> Vec<AckIn> {
         .enumerate()
         .map(|(i, v)| parse_one(v, &format!("acknowledgments[{i}]"), i, group))
         .collect()
+}
+
+/// A lease renewal's arguments, checked: the lease id and the seconds
+/// (None: each queue's lease time).
+pub fn parse_renew(lease_id: &str, seconds: Option<i32>) -> uuid::Uuid {
+    let id = parse_uuid("lease_id", lease_id);
+    if let Some(s) = seconds {
+        if s <= 0 {
+            errors::invalid("seconds", format!("{s} must be at least 1"));
+        }
+    }
+    id
+}
+
+/// What a lease renewal did.
+pub struct Renewed {
+    pub lease_id: uuid::Uuid,
+    /// The cursors whose lease was extended.
+    pub renewed: usize,
+    /// The latest new expiry, in µs since the Unix epoch.
+    pub expires_us: Option<i64>,
+}
+
+impl Renewed {
+    /// The renewal's answer.
+    pub fn to_json(&self) -> Value {
+        let expires = self.expires_us.map(crate::pg::time::micros_to_iso);
+        let mut v = json!({
+            "leaseId": self.lease_id.to_string(),
+            "success": self.renewed > 0,
+            "renewed": self.renewed,
+            "newExpiresAt": expires,
+            "expiresAt": expires,
+        });
+        if self.renewed == 0 {
+            v["error"] = Value::String(format!(
+                "lease {} is not held (expired, released by an ack, or never existed)",
+                self.lease_id
+            ));
+        }
+        v
+    }
 }

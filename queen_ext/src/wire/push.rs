@@ -214,15 +214,16 @@ pub fn parse_items(body: &str) -> Vec<GroupIn> {
 /// The push items of a transaction's operations, already parsed: the same
 /// checks, errors and groups as [`parse_items`] over the same items as text.
 pub fn items_from_values(items: &[Value]) -> Vec<GroupIn> {
-    let objects: Vec<&serde_json::Map<String, Value>> = items
+    match items
         .iter()
-        .enumerate()
-        .map(|(index, v)| {
-            v.as_object()
-                .unwrap_or_else(|| errors::wrong_type(&format!("items[{index}]"), "a JSON object"))
-        })
-        .collect();
-    group_items(objects)
+        .map(Value::as_object)
+        .collect::<Option<Vec<_>>>()
+    {
+        Some(objects) => group_items(objects),
+        // An item that is not an object is read as the text path reads it
+        // (a short array by position, anything else refused), from its text.
+        None => parse_items(&serde_json::to_string(items).expect("items serialize")),
+    }
 }
 
 /// Where a push item's fields are read from: the raw text of a body, or an
