@@ -70,7 +70,7 @@ fn lock_consumer(
                 lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
                 lease_start: spi::opt::<i64>(&row, "lease_start").unwrap_or(0),
                 lease_end: spi::opt::<i64>(&row, "lease_end").unwrap_or(-1),
-                state: row.get::<Vec<u8>>(5).unwrap().unwrap_or_default(),
+                state: spi::opt::<Vec<u8>>(&row, "lease_state").unwrap_or_default(),
                 head_offset: spi::opt(&row, "head_offset"),
                 head_attempts: spi::col(&row, "head_attempts"),
                 retry_limit: spi::col(&row, "retry_limit"),
@@ -78,7 +78,7 @@ fn lock_consumer(
             });
         }
         if let Some(base) = spi::opt::<i64>(&row, "base_offset") {
-            covering.push((base, row.get::<Vec<Option<i64>>>(12).unwrap().unwrap()));
+            covering.push((base, spi::col::<Vec<Option<i64>>>(&row, "txn_hashes")));
         }
     }
     consumer.map(|c| (c, covering))
@@ -134,7 +134,7 @@ fn resolve<'a>(
     let rows = rows.map(|row| {
         (
             spi::col::<i64>(&row, "base_offset"),
-            row.get::<Vec<Option<i64>>>(2).unwrap().unwrap(),
+            spi::col::<Vec<Option<i64>>>(&row, "txn_hashes"),
         )
     });
     // The newest occurrence wins: a message pushed again under its id (a
