@@ -73,6 +73,26 @@ fn parse(body: &Value, binary_pushes: bool) -> Parsed {
     if ops.is_empty() && timer_ops.is_empty() && kv_ops.is_empty() && !binary_pushes {
         errors::invalid("operations", "must not be empty");
     }
+    let (push_items, mut acks, plan) = operations(ops);
+    let leases = required_leases(leases);
+    if leases.len() == 1 {
+        for a in acks.iter_mut().filter(|a| a.lease_id.is_none()) {
+            a.lease_id = Some(leases[0]);
+        }
+    }
+    Parsed {
+        kv_ops,
+        timer_ops,
+        push_items,
+        acks,
+        plan,
+        leases,
+    }
+}
+
+/// The operations in request order: the JSON push items flattened, the acks
+/// parsed, and the plan that points into both.
+fn operations(ops: &[Value]) -> (Vec<Value>, Vec<AckIn>, Vec<Op>) {
     let mut push_items: Vec<Value> = Vec::new();
     let mut acks: Vec<AckIn> = Vec::new();
     let mut plan: Vec<Op> = Vec::with_capacity(ops.len());
@@ -98,7 +118,12 @@ fn parse(body: &Value, binary_pushes: bool) -> Parsed {
             ),
         }
     }
-    let leases: Vec<uuid::Uuid> = leases
+    (push_items, acks, plan)
+}
+
+/// The lease ids the transaction requires to be held.
+fn required_leases(leases: Option<&Vec<Value>>) -> Vec<uuid::Uuid> {
+    leases
         .map(|l| {
             l.iter()
                 .enumerate()
@@ -108,20 +133,7 @@ fn parse(body: &Value, binary_pushes: bool) -> Parsed {
                 })
                 .collect()
         })
-        .unwrap_or_default();
-    if leases.len() == 1 {
-        for a in acks.iter_mut().filter(|a| a.lease_id.is_none()) {
-            a.lease_id = Some(leases[0]);
-        }
-    }
-    Parsed {
-        kv_ops,
-        timer_ops,
-        push_items,
-        acks,
-        plan,
-        leases,
-    }
+        .unwrap_or_default()
 }
 
 /// Refuses the transaction unless every required lease is held.
