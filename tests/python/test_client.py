@@ -22,6 +22,11 @@ async def test_health_and_create():
         queue = name("create")
         result = await q.queue(queue).config({"lease_time": 30}).create()
         assert result["options"]["leaseTime"] == 30
+        # What a user checks first, as Queen answers it.
+        assert result["configured"] is True
+        assert result["queue"] == queue
+        assert result["queueId"]
+        assert result["partitionId"] is None
         info = await q.admin.get_queue(queue)
         assert info["name"] == queue
 

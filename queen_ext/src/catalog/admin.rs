@@ -50,7 +50,11 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
     let stored = queues::find(client, queue).expect("configured queue exists");
     json!({
         "success": true,
+        "configured": true,
         "queue": queue,
+        "queueId": stored.id.to_string(),
+        "partitionId": null,
+        "storage": "segments",
         "namespace": stored.options.namespace,
         "task": stored.options.task,
         "created": created,

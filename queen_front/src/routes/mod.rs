@@ -131,7 +131,7 @@ pub fn router(state: AppState) -> Router {
 async fn no_route(method: Method, uri: Uri) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "not_found",
+        "no_such_route",
         format!("no route for {method} {}", uri.path()),
     )
 }

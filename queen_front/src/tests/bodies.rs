@@ -146,7 +146,7 @@ async fn an_unknown_route_is_a_json_404() {
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(
         answer.body,
-        json!({"success": false, "error": "no route for GET /api/v1/nothing/here", "code": "not_found"})
+        json!({"success": false, "error": "no route for GET /api/v1/nothing/here", "code": "no_such_route"})
     );
     let answer = send(&app(&[]), bare("POST", "/")).await;
     assert_eq!(answer.body["error"], "no route for POST /");
