@@ -250,3 +250,24 @@ async def test_binary_transaction_body():
         out = await q.queue(dst).batch(5).autopilot(False).wait(False).pop()
         assert [m["data"] for m in out] == ["a", "b"]
         assert (await q.kv.get(ns, "seen"))["value"] is True
+
+
+async def test_from_beginning_and_ok_are_queens_aliases():
+    async with Queen(URL) as q:
+        queue = name("alias")
+        await q.queue(queue).create()
+        await q.queue(queue).push([{"data": i} for i in range(3)])
+        msgs = await (
+            q.queue(queue)
+            .group("late")
+            .subscription_mode("from_beginning")
+            .batch(3)
+            .autopilot(False)
+            .wait(False)
+            .pop()
+        )
+        assert [m["data"] for m in msgs] == [0, 1, 2]
+        answer = await q.ack(msgs, "ok", {"group": "late"})
+        assert answer["success"], answer
+        again = await q.queue(queue).group("late").batch(3).autopilot(False).wait(False).pop()
+        assert again == []

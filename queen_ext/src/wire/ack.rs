@@ -24,7 +24,8 @@ impl Status {
     /// The status a name stands for; None for no status.
     fn from_name(s: &str) -> Option<Status> {
         match s {
-            "completed" | "success" => Some(Status::Completed),
+            // `acked` and `ok` are Queen's names for a completed message too.
+            "completed" | "success" | "acked" | "ok" => Some(Status::Completed),
             "failed" => Some(Status::Failed),
             "retry" => Some(Status::Retry),
             "dlq" => Some(Status::Dlq),

@@ -95,7 +95,8 @@ impl PopRequest {
                 }
                 Subscription::From(ts.to_owned())
             }
-            (None | Some("all") | Some(""), None) => Subscription::All,
+            // `from_beginning` is what Queen's own clients and tests send for all.
+            (None | Some("all") | Some("") | Some("from_beginning"), None) => Subscription::All,
             (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
             (Some(other), None) => errors::invalid(
                 &o.field("subscriptionMode"),
