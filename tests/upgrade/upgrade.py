@@ -197,11 +197,12 @@ def diff_sections(a, b, label_a, label_b):
 
 
 def compare(db_a, db_b, ignore_version=False):
-    """The schema differences of two databases ('' when none)."""
+    """The schema differences of two databases ('' when none), and the
+    first database's catalogue."""
     a, b = catalogue(db_a), catalogue(db_b)
     if ignore_version:
         a.pop("extension"), b.pop("extension")
-    return diff_sections(a, b, db_a, db_b)
+    return diff_sections(a, b, db_a, db_b), a
 
 
 # --- what the database holds, read before and after the update --------------
@@ -468,10 +469,9 @@ def main(db):
         if diff:
             print(diff)
         check(not diff, "every reader answers and every row reads as before the update")
-    diff = compare(db, FRESH_DB)
+    diff, sections = compare(db, FRESH_DB)
     if diff:
         print(diff)
-    sections = catalogue(db)
     check(not diff, "the updated schema equals a fresh install: "
           + ", ".join(f"{len(v)} {k}" for k, v in sections.items()))
     with connect(db) as c:
@@ -482,7 +482,7 @@ def main(db):
 if __name__ == "__main__":
     try:
         if len(sys.argv) == 4 and sys.argv[1] == "compare":
-            d = compare(sys.argv[2], sys.argv[3])
+            d, _ = compare(sys.argv[2], sys.argv[3])
             print(d or "no difference")
             sys.exit(1 if d else 0)
         if len(sys.argv) != 2:

@@ -23,8 +23,9 @@ pub struct QueueRow {
     pub options: QueueOptions,
 }
 
+/// [`DEFAULT_TENANT`] as a datum.
 pub fn default_tenant() -> pgrx::Uuid {
-    pgrx::Uuid::from_bytes(*uuid::Uuid::parse_str(DEFAULT_TENANT).unwrap().as_bytes())
+    pgrx::Uuid::from_bytes([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
 }
 
 /// The options keyed by column name, the shape jsonb_populate_record reads.

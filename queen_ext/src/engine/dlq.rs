@@ -111,6 +111,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
         return 0;
     }
     let offsets: Vec<i64> = narrow.iter().map(|(_, o)| *o).collect();
+    let wanted: std::collections::HashSet<i64> = offsets.iter().copied().collect();
     let bases: Vec<i64> = exec(
         client,
         query!("dlq_carry_forward_bases"),
@@ -123,7 +124,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
     for seg in segments::load(client, pid, &bases) {
         for (i, f) in seg.frames().enumerate() {
             let offset = seg.base_offset + i as i64;
-            if narrow.iter().any(|(_, o)| *o == offset) {
+            if wanted.contains(&offset) {
                 frames.insert(
                     offset,
                     (

@@ -30,11 +30,10 @@ pub async fn push(
     let producer = caller.subject;
     let answer = match body {
         WriteBody::Binary(body) => {
-            let body = body.to_vec();
             call(
                 &state,
                 "SELECT queen.push_binary($1, $2)",
-                &[&body, &producer],
+                &[&body.as_ref(), &producer],
             )
             .await?
         }

@@ -101,9 +101,3 @@ pub fn build(client: &mut SpiClient<'_>, cap: i64) -> WorkList {
     }
     list
 }
-
-/// The (partition, queue) the planner would visit in a phase, for tests and
-/// explain: kept here so the readers use the same plan as the cycle.
-pub fn due_in_phase(list: &WorkList, phase: usize) -> &[(i64, i64)] {
-    &list.phases[phase - 1]
-}

@@ -34,10 +34,7 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     .unwrap();
     let next: Option<i64> = spi::opt(&row, "next_in_ms");
     let due: i64 = spi::col(&row, "due");
-    let now_us = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
+    let now_us = crate::pg::time::wall_clock_us();
     // What a sweeper now knows of: a schedule earlier than this wakes it.
     crate::timers::wake::promised(next.map(|n| now_us + n * 1000));
     super::metrics::probed(due, next.map_or(0, |n| (-n).max(0)));
