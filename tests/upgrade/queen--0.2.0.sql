@@ -7,15 +7,10 @@ The ordering of items is not stable, it is driven by a dependency graph.
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:33
+-- queen_ext/src/lib.rs:21
 -- bootstrap
--- queen: the tables of the message log.
---
--- Applied by CREATE EXTENSION queen (the extension's install script includes
--- this file before any function). Every object lives in schema queen. The
--- defaults of the queue options live in Rust (queen_ext/src/options.rs); the
--- columns here carry none, so there is one place that says what an omitted
--- option means.
+-- queen: the bootstrap of CREATE EXTENSION queen: the schema must be the
+-- installer's, and the maintenance functions get a schema of their own.
 
 -- The schema must be the installer's: objects another role placed in it
 -- would run inside every call with the owner's rights.
@@ -34,6 +29,82 @@ $$;
 -- The maintenance steps, cycles and policy-free SQL helpers, apart from the
 -- public API: only queen_admin may run them by hand (sql/privileges.sql).
 CREATE SCHEMA queen_internal;
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:52
+-- requires:
+--   bootstrap
+
+-- queen: key/value rows, their usage and quotas.
+
+-- Key/value state: (ns, key) rows with a JSON value and a mandatory expiry
+-- ('infinity' when the writer declared forever). Versions come from one
+-- sequence, so a key's version only rises, across deletes too: a lock's
+-- fencing token is its row's version. Reads go through kv_live_v1, which
+-- hides a row from the first read after its expiry instant; the sweepers
+-- delete expired rows later (queen.kv_expire_every_ms), which only costs
+-- table size, and count the expired-but-present rows on every pass.
+CREATE SEQUENCE queen.kv_version_seq;
+CREATE TABLE queen.kv (
+    ns          text COLLATE "C" NOT NULL,
+    key         text COLLATE "C" NOT NULL,
+    value       jsonb NOT NULL,
+    version     bigint NOT NULL,
+    expires_at  timestamptz NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now(),
+    shard       smallint GENERATED ALWAYS AS ((hashtextextended(ns || '/' || key, 0) & 63)::smallint) STORED,
+    PRIMARY KEY (ns, key)
+) WITH (
+    -- Keys churn; truncation's ACCESS EXCLUSIVE would stall every read and
+    -- write. The price: the heap never gives pages back, so an unpruned
+    -- peak is permanent, which is why the prune counts what it leaves.
+    vacuum_truncate = off,
+    autovacuum_vacuum_scale_factor = 0.05,
+    autovacuum_vacuum_cost_delay = 0
+);
+-- The prune's and the expired count's 64 per-shard seeks. Keys that live
+-- forever are not in it.
+CREATE INDEX idx_kv_expiry ON queen.kv (shard, expires_at) WHERE expires_at < 'infinity';
+
+CREATE VIEW queen.kv_live_v1 AS
+SELECT ns, key, value, version,
+       CASE WHEN expires_at = 'infinity' THEN NULL ELSE expires_at END AS expires_at,
+       created_at, updated_at
+  FROM queen.kv
+ WHERE expires_at > statement_timestamp();
+
+-- Per-namespace usage, written by the sweepers' rollup
+-- (queen.kv_usage_every_ms); a gauge, not a ledger.
+CREATE TABLE queen.kv_usage (
+    ns              text COLLATE "C" PRIMARY KEY,
+    keys            bigint NOT NULL,
+    bytes           bigint NOT NULL,
+    expired_present bigint NOT NULL DEFAULT 0,
+    rolled_up_at    timestamptz NOT NULL
+);
+
+-- Per-namespace limits: a write that would take a namespace past either is
+-- refused (SQLSTATE 53400). NULL: no limit of that kind.
+CREATE TABLE queen.kv_quota (
+    ns          text COLLATE "C" PRIMARY KEY,
+    max_keys    bigint CHECK (max_keys >= 0),
+    max_bytes   bigint CHECK (max_bytes >= 0),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:26
+-- requires:
+--   bootstrap
+
+-- queen: queue identity.
+--
+-- The defaults of the queue options live in Rust
+-- (queen_ext/src/catalog/options.rs); the columns here carry none, so there
+-- is one place that says what an omitted option means.
 
 -- Queue identity: one row per queue, identity (tenant_id, name). Every
 -- partition joins to its queue by id, never by name.
@@ -66,6 +137,71 @@ CREATE TABLE queen.queues (
 );
 CREATE UNIQUE INDEX queues_tenant_name_uk ON queen.queues (tenant_id, name);
 CREATE INDEX idx_queues_namespace_task ON queen.queues (namespace, task);
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:47
+-- requires:
+--   queues
+
+-- queen: timers.
+
+-- Timers: a message delivered into queue/partition at or after deliver_at
+-- (a floor, not an appointment). Scheduling upserts by (queue, timer_key);
+-- the sweeper claims due rows with SKIP LOCKED, fires them into the log and
+-- deletes them. The shard column spreads where sweepers start scanning; it
+-- is fixed at 64 and never partitions responsibility.
+CREATE TABLE queen.log_timers (
+    queue          text COLLATE "C" NOT NULL,
+    timer_key      text COLLATE "C" NOT NULL,
+    partition      text NOT NULL,
+    payload        bytea NOT NULL,
+    transaction_id text NOT NULL,
+    -- promised at schedule time; the fired frame carries it
+    message_id     uuid NOT NULL,
+    deliver_at     timestamptz NOT NULL,
+    shard          smallint GENERATED ALWAYS AS ((hashtextextended(queue || '/' || timer_key, 0) & 63)::smallint) STORED,
+    claim_token    uuid,
+    claimed_until  timestamptz,
+    attempts       integer NOT NULL DEFAULT 0,
+    last_error     text,
+    created_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue, timer_key)
+) WITH (
+    -- Rows come and go continuously; truncation's ACCESS EXCLUSIVE would
+    -- stall every schedule and fire.
+    vacuum_truncate = off,
+    autovacuum_vacuum_scale_factor = 0.05,
+    autovacuum_vacuum_cost_delay = 0
+);
+-- The probe's 64 single-row seeks and the claim's due scan.
+CREATE INDEX idx_log_timers_due ON queen.log_timers (shard, deliver_at);
+
+-- Timers set aside: claimed queen.sweeper_max_fire_attempts times, each fire
+-- failing (last_error says why). Never fired again; an operator reads them
+-- here and reschedules or drops them. sweeper_metrics counts them.
+CREATE TABLE queen.log_timers_failed (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    queue          text COLLATE "C" NOT NULL,
+    timer_key      text COLLATE "C" NOT NULL,
+    partition      text NOT NULL,
+    payload        bytea NOT NULL,
+    transaction_id text NOT NULL,
+    message_id     uuid NOT NULL,
+    deliver_at     timestamptz NOT NULL,
+    attempts       integer NOT NULL,
+    last_error     text NOT NULL,
+    created_at     timestamptz NOT NULL,
+    failed_at      timestamptz NOT NULL DEFAULT now()
+);
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:31
+-- requires:
+--   queues
+
+-- queen: the log: partitions, their segments and the hash sidecar.
 
 -- One row per partition, and the per-partition write serializer: offsets are
 -- assigned only under this row's lock.
@@ -176,92 +312,15 @@ ALTER TABLE queen.log_txns ALTER COLUMN txn_hashes SET STORAGE EXTERNAL,
 CREATE INDEX idx_log_txns_dedup ON queen.log_txns USING gin (dedup_hashes)
     WITH (fastupdate = off)
     WHERE dedup_hashes IS NOT NULL;
+/* </end connected objects> */
 
--- Coordination per (partition, consumer group): the cursor, the lease and the
--- retry budget.
---   committed       every offset <= committed is done for this group
---   lease_*         the batch handed out: lease_start..lease_end, one byte of
---                   state per offset in lease_state (0 open, 1 done, 2 failed,
---                   3 retry)
---   head_offset     the offset whose deliveries head_attempts counts
-CREATE TABLE queen.log_consumers (
-    partition_id     bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
-    consumer_group   text NOT NULL,
-    committed        bigint NOT NULL,
-    lease_id         uuid,
-    lease_expires_at timestamptz,
-    lease_start      bigint,
-    lease_end        bigint,
-    lease_state      bytea,
-    head_offset      bigint,
-    head_attempts    integer NOT NULL DEFAULT 0,
-    retry_at         timestamptz,
-    created_at       timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (partition_id, consumer_group)
-) WITH (
-    -- Rewritten by every pop and ack. Half of each page is left free so a
-    -- row's new version lands on its page (no free-space search; an ack that
-    -- leaves the lease open is a HOT update). A pop that takes a lease and an
-    -- ack that ends one change lease_id, which idx_log_consumers_lease
-    -- covers: those updates are not HOT and add index entries, which the
-    -- settings below have vacuum clear after every 500 dead rows.
-    fillfactor = 50,
-    autovacuum_vacuum_scale_factor = 0,
-    autovacuum_vacuum_threshold = 500,
-    autovacuum_vacuum_cost_delay = 0,
-    vacuum_truncate = off
-);
--- Lease renewal and multi-partition acks find their rows by lease id.
-CREATE INDEX idx_log_consumers_lease ON queen.log_consumers (lease_id) WHERE lease_id IS NOT NULL;
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:42
+-- requires:
+--   log
 
--- A consumer group's subscription on a queue: where a new cursor starts.
-CREATE TABLE queen.consumer_groups (
-    queue_id          bigint NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
-    consumer_group    text NOT NULL,
-    subscription_mode text NOT NULL CHECK (subscription_mode IN ('all', 'new', 'timestamp')),
-    subscription_from timestamptz,
-    created_at        timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (queue_id, consumer_group)
-);
-
--- Dead-lettered messages. Written narrow: a pointer to the frame
--- (partition, offset, group) plus the failure; the payload is read from the
--- segment. The wide columns are filled only when the segment is about to be
--- reclaimed, so a failure never disappears with its segment. No foreign key:
--- queue deletion removes these rows explicitly.
--- The transaction id is kept from the start: it is how an operator names the
--- message (retry, delete) long after the sidecar forgot it.
-CREATE TABLE queen.log_dlq (
-    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    queue_id       bigint NOT NULL,
-    partition_id   bigint NOT NULL,
-    consumer_group text NOT NULL,
-    message_offset bigint NOT NULL,
-    transaction_id text NOT NULL,
-    error          text,
-    attempts       integer NOT NULL,
-    failed_at      timestamptz NOT NULL DEFAULT now(),
-    -- wide columns: NULL while the row is narrow (created_at marks a wide row)
-    message_id     uuid,
-    trace_id       uuid,
-    -- the frame's payload bytes as the push stored them (one JSON document),
-    -- so a widened row answers byte for byte what its frame did
-    payload        bytea,
-    created_at     timestamptz,
-    UNIQUE (partition_id, consumer_group, message_offset)
-);
-CREATE INDEX idx_log_dlq_partition_failed_at ON queen.log_dlq (partition_id, failed_at DESC);
--- DLQ retention's due probe and the by-queue readers.
-CREATE INDEX idx_log_dlq_queue_failed_at ON queen.log_dlq (queue_id, failed_at);
-CREATE INDEX idx_log_dlq_partition_txn ON queen.log_dlq (partition_id, transaction_id);
-
--- What DLQ retention removed, per queue: cumulative, never decreasing, and
--- written in the same transaction as the purge it counts.
-CREATE TABLE queen.queue_terminal_rollups (
-    queue_id            bigint PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
-    pruned_failed_count bigint NOT NULL DEFAULT 0,
-    updated_at          timestamptz NOT NULL DEFAULT now()
-);
+-- queen: maintenance: retention history, the leased schedule of the
+-- maintenance tasks, and the cycles' work tables.
 
 -- One audit row per deleting retention step (committed if and only if its
 -- delete was), and one '__partition_deleted__' row per reclaimed partition.
@@ -347,121 +406,120 @@ CREATE UNLOGGED TABLE queen.retention_failures (
     failed_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (partition_id, phase)
 );
+/* </end connected objects> */
 
--- Timers: a message delivered into queue/partition at or after deliver_at
--- (a floor, not an appointment). Scheduling upserts by (queue, timer_key);
--- the sweeper claims due rows with SKIP LOCKED, fires them into the log and
--- deletes them. The shard column spreads where sweepers start scanning; it
--- is fixed at 64 and never partitions responsibility.
-CREATE TABLE queen.log_timers (
-    queue          text COLLATE "C" NOT NULL,
-    timer_key      text COLLATE "C" NOT NULL,
-    partition      text NOT NULL,
-    payload        bytea NOT NULL,
-    transaction_id text NOT NULL,
-    -- promised at schedule time; the fired frame carries it
-    message_id     uuid NOT NULL,
-    deliver_at     timestamptz NOT NULL,
-    shard          smallint GENERATED ALWAYS AS ((hashtextextended(queue || '/' || timer_key, 0) & 63)::smallint) STORED,
-    claim_token    uuid,
-    claimed_until  timestamptz,
-    attempts       integer NOT NULL DEFAULT 0,
-    last_error     text,
-    created_at     timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (queue, timer_key)
-) WITH (
-    -- Rows come and go continuously; truncation's ACCESS EXCLUSIVE would
-    -- stall every schedule and fire.
-    vacuum_truncate = off,
-    autovacuum_vacuum_scale_factor = 0.05,
-    autovacuum_vacuum_cost_delay = 0
-);
--- The probe's 64 single-row seeks and the claim's due scan.
-CREATE INDEX idx_log_timers_due ON queen.log_timers (shard, deliver_at);
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:41
+-- requires:
+--   log
 
--- Timers set aside: claimed queen.sweeper_max_fire_attempts times, each fire
--- failing (last_error says why). Never fired again; an operator reads them
--- here and reschedules or drops them. sweeper_metrics counts them.
-CREATE TABLE queen.log_timers_failed (
+-- queen: dead letters and what DLQ retention removed.
+
+-- Dead-lettered messages. Written narrow: a pointer to the frame
+-- (partition, offset, group) plus the failure; the payload is read from the
+-- segment. The wide columns are filled only when the segment is about to be
+-- reclaimed, so a failure never disappears with its segment. No foreign key:
+-- queue deletion removes these rows explicitly.
+-- The transaction id is kept from the start: it is how an operator names the
+-- message (retry, delete) long after the sidecar forgot it.
+CREATE TABLE queen.log_dlq (
     id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    queue          text COLLATE "C" NOT NULL,
-    timer_key      text COLLATE "C" NOT NULL,
-    partition      text NOT NULL,
-    payload        bytea NOT NULL,
+    queue_id       bigint NOT NULL,
+    partition_id   bigint NOT NULL,
+    consumer_group text NOT NULL,
+    message_offset bigint NOT NULL,
     transaction_id text NOT NULL,
-    message_id     uuid NOT NULL,
-    deliver_at     timestamptz NOT NULL,
+    error          text,
     attempts       integer NOT NULL,
-    last_error     text NOT NULL,
-    created_at     timestamptz NOT NULL,
-    failed_at      timestamptz NOT NULL DEFAULT now()
+    failed_at      timestamptz NOT NULL DEFAULT now(),
+    -- wide columns: NULL while the row is narrow (created_at marks a wide row)
+    message_id     uuid,
+    trace_id       uuid,
+    -- the frame's payload bytes as the push stored them (one JSON document),
+    -- so a widened row answers byte for byte what its frame did
+    payload        bytea,
+    created_at     timestamptz,
+    UNIQUE (partition_id, consumer_group, message_offset)
 );
+CREATE INDEX idx_log_dlq_partition_failed_at ON queen.log_dlq (partition_id, failed_at DESC);
+-- DLQ retention's due probe and the by-queue readers.
+CREATE INDEX idx_log_dlq_queue_failed_at ON queen.log_dlq (queue_id, failed_at);
+CREATE INDEX idx_log_dlq_partition_txn ON queen.log_dlq (partition_id, transaction_id);
 
--- Key/value state: (ns, key) rows with a JSON value and a mandatory expiry
--- ('infinity' when the writer declared forever). Versions come from one
--- sequence, so a key's version only rises, across deletes too: a lock's
--- fencing token is its row's version. Reads go through kv_live_v1, which
--- hides a row from the first read after its expiry instant; the sweepers
--- delete expired rows later (queen.kv_expire_every_ms), which only costs
--- table size, and count the expired-but-present rows on every pass.
-CREATE SEQUENCE queen.kv_version_seq;
-CREATE TABLE queen.kv (
-    ns          text COLLATE "C" NOT NULL,
-    key         text COLLATE "C" NOT NULL,
-    value       jsonb NOT NULL,
-    version     bigint NOT NULL,
-    expires_at  timestamptz NOT NULL,
-    created_at  timestamptz NOT NULL DEFAULT now(),
-    updated_at  timestamptz NOT NULL DEFAULT now(),
-    shard       smallint GENERATED ALWAYS AS ((hashtextextended(ns || '/' || key, 0) & 63)::smallint) STORED,
-    PRIMARY KEY (ns, key)
-) WITH (
-    -- Keys churn; truncation's ACCESS EXCLUSIVE would stall every read and
-    -- write. The price: the heap never gives pages back, so an unpruned
-    -- peak is permanent, which is why the prune counts what it leaves.
-    vacuum_truncate = off,
-    autovacuum_vacuum_scale_factor = 0.05,
-    autovacuum_vacuum_cost_delay = 0
-);
--- The prune's and the expired count's 64 per-shard seeks. Keys that live
--- forever are not in it.
-CREATE INDEX idx_kv_expiry ON queen.kv (shard, expires_at) WHERE expires_at < 'infinity';
-
-CREATE VIEW queen.kv_live_v1 AS
-SELECT ns, key, value, version,
-       CASE WHEN expires_at = 'infinity' THEN NULL ELSE expires_at END AS expires_at,
-       created_at, updated_at
-  FROM queen.kv
- WHERE expires_at > statement_timestamp();
-
--- Per-namespace usage, written by the sweepers' rollup
--- (queen.kv_usage_every_ms); a gauge, not a ledger.
-CREATE TABLE queen.kv_usage (
-    ns              text COLLATE "C" PRIMARY KEY,
-    keys            bigint NOT NULL,
-    bytes           bigint NOT NULL,
-    expired_present bigint NOT NULL DEFAULT 0,
-    rolled_up_at    timestamptz NOT NULL
-);
-
--- Per-namespace limits: a write that would take a namespace past either is
--- refused (SQLSTATE 53400). NULL: no limit of that kind.
-CREATE TABLE queen.kv_quota (
-    ns          text COLLATE "C" PRIMARY KEY,
-    max_keys    bigint CHECK (max_keys >= 0),
-    max_bytes   bigint CHECK (max_bytes >= 0),
-    updated_at  timestamptz NOT NULL DEFAULT now()
+-- What DLQ retention removed, per queue: cumulative, never decreasing, and
+-- written in the same transaction as the purge it counts.
+CREATE TABLE queen.queue_terminal_rollups (
+    queue_id            bigint PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
+    pruned_failed_count bigint NOT NULL DEFAULT 0,
+    updated_at          timestamptz NOT NULL DEFAULT now()
 );
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:34
+-- queen_ext/src/lib.rs:36
 -- requires:
---   schema
+--   log
+
+-- queen: consumer cursors and consumer-group subscriptions.
+
+-- Coordination per (partition, consumer group): the cursor, the lease and the
+-- retry budget.
+--   committed       every offset <= committed is done for this group
+--   lease_*         the batch handed out: lease_start..lease_end, one byte of
+--                   state per offset in lease_state (0 open, 1 done, 2 failed,
+--                   3 retry)
+--   head_offset     the offset whose deliveries head_attempts counts
+CREATE TABLE queen.log_consumers (
+    partition_id     bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    consumer_group   text NOT NULL,
+    committed        bigint NOT NULL,
+    lease_id         uuid,
+    lease_expires_at timestamptz,
+    lease_start      bigint,
+    lease_end        bigint,
+    lease_state      bytea,
+    head_offset      bigint,
+    head_attempts    integer NOT NULL DEFAULT 0,
+    retry_at         timestamptz,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (partition_id, consumer_group)
+) WITH (
+    -- Rewritten by every pop and ack. Half of each page is left free so a
+    -- row's new version lands on its page (no free-space search; an ack that
+    -- leaves the lease open is a HOT update). A pop that takes a lease and an
+    -- ack that ends one change lease_id, which idx_log_consumers_lease
+    -- covers: those updates are not HOT and add index entries, which the
+    -- settings below have vacuum clear after every 500 dead rows.
+    fillfactor = 50,
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 500,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
+);
+-- Lease renewal and multi-partition acks find their rows by lease id.
+CREATE INDEX idx_log_consumers_lease ON queen.log_consumers (lease_id) WHERE lease_id IS NOT NULL;
+
+-- A consumer group's subscription on a queue: where a new cursor starts.
+CREATE TABLE queen.consumer_groups (
+    queue_id          bigint NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
+    consumer_group    text NOT NULL,
+    subscription_mode text NOT NULL CHECK (subscription_mode IN ('all', 'new', 'timestamp')),
+    subscription_from timestamptz,
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_id, consumer_group)
+);
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/lib.rs:57
+-- requires:
+--   log
+--   consumers
+--   dlq
 
 -- queen: the policy-free SQL pieces of retention. The steps that use them,
 -- and everything that decides what a queue's settings mean, are in Rust
--- (queen_ext/src/retention/).
+-- (queen_ext/src/maintenance/retention/).
 
 -- The smallest base_offset in [p_from, p_horizon) of a segment created at or
 -- after p_cutoff: the first segment fresh enough to keep. created_at never
@@ -505,8 +563,8 @@ $$;
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:182
--- queen::ack
+-- queen_ext/src/api/messages.rs:116
+-- queen::api::messages::ack
 CREATE  FUNCTION "ack"(
 	"acks" jsonb /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
@@ -515,8 +573,8 @@ AS 'MODULE_PATHNAME', 'ack_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:189
--- queen::ack_text
+-- queen_ext/src/api/messages.rs:123
+-- queen::api::messages::ack_text
 CREATE  FUNCTION "ack_text"(
 	"acks" TEXT /* Option < & str > */
 ) RETURNS json /* JsonOut */
@@ -525,8 +583,8 @@ AS 'MODULE_PATHNAME', 'ack_text_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:227
--- queen::configure
+-- queen_ext/src/api/queues.rs:35
+-- queen::api::queues::configure
 CREATE  FUNCTION "configure"(
 	"queue" TEXT, /* Option < & str > */
 	"options" jsonb DEFAULT '{}', /* Option < JsonbArg > */
@@ -537,8 +595,8 @@ AS 'MODULE_PATHNAME', 'configure_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/consumer_groups.rs:87
--- queen::consumer_groups::consumer_group_delete
+-- queen_ext/src/api/consumer_groups.rs:30
+-- queen::api::consumer_groups::consumer_group_delete
 CREATE  FUNCTION "consumer_group_delete"(
 	"consumer_group" TEXT, /* & str */
 	"queue" TEXT DEFAULT NULL, /* Option < & str > */
@@ -549,8 +607,8 @@ AS 'MODULE_PATHNAME', 'consumer_group_delete_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/consumer_groups.rs:48
--- queen::consumer_groups::consumer_group_get
+-- queen_ext/src/api/consumer_groups.rs:22
+-- queen::api::consumer_groups::consumer_group_get
 CREATE  FUNCTION "consumer_group_get"(
 	"consumer_group" TEXT /* & str */
 ) RETURNS json /* JsonOut */
@@ -560,8 +618,8 @@ AS 'MODULE_PATHNAME', 'consumer_group_get_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/consumer_groups.rs:127
--- queen::consumer_groups::consumer_group_seek
+-- queen_ext/src/api/consumer_groups.rs:46
+-- queen::api::consumer_groups::consumer_group_seek
 CREATE  FUNCTION "consumer_group_seek"(
 	"consumer_group" TEXT, /* & str */
 	"queue" TEXT, /* & str */
@@ -572,8 +630,8 @@ AS 'MODULE_PATHNAME', 'consumer_group_seek_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/consumer_groups.rs:175
--- queen::consumer_groups::consumer_group_subscription
+-- queen_ext/src/api/consumer_groups.rs:74
+-- queen::api::consumer_groups::consumer_group_subscription
 CREATE  FUNCTION "consumer_group_subscription"(
 	"consumer_group" TEXT, /* & str */
 	"subscription_timestamp" TEXT /* & str */
@@ -584,8 +642,8 @@ AS 'MODULE_PATHNAME', 'consumer_group_subscription_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/consumer_groups.rs:16
--- queen::consumer_groups::consumer_groups_list
+-- queen_ext/src/api/consumer_groups.rs:16
+-- queen::api::consumer_groups::consumer_groups_list
 CREATE  FUNCTION "consumer_groups_list"() RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
@@ -593,8 +651,8 @@ AS 'MODULE_PATHNAME', 'consumer_groups_list_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:125
--- queen::failures::delete_dlq_message
+-- queen_ext/src/api/dlq.rs:60
+-- queen::api::dlq::delete_dlq_message
 CREATE  FUNCTION "delete_dlq_message"(
 	"partition_id" bigint, /* i64 */
 	"transaction_id" TEXT /* & str */
@@ -605,8 +663,8 @@ AS 'MODULE_PATHNAME', 'delete_dlq_message_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:242
--- queen::delete_queue
+-- queen_ext/src/api/queues.rs:50
+-- queen::api::queues::delete_queue
 CREATE  FUNCTION "delete_queue"(
 	"queue" TEXT /* Option < & str > */
 ) RETURNS json /* JsonOut */
@@ -615,8 +673,8 @@ AS 'MODULE_PATHNAME', 'delete_queue_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:139
--- queen::failures::dlq_messages
+-- queen_ext/src/api/dlq.rs:74
+-- queen::api::dlq::dlq_messages
 CREATE  FUNCTION "dlq_messages"(
 	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
@@ -625,8 +683,8 @@ AS 'MODULE_PATHNAME', 'dlq_messages_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:321
--- queen::failures::get_dlq_message
+-- queen_ext/src/api/dlq.rs:130
+-- queen::api::dlq::get_dlq_message
 CREATE  FUNCTION "get_dlq_message"(
 	"partition_id" bigint, /* i64 */
 	"transaction_id" TEXT /* & str */
@@ -637,8 +695,8 @@ AS 'MODULE_PATHNAME', 'get_dlq_message_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:266
--- queen::failures::get_queue
+-- queen_ext/src/api/queues.rs:22
+-- queen::api::queues::get_queue
 CREATE  FUNCTION "get_queue"(
 	"queue" TEXT /* & str */
 ) RETURNS json /* JsonOut */
@@ -648,8 +706,8 @@ AS 'MODULE_PATHNAME', 'get_queue_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:57
--- queen::kv::kv
+-- queen_ext/src/api/kv.rs:32
+-- queen::api::kv::kv
 CREATE  FUNCTION "kv"(
 	"body" jsonb /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
@@ -658,8 +716,8 @@ AS 'MODULE_PATHNAME', 'kv_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:103
--- queen::kv::kv_cas
+-- queen_ext/src/api/kv.rs:78
+-- queen::api::kv::kv_cas
 CREATE  FUNCTION "kv_cas"(
 	"ns" TEXT, /* & str */
 	"key" TEXT, /* & str */
@@ -673,8 +731,8 @@ AS 'MODULE_PATHNAME', 'kv_cas_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:119
--- queen::kv::kv_delete
+-- queen_ext/src/api/kv.rs:94
+-- queen::api::kv::kv_delete
 CREATE  FUNCTION "kv_delete"(
 	"ns" TEXT, /* & str */
 	"key" TEXT, /* & str */
@@ -685,8 +743,8 @@ AS 'MODULE_PATHNAME', 'kv_delete_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:82
--- queen::kv::kv_get
+-- queen_ext/src/api/kv.rs:57
+-- queen::api::kv::kv_get
 CREATE  FUNCTION "kv_get"(
 	"ns" TEXT, /* & str */
 	"key" TEXT /* & str */
@@ -697,8 +755,8 @@ AS 'MODULE_PATHNAME', 'kv_get_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:130
--- queen::kv::kv_incr
+-- queen_ext/src/api/kv.rs:105
+-- queen::api::kv::kv_incr
 CREATE  FUNCTION "kv_incr"(
 	"ns" TEXT, /* & str */
 	"key" TEXT, /* & str */
@@ -712,8 +770,8 @@ AS 'MODULE_PATHNAME', 'kv_incr_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:180
--- queen::kv::kv_quota
+-- queen_ext/src/api/kv.rs:131
+-- queen::api::kv::kv_quota
 CREATE  FUNCTION "kv_quota"(
 	"ns" TEXT, /* & str */
 	"max_keys" bigint, /* Option < i64 > */
@@ -724,8 +782,8 @@ AS 'MODULE_PATHNAME', 'kv_quota_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:89
--- queen::kv::kv_set
+-- queen_ext/src/api/kv.rs:64
+-- queen::api::kv::kv_set
 CREATE  FUNCTION "kv_set"(
 	"ns" TEXT, /* & str */
 	"key" TEXT, /* & str */
@@ -738,8 +796,8 @@ AS 'MODULE_PATHNAME', 'kv_set_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:148
--- queen::kv::kv_usage
+-- queen_ext/src/api/kv.rs:123
+-- queen::api::kv::kv_usage
 CREATE  FUNCTION "kv_usage"(
 	"ns" TEXT DEFAULT NULL /* Option < & str > */
 ) RETURNS json /* JsonOut */
@@ -748,8 +806,8 @@ AS 'MODULE_PATHNAME', 'kv_usage_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:233
--- queen::failures::list_queues
+-- queen_ext/src/api/queues.rs:16
+-- queen::api::queues::list_queues
 CREATE  FUNCTION "list_queues"() RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
@@ -757,8 +815,8 @@ AS 'MODULE_PATHNAME', 'list_queues_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:235
--- queen::kv::locks
+-- queen_ext/src/api/locks.rs:16
+-- queen::api::locks::locks
 CREATE  FUNCTION "locks"(
 	"body" jsonb /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
@@ -767,8 +825,8 @@ AS 'MODULE_PATHNAME', 'locks_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:295
--- queen::failures::overview
+-- queen_ext/src/api/observe.rs:33
+-- queen::api::observe::overview
 CREATE  FUNCTION "overview"() RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
@@ -776,8 +834,8 @@ AS 'MODULE_PATHNAME', 'overview_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:124
--- queen::pop
+-- queen_ext/src/api/messages.rs:71
+-- queen::api::messages::pop
 CREATE  FUNCTION "pop"(
 	"queue" TEXT, /* Option < & str > */
 	"partition" TEXT DEFAULT NULL, /* Option < & str > */
@@ -790,8 +848,8 @@ AS 'MODULE_PATHNAME', 'pop_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:139
--- queen::pop_frames
+-- queen_ext/src/api/messages.rs:86
+-- queen::api::messages::pop_frames
 CREATE  FUNCTION "pop_frames"(
 	"queue" TEXT, /* Option < & str > */
 	"partition" TEXT DEFAULT NULL, /* Option < & str > */
@@ -804,8 +862,8 @@ AS 'MODULE_PATHNAME', 'pop_frames_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:72
--- queen::push
+-- queen_ext/src/api/messages.rs:19
+-- queen::api::messages::push
 CREATE  FUNCTION "push"(
 	"items" jsonb, /* Option < JsonbArg > */
 	"producer" TEXT DEFAULT NULL /* Option < & str > */
@@ -815,8 +873,8 @@ AS 'MODULE_PATHNAME', 'push_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:89
--- queen::push_binary
+-- queen_ext/src/api/messages.rs:36
+-- queen::api::messages::push_binary
 CREATE  FUNCTION "push_binary"(
 	"body" bytea, /* Option < & [u8] > */
 	"producer" TEXT DEFAULT NULL /* Option < & str > */
@@ -826,8 +884,8 @@ AS 'MODULE_PATHNAME', 'push_binary_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:80
--- queen::push_text
+-- queen_ext/src/api/messages.rs:27
+-- queen::api::messages::push_text
 CREATE  FUNCTION "push_text"(
 	"items" TEXT, /* Option < & str > */
 	"producer" TEXT DEFAULT NULL /* Option < & str > */
@@ -837,8 +895,8 @@ AS 'MODULE_PATHNAME', 'push_text_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:189
--- queen::failures::queue_counts
+-- queen_ext/src/api/dlq.rs:121
+-- queen::api::dlq::queue_counts
 CREATE  FUNCTION "queue_counts"(
 	"queue" TEXT /* & str */
 ) RETURNS json /* JsonOut */
@@ -848,8 +906,8 @@ AS 'MODULE_PATHNAME', 'queue_counts_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:155
--- queen::queue_version
+-- queen_ext/src/api/messages.rs:102
+-- queen::api::messages::queue_version
 CREATE  FUNCTION "queue_version"(
 	"queue" TEXT, /* Option < & str > */
 	"namespace" TEXT DEFAULT NULL, /* Option < & str > */
@@ -860,8 +918,8 @@ AS 'MODULE_PATHNAME', 'queue_version_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:198
--- queen::renew_lease
+-- queen_ext/src/api/messages.rs:132
+-- queen::api::messages::renew_lease
 CREATE  FUNCTION "renew_lease"(
 	"lease_id" TEXT, /* Option < & str > */
 	"seconds" INT DEFAULT NULL /* Option < i32 > */
@@ -871,8 +929,8 @@ AS 'MODULE_PATHNAME', 'renew_lease_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:137
--- queen::retention::retention_explain
+-- queen_ext/src/api/observe.rs:15
+-- queen::api::observe::retention_explain
 CREATE  FUNCTION "retention_explain"(
 	"queue" TEXT, /* & str */
 	"max_partitions" INT DEFAULT 100 /* i32 */
@@ -883,8 +941,8 @@ AS 'MODULE_PATHNAME', 'retention_explain_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:143
--- queen::retention::retention_timeseries
+-- queen_ext/src/api/observe.rs:21
+-- queen::api::observe::retention_timeseries
 CREATE  FUNCTION "retention_timeseries"(
 	"since" timestamp with time zone, /* TimestampWithTimeZone */
 	"bucket" TEXT DEFAULT 'hour' /* & str */
@@ -895,8 +953,8 @@ AS 'MODULE_PATHNAME', 'retention_timeseries_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:102
--- queen::failures::retry_dlq_message
+-- queen_ext/src/api/dlq.rs:45
+-- queen::api::dlq::retry_dlq_message
 CREATE  FUNCTION "retry_dlq_message"(
 	"partition_id" bigint, /* i64 */
 	"transaction_id" TEXT /* & str */
@@ -907,8 +965,8 @@ AS 'MODULE_PATHNAME', 'retry_dlq_message_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/failures.rs:86
--- queen::failures::retry_failed_by_queue
+-- queen_ext/src/api/dlq.rs:29
+-- queen::api::dlq::retry_failed_by_queue
 CREATE  FUNCTION "retry_failed_by_queue"(
 	"queue" TEXT, /* & str */
 	"consumer_group" TEXT DEFAULT NULL, /* Option < & str > */
@@ -919,8 +977,8 @@ AS 'MODULE_PATHNAME', 'retry_failed_by_queue_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:151
--- queen::sweeper::sweeper_metrics
+-- queen_ext/src/api/observe.rs:40
+-- queen::api::observe::sweeper_metrics
 CREATE  FUNCTION "sweeper_metrics"() RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
@@ -928,8 +986,8 @@ AS 'MODULE_PATHNAME', 'sweeper_metrics_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:149
--- queen::retention::table_sizes
+-- queen_ext/src/api/observe.rs:27
+-- queen::api::observe::table_sizes
 CREATE  FUNCTION "table_sizes"() RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
@@ -937,8 +995,8 @@ AS 'MODULE_PATHNAME', 'table_sizes_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:87
--- queen::sweeper::timer_cancel
+-- queen_ext/src/api/timers.rs:58
+-- queen::api::timers::timer_cancel
 CREATE  FUNCTION "timer_cancel"(
 	"queue" TEXT, /* & str */
 	"timer_key" TEXT /* & str */
@@ -949,8 +1007,8 @@ AS 'MODULE_PATHNAME', 'timer_cancel_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:44
--- queen::sweeper::timer_schedule
+-- queen_ext/src/api/timers.rs:15
+-- queen::api::timers::timer_schedule
 CREATE  FUNCTION "timer_schedule"(
 	"queue" TEXT, /* & str */
 	"timer_key" TEXT, /* & str */
@@ -964,8 +1022,8 @@ AS 'MODULE_PATHNAME', 'timer_schedule_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:75
--- queen::sweeper::timers
+-- queen_ext/src/api/timers.rs:46
+-- queen::api::timers::timers
 CREATE  FUNCTION "timers"(
 	"body" jsonb /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
@@ -974,8 +1032,8 @@ AS 'MODULE_PATHNAME', 'timers_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:123
--- queen::sweeper::timers_set_aside
+-- queen_ext/src/api/timers.rs:67
+-- queen::api::timers::timers_set_aside
 CREATE  FUNCTION "timers_set_aside"(
 	"queue" TEXT DEFAULT NULL, /* Option < & str > */
 	"max_rows" INT DEFAULT 100 /* i32 */
@@ -985,8 +1043,8 @@ AS 'MODULE_PATHNAME', 'timers_set_aside_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:205
--- queen::transaction
+-- queen_ext/src/api/messages.rs:140
+-- queen::api::messages::transaction
 CREATE  FUNCTION "transaction"(
 	"ops" jsonb, /* Option < JsonbArg > */
 	"producer" TEXT DEFAULT NULL /* Option < & str > */
@@ -996,8 +1054,8 @@ AS 'MODULE_PATHNAME', 'transaction_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:217
--- queen::transaction_binary
+-- queen_ext/src/api/messages.rs:152
+-- queen::api::messages::transaction_binary
 CREATE  FUNCTION "transaction_binary"(
 	"body" bytea, /* Option < & [u8] > */
 	"producer" TEXT DEFAULT NULL /* Option < & str > */
@@ -1007,22 +1065,93 @@ AS 'MODULE_PATHNAME', 'transaction_binary_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/lib.rs:45
+-- queen_ext/src/lib.rs:68
 CREATE SCHEMA IF NOT EXISTS queen_internal; /* queen::queen_internal */
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:95
--- queen::sweeper::sweeper_probe_v1
-CREATE  FUNCTION queen_internal."sweeper_probe_v1"() RETURNS json /* JsonOut */
+-- queen_ext/src/api/internal.rs:96
+-- queen::api::internal::retention_run_cycle
+CREATE  FUNCTION queen_internal."retention_run_cycle"() RETURNS json /* JsonOut */
 STRICT 
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'sweeper_probe_v1_wrapper';
+AS 'MODULE_PATHNAME', 'retention_run_cycle_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:34
--- queen::retention::log_retention_step_v1
+-- queen_ext/src/api/internal.rs:118
+-- queen::api::internal::maintenance_release_v1
+CREATE  FUNCTION queen_internal."maintenance_release_v1"(
+	"p_task" TEXT, /* & str */
+	"p_token" bigint, /* i64 */
+	"p_period_ms" bigint /* Option < i64 > */
+) RETURNS bool /* bool */
+
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'maintenance_release_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:81
+-- queen::api::internal::log_metrics_purge_step_v1
+CREATE  FUNCTION queen_internal."log_metrics_purge_step_v1"(
+	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
+	"p_max_rows" INT /* i32 */
+) RETURNS jsonb /* JsonB */
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'log_metrics_purge_step_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:138
+-- queen::api::internal::kv_expire_step_v1
+CREATE  FUNCTION queen_internal."kv_expire_step_v1"(
+	"p_start_shard" INT DEFAULT 0, /* i32 */
+	"p_batch" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS json /* JsonOut */
+
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'kv_expire_step_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:201
+-- queen::api::internal::sweeper_run_once
+CREATE  FUNCTION queen_internal."sweeper_run_once"() RETURNS json /* JsonOut */
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'sweeper_run_once_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:124
+-- queen::api::internal::log_dlq_purge_step_v1
+CREATE  FUNCTION queen_internal."log_dlq_purge_step_v1"(
+	"p_queue_id" bigint, /* i64 */
+	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
+	"p_max_rows" INT /* i32 */
+) RETURNS jsonb /* pgrx :: JsonB */
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'log_dlq_purge_step_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:191
+-- queen::api::internal::sweeper_fire_v1
+CREATE  FUNCTION queen_internal."sweeper_fire_v1"(
+	"p_token" TEXT, /* & str */
+	"p_max_bytes" bigint DEFAULT NULL /* Option < i64 > */
+) RETURNS json /* JsonOut */
+
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'sweeper_fire_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:21
+-- queen::api::internal::log_retention_step_v1
 CREATE  FUNCTION queen_internal."log_retention_step_v1"(
 	"p_pid" bigint, /* i64 */
 	"p_all_cutoff" timestamp with time zone, /* Option < TimestampWithTimeZone > */
@@ -1036,80 +1165,8 @@ AS 'MODULE_PATHNAME', 'log_retention_step_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:109
--- queen::retention::retention_run_cycle
-CREATE  FUNCTION queen_internal."retention_run_cycle"() RETURNS json /* JsonOut */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'retention_run_cycle_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:200
--- queen::kv::kv_expire_step_v1
-CREATE  FUNCTION queen_internal."kv_expire_step_v1"(
-	"p_start_shard" INT DEFAULT 0, /* i32 */
-	"p_batch" INT DEFAULT NULL /* Option < i32 > */
-) RETURNS json /* JsonOut */
-
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'kv_expire_step_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/failures.rs:219
--- queen::failures::log_dlq_purge_step_v1
-CREATE  FUNCTION queen_internal."log_dlq_purge_step_v1"(
-	"p_queue_id" bigint, /* i64 */
-	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
-	"p_max_rows" INT /* i32 */
-) RETURNS jsonb /* pgrx :: JsonB */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'log_dlq_purge_step_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:85
--- queen::retention::log_partition_cleanup_step_v1
-CREATE  FUNCTION queen_internal."log_partition_cleanup_step_v1"(
-	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
-	"p_max_rows" INT /* i32 */
-) RETURNS jsonb /* JsonB */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'log_partition_cleanup_step_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:56
--- queen::retention::log_txns_purge_step_v1
-CREATE  FUNCTION queen_internal."log_txns_purge_step_v1"(
-	"p_pid" bigint, /* i64 */
-	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
-	"p_max_rows" INT /* i32 */
-) RETURNS jsonb /* JsonB */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'log_txns_purge_step_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:65
--- queen::retention::log_evict_max_wait_step_v1
-CREATE  FUNCTION queen_internal."log_evict_max_wait_step_v1"(
-	"p_pid" bigint, /* i64 */
-	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
-	"p_max_rows" INT /* i32 */
-) RETURNS jsonb /* JsonB */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'log_evict_max_wait_step_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/kv/mod.rs:219
--- queen::kv::kv_usage_rollup_v1
+-- queen_ext/src/api/internal.rs:157
+-- queen::api::internal::kv_usage_rollup_v1
 CREATE  FUNCTION queen_internal."kv_usage_rollup_v1"() RETURNS json /* JsonOut */
 STRICT 
 LANGUAGE c /* Rust */
@@ -1117,8 +1174,17 @@ AS 'MODULE_PATHNAME', 'kv_usage_rollup_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:102
--- queen::sweeper::sweeper_claim_v1
+-- queen_ext/src/api/internal.rs:172
+-- queen::api::internal::sweeper_probe_v1
+CREATE  FUNCTION queen_internal."sweeper_probe_v1"() RETURNS json /* JsonOut */
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'sweeper_probe_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:179
+-- queen::api::internal::sweeper_claim_v1
 CREATE  FUNCTION queen_internal."sweeper_claim_v1"(
 	"p_start_shard" INT, /* i32 */
 	"p_batch" INT, /* i32 */
@@ -1130,33 +1196,45 @@ AS 'MODULE_PATHNAME', 'sweeper_claim_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:114
--- queen::sweeper::sweeper_fire_v1
-CREATE  FUNCTION queen_internal."sweeper_fire_v1"(
-	"p_token" TEXT, /* & str */
-	"p_max_bytes" bigint DEFAULT NULL /* Option < i64 > */
-) RETURNS json /* JsonOut */
-
+-- queen_ext/src/api/internal.rs:43
+-- queen::api::internal::log_txns_purge_step_v1
+CREATE  FUNCTION queen_internal."log_txns_purge_step_v1"(
+	"p_pid" bigint, /* i64 */
+	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
+	"p_max_rows" INT /* i32 */
+) RETURNS jsonb /* JsonB */
+STRICT 
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'sweeper_fire_v1_wrapper';
+AS 'MODULE_PATHNAME', 'log_txns_purge_step_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:131
--- queen::retention::maintenance_release_v1
-CREATE  FUNCTION queen_internal."maintenance_release_v1"(
-	"p_task" TEXT, /* & str */
-	"p_token" bigint, /* i64 */
-	"p_period_ms" bigint /* Option < i64 > */
-) RETURNS bool /* bool */
-
+-- queen_ext/src/api/internal.rs:88
+-- queen::api::internal::retention_watermark_walk_v1
+CREATE  FUNCTION queen_internal."retention_watermark_walk_v1"(
+	"p_after_id" bigint, /* i64 */
+	"p_max_rows" INT DEFAULT 5000 /* i32 */
+) RETURNS jsonb /* JsonB */
+STRICT 
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'maintenance_release_v1_wrapper';
+AS 'MODULE_PATHNAME', 'retention_watermark_walk_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:120
--- queen::retention::maintenance_claim_v1
+-- queen_ext/src/api/internal.rs:72
+-- queen::api::internal::log_partition_cleanup_step_v1
+CREATE  FUNCTION queen_internal."log_partition_cleanup_step_v1"(
+	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
+	"p_max_rows" INT /* i32 */
+) RETURNS jsonb /* JsonB */
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'log_partition_cleanup_step_v1_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_ext/src/api/internal.rs:107
+-- queen::api::internal::maintenance_claim_v1
 CREATE  FUNCTION queen_internal."maintenance_claim_v1"(
 	"p_task" TEXT, /* & str */
 	"p_holder" TEXT, /* & str */
@@ -1168,40 +1246,20 @@ AS 'MODULE_PATHNAME', 'maintenance_claim_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:94
--- queen::retention::log_metrics_purge_step_v1
-CREATE  FUNCTION queen_internal."log_metrics_purge_step_v1"(
+-- queen_ext/src/api/internal.rs:52
+-- queen::api::internal::log_evict_max_wait_step_v1
+CREATE  FUNCTION queen_internal."log_evict_max_wait_step_v1"(
+	"p_pid" bigint, /* i64 */
 	"p_cutoff" timestamp with time zone, /* TimestampWithTimeZone */
 	"p_max_rows" INT /* i32 */
 ) RETURNS jsonb /* JsonB */
 STRICT 
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'log_metrics_purge_step_v1_wrapper';
+AS 'MODULE_PATHNAME', 'log_evict_max_wait_step_v1_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_ext/src/sweeper/mod.rs:171
--- queen::sweeper::sweeper_run_once
-CREATE  FUNCTION queen_internal."sweeper_run_once"() RETURNS json /* JsonOut */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'sweeper_run_once_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/retention/mod.rs:101
--- queen::retention::retention_watermark_walk_v1
-CREATE  FUNCTION queen_internal."retention_watermark_walk_v1"(
-	"p_after_id" bigint, /* i64 */
-	"p_max_rows" INT DEFAULT 5000 /* i32 */
-) RETURNS jsonb /* JsonB */
-STRICT 
-LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'retention_watermark_walk_v1_wrapper';
-/* </end connected objects> */
-
-/* <begin connected objects> */
--- queen_ext/src/lib.rs:39
+-- queen_ext/src/lib.rs:62
 -- finalize
 -- queen: who may call what. Applied last by CREATE EXTENSION queen.
 --
@@ -1218,7 +1276,9 @@ AS 'MODULE_PATHNAME', 'retention_watermark_walk_v1_wrapper';
 -- Roles are cluster-wide: a second database installing queen reuses them,
 -- and a role granted queen_app may use queen in every database of the
 -- cluster that has it and lets it connect (docs/security.md).
--- An update script that adds functions repeats the loop and the grants.
+-- Every update script (queen_ext/sql/) ends with the statements below as its
+-- version has them, so an updated database has these rights too, functions
+-- the update adds included (docs/upgrades.md).
 
 DO $$
 BEGIN
