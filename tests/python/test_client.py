@@ -271,3 +271,27 @@ async def test_from_beginning_and_ok_are_queens_aliases():
         assert answer["success"], answer
         again = await q.queue(queue).group("late").batch(3).autopilot(False).wait(False).pop()
         assert again == []
+
+
+async def test_autopilot_pop_sizes_itself_and_says_so():
+    async with Queen(URL) as q:
+        queue = name("autopilot")
+        await q.queue(queue).create()
+        for p in range(3):
+            await q.queue(queue).partition(f"p{p}").push([{"data": {"p": p, "n": i}} for i in range(4)])
+        # The client's default pop: autopilot on, no batch, no width.
+        res = await q.queue(queue).group("ap").wait(False).pop_result()
+        assert res.autopilot is not None
+        assert res.autopilot.batch == 100
+        assert res.autopilot.partitions >= 3
+        assert len(res.messages) == 12
+        assert {m["data"]["p"] for m in res.messages} == {0, 1, 2}
+        # An explicit batch is never overridden.
+        await q.queue(queue).partition("p0").push([{"data": i} for i in range(5)])
+        res = await q.queue(queue).group("ap2").batch(2).wait(False).pop_result()
+        assert res.autopilot is not None and res.autopilot.batch == 2
+        assert len(res.messages) == 2
+        # Autopilot off: batch 1 as before, and no echo.
+        res = await q.queue(queue).group("ap3").autopilot(False).wait(False).pop_result()
+        assert res.autopilot is None
+        assert len(res.messages) == 1

@@ -58,13 +58,7 @@ fn pop_request(
     options: Option<JsonbArg>,
 ) -> pop_wire::PopRequest {
     let options = optional("options", options);
-    pop_wire::PopRequest::parse(
-        queue,
-        partition,
-        consumer_group,
-        batch.unwrap_or(1),
-        &options,
-    )
+    pop_wire::PopRequest::parse(queue, partition, consumer_group, batch, &options)
 }
 
 /// Leases up to `batch` messages for a consumer group (NULL: queue mode).

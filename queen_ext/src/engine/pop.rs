@@ -440,6 +440,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         lease_id,
         group: req.group.clone(),
         claims: Vec::new(),
+        autopilot: req.autopilot,
     };
     let (qs, now_us, cands) = match &req.queue {
         Some(name) => named_candidates(client, req, name),

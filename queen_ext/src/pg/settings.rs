@@ -101,6 +101,13 @@ static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
 /// `queen.pop_candidates`: most candidate partitions one pop examines per
 /// partition it may claim (default 16, 1 to 10 000).
 static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
+/// `queen.pop_autopilot_batch`: the batch of an autopilot pop that names
+/// none (default 100, 1 to 1 000 000; never above `queen.pop_max_batch`).
+static POP_AUTOPILOT_BATCH: GucSetting<i32> = GucSetting::<i32>::new(100);
+/// `queen.pop_autopilot_partitions`: most partitions an autopilot pop that
+/// names no width claims (default 8, 1 to 10 000; never above
+/// `queen.pop_max_partitions`).
+static POP_AUTOPILOT_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(8);
 /// `queen.ack_max_items`: most acknowledgements one ack call takes (default
 /// 10 000, 1 to 1 000 000).
 static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
@@ -147,6 +154,27 @@ fn register_limits() {
         c"Candidate partitions a pop examines for each partition it may claim.",
         c"Candidates that are leased to others are skipped without waiting.",
         &POP_CANDIDATES,
+        1,
+        10_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.pop_autopilot_batch",
+        c"The batch of an autopilot pop that names none.",
+        c"Capped by queen.pop_max_batch.",
+        &POP_AUTOPILOT_BATCH,
+        1,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.pop_autopilot_partitions",
+        c"Most partitions an autopilot pop that names no width claims.",
+        c"It claims as many of them as have messages waiting, until its batch is full. \
+          Capped by queen.pop_max_partitions.",
+        &POP_AUTOPILOT_PARTITIONS,
         1,
         10_000,
         GucContext::Suset,
@@ -204,6 +232,18 @@ pub fn pop_max_partitions() -> i64 {
 /// (`queen.pop_candidates`).
 pub fn pop_candidates() -> i64 {
     POP_CANDIDATES.get() as i64
+}
+
+/// The batch of an autopilot pop that names none, within
+/// `queen.pop_max_batch` (`queen.pop_autopilot_batch`).
+pub fn pop_autopilot_batch() -> i64 {
+    (POP_AUTOPILOT_BATCH.get() as i64).min(pop_max_batch())
+}
+
+/// The widest an autopilot pop that names no width claims, within
+/// `queen.pop_max_partitions` (`queen.pop_autopilot_partitions`).
+pub fn pop_autopilot_partitions() -> i64 {
+    (POP_AUTOPILOT_PARTITIONS.get() as i64).min(pop_max_partitions())
 }
 
 /// Most acknowledgements one ack call takes (`queen.ack_max_items`).

@@ -712,6 +712,71 @@ mod tests {
     }
 
     #[pg_test]
+    fn an_autopilot_pop_chooses_what_the_caller_left_unset() {
+        let items: Vec<Value> = (0..30)
+            .map(|i| json!({"queue": "ap", "partition": format!("p{}", i % 10), "payload": i}))
+            .collect();
+        push(Value::Array(items));
+        let pop_null_batch = |options: Value| {
+            Spi::get_one_with_args::<Json>(
+                "SELECT queen.pop('ap', NULL, $1, NULL, $2)",
+                &[Some("g").into(), JsonB(options).into()],
+            )
+            .unwrap()
+            .unwrap()
+            .0
+        };
+        // Unset batch and width: the settings' choices, echoed; it claims as
+        // many partitions as hold messages, up to the width.
+        let p = pop_null_batch(json!({"autopilot": true}));
+        assert_eq!(p["autopilot"], json!({"partitions": 8, "batch": 100}));
+        assert_eq!(p["partitionsClaimed"], 8);
+        assert_eq!(p["messages"].as_array().unwrap().len(), 24);
+        // What the caller sets is never overridden.
+        let p = Spi::get_one_with_args::<Json>(
+            "SELECT queen.pop('ap', NULL, 'h', 5, $1)",
+            &[JsonB(json!({"autopilot": true, "partitions": 2})).into()],
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(p["autopilot"], json!({"partitions": 2, "batch": 5}));
+        assert_eq!(p["messages"].as_array().unwrap().len(), 5);
+        // One named partition is one partition wide.
+        let p = Spi::get_one::<Json>(
+            "SELECT queen.pop('ap', 'p3', 'k', NULL, '{\"autopilot\": true}')",
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(p["autopilot"], json!({"partitions": 1, "batch": 100}));
+        assert_eq!(p["messages"].as_array().unwrap().len(), 3);
+        // The framed answer carries the same echo in its own keys.
+        let framed = Spi::get_one::<Vec<u8>>(
+            "SELECT queen.pop_frames('ap', NULL, 'f', NULL, '{\"autopilot\": true}')",
+        )
+        .unwrap()
+        .unwrap();
+        let answer = queen_frames::pop_body::decode_pop_answer(&framed).unwrap();
+        let own: Value = serde_json::from_slice(&answer.own_json).unwrap();
+        assert_eq!(own["autopilot"], json!({"partitions": 8, "batch": 100}));
+        // Without autopilot: a NULL batch is 1, one partition, no echo.
+        let p = pop_null_batch(json!({}));
+        assert!(p.get("autopilot").is_none());
+        assert_eq!(p["messages"].as_array().unwrap().len(), 1);
+        // A setting that says otherwise is what it chooses.
+        Spi::run("SET queen.pop_autopilot_batch = 4").unwrap();
+        let p = Spi::get_one::<Json>(
+            "SELECT queen.pop('ap', NULL, 'm', NULL, '{\"autopilot\": true}')",
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(p["autopilot"]["batch"], 4);
+        assert_eq!(p["messages"].as_array().unwrap().len(), 4);
+    }
+
+    #[pg_test]
     fn auto_ack_commits_at_delivery() {
         push(json!([{"queue": "aa", "payload": 1}, {"queue": "aa", "payload": 2}]));
         let p = pop("aa", None, 1, json!({"autoAck": true}));

@@ -34,6 +34,20 @@ pub struct PopRequest {
     pub subscription: Subscription,
     pub namespace: Option<String>,
     pub task: Option<String>,
+    /// Set for an autopilot pop (`options.autopilot`): what the server chose
+    /// for the batch and the width the caller left unset, echoed in the
+    /// answer as `"autopilot": {"partitions", "batch"}`.
+    pub autopilot: Option<Autopilot>,
+}
+
+/// The choices of an autopilot pop: the batch (the caller's, or
+/// `queen.pop_autopilot_batch`) and the most partitions it may claim (the
+/// caller's, or `queen.pop_autopilot_partitions`). It claims as many of
+/// them as have messages waiting, until the batch is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Autopilot {
+    pub batch: i64,
+    pub partitions: i64,
 }
 
 impl PopRequest {
@@ -41,27 +55,38 @@ impl PopRequest {
         queue: Option<&str>,
         partition: Option<&str>,
         consumer_group: Option<&str>,
-        batch: i32,
+        batch: Option<i32>,
         options: &Value,
     ) -> PopRequest {
         let o = Obj::new(options, "options");
+        let autopilot = o.opt_bool("autopilot").unwrap_or(false);
         let queue = queue.map(|q| check_name("queue", q).to_owned());
         let partition = partition.map(|p| check_name("partition", p).to_owned());
         let group = consumer_group
             .map(|g| check_name("consumer_group", g))
             .unwrap_or(QUEUE_MODE)
             .to_owned();
+        let batch = match batch {
+            Some(b) => b as i64,
+            None if autopilot => settings::pop_autopilot_batch(),
+            None => 1,
+        };
         let max_batch = settings::pop_max_batch();
         if batch <= 0 {
             errors::invalid("batch", format!("{batch} must be at least 1"));
         }
-        if batch as i64 > max_batch {
+        if batch > max_batch {
             errors::invalid(
                 "batch",
                 format!("{batch} is more than queen.pop_max_batch ({max_batch})"),
             );
         }
-        let partitions = o.opt_i64("partitions").unwrap_or(1);
+        let partitions = match o.opt_i64("partitions") {
+            Some(p) => p,
+            // A pop of one named partition claims only that one.
+            None if autopilot && partition.is_none() => settings::pop_autopilot_partitions(),
+            None => 1,
+        };
         let max_parts = settings::pop_max_partitions();
         if partitions <= 0 || partitions > max_parts {
             errors::invalid(
@@ -107,12 +132,13 @@ impl PopRequest {
             queue,
             partition,
             group,
-            batch: batch as i64,
+            batch,
             partitions,
             auto_ack: o.opt_bool("autoAck").unwrap_or(false),
             subscription,
             namespace,
             task,
+            autopilot: autopilot.then_some(Autopilot { batch, partitions }),
         }
     }
 }
@@ -132,6 +158,8 @@ pub struct PopOut {
     pub lease_id: Option<uuid::Uuid>,
     pub group: String,
     pub claims: Vec<Claim>,
+    /// An autopilot pop's choices, echoed in the answer.
+    pub autopilot: Option<Autopilot>,
 }
 
 impl PopOut {
@@ -182,6 +210,9 @@ impl PopOut {
         out.push_str(&tail);
         out.push_str(",\"partitionsClaimed\":");
         write_int(&mut out, self.claims.len() as i64);
+        if let Some(a) = &self.autopilot {
+            write_autopilot(&mut out, a);
+        }
         out.push_str(",\"messages\":[");
         let mut written = 0usize;
         for c in &self.claims {
@@ -197,8 +228,13 @@ impl PopOut {
 
     /// The framed answer (QPF1): the stored segments as they are.
     pub fn to_frames(&self) -> Vec<u8> {
+        let mut own = String::from("{\"frames\":true");
+        if let Some(a) = &self.autopilot {
+            write_autopilot(&mut own, a);
+        }
+        own.push('}');
         let answer = PopAnswer {
-            own_json: b"{\"frames\":true}".to_vec(),
+            own_json: own.into_bytes(),
             queue: self
                 .claims
                 .first()
@@ -232,6 +268,16 @@ impl PopOut {
         queen_frames::pop_body::encode_pop_answer(&answer)
             .unwrap_or_else(|e| errors::invalid("pop", e))
     }
+}
+
+/// Writes `,"autopilot":{"partitions":N,"batch":B}`.
+fn write_autopilot(out: &mut String, a: &Autopilot) {
+    use crate::wire::json::write_int;
+    out.push_str(",\"autopilot\":{\"partitions\":");
+    write_int(out, a.partitions);
+    out.push_str(",\"batch\":");
+    write_int(out, a.batch);
+    out.push('}');
 }
 
 /// Writes the messages of one claim into a pop answer: `tail` is what every

@@ -82,6 +82,7 @@ pub struct PopQuery {
     subscription_from: Option<String>,
     namespace: Option<String>,
     task: Option<String>,
+    autopilot: Option<String>,
 }
 
 /// A pop from one queue.
@@ -121,9 +122,14 @@ async fn pop(
     partition: Option<String>,
     Params(q): Params<PopQuery>,
 ) -> Answer {
-    let batch = number("batch", &q.batch)?.unwrap_or(1);
-    let batch = i32::try_from(batch)
-        .map_err(|_| ApiError::bad_request(format!("batch: {batch} is out of range")))?;
+    // An absent batch is the extension's to choose: 1, or an autopilot
+    // pop's batch.
+    let batch = number("batch", &q.batch)?
+        .map(|b| {
+            i32::try_from(b)
+                .map_err(|_| ApiError::bad_request(format!("batch: {b} is out of range")))
+        })
+        .transpose()?;
     let wait = flag("wait", &q.wait)?;
     let frames = flag("frames", &q.frames)?;
     let timeout_ms = number("timeout", &q.timeout)?.unwrap_or(30_000).max(0) as u64;
@@ -131,6 +137,9 @@ async fn pop(
     let mut options = json!({});
     if flag("autoAck", &q.auto_ack)? {
         options["autoAck"] = json!(true);
+    }
+    if flag("autopilot", &q.autopilot)? {
+        options["autopilot"] = json!(true);
     }
     if let Some(p) = number("partitions", &q.partitions)? {
         options["partitions"] = json!(p);
