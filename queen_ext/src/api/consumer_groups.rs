@@ -164,14 +164,8 @@ fn seek_target<'a>(o: &Obj<'a>) -> groups::SeekTarget<'a> {
             &o.field("position"),
             format!("{p:?} is not one of beginning, end"),
         ),
-        (false, None, None) => errors::invalid(
-            &o.path,
-            "Must specify toEnd=true or a timestamp",
-        ),
-        _ => errors::invalid(
-            &o.path,
-            "give one of toEnd, timestamp or position",
-        ),
+        (false, None, None) => errors::invalid(&o.path, "Must specify toEnd=true or a timestamp"),
+        _ => errors::invalid(&o.path, "give one of toEnd, timestamp or position"),
     }
 }
 

@@ -227,10 +227,7 @@ fn dlq_retry_message(partition_id: i64, transaction_id: &str) -> JsonOut {
             .and_then(|id| dlq::move_back(c, id, &dlq::MoveTo::default()));
         match moved {
             Some(moved) => moved.to_json(),
-            None => errors::undefined(
-                "dead letter",
-                &format!("{partition_id}/{transaction_id}"),
-            ),
+            None => errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}")),
         }
     }))
 }

@@ -66,8 +66,7 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
 /// (they have no foreign key), everything else by cascade.
 pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     let queue = check_name("queue", queue);
-    delete_queue_if_exists(client, queue)
-        .unwrap_or_else(|| errors::undefined("queue", queue))
+    delete_queue_if_exists(client, queue).unwrap_or_else(|| errors::undefined("queue", queue))
 }
 
 /// Deletes a queue as `delete_queue` does; `None` when there is no such queue

@@ -97,10 +97,9 @@ impl PopRequest {
             }
             // `from_beginning`, `earliest` and `beginning` are what Queen's own
             // clients, tests and docs send for all.
-            (
-                None | Some("all" | "" | "from_beginning" | "earliest" | "beginning"),
-                None,
-            ) => Subscription::All,
+            (None | Some("all" | "" | "from_beginning" | "earliest" | "beginning"), None) => {
+                Subscription::All
+            }
             (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
             (Some(other), None) => errors::invalid(
                 &o.field("subscriptionMode"),

@@ -26,12 +26,7 @@ pub async fn consumer_group(
     State(state): State<AppState>,
     Path(group): Path<String>,
 ) -> Answer {
-    ok(call(
-        &state,
-        "SELECT queen.consumer_group_detail($1)",
-        &[&group],
-    )
-    .await?)
+    ok(call(&state, "SELECT queen.consumer_group_detail($1)", &[&group]).await?)
 }
 
 /// The query of the lagging cursors.
@@ -49,12 +44,7 @@ pub async fn lagging(
     Params(q): Params<LaggingQuery>,
 ) -> Answer {
     let min = number("minLagSeconds", &q.min_lag_seconds)?.unwrap_or(3600);
-    ok(call(
-        &state,
-        "SELECT queen.consumer_groups_lagging($1)",
-        &[&min],
-    )
-    .await?)
+    ok(call(&state, "SELECT queen.consumer_groups_lagging($1)", &[&min]).await?)
 }
 
 /// Where a group reads (`{consumerGroup, entries?}`).

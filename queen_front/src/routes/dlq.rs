@@ -180,10 +180,5 @@ pub async fn purge(
         return Err(ApiError::bad_request("queue is required"));
     };
     let group = text(&q.consumer_group).map(str::to_owned);
-    ok(call(
-        &state,
-        "SELECT queen.dlq_purge($1, $2)",
-        &[&queue, &group],
-    )
-    .await?)
+    ok(call(&state, "SELECT queen.dlq_purge($1, $2)", &[&queue, &group]).await?)
 }

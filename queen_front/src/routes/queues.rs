@@ -65,10 +65,5 @@ pub async fn delete_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(
-        &state,
-        "SELECT queen.delete_queue_if_exists($1)",
-        &[&queue],
-    )
-    .await?)
+    ok(call(&state, "SELECT queen.delete_queue_if_exists($1)", &[&queue]).await?)
 }

@@ -22,21 +22,21 @@ pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Res
     let version = env!("CARGO_PKG_VERSION");
     let sql = "SELECT json_build_object('extension', \
                (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
-    let (error, code) =
-        match call(&state, sql, &[]).await {
-            Ok(v) if v["extension"].is_string() => return Json(
+    let (error, code) = match call(&state, sql, &[]).await {
+        Ok(v) if v["extension"].is_string() => {
+            return Json(
                 json!({"status": "healthy", "database": "connected", "engine": ENGINE,
                        "version": version, "extension": v["extension"]}),
             )
-            .into_response(),
-            Ok(_) => (
-                "the queen extension is not installed".to_owned(),
-                "unavailable",
-            ),
-            Err(e) => (e.message, e.code),
-        };
-    let body =
-        json!({"status": "unhealthy", "database": "disconnected", "engine": ENGINE,
+            .into_response()
+        }
+        Ok(_) => (
+            "the queen extension is not installed".to_owned(),
+            "unavailable",
+        ),
+        Err(e) => (e.message, e.code),
+    };
+    let body = json!({"status": "unhealthy", "database": "disconnected", "engine": ENGINE,
                "version": version, "error": error, "code": code});
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
