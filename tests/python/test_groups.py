@@ -254,7 +254,9 @@ async def test_replay_by_id_and_purge_over_http():
             assert first.status_code == 200 and first.json()["result"] == "moved"
             again = await http.post(f"/api/v1/dlq/{row['id']}/replay")
             assert again.status_code == 404 and again.json()["result"] == "gone"
-            assert [m["data"] for m in await pop(q, queue)] == [{"n": 1}]
+            replayed = await pop(q, queue)
+            assert [m["data"] for m in replayed] == [{"n": 1}]
+            assert (await q.ack(replayed, True))["success"]
             await dead_letter(q, queue, {"n": 2})
             purged = await http.delete("/api/v1/dlq", params={"queue": queue})
             assert purged.status_code == 200
