@@ -53,8 +53,12 @@ async def test_renew_answers_lease_expires_at():
         await q.queue(queue).push([{"data": 1}])
         msgs = await pop(q, queue, n=1)
         renewed = await q.renew(msgs[0])
-        assert renewed["success"]
-        assert renewed["lease_expires_at"]
+        assert renewed["success"] and renewed["newExpiresAt"]
+        # The client folds the answer into its own keys; the body itself
+        # carries Queen's lease_expires_at too.
+        async with httpx.AsyncClient(base_url=URL) as http:
+            raw = (await http.post(f"/api/v1/lease/{msgs[0]['leaseId']}/extend")).json()
+        assert raw["lease_expires_at"] == raw["newExpiresAt"]
 
 
 async def test_health_names_engine_and_version():
