@@ -224,7 +224,10 @@ fn bad_input_is_a_4xx_with_a_json_body() {
         )),
         None,
     );
-    assert_eq!(status, 200, "a missing queue's delete succeeds, as Queen's: {body}");
+    assert_eq!(
+        status, 200,
+        "a missing queue's delete succeeds, as Queen's: {body}"
+    );
     assert_eq!(body["existed"], false);
     let (status, _) = send(
         agent()
