@@ -14,5 +14,9 @@ GRANT queen_app TO queen_front;
 GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_dlq_message, queen.delete_dlq_message,
-    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription
+    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
+    queen.delete_queue_if_exists,
+    queen.consumer_group_drop, queen.consumer_group_set_timestamp,
+    queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
+    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge
     TO queen_front;

@@ -71,6 +71,8 @@ GRANT EXECUTE ON FUNCTION
     queen.list_queues, queen.get_queue, queen.queue_counts, queen.overview,
     queen.dlq_messages, queen.get_dlq_message,
     queen.consumer_groups_list, queen.consumer_group_get,
+    queen.consumer_groups_summary, queen.consumer_group_detail, queen.consumer_groups_lagging,
+    queen.consumer_group_positions, queen.dlq_list,
     queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
     TO queen_app;
 
@@ -78,11 +80,16 @@ GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
     queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
-    queen.kv_quota, queen.timers_set_aside
+    queen.kv_quota, queen.timers_set_aside,
+    queen.delete_queue_if_exists,
+    queen.consumer_group_drop, queen.consumer_group_set_timestamp,
+    queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
+    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
-    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage
+    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
+    queen.consumer_groups_summary, queen.consumer_groups_lagging
     TO pg_monitor;

@@ -15,6 +15,98 @@
 -- Consumer groups and dead letters
 -- ---------------------------------------------------------------------
 
+CREATE  FUNCTION "delete_queue_if_exists"(
+	"queue" TEXT /* Option < & str > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'delete_queue_if_exists_wrapper';
+
+CREATE  FUNCTION "consumer_groups_summary"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_groups_summary_wrapper';
+
+CREATE  FUNCTION "consumer_group_detail"(
+	"consumer_group" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_detail_wrapper';
+
+CREATE  FUNCTION "consumer_groups_lagging"(
+	"min_lag_seconds" bigint DEFAULT 3600 /* i64 */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_groups_lagging_wrapper';
+
+CREATE  FUNCTION "consumer_group_drop"(
+	"consumer_group" TEXT, /* & str */
+	"queue" TEXT DEFAULT NULL, /* Option < & str > */
+	"delete_metadata" bool DEFAULT true /* bool */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_drop_wrapper';
+
+CREATE  FUNCTION "consumer_group_set_timestamp"(
+	"consumer_group" TEXT, /* & str */
+	"subscription_timestamp" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_set_timestamp_wrapper';
+
+CREATE  FUNCTION "consumer_group_seek_queue"(
+	"consumer_group" TEXT, /* & str */
+	"queue" TEXT, /* & str */
+	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_seek_queue_wrapper';
+
+CREATE  FUNCTION "consumer_group_seek_partition"(
+	"consumer_group" TEXT, /* & str */
+	"queue" TEXT, /* & str */
+	"partition" TEXT, /* & str */
+	"options" jsonb DEFAULT NULL /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_seek_partition_wrapper';
+
+CREATE  FUNCTION "consumer_group_positions"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'consumer_group_positions_wrapper';
+
+CREATE  FUNCTION "dlq_list"(
+	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_list_wrapper';
+
+CREATE  FUNCTION "dlq_replay"(
+	"id" bigint, /* i64 */
+	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_replay_wrapper';
+
+CREATE  FUNCTION "dlq_retry_message"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_retry_message_wrapper';
+
+CREATE  FUNCTION "dlq_purge"(
+	"queue" TEXT, /* Option < & str > */
+	"consumer_group" TEXT DEFAULT NULL /* Option < & str > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_purge_wrapper';
+
 -- ---------------------------------------------------------------------
 -- Resources, timers and offset reads
 -- ---------------------------------------------------------------------
@@ -77,6 +169,8 @@ GRANT EXECUTE ON FUNCTION
     queen.list_queues, queen.get_queue, queen.queue_counts, queen.overview,
     queen.dlq_messages, queen.get_dlq_message,
     queen.consumer_groups_list, queen.consumer_group_get,
+    queen.consumer_groups_summary, queen.consumer_group_detail, queen.consumer_groups_lagging,
+    queen.consumer_group_positions, queen.dlq_list,
     queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
     TO queen_app;
 
@@ -84,11 +178,16 @@ GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
     queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
-    queen.kv_quota, queen.timers_set_aside
+    queen.kv_quota, queen.timers_set_aside,
+    queen.delete_queue_if_exists,
+    queen.consumer_group_drop, queen.consumer_group_set_timestamp,
+    queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
+    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
-    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage
+    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
+    queen.consumer_groups_summary, queen.consumer_groups_lagging
     TO pg_monitor;

@@ -132,6 +132,7 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/kv/{ns}/{*key}"
             | "/api/v1/consumer-groups"
             | "/api/v1/consumer-groups/{group}"
+            | "/api/v1/consumer-groups/lagging"
             | "/api/v1/analytics/retention"
             | "/api/v1/analytics/postgres-stats",
         ) => ReadOnly,
@@ -153,8 +154,11 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/locks"
             | "/api/v1/messages/{partition_id}/{transaction_id}/retry"
             | "/api/v1/consumer-groups/{group}/queues/{queue}/seek"
-            | "/api/v1/consumer-groups/{group}/subscription",
+            | "/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek"
+            | "/api/v1/consumer-groups/{group}/subscription"
+            | "/api/v1/dlq/{id}/replay",
         ) => ReadWrite,
+        ("POST", "/api/v1/consumer-groups/positions") => ReadOnly,
         ("PUT", "/api/v1/kv/{ns}/{*key}") => ReadWrite,
         (
             "DELETE",
@@ -166,7 +170,8 @@ pub fn level(method: &Method, template: &str) -> Level {
             "DELETE",
             "/api/v1/resources/queues/{queue}"
             | "/api/v1/consumer-groups/{group}"
-            | "/api/v1/consumer-groups/{group}/queues/{queue}",
+            | "/api/v1/consumer-groups/{group}/queues/{queue}"
+            | "/api/v1/dlq",
         ) => Admin,
         _ => Admin,
     }

@@ -55,6 +55,20 @@ pub fn flag(key: &str, value: &Option<String>) -> Result<bool, ApiError> {
     }
 }
 
+/// A flag read as Queen's server reads it: `false`, `0` or `no` is false;
+/// `true`, `1` or `yes` is true; absent or empty is `default`. Any other
+/// value is refused (Queen's server falls back to the default).
+pub fn qbool(key: &str, value: &Option<String>, default: bool) -> Result<bool, ApiError> {
+    match value.as_deref() {
+        None | Some("") => Ok(default),
+        Some("false" | "0" | "no") => Ok(false),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "{key}: {other:?} is not one of true, false, 1, 0, yes, no"
+        ))),
+    }
+}
+
 /// A number: absent or empty is none; anything but an integer is refused.
 pub fn number(key: &str, value: &Option<String>) -> Result<Option<i64>, ApiError> {
     text(value)

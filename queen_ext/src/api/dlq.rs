@@ -141,3 +141,115 @@ fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
         JsonOut::of(&Messages { messages: &rows })
     })
 }
+
+/// Dead letters as Queen's server lists them, newest failure first: each
+/// with its row `id`, `consumerGroup` `__QUEUE_MODE__` in queue mode;
+/// `pagination: {limit, offset}` and `total`, the rows on this page. An
+/// unknown queue is an empty page. Options as `dlq_messages`.
+#[pg_extern]
+fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
+    let o = Obj::new(&options, "options");
+    let queue = o.opt_name("queue");
+    let group = o.opt_name("consumerGroup");
+    let partition = o.opt_name("partition");
+    let limit = check_limit(
+        "options.limit",
+        o.opt_i64("limit")
+            .unwrap_or(100)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+    );
+    let offset = o.opt_i64("offset").unwrap_or(0);
+    if offset < 0 {
+        errors::invalid("options.offset", format!("{offset} must not be negative"));
+    }
+    let ts = |key: &str| -> Option<TimestampWithTimeZone> {
+        o.opt_str(key).map(|t| {
+            crate::pg::time::timestamptz(t).unwrap_or_else(|| {
+                errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
+            })
+        })
+    };
+    let (from, to) = (ts("from"), ts("to"));
+    spi::spi(|c| {
+        let messages = match queue {
+            None => dlq::page(c, None, group, partition, from, to, limit, offset),
+            Some(q) => match queues::find(c, q) {
+                Some(q) => dlq::page(c, Some(q.id), group, partition, from, to, limit, offset),
+                None => Vec::new(),
+            },
+        };
+        #[derive(serde::Serialize)]
+        struct Pagination {
+            limit: i64,
+            offset: i64,
+        }
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            messages: &'a [dlq::ListedDeadLetter],
+            pagination: Pagination,
+            total: usize,
+        }
+        JsonOut::of(&Page {
+            messages: &messages,
+            pagination: Pagination { limit, offset },
+            total: messages.len(),
+        })
+    })
+}
+
+/// Moves one dead letter, by row id, back into its queue and partition (or
+/// those `options` names: `{"queue"?, "partition"?}`) under the transaction
+/// id `dlq:<id>`, and deletes the row, in one transaction. Answers Queen's
+/// move body (`result` moved or duplicate, `replayedAs`, `dlqRowRemoved`);
+/// a row that is not there (never was, or already moved) is 42704.
+#[pg_extern]
+fn dlq_replay(id: i64, options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
+    let o = Obj::new(&options, "options");
+    let to = dlq::MoveTo {
+        queue: o.opt_name("queue"),
+        partition: o.opt_name("partition"),
+    };
+    JsonOut::of(&spi::spi(|c| match dlq::move_back(c, id, &to) {
+        Some(moved) => moved.to_json(),
+        None => errors::undefined("dead letter", &id.to_string()),
+    }))
+}
+
+/// Moves the newest dead letter of one message (partition, transaction id)
+/// back into the log as `dlq_replay` does; the other groups' dead letters
+/// of it stay. An address with no dead letter is 42704.
+#[pg_extern]
+fn dlq_retry_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        let moved = dlq::newest_of_message(c, partition_id, transaction_id)
+            .and_then(|id| dlq::move_back(c, id, &dlq::MoveTo::default()));
+        match moved {
+            Some(moved) => moved.to_json(),
+            None => errors::undefined("dead letter", &format!("{partition_id}/{transaction_id}")),
+        }
+    }))
+}
+
+/// Deletes the dead letters of a queue (one consumer group, or all), at
+/// most `dlq::PURGE_MAX_ROWS` per call (`more` says some are left), counted
+/// into the queue's `pruned_failed_count` as DLQ retention counts. An
+/// unknown queue deletes nothing.
+#[pg_extern]
+fn dlq_purge(queue: Option<&str>, consumer_group: default!(Option<&str>, "NULL")) -> JsonOut {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    let queue = crate::wire::json::check_name("queue", queue);
+    let group = consumer_group.map(|g| crate::wire::json::check_name("consumer_group", g));
+    JsonOut::of(&spi::spi(|c| {
+        let (deleted, pruned) = match queues::find(c, queue) {
+            Some(q) => {
+                let n = dlq::purge(c, q.id, group);
+                (n, dlq::pruned_failed_count(c, q.id))
+            }
+            None => (0, 0),
+        };
+        json!({"success": true, "deleted": deleted, "queue": queue, "consumerGroup": group,
+               "more": deleted >= dlq::PURGE_MAX_ROWS, "pruned_failed_count": pruned})
+    }))
+}

@@ -52,3 +52,17 @@ fn delete_queue(queue: Option<&str>) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
     JsonOut::of(&spi::spi(|client| admin::delete_queue(client, queue)))
 }
+
+/// Deletes a queue as `delete_queue` does, and answers a missing queue as
+/// Queen's server does: `{"deleted": false, "queue", "existed": false,
+/// "message"}`, not an error.
+#[pg_extern]
+fn delete_queue_if_exists(queue: Option<&str>) -> JsonOut {
+    let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
+    JsonOut::of(&spi::spi(|client| {
+        admin::delete_queue_if_exists(client, queue).unwrap_or_else(|| {
+            json!({"success": true, "deleted": false, "queue": queue, "existed": false,
+                   "message": "Queue not found, nothing was deleted"})
+        })
+    }))
+}

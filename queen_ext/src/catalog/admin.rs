@@ -66,9 +66,14 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
 /// (they have no foreign key), everything else by cascade.
 pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     let queue = check_name("queue", queue);
-    let Some(q) = queues::find(client, queue) else {
-        errors::undefined("queue", queue);
-    };
+    delete_queue_if_exists(client, queue).unwrap_or_else(|| errors::undefined("queue", queue))
+}
+
+/// Deletes a queue as `delete_queue` does; `None` when there is no such queue
+/// (nothing was written).
+pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option<Value> {
+    let queue = check_name("queue", queue);
+    let q = queues::find(client, queue)?;
     // The lock order: the queue row, then its partitions ascending by id, as
     // a push locks them. Left to the cascade, the partitions would be locked
     // in whatever order the scan meets them, and a push holding one while
@@ -108,5 +113,7 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
         &[spi::INT8_ARRAY],
         &[pids.clone().into()],
     );
-    json!({ "success": true, "deleted": true, "queue": queue, "partitions": pids.len() })
+    Some(json!({
+        "success": true, "deleted": true, "existed": true, "queue": queue, "partitions": pids.len(),
+    }))
 }

@@ -513,3 +513,212 @@ pub fn queue_counts(c: &mut SpiClient<'_>, queue: &str, qid: i64) -> Value {
         "failed_total": failed + pruned,
     })
 }
+
+/// The most dead letters one purge call deletes; the answer says when more
+/// are left.
+pub const PURGE_MAX_ROWS: i64 = 10_000;
+
+/// A dead letter as Queen's server lists it: the row `id`, the group as
+/// `__QUEUE_MODE__` in queue mode, `createdAt` the failure time; with this
+/// extension's `offset`, `messageId`, `traceId` and the push time
+/// (`messageCreatedAt`) beside.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedDeadLetter {
+    pub id: String,
+    pub transaction_id: String,
+    pub partition_id: String,
+    pub queue: String,
+    pub partition: String,
+    pub consumer_group: String,
+    pub error_message: Option<String>,
+    pub retry_count: i32,
+    pub data: Box<RawValue>,
+    pub producer_sub: Option<String>,
+    pub created_at: String,
+    pub failed_at: String,
+    pub offset: i64,
+    pub message_id: Option<String>,
+    pub trace_id: Option<String>,
+    pub message_created_at: Option<String>,
+}
+
+impl From<DeadLetter> for ListedDeadLetter {
+    fn from(d: DeadLetter) -> ListedDeadLetter {
+        ListedDeadLetter {
+            id: d.id.to_string(),
+            transaction_id: d.transaction_id,
+            partition_id: d.partition_id,
+            queue: d.queue,
+            partition: d.partition,
+            consumer_group: d
+                .consumer_group
+                .unwrap_or_else(|| crate::wire::QUEUE_MODE.to_owned()),
+            error_message: d.error_message,
+            retry_count: d.retry_count,
+            data: d.data,
+            producer_sub: None,
+            created_at: d.failed_at.clone(),
+            failed_at: d.failed_at,
+            offset: d.offset,
+            message_id: d.message_id,
+            trace_id: d.trace_id,
+            message_created_at: d.created_at,
+        }
+    }
+}
+
+/// One page of dead letters matching the filters, newest failure first
+/// (no count of every match).
+#[allow(clippy::too_many_arguments)]
+pub fn page(
+    client: &mut SpiClient<'_>,
+    queue_id: Option<i64>,
+    group: Option<&str>,
+    partition: Option<&str>,
+    from: Option<pgrx::datum::TimestampWithTimeZone>,
+    to: Option<pgrx::datum::TimestampWithTimeZone>,
+    limit: i64,
+    offset: i64,
+) -> Vec<ListedDeadLetter> {
+    let rows = exec(
+        client,
+        query!("dlq_page"),
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8,
+        ],
+        &[
+            queue_id.into(),
+            group.into(),
+            from.into(),
+            to.into(),
+            partition.into(),
+            limit.into(),
+            offset.into(),
+        ],
+    );
+    read_rows(client, rows)
+        .into_iter()
+        .map(ListedDeadLetter::from)
+        .collect()
+}
+
+/// Where a moved dead letter goes instead of its own queue and partition.
+#[derive(Default)]
+pub struct MoveTo<'a> {
+    pub queue: Option<&'a str>,
+    pub partition: Option<&'a str>,
+}
+
+/// What a move did: the dead letter it took and the push that put it back.
+pub struct Moved {
+    pub row: DeadLetter,
+    pub pushed: crate::wire::push::ItemOut,
+}
+
+/// The transaction id a moved dead letter is pushed under: the same row
+/// moved twice is a duplicate.
+pub fn moved_transaction_id(row_id: i64) -> String {
+    format!("dlq:{row_id}")
+}
+
+/// Moves one dead letter back into the log, in the caller's transaction:
+/// locks its row (a concurrent move of the same row waits, then finds it
+/// gone), pushes its message into its queue and partition (or `to`'s) under
+/// the transaction id `dlq:<row id>` through deduplication, and deletes the
+/// row. None when there is no such row (never was, already moved, purged,
+/// or its queue deleted).
+pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Option<Moved> {
+    let rows = exec(
+        client,
+        query!("dlq_move_lock"),
+        &[spi::INT8],
+        &[row_id.into()],
+    );
+    let row = read_rows(client, rows).into_iter().next()?;
+    let item = crate::wire::push::ItemIn {
+        index: 0,
+        txn: Some(moved_transaction_id(row.id)),
+        trace: row
+            .trace_id
+            .as_deref()
+            .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
+        payload: row.data.get().as_bytes().to_vec(),
+        encrypted: false,
+        message_id: None,
+    };
+    let group = crate::wire::push::GroupIn {
+        queue: to.queue.unwrap_or(&row.queue).to_owned(),
+        partition: to.partition.unwrap_or(&row.partition).to_owned(),
+        items: vec![item],
+        packed: None,
+    };
+    let pushed = crate::engine::push::push_groups(client, &[group], None, true)
+        .into_iter()
+        .next()
+        .expect("one item pushed answers one result");
+    exec(
+        client,
+        query!("dlq_delete_row"),
+        &[spi::INT8],
+        &[row.id.into()],
+    );
+    Some(Moved { row, pushed })
+}
+
+impl Moved {
+    /// The move's answer as Queen's server gives it.
+    pub fn to_json(&self) -> Value {
+        let p = &self.pushed;
+        let status = if p.duplicate { "duplicate" } else { "queued" };
+        let message_id = p.message_id.map(|m| queen_frames::id_text(&m));
+        json!({
+            "success": true,
+            "result": if p.duplicate { "duplicate" } else { "moved" },
+            "queue": &*p.queue,
+            "partition": &*p.partition,
+            "partitionId": p.partition_id.to_string(),
+            "consumerGroup": self.row.consumer_group.as_deref().unwrap_or(crate::wire::QUEUE_MODE),
+            "dlqId": self.row.id.to_string(),
+            "originalTransactionId": self.row.transaction_id,
+            "replayedAs": {
+                "index": 0, "message_id": message_id, "transaction_id": p.transaction_id,
+                "queueName": &*p.queue, "status": status, "offset": p.offset,
+            },
+            "dlqRowRemoved": true,
+        })
+    }
+}
+
+/// The newest dead letter of (partition, transaction id), any group.
+pub fn newest_of_message(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Option<i64> {
+    exec(
+        client,
+        query!("dlq_newest_of_message"),
+        &[spi::INT8, spi::TEXT],
+        &[pid.into(), txn.into()],
+    )
+    .next()
+    .map(|r| spi::col::<i64>(&r, "id"))
+}
+
+/// Deletes up to [`PURGE_MAX_ROWS`] dead letters of a queue (one group, or
+/// all) and folds how many into its `pruned_failed_count`, as DLQ
+/// retention does, in one statement. Answers how many went.
+pub fn purge(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>) -> i64 {
+    exec(
+        client,
+        query!("dlq_purge_group"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[queue_id.into(), group.into(), PURGE_MAX_ROWS.into()],
+    )
+    .next()
+    .and_then(|r| spi::opt::<i64>(&r, "n"))
+    .unwrap_or(0)
+}

@@ -361,6 +361,7 @@ impl Renewed {
             "renewed": self.renewed,
             "newExpiresAt": expires,
             "expiresAt": expires,
+            "lease_expires_at": expires,
         });
         if self.renewed == 0 {
             v["error"] = Value::String(format!(

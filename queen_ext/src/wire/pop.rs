@@ -120,8 +120,11 @@ impl PopRequest {
                 }
                 Subscription::From(ts.to_owned())
             }
-            // `from_beginning` is what Queen's own clients and tests send for all.
-            (None | Some("all") | Some("") | Some("from_beginning"), None) => Subscription::All,
+            // `from_beginning`, `earliest` and `beginning` are what Queen's own
+            // clients, tests and docs send for all.
+            (None | Some("all" | "" | "from_beginning" | "earliest" | "beginning"), None) => {
+                Subscription::All
+            }
             (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
             (Some(other), None) => errors::invalid(
                 &o.field("subscriptionMode"),

@@ -67,6 +67,9 @@ impl ItemOut {
             transaction_id: &self.transaction_id,
             message_id: self.message_id.as_ref().map(IdOut::of),
             offset: self.offset,
+            message_id_snake: self.message_id.as_ref().map(IdOut::of),
+            transaction_id_snake: &self.transaction_id,
+            queue_name: &self.queue,
             status: if self.duplicate {
                 "duplicate"
             } else {
@@ -83,7 +86,7 @@ pub fn answers_json(out: &[ItemOut]) -> String {
     use crate::wire::json::{array_text, write_int, write_opt_id, write_str};
     let capacity = out
         .iter()
-        .map(|o| 170 + o.queue.len() + o.partition.len() + o.transaction_id.len())
+        .map(|o| 260 + 2 * (o.queue.len() + o.transaction_id.len()) + o.partition.len())
         .sum();
     array_text(out, capacity, |text, o| {
         text.push_str("{\"index\":");
@@ -103,6 +106,12 @@ pub fn answers_json(out: &[ItemOut]) -> String {
             Some(n) => write_int(text, n),
             None => text.push_str("null"),
         }
+        text.push_str(",\"message_id\":");
+        write_opt_id(text, o.message_id.as_ref());
+        text.push_str(",\"transaction_id\":");
+        write_str(text, &o.transaction_id);
+        text.push_str(",\"queueName\":");
+        write_str(text, &o.queue);
         text.push_str(if o.duplicate {
             ",\"status\":\"duplicate\"}"
         } else {
@@ -111,7 +120,9 @@ pub fn answers_json(out: &[ItemOut]) -> String {
     })
 }
 
-/// One item of a push answer.
+/// One item of a push answer; `message_id`, `transaction_id` and
+/// `queueName` repeat three of its fields under the names Queen's server
+/// answers them with.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PushAnswer<'a> {
@@ -122,6 +133,11 @@ pub struct PushAnswer<'a> {
     transaction_id: &'a str,
     message_id: Option<IdOut>,
     offset: Option<i64>,
+    #[serde(rename = "message_id")]
+    message_id_snake: Option<IdOut>,
+    #[serde(rename = "transaction_id")]
+    transaction_id_snake: &'a str,
+    queue_name: &'a str,
     status: &'static str,
 }
 

@@ -1,5 +1,7 @@
-//! Consumer groups: list, look at one, delete (everywhere or on one
-//! queue), seek, subscription.
+//! Consumer groups: list, look at one, the lagging cursors, delete
+//! (everywhere or on one queue), seek (a queue or one partition), the
+//! subscription, and where a group reads; answered as Queen's server
+//! answers them.
 
 use axum::extract::{Path, State};
 use serde::Deserialize;
@@ -9,28 +11,63 @@ use super::call::{call, json_body, ok, Answer};
 use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
-use crate::query::Params;
+use crate::query::{number, qbool, Params};
 use crate::state::AppState;
 
-/// Every consumer group.
+/// Every consumer group on every queue: a bare array, one element per
+/// (group, queue), queue mode included.
 pub async fn consumer_groups(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.consumer_groups_list()", &[]).await?)
+    ok(call(&state, "SELECT queen.consumer_groups_summary()", &[]).await?)
 }
 
-/// One consumer group.
+/// One consumer group: an object keyed by queue, `{}` for an unknown group.
 pub async fn consumer_group(
     _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Path(group): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await?)
+    ok(call(&state, "SELECT queen.consumer_group_detail($1)", &[&group]).await?)
+}
+
+/// The query of the lagging cursors.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaggingQuery {
+    /// How old the oldest unconsumed message must be (3600 when absent).
+    min_lag_seconds: Option<String>,
+}
+
+/// The cursors lagging by at least `minLagSeconds`, most lagging first.
+pub async fn lagging(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<LaggingQuery>,
+) -> Answer {
+    let min = number("minLagSeconds", &q.min_lag_seconds)?.unwrap_or(3600);
+    ok(call(&state, "SELECT queen.consumer_groups_lagging($1)", &[&min]).await?)
+}
+
+/// Where a group reads (`{consumerGroup, entries?}`).
+pub async fn positions(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(
+        &state,
+        "SELECT queen.consumer_group_positions($1::jsonb)",
+        &[&body],
+    )
+    .await?)
 }
 
 /// The query of the delete routes.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteQuery {
-    /// Anything but `false` (absent included) drops the subscription too.
+    /// `false`, `0` or `no` keeps the subscription; `true`, `1`, `yes` or
+    /// absent drops it too.
     delete_metadata: Option<String>,
 }
 
@@ -42,10 +79,10 @@ async fn delete_group(
     queue: Option<String>,
     q: &DeleteQuery,
 ) -> Answer {
-    let metadata = q.delete_metadata.as_deref().is_none_or(|v| v != "false");
+    let metadata = qbool("deleteMetadata", &q.delete_metadata, true)?;
     ok(call(
         state,
-        "SELECT queen.consumer_group_delete($1, $2, $3)",
+        "SELECT queen.consumer_group_drop($1, $2, $3)",
         &[&group, &queue, &metadata],
     )
     .await?)
@@ -81,8 +118,24 @@ pub async fn seek_consumer_group(
     let options = json_body(&body)?;
     ok(call(
         &state,
-        "SELECT queen.consumer_group_seek($1, $2, $3::jsonb)",
+        "SELECT queen.consumer_group_seek_queue($1, $2, $3::jsonb)",
         &[&group, &queue, &options],
+    )
+    .await?)
+}
+
+/// Moves a group's cursor on one partition; an empty body means to the end.
+pub async fn seek_partition(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    Path((group, queue, partition)): Path<(String, String, String)>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let options = json_body(&body)?;
+    ok(call(
+        &state,
+        "SELECT queen.consumer_group_seek_partition($1, $2, $3, $4::jsonb)",
+        &[&group, &queue, &partition, &options],
     )
     .await?)
 }
@@ -98,11 +151,12 @@ pub async fn consumer_group_subscription(
     let ts = body
         .get("subscriptionTimestamp")
         .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::bad_request("subscriptionTimestamp: is required"))?
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| ApiError::bad_request("subscriptionTimestamp is required"))?
         .to_owned();
     ok(call(
         &state,
-        "SELECT queen.consumer_group_subscription($1, $2)",
+        "SELECT queen.consumer_group_set_timestamp($1, $2)",
         &[&group, &ts],
     )
     .await?)

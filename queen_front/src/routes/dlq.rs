@@ -1,11 +1,16 @@
-//! The dead-letter queue: list, look at one, retry, delete.
+//! The dead-letter queue: list, look at one, move back into the log (by
+//! row id or by message), delete one, purge a queue's.
 
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::call::{call, ok, Answer};
-use crate::access::{Authorized, ReadOnly, ReadWrite};
+use super::call::{call, json_body, ok, Answer};
+use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
+use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
@@ -46,7 +51,7 @@ pub async fn dlq(
             options[key] = json!(n);
         }
     }
-    ok(call(&state, "SELECT queen.dlq_messages($1::jsonb)", &[&options]).await?)
+    ok(call(&state, "SELECT queen.dlq_list($1::jsonb)", &[&options]).await?)
 }
 
 fn partition_id(raw: &str) -> Result<i64, ApiError> {
@@ -84,19 +89,96 @@ pub async fn delete_message(
     .await?)
 }
 
-/// Puts one dead letter back to be consumed again; wakes the long polls.
+/// A move that found nothing to move: the 404 with the keys Queen's server
+/// adds to it (`success: false` and the address or id asked).
+fn not_moved(e: ApiError, extra: Value) -> Answer {
+    if e.status != StatusCode::NOT_FOUND {
+        return Err(e);
+    }
+    let mut body = json!({"success": false, "error": e.message, "code": e.code});
+    if let (Some(b), Some(x)) = (body.as_object_mut(), extra.as_object()) {
+        b.extend(x.clone());
+    }
+    Ok((StatusCode::NOT_FOUND, Json(body)).into_response())
+}
+
+/// Moves the newest dead letter of one message back into its queue and
+/// partition; wakes the long polls. A partition id that is not one is a 404,
+/// as a message that is not there.
 pub async fn retry_message(
     _: Authorized<ReadWrite>,
     State(state): State<AppState>,
     Path((pid, txn)): Path<(String, String)>,
 ) -> Answer {
-    let pid = partition_id(&pid)?;
-    let answer = call(
+    let gone = json!({"partitionId": pid, "transactionId": txn,
+                      "message": "Message not found"});
+    let Ok(pid_n) = pid.parse::<i64>() else {
+        let e = ApiError::new(StatusCode::NOT_FOUND, "not_found", "Message not found");
+        return not_moved(e, gone);
+    };
+    match call(
         &state,
-        "SELECT queen.retry_dlq_message($1, $2)",
-        &[&pid, &txn],
+        "SELECT queen.dlq_retry_message($1, $2)",
+        &[&pid_n, &txn],
     )
-    .await?;
-    state.waiters.wake_queue("");
-    ok(answer)
+    .await
+    {
+        Ok(answer) => {
+            state.waiters.wake_queue("");
+            ok(answer)
+        }
+        Err(e) => not_moved(e, gone),
+    }
+}
+
+/// Moves one dead letter, by row id, back into its queue and partition (or
+/// the body's `queue` / `partition`); wakes the long polls. A second replay
+/// of the same id is a 404 `gone`.
+pub async fn replay(
+    _: Authorized<ReadWrite>,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let options = json_body(&body)?;
+    let gone = json!({"result": "gone", "dlqId": id});
+    let Ok(id_n) = id.parse::<i64>() else {
+        let e = ApiError::new(StatusCode::NOT_FOUND, "not_found", "dead letter not found");
+        return not_moved(e, gone);
+    };
+    match call(
+        &state,
+        "SELECT queen.dlq_replay($1, $2::jsonb)",
+        &[&id_n, &options],
+    )
+    .await
+    {
+        Ok(answer) => {
+            state.waiters.wake_queue("");
+            ok(answer)
+        }
+        Err(e) => not_moved(e, gone),
+    }
+}
+
+/// The query of the purge.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PurgeQuery {
+    queue: Option<String>,
+    consumer_group: Option<String>,
+}
+
+/// Deletes a queue's dead letters (one group's, with `consumerGroup`),
+/// counted into its `pruned_failed_count`.
+pub async fn purge(
+    _: Authorized<Admin>,
+    State(state): State<AppState>,
+    Params(q): Params<PurgeQuery>,
+) -> Answer {
+    let Some(queue) = text(&q.queue).map(str::to_owned) else {
+        return Err(ApiError::bad_request("queue is required"));
+    };
+    let group = text(&q.consumer_group).map(str::to_owned);
+    ok(call(&state, "SELECT queen.dlq_purge($1, $2)", &[&queue, &group]).await?)
 }

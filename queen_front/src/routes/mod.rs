@@ -74,7 +74,8 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/resources/queues/{queue}",
             get(queues::get_queue).delete(queues::delete_queue),
         )
-        .route("/api/v1/dlq", get(dlq::dlq))
+        .route("/api/v1/dlq", get(dlq::dlq).delete(dlq::purge))
+        .route("/api/v1/dlq/{id}/replay", post(dlq::replay))
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}",
             get(dlq::get_message).delete(dlq::delete_message),
@@ -98,6 +99,15 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/consumer-groups",
             get(consumer_groups::consumer_groups),
         )
+        // Static segments: matched before `{group}`.
+        .route(
+            "/api/v1/consumer-groups/lagging",
+            get(consumer_groups::lagging),
+        )
+        .route(
+            "/api/v1/consumer-groups/positions",
+            post(consumer_groups::positions),
+        )
         .route(
             "/api/v1/consumer-groups/{group}",
             get(consumer_groups::consumer_group).delete(consumer_groups::delete_consumer_group),
@@ -109,6 +119,10 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/v1/consumer-groups/{group}/queues/{queue}/seek",
             post(consumer_groups::seek_consumer_group),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek",
+            post(consumer_groups::seek_partition),
         )
         .route(
             "/api/v1/consumer-groups/{group}/subscription",

@@ -58,11 +58,12 @@ pub async fn get_queue(
     ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
 }
 
-/// Deletes a queue.
+/// Deletes a queue; a missing one is a 200 with `existed: false`, as
+/// Queen's server answers it.
 pub async fn delete_queue(
     _: Authorized<Admin>,
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.delete_queue($1)", &[&queue]).await?)
+    ok(call(&state, "SELECT queen.delete_queue_if_exists($1)", &[&queue]).await?)
 }

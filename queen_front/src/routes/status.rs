@@ -13,24 +13,31 @@ use crate::access::{Authorized, Public, ReadOnly};
 use crate::query::{number, Params};
 use crate::state::AppState;
 
+/// What `/health` names as the engine answering (Queen's server names its own).
+const ENGINE: &str = "queen-postgres";
+
 /// 200 when the database answers and the extension is installed; 503 otherwise.
+/// Both carry `engine` and `version` (the front-end's), as Queen's server does.
 pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Response {
+    let version = env!("CARGO_PKG_VERSION");
     let sql = "SELECT json_build_object('extension', \
                (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
-    let (error, code) =
-        match call(&state, sql, &[]).await {
-            Ok(v) if v["extension"].is_string() => return Json(
-                json!({"status": "healthy", "database": "connected", "extension": v["extension"]}),
+    let (error, code) = match call(&state, sql, &[]).await {
+        Ok(v) if v["extension"].is_string() => {
+            return Json(
+                json!({"status": "healthy", "database": "connected", "engine": ENGINE,
+                       "version": version, "extension": v["extension"]}),
             )
-            .into_response(),
-            Ok(_) => (
-                "the queen extension is not installed".to_owned(),
-                "unavailable",
-            ),
-            Err(e) => (e.message, e.code),
-        };
-    let body =
-        json!({"status": "unhealthy", "database": "disconnected", "error": error, "code": code});
+            .into_response()
+        }
+        Ok(_) => (
+            "the queen extension is not installed".to_owned(),
+            "unavailable",
+        ),
+        Err(e) => (e.message, e.code),
+    };
+    let body = json!({"status": "unhealthy", "database": "disconnected", "engine": ENGINE,
+               "version": version, "error": error, "code": code});
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 

@@ -114,7 +114,7 @@ async fn the_first_bad_pop_parameter_is_a_json_400_naming_it() {
 #[tokio::test]
 async fn the_other_routes_read_their_parameters_as_before() {
     let (pg, app) = front(vec![
-        ("queen.dlq_messages(", Reply::json(&[JSONB], json!([]))),
+        ("queen.dlq_list(", Reply::json(&[JSONB], json!([]))),
         (
             "queen.kv(",
             Reply::json(&[JSONB], json!({"results": [{"applied": true}]})),
@@ -124,7 +124,7 @@ async fn the_other_routes_read_their_parameters_as_before() {
             Reply::json(&[JSONB], json!({"results": [{"status": "cancelled"}]})),
         ),
         (
-            "queen.consumer_group_delete(",
+            "queen.consumer_group_drop(",
             Reply::json(&[TEXT, TEXT, BOOL], json!({"deleted": true})),
         ),
         (
@@ -138,7 +138,7 @@ async fn the_other_routes_read_their_parameters_as_before() {
     // The dead letters: empty filters dropped, numbers checked.
     let uri = "/api/v1/dlq?queue=q&consumerGroup=&partition=p&from=a&to=&limit=10&offset=&x=1";
     assert_eq!(send(&app, get(uri)).await.status, StatusCode::OK);
-    let params = pg.params_of("queen.dlq_messages(").unwrap();
+    let params = pg.params_of("queen.dlq_list(").unwrap();
     assert_eq!(
         jsonb(&params[0]),
         json!({"queue": "q", "partition": "p", "from": "a", "limit": 10})
@@ -180,26 +180,36 @@ async fn the_other_routes_read_their_parameters_as_before() {
     send(&app, delete("/api/v1/timers/q/t")).await;
     let ops = jsonb(&pg.params_of("queen.timers(").unwrap()[0]);
     assert_eq!(ops["operations"][0]["txn"], Value::Null);
-    // A group's delete: only deleteMetadata=false keeps the subscription.
+    // A group's delete: deleteMetadata read as Queen reads it (false, 0
+    // and no keep the subscription), anything unknown refused.
     for (query, metadata) in [
         ("", true),
         ("?deleteMetadata=false", false),
-        ("?deleteMetadata=0", true),
+        ("?deleteMetadata=0", false),
+        ("?deleteMetadata=no", false),
+        ("?deleteMetadata=1", true),
+        ("?deleteMetadata=yes", true),
         ("?deleteMetadata=", true),
         ("?deleteMetadata=false&deleteMetadata=true", true),
     ] {
         let uri = format!("/api/v1/consumer-groups/g/queues/q{query}");
         assert_eq!(send(&app, delete(&uri)).await.status, StatusCode::OK);
-        let params = pg.params_of("queen.consumer_group_delete(").unwrap();
+        let params = pg.params_of("queen.consumer_group_drop(").unwrap();
         assert_eq!(text(&params[1]).as_deref(), Some("q"));
         assert_eq!(params[2].as_deref(), Some(&[metadata as u8][..]), "{query}");
     }
+    let refused = send(
+        &app,
+        delete("/api/v1/consumer-groups/g?deleteMetadata=maybe"),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     send(
         &app,
         delete("/api/v1/consumer-groups/g?deleteMetadata=false"),
     )
     .await;
-    let params = pg.params_of("queen.consumer_group_delete(").unwrap();
+    let params = pg.params_of("queen.consumer_group_drop(").unwrap();
     assert_eq!(
         (params[1].clone(), params[2].clone()),
         (None, Some(vec![0]))

@@ -1,0 +1,14 @@
+INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed)
+SELECT p.id, $2,
+       CASE $3 WHEN 'beginning' THEN p.log_start - 1
+               WHEN 'end' THEN p.last_offset
+               ELSE GREATEST(p.log_start - 1, COALESCE(
+                   (SELECT s.end_offset FROM queen.log_segments s
+                     WHERE s.partition_id = p.id AND s.created_at < $4::timestamptz
+                     ORDER BY s.base_offset DESC LIMIT 1), -1)) END
+  FROM queen.log_partitions p WHERE p.queue_id = $1 AND ($5::text IS NULL OR p.name = $5)
+ ORDER BY p.id
+ON CONFLICT (partition_id, consumer_group) DO UPDATE
+   SET committed = EXCLUDED.committed, lease_id = NULL, lease_expires_at = NULL, lease_start = NULL,
+       lease_end = NULL, lease_state = NULL, head_offset = NULL, head_attempts = 0, retry_at = NULL
+RETURNING 1 AS moved
