@@ -14,5 +14,6 @@ GRANT queen_app TO queen_front;
 GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_dlq_message, queen.delete_dlq_message,
-    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription
+    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
+    queen.system_switches
     TO queen_front;

@@ -20,6 +20,23 @@
 -- ---------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------
+-- The operator's switches
+-- ---------------------------------------------------------------------
+
+CREATE TABLE queen.system_state (
+    key        text PRIMARY KEY,
+    paused     boolean NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE FUNCTION queen."system_switches"(
+	"surface" TEXT,
+	"changes" jsonb DEFAULT NULL
+) RETURNS json
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'system_switches_wrapper';
+
+-- ---------------------------------------------------------------------
 -- Privileges (as sql/privileges.sql)
 -- ---------------------------------------------------------------------
 
@@ -84,7 +101,7 @@ GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
     queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
-    queen.kv_quota, queen.timers_set_aside
+    queen.kv_quota, queen.timers_set_aside, queen.system_switches
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 
