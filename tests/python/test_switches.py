@@ -66,7 +66,7 @@ async def test_pop_maintenance_answers_empty_then_resumes():
 
 async def test_kv_switch_pauses_the_kv_client():
     async with Queen(URL) as q:
-        await q.kv.put("switches", "k", 1)
+        await q.kv.put("switches", "k", 1, forever=True)
         try:
             answer = switch("/api/v1/system/kv-timers", {"kv": False})
             assert answer["kvEnabled"] is False
