@@ -135,7 +135,8 @@ fn switches_pause_every_session_from_their_commit_and_resume() {
     );
 
     // KV: refused while paused; the answer names the surface.
-    let kv = json!({"operations": [{"op": "put", "ns": "sw", "key": "k", "value": 1}]});
+    let kv =
+        json!({"operations": [{"op": "put", "ns": "sw", "key": "k", "value": 1, "forever": true}]});
     b.query_one("SELECT queen.kv($1)", &[&kv]).expect("kv runs");
     let got = switches(&mut a, "kv-timers", Some(json!({"kv": false})));
     assert_eq!(got["kvEnabled"], false);
