@@ -171,7 +171,7 @@ fn switches_pause_every_session_from_their_commit_and_resume() {
         .query_one("SELECT queen.timer_cancel($1, 'later')", &[&tq])
         .expect("a cancel is never refused")
         .get(0);
-    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["cancelled"], true);
     let (status, _, body) = http(
         "POST",
         "/api/v1/timers",
