@@ -18,5 +18,6 @@ GRANT EXECUTE ON FUNCTION
     queen.delete_queue_if_exists,
     queen.consumer_group_drop, queen.consumer_group_set_timestamp,
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
-    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge
+    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
+    queen.system_switches
     TO queen_front;

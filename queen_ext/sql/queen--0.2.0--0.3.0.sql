@@ -112,6 +112,23 @@ AS 'MODULE_PATHNAME', 'dlq_purge_wrapper';
 -- ---------------------------------------------------------------------
 
 -- ---------------------------------------------------------------------
+-- The operator's switches
+-- ---------------------------------------------------------------------
+
+CREATE TABLE queen.system_state (
+    key        text PRIMARY KEY,
+    paused     boolean NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE FUNCTION queen."system_switches"(
+	"surface" TEXT,
+	"changes" jsonb DEFAULT NULL
+) RETURNS json
+LANGUAGE c
+AS 'MODULE_PATHNAME', 'system_switches_wrapper';
+
+-- ---------------------------------------------------------------------
 -- Privileges (as sql/privileges.sql)
 -- ---------------------------------------------------------------------
 
@@ -182,7 +199,8 @@ GRANT EXECUTE ON FUNCTION
     queen.delete_queue_if_exists,
     queen.consumer_group_drop, queen.consumer_group_set_timestamp,
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
-    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge
+    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
+    queen.system_switches
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 

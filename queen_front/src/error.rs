@@ -77,6 +77,19 @@ impl ApiError {
     }
 }
 
+/// The seconds a client is told to wait when a surface is paused.
+pub const PAUSED_RETRY_AFTER_S: &str = "5";
+
+/// Queen's code for a paused surface, by the surface's key (the error's
+/// detail): `kv_disabled`, `timers_disabled`, otherwise `maintenance`.
+fn paused_code(surface: Option<&str>) -> &'static str {
+    match surface {
+        Some("kv") => "kv_disabled",
+        Some("timers_schedule") => "timers_disabled",
+        _ => "maintenance",
+    }
+}
+
 /// The status and code of a SQLSTATE that refuses the request's input: the
 /// extension's message is passed on.
 fn refusal(sqlstate: &str) -> Option<(StatusCode, &'static str)> {
@@ -89,6 +102,9 @@ fn refusal(sqlstate: &str) -> Option<(StatusCode, &'static str)> {
         "53400" => (StatusCode::FORBIDDEN, "storage_quota_exceeded"),
         // A transaction's required lease is not held.
         "55000" => (StatusCode::CONFLICT, "precondition_failed"),
+        // A surface an operator paused (the code is refined by the
+        // surface, `paused_code`); the answer carries Retry-After.
+        "57000" => (StatusCode::SERVICE_UNAVAILABLE, "maintenance"),
         // A concurrent delete, a deadlock: retry.
         "40001" | "40P01" => (StatusCode::CONFLICT, "retry"),
         "23503" | "23505" => (StatusCode::CONFLICT, "conflict"),
@@ -125,10 +141,18 @@ impl From<&DbError> for ApiError {
     fn from(db: &DbError) -> ApiError {
         let state = db.code().code();
         if let Some((status, code)) = refusal(state) {
-            return ApiError {
+            let answer = ApiError {
                 sqlstate: Some(state.to_owned()),
                 ..ApiError::new(status, code, db.message())
             };
+            if state == "57000" {
+                return ApiError {
+                    code: paused_code(db.detail()),
+                    ..answer
+                }
+                .with_header(header::RETRY_AFTER, PAUSED_RETRY_AFTER_S);
+            }
+            return answer;
         }
         let answer = failure(state);
         if answer.status.is_server_error() && answer.code == "internal" {

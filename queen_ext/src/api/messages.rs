@@ -5,6 +5,7 @@ use pgrx::prelude::*;
 
 use super::{optional, required, required_text};
 use crate::catalog::readers;
+use crate::catalog::switches::{self, Surface};
 use crate::engine::{ack, pop, push, transaction};
 use crate::pg::errors;
 use crate::pg::spi;
@@ -28,7 +29,10 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = items.unwrap_or_else(|| errors::invalid("items", "is required"));
     let groups = push_wire::parse_items(body);
-    let out = spi::spi(|client| push::push_groups(client, &groups, producer, true));
+    let out = spi::spi(|client| {
+        switches::refuse_if_paused(client, Surface::Push);
+        push::push_groups(client, &groups, producer, true)
+    });
     JsonOut(push_wire::answers_json(&out))
 }
 
@@ -37,7 +41,10 @@ fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> J
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::invalid("body", "is required"));
     let (groups, counts_only) = binary::parse_push_body(body);
-    let out = spi::spi(|client| push::push_groups(client, &groups, producer, true));
+    let out = spi::spi(|client| {
+        switches::refuse_if_paused(client, Surface::Push);
+        push::push_groups(client, &groups, producer, true)
+    });
     if counts_only {
         let duplicate = out.iter().filter(|o| o.duplicate).count();
         return JsonOut::of(&serde_json::json!({

@@ -477,6 +477,8 @@ pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
     if groups.is_empty() {
         return Vec::new();
     }
+    use crate::catalog::switches::{refuse_if_paused, Surface};
+    refuse_if_paused(client, Surface::Push);
     let pushed = crate::engine::push::push_groups(client, &groups, None, false);
     delete_rows(client, &rows.iter().map(|r| r.id).collect::<Vec<_>>());
     rows.iter()

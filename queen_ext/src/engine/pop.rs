@@ -11,6 +11,7 @@
 use pgrx::spi::SpiClient;
 
 use crate::catalog::queues;
+use crate::catalog::switches::{self, Surface};
 use crate::engine::segments::{self, Scan};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::settings;
@@ -353,6 +354,15 @@ fn read_batch(
 /// flush (`soft_commit`). An auto-acked pop moves a cursor for good and
 /// always commits durably.
 pub fn pop_in_call(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
+    if switches::is_paused(client, Surface::Pop) {
+        // Pop maintenance: nothing is handed out, nothing is written.
+        return PopOut {
+            lease_id: None,
+            group: req.group.clone(),
+            claims: Vec::new(),
+            autopilot: req.autopilot,
+        };
+    }
     let first_writer = soft_commit::nothing_written();
     let out = pop(client, req);
     if first_writer && !req.auto_ack && !out.claims.is_empty() {

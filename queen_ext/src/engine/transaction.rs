@@ -13,6 +13,7 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
+use crate::catalog::switches::{self, Surface};
 use crate::engine::ack;
 use crate::engine::push;
 use crate::pg::errors;
@@ -205,6 +206,7 @@ pub fn transaction(
     let pushed = if groups.is_empty() {
         Vec::new()
     } else {
+        switches::refuse_if_paused(client, Surface::Push);
         push::push_groups(client, &groups, producer, true)
     };
     let acked = if acks.is_empty() {

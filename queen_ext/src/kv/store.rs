@@ -190,6 +190,10 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
 /// Runs `ops` in order as one unit. Errors (bad quota, database) raise; a
 /// lost required precondition answers `failed` having written nothing.
 pub fn run(c: &mut SpiClient<'_>, ops: &[Op]) -> Answer {
+    if !ops.is_empty() {
+        use crate::catalog::switches::{refuse_if_paused, Surface};
+        refuse_if_paused(c, Surface::Kv);
+    }
     let locked: BTreeSet<Key> = ops.iter().filter_map(|o| o.locked_key().cloned()).collect();
     let read: BTreeSet<Key> = ops.iter().flat_map(|o| o.keys()).collect();
     let placeholders = if locked.is_empty() {

@@ -84,6 +84,18 @@ pub fn lease_not_held(msg: impl Display) -> ! {
     );
 }
 
+/// A surface an operator paused (57000: operator intervention); the
+/// detail is the surface's key (`push`, `kv`, `timers_schedule`), for
+/// callers that answer each surface in its own words.
+pub fn paused(surface: &str, msg: impl Display) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_OPERATOR_INTERVENTION,
+        format!("{msg}"),
+        surface
+    );
+}
+
 /// An internal invariant failed: data in the tables is not what the engine wrote.
 pub fn corrupt(msg: impl Display) -> ! {
     ereport!(

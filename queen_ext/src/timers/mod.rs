@@ -5,6 +5,7 @@ pub mod wake;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
+use crate::catalog::switches::{self, Surface};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
@@ -43,8 +44,12 @@ pub fn schedule(
         );
     }
     if !crate::pg::settings::timers_schedule_enabled() {
-        errors::lease_not_held("timer scheduling is switched off (queen.timers_schedule_enabled)");
+        errors::paused(
+            Surface::TimersSchedule.key(),
+            "timer scheduling is switched off (queen.timers_schedule_enabled)",
+        );
     }
+    switches::refuse_if_paused(c, Surface::TimersSchedule);
     let message_id = queen_frames::new_message_id();
     let mid = pgrx::Uuid::from_bytes(message_id);
     let args = [

@@ -94,6 +94,17 @@ pub fn scheduled(deliver_us: i64) {
     });
 }
 
+/// Sets every sweeper's latch once the transaction commits: a resumed fire
+/// is acted on at once, not after the sweepers' longest sleep.
+pub fn at_commit() {
+    if shared().is_none() {
+        return;
+    }
+    pgrx::register_xact_callback(PgXactCallbackEvent::Commit, || {
+        wake(crate::pg::time::wall_clock_us())
+    });
+}
+
 /// Lowers the promise and sets every sweeper's latch. Runs after commit: it
 /// must not fail, and does nothing that could.
 fn wake(at: i64) {

@@ -14,6 +14,7 @@ mod kv;
 mod messages;
 mod queues;
 mod status;
+mod system;
 mod timers;
 
 use axum::extract::DefaultBodyLimit;
@@ -127,6 +128,18 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/v1/consumer-groups/{group}/subscription",
             post(consumer_groups::consumer_group_subscription),
+        )
+        .route(
+            "/api/v1/system/maintenance",
+            get(system::maintenance).post(system::set_maintenance),
+        )
+        .route(
+            "/api/v1/system/maintenance/pop",
+            get(system::pop_maintenance).post(system::set_pop_maintenance),
+        )
+        .route(
+            "/api/v1/system/kv-timers",
+            get(system::kv_timers).post(system::set_kv_timers),
         )
         .route(
             "/api/v1/analytics/retention",

@@ -311,6 +311,48 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
             None,
             Admin,
         ),
+        (
+            "GET",
+            "/api/v1/system/maintenance",
+            "/api/v1/system/maintenance",
+            None,
+            Admin,
+        ),
+        (
+            "POST",
+            "/api/v1/system/maintenance",
+            "/api/v1/system/maintenance",
+            B,
+            Admin,
+        ),
+        (
+            "GET",
+            "/api/v1/system/maintenance/pop",
+            "/api/v1/system/maintenance/pop",
+            None,
+            Admin,
+        ),
+        (
+            "POST",
+            "/api/v1/system/maintenance/pop",
+            "/api/v1/system/maintenance/pop",
+            B,
+            Admin,
+        ),
+        (
+            "GET",
+            "/api/v1/system/kv-timers",
+            "/api/v1/system/kv-timers",
+            None,
+            Admin,
+        ),
+        (
+            "POST",
+            "/api/v1/system/kv-timers",
+            "/api/v1/system/kv-timers",
+            B,
+            Admin,
+        ),
     ]
 };
 

@@ -15,6 +15,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum};
 
 use super::{drain, metrics, sleep};
+use crate::catalog::switches::{self, Surface};
 use crate::kv::prune;
 use crate::maintenance::bgworker::{
     extension_present, in_own_transaction, in_own_transaction_coded, stopping, wait,
@@ -269,12 +270,21 @@ fn cycle(
     rng: &mut u64,
     pressure: &mut Pressure,
 ) -> Result<(i64, bool), String> {
-    let probe = in_own_transaction(|| spi::spi(drain::probe))?;
+    let (probe, fire_paused) = in_own_transaction(|| {
+        spi::spi(|c| (drain::probe(c), switches::is_paused(c, Surface::TimersFire)))
+    })?;
     let next = probe["nextInMs"].as_i64();
     let due = probe["due"].as_i64().unwrap_or(0);
     let mut empty_claim = false;
     let mut left_due = false;
-    if due > 0 && settings::timers_fire_enabled() {
+    let fire_on = settings::timers_fire_enabled() && !fire_paused;
+    if !fire_on {
+        // Due timers wait; the resume wakes the sweepers (api::system), a
+        // reload of the setting is seen within the longest sleep.
+        let band = sleep::sleep_ms(None, 0, false, jitter(rng), s.max_sleep_ms);
+        return Ok((band, false));
+    }
+    if due > 0 {
         let started = Instant::now();
         let budget = Duration::from_millis(s.lease_ms as u64 / 2);
         let mut fired = 0i64;
