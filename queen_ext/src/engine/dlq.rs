@@ -637,6 +637,7 @@ pub fn moved_transaction_id(row_id: i64) -> String {
 /// row. None when there is no such row (never was, already moved, purged,
 /// or its queue deleted).
 pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Option<Moved> {
+    crate::catalog::switches::refuse_if_paused(client, crate::catalog::switches::Surface::Push);
     let rows = exec(
         client,
         query!("dlq_move_lock"),
