@@ -127,6 +127,12 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/resources/overview"
             | "/api/v1/resources/queues"
             | "/api/v1/resources/queues/{queue}"
+            | "/api/v1/resources/queues/{queue}/depth"
+            | "/api/v1/resources/namespaces"
+            | "/api/v1/resources/tasks"
+            | "/api/v1/resources/partitions"
+            | "/api/v1/timers/{queue}"
+            | "/api/v1/timers/{queue}/{*timer_key}"
             | "/api/v1/dlq"
             | "/api/v1/messages/{partition_id}/{transaction_id}"
             | "/api/v1/kv/{ns}/{*key}"
@@ -135,6 +141,7 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/analytics/retention"
             | "/api/v1/analytics/postgres-stats",
         ) => ReadOnly,
+        ("POST", "/api/v1/fetch" | "/api/v1/partitions/changed") => ReadOnly,
         ("POST", "/api/v1/push" | "/api/v1/timers") => WriteOnly,
         (
             "GET",
