@@ -78,7 +78,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
     queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
     queen.queue_depth, queen.partition_backlog,
-    queen.timer_peek, queen.timers_list,
+    queen.timer_peek, queen.timers_list, queen.kv_namespaces, queen.kv_list,
     queen.fetch, queen.partitions_changed
     TO queen_app;
 

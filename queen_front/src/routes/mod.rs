@@ -82,6 +82,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/resources/namespaces", get(resources::namespaces))
         .route("/api/v1/resources/tasks", get(resources::tasks))
         .route("/api/v1/resources/partitions", get(resources::partitions))
+        .route(
+            "/api/v1/resources/kv/namespaces",
+            get(resources::kv_namespaces),
+        )
+        .route("/api/v1/resources/kv/list", post(resources::kv_list))
         .route("/api/v1/fetch", post(resources::fetch))
         .route(
             "/api/v1/partitions/changed",

@@ -1,6 +1,6 @@
 //! Resources and reads by offset: queues with their counts, one queue, a
-//! queue's depth, namespaces, tasks, the partitions backlog, fetch and the
-//! partitions changed since a time. Every answer is the extension's,
+//! queue's depth, namespaces, tasks, the partitions backlog, the KV
+//! browser, fetch and the partitions changed since a time. Every answer is the extension's,
 //! passed on.
 
 use axum::extract::{Path, State};
@@ -106,4 +106,19 @@ pub async fn partitions_changed(
         &[&body],
     )
     .await?)
+}
+
+/// Every KV namespace holding a live key, with its keys.
+pub async fn kv_namespaces(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.kv_namespaces()", &[]).await?)
+}
+
+/// A page of one KV namespace's keys, read-only.
+pub async fn kv_list(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.kv_list($1::jsonb)", &[&body]).await?)
 }

@@ -157,6 +157,20 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
             None,
             ReadOnly,
         ),
+        (
+            "GET",
+            "/api/v1/resources/kv/namespaces",
+            "/api/v1/resources/kv/namespaces",
+            None,
+            ReadOnly,
+        ),
+        (
+            "POST",
+            "/api/v1/resources/kv/list",
+            "/api/v1/resources/kv/list",
+            B,
+            ReadOnly,
+        ),
         ("POST", "/api/v1/fetch", "/api/v1/fetch", B, ReadOnly),
         (
             "POST",
