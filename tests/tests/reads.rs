@@ -424,3 +424,45 @@ fn kv_browse_lists_namespaces_and_pages_keys() {
 fn uuid_suffix() -> String {
     unique("x").replace("x-", "")[..12].to_owned()
 }
+
+#[test]
+fn a_waiting_fetch_returns_when_a_push_lands() {
+    let mut c = connect();
+    let q = unique("fetch-wait");
+    push_n(&mut c, &q, "p", 0, 1);
+    let body =
+        json!({"entries": [{"queue": q, "partition": "p", "offset": 1}], "maxWaitMs": 10000});
+    let pusher = {
+        let q = q.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let (status, _) = post(
+                "/api/v1/push",
+                &json!({"items": [{"queue": q, "partition": "p", "payload": {"n": 1}}]}),
+            );
+            assert_eq!(status, 201);
+        })
+    };
+    let started = std::time::Instant::now();
+    let (status, answer) = post("/api/v1/fetch", &body);
+    pusher.join().unwrap();
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(offsets(&answer["entries"][0]), vec![1]);
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // Nothing comes: the wait ends empty; an entry error ends it at once.
+    let started = std::time::Instant::now();
+    let idle = json!({"entries": [{"queue": q, "partition": "p", "offset": 2}], "maxWaitMs": 600});
+    let (status, answer) = post("/api/v1/fetch", &idle);
+    assert_eq!(status, 200);
+    assert_eq!(answer["entries"][0]["records"], json!([]));
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    let started = std::time::Instant::now();
+    let past = json!({"entries": [{"queue": q, "partition": "p", "offset": 9}], "maxWaitMs": 5000});
+    let (_, answer) = post("/api/v1/fetch", &past);
+    assert_eq!(answer["entries"][0]["error"], "OFFSET_OUT_OF_RANGE");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}

@@ -11,7 +11,7 @@ use crate::wire::datum::{JsonOut, JsonbArg};
 /// Records of named partitions from given offsets, Queen's fetch body
 /// `{"entries": [{"queue", "partition"?, "offset", "maxBytes"?}]}`; the
 /// answer's entries are index-aligned with the request's. `maxWaitMs` is
-/// checked and not waited on here.
+/// checked and not waited on here (queen_front waits).
 #[pg_extern]
 fn fetch(body: Option<JsonbArg>) -> JsonOut {
     let req = reads::parse_fetch(&required("body", body));

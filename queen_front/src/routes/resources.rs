@@ -3,12 +3,16 @@
 //! browser, fetch and the partitions changed since a time. Every answer is the extension's,
 //! passed on.
 
+use std::time::{Duration, Instant};
+
 use axum::extract::{Path, State};
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::call::{call, json_body, ok, Answer};
 use crate::access::{Authorized, ReadOnly};
 use crate::body::JsonBody;
+use crate::longpoll::Key;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
 
@@ -82,15 +86,80 @@ pub async fn partitions(
     .await?)
 }
 
+/// The longest a fetch waits for records, in milliseconds (Queen's bound).
+const FETCH_MAX_WAIT_MS: u64 = 30_000;
+
 /// Records of named partitions from given offsets: no lease, no cursor.
-/// The answer comes at once: a `maxWaitMs` is checked, not waited on.
+/// With `maxWaitMs`, a fetch whose entries all name one queue and that
+/// found fewer than `minBytes` (default 1) payload bytes and no entry error
+/// waits on that queue like a waiting pop, then reads again; a fetch over
+/// several queues answers at once.
 pub async fn fetch(
     _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.fetch($1::jsonb)", &[&body]).await?)
+    let wait_ms = body
+        .get("maxWaitMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(FETCH_MAX_WAIT_MS);
+    let min_bytes = body.get("minBytes").and_then(Value::as_i64).unwrap_or(1);
+    let key = one_queue(&body).map(Key::Queue);
+    let hold = Duration::from_millis(wait_ms).min(
+        state
+            .config
+            .request_timeout
+            .saturating_sub(Duration::from_millis(500)),
+    );
+    let deadline = Instant::now() + hold;
+    loop {
+        let answer = call(&state, "SELECT queen.fetch($1::jsonb)", &[&body]).await?;
+        let (bytes, any_error) = delivered(&answer);
+        let now = Instant::now();
+        let Some(key) = key.as_ref().filter(|_| now < deadline) else {
+            return ok(answer);
+        };
+        if any_error || bytes >= min_bytes {
+            return ok(answer);
+        }
+        if state
+            .waiters
+            .wait(&state.pool, key, deadline - now)
+            .await
+            .is_err()
+        {
+            // No place to wait: what there is, at once.
+            return ok(answer);
+        }
+    }
+}
+
+/// The queue every entry of a fetch names, when they all name the same one.
+fn one_queue(body: &Value) -> Option<String> {
+    let entries = body.get("entries")?.as_array()?;
+    let first = entries.first()?.get("queue")?.as_str()?;
+    entries
+        .iter()
+        .all(|e| e.get("queue").and_then(Value::as_str) == Some(first))
+        .then(|| first.to_owned())
+}
+
+/// The payload bytes a fetch answer delivered (each record counting at
+/// least one), and whether an entry carries an error.
+fn delivered(answer: &Value) -> (i64, bool) {
+    let entries = answer["entries"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let bytes = entries
+        .iter()
+        .filter_map(|e| e["records"].as_array())
+        .flatten()
+        .map(|r| (r["payload"].to_string().len() as i64).max(1))
+        .sum();
+    (bytes, entries.iter().any(|e| e.get("error").is_some()))
 }
 
 /// The partitions written since a time, a page per entry, and `safeTime`.
