@@ -76,6 +76,14 @@ GRANT EXECUTE ON FUNCTION
     queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
     TO queen_app;
 
+-- The resource views, the timer reads and the reads by offset.
+GRANT EXECUTE ON FUNCTION
+    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
+    queen.queue_depth, queen.partition_backlog,
+    queen.timer_peek, queen.timers_list, queen.kv_namespaces, queen.kv_list,
+    queen.fetch, queen.partitions_changed
+    TO queen_app;
+
 GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
@@ -93,4 +101,8 @@ GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
     queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
     queen.consumer_groups_summary, queen.consumer_groups_lagging
+    TO pg_monitor;
+GRANT EXECUTE ON FUNCTION
+    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
+    queen.queue_depth, queen.partition_backlog
     TO pg_monitor;

@@ -111,6 +111,81 @@ AS 'MODULE_PATHNAME', 'dlq_purge_wrapper';
 -- Resources, timers and offset reads
 -- ---------------------------------------------------------------------
 
+CREATE  FUNCTION "resource_queues"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'resource_queues_wrapper';
+
+CREATE  FUNCTION "resource_queue"(
+	"queue" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'resource_queue_wrapper';
+
+CREATE  FUNCTION "resource_namespaces"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'resource_namespaces_wrapper';
+
+CREATE  FUNCTION "resource_tasks"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'resource_tasks_wrapper';
+
+CREATE  FUNCTION "queue_depth"(
+	"queue" TEXT, /* & str */
+	"consumer_group" TEXT DEFAULT NULL /* Option < & str > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'queue_depth_wrapper';
+
+CREATE  FUNCTION "partition_backlog"(
+	"queue" TEXT DEFAULT NULL, /* Option < & str > */
+	"max_rows" bigint DEFAULT NULL /* Option < i64 > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'partition_backlog_wrapper';
+
+CREATE  FUNCTION "timer_peek"(
+	"queue" TEXT, /* & str */
+	"timer_key" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'timer_peek_wrapper';
+
+CREATE  FUNCTION "timers_list"(
+	"queue" TEXT, /* & str */
+	"after" TEXT DEFAULT NULL, /* Option < & str > */
+	"max_rows" bigint DEFAULT NULL /* Option < i64 > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'timers_list_wrapper';
+
+CREATE  FUNCTION "kv_namespaces"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'kv_namespaces_wrapper';
+
+CREATE  FUNCTION "kv_list"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'kv_list_wrapper';
+
+CREATE  FUNCTION "fetch"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'fetch_wrapper';
+
+CREATE  FUNCTION "partitions_changed"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'partitions_changed_wrapper';
+
 -- ---------------------------------------------------------------------
 -- The operator's switches
 -- ---------------------------------------------------------------------
@@ -191,6 +266,14 @@ GRANT EXECUTE ON FUNCTION
     queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
     TO queen_app;
 
+-- The resource views, the timer reads and the reads by offset.
+GRANT EXECUTE ON FUNCTION
+    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
+    queen.queue_depth, queen.partition_backlog,
+    queen.timer_peek, queen.timers_list, queen.kv_namespaces, queen.kv_list,
+    queen.fetch, queen.partitions_changed
+    TO queen_app;
+
 GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue,
     queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
@@ -208,4 +291,8 @@ GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
     queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
     queen.consumer_groups_summary, queen.consumer_groups_lagging
+    TO pg_monitor;
+GRANT EXECUTE ON FUNCTION
+    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
+    queen.queue_depth, queen.partition_backlog
     TO pg_monitor;

@@ -127,6 +127,13 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/resources/overview"
             | "/api/v1/resources/queues"
             | "/api/v1/resources/queues/{queue}"
+            | "/api/v1/resources/queues/{queue}/depth"
+            | "/api/v1/resources/namespaces"
+            | "/api/v1/resources/tasks"
+            | "/api/v1/resources/partitions"
+            | "/api/v1/resources/kv/namespaces"
+            | "/api/v1/timers/{queue}"
+            | "/api/v1/timers/{queue}/{*timer_key}"
             | "/api/v1/dlq"
             | "/api/v1/messages/{partition_id}/{transaction_id}"
             | "/api/v1/kv/{ns}/{*key}"
@@ -136,6 +143,9 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/analytics/retention"
             | "/api/v1/analytics/postgres-stats",
         ) => ReadOnly,
+        ("POST", "/api/v1/fetch" | "/api/v1/partitions/changed" | "/api/v1/resources/kv/list") => {
+            ReadOnly
+        }
         ("POST", "/api/v1/push" | "/api/v1/timers") => WriteOnly,
         (
             "GET",

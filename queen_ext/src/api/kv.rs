@@ -7,7 +7,7 @@
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use crate::kv::{answer, parse, store, usage};
+use crate::kv::{answer, browse, parse, store, usage};
 use crate::pg::errors;
 use crate::pg::spi;
 use crate::wire::datum::{JsonOut, JsonbArg};
@@ -136,4 +136,19 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
     }
     spi::spi(|c| usage::set_quota(c, &ns, max_keys, max_bytes));
     JsonOut::of(&json!({"ns": ns, "maxKeys": max_keys, "maxBytes": max_bytes}))
+}
+
+/// Every namespace holding a live key: `[{"namespace", "keys"}]`.
+#[pg_extern]
+fn kv_namespaces() -> JsonOut {
+    JsonOut::of(&spi::spi(browse::namespaces))
+}
+
+/// A page of one namespace's keys, read-only, as Queen's console lists
+/// them: `{"namespace", "prefix"?, "after"?, "limit"?, "keysOnly"?,
+/// "includeExpired"?}` → `{"rows", "truncated", "nextAfter", "bytes"}`.
+#[pg_extern]
+fn kv_list(body: Option<JsonbArg>) -> JsonOut {
+    let body = super::required("body", body);
+    JsonOut::of(&spi::spi(|c| browse::list(c, &body)))
 }

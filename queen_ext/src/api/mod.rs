@@ -10,6 +10,8 @@ pub mod locks;
 pub mod messages;
 pub mod observe;
 pub mod queues;
+pub mod reads;
+pub mod resources;
 pub mod system;
 pub mod timers;
 

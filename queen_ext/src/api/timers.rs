@@ -75,3 +75,24 @@ fn timers_set_aside(
     let rows = spi::spi(|c| timers::set_aside(c, queue, max_rows as i64));
     JsonOut::of(&json!({"timers": rows}))
 }
+
+/// One pending timer: `{"found": true, …, "payload"}` (base64 as stored),
+/// or `{"found": false, "queue", "timerKey"}`.
+#[pg_extern]
+fn timer_peek(queue: &str, timer_key: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| timers::reads::peek(c, queue, timer_key)))
+}
+
+/// A page of a queue's pending timers by key in byte order after `after`
+/// (exclusive): `rows` (no payloads), `truncated`, `nextAfter`. `max_rows`
+/// NULL is 100; it is clamped to 1..`queen.read_page_max_rows`.
+#[pg_extern]
+fn timers_list(
+    queue: &str,
+    after: default!(Option<&str>, "NULL"),
+    max_rows: default!(Option<i64>, "NULL"),
+) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        timers::reads::list(c, queue, after, max_rows)
+    }))
+}

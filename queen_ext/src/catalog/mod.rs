@@ -5,6 +5,7 @@ pub mod admin;
 pub mod options;
 pub mod queues;
 pub mod readers;
+pub mod resources;
 pub mod switches;
 
 /// The shard count of the timers and the KV rows: the schema's generated

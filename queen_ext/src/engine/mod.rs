@@ -7,6 +7,7 @@ pub mod dlq;
 pub mod groups;
 pub mod pop;
 pub mod push;
+pub mod reads;
 pub mod segments;
 pub mod soft_commit;
 pub mod transaction;

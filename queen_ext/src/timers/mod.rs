@@ -1,5 +1,6 @@
 //! Timers in SQL: schedule, cancel, probe, claim and fire.
 
+pub mod reads;
 pub mod wake;
 
 use pgrx::spi::SpiClient;

@@ -13,6 +13,7 @@ mod dlq;
 mod kv;
 mod messages;
 mod queues;
+mod resources;
 mod status;
 mod system;
 mod timers;
@@ -70,10 +71,27 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/lease/{lease}/extend", post(messages::extend_lease))
         .route("/api/v1/resources/overview", get(status::overview))
         .route("/api/v1/status", get(status::overview))
-        .route("/api/v1/resources/queues", get(queues::list_queues))
+        .route("/api/v1/resources/queues", get(resources::queues))
         .route(
             "/api/v1/resources/queues/{queue}",
-            get(queues::get_queue).delete(queues::delete_queue),
+            get(resources::queue).delete(queues::delete_queue),
+        )
+        .route(
+            "/api/v1/resources/queues/{queue}/depth",
+            get(resources::depth),
+        )
+        .route("/api/v1/resources/namespaces", get(resources::namespaces))
+        .route("/api/v1/resources/tasks", get(resources::tasks))
+        .route("/api/v1/resources/partitions", get(resources::partitions))
+        .route(
+            "/api/v1/resources/kv/namespaces",
+            get(resources::kv_namespaces),
+        )
+        .route("/api/v1/resources/kv/list", post(resources::kv_list))
+        .route("/api/v1/fetch", post(resources::fetch))
+        .route(
+            "/api/v1/partitions/changed",
+            post(resources::partitions_changed),
         )
         .route("/api/v1/dlq", get(dlq::dlq).delete(dlq::purge))
         .route("/api/v1/dlq/{id}/replay", post(dlq::replay))
@@ -92,9 +110,10 @@ pub fn router(state: AppState) -> Router {
             get(kv::kv_get).put(kv::kv_put).delete(kv::kv_delete),
         )
         .route("/api/v1/locks", post(kv::locks))
+        .route("/api/v1/timers/{queue}", get(timers::list_timers))
         .route(
             "/api/v1/timers/{queue}/{*timer_key}",
-            axum::routing::delete(timers::cancel_timer),
+            get(timers::peek_timer).delete(timers::cancel_timer),
         )
         .route(
             "/api/v1/consumer-groups",

@@ -1,10 +1,10 @@
-//! Queues: configure, list, look at one, delete.
+//! Queues: configure and delete (the resource views are in `resources`).
 
 use axum::extract::{Path, State};
 use serde_json::{json, Value};
 
 use super::call::{call, json_body, ok, Answer};
-use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
+use crate::access::{Admin, Authorized, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -42,20 +42,6 @@ pub async fn configure(
         &[&queue, &options, &mode],
     )
     .await?)
-}
-
-/// Every queue.
-pub async fn list_queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.list_queues()", &[]).await?)
-}
-
-/// One queue.
-pub async fn get_queue(
-    _: Authorized<ReadOnly>,
-    State(state): State<AppState>,
-    Path(queue): Path<String>,
-) -> Answer {
-    ok(call(&state, "SELECT queen.get_queue($1)", &[&queue]).await?)
 }
 
 /// Deletes a queue; a missing one is a 200 with `existed: false`, as

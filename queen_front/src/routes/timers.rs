@@ -1,14 +1,14 @@
-//! Timers: scheduling (and every other operation in a body) and the cancel
-//! route.
+//! Timers: scheduling (and every other operation in a body), the cancel
+//! route, and the reads: one timer by key, a queue's timers page by page.
 
 use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::call::{call, json_body, ok, Answer};
-use crate::access::{Authorized, ReadWrite, WriteOnly};
+use crate::access::{Authorized, ReadOnly, ReadWrite, WriteOnly};
 use crate::body::JsonBody;
-use crate::query::Params;
+use crate::query::{number, text, Params};
 use crate::state::AppState;
 
 /// Timer operations in one body: schedule and the rest.
@@ -39,4 +39,43 @@ pub async fn cancel_timer(
     let body = json!({"operations": [cancel]});
     let answer = call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?;
     ok(answer["results"][0].clone())
+}
+
+/// One pending timer: 200 with `found` true or false.
+pub async fn peek_timer(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path((queue, timer_key)): Path<(String, String)>,
+) -> Answer {
+    ok(call(
+        &state,
+        "SELECT queen.timer_peek($1, $2)",
+        &[&queue, &timer_key],
+    )
+    .await?)
+}
+
+/// The query of the timers list: the key to list after, and a page size
+/// (clamped by the extension, never refused unless not a number).
+#[derive(Deserialize)]
+pub struct ListQuery {
+    after: Option<String>,
+    limit: Option<String>,
+}
+
+/// A page of a queue's pending timers by key.
+pub async fn list_timers(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+    Params(q): Params<ListQuery>,
+) -> Answer {
+    let after = text(&q.after).map(str::to_owned);
+    let limit = number("limit", &q.limit)?;
+    ok(call(
+        &state,
+        "SELECT queen.timers_list($1, $2, $3)",
+        &[&queue, &after, &limit],
+    )
+    .await?)
 }

@@ -1,0 +1,193 @@
+//! Resources and reads by offset: queues with their counts, one queue, a
+//! queue's depth, namespaces, tasks, the partitions backlog, the KV
+//! browser, fetch and the partitions changed since a time. Every answer is the extension's,
+//! passed on.
+
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, State};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::call::{call, json_body, ok, Answer};
+use crate::access::{Authorized, ReadOnly};
+use crate::body::JsonBody;
+use crate::longpoll::Key;
+use crate::query::{number, text, Params};
+use crate::state::AppState;
+
+/// Every queue with its counts. Query parameters are ignored, as Queen's
+/// server ignores them.
+pub async fn queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.resource_queues()", &[]).await?)
+}
+
+/// One queue with its options, partitions and totals; 404 when unknown.
+pub async fn queue(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.resource_queue($1)", &[&queue]).await?)
+}
+
+/// The query of the depth route.
+#[derive(Deserialize)]
+pub struct DepthQuery {
+    group: Option<String>,
+}
+
+/// A queue's depth under a group's cursor, or the worst one.
+pub async fn depth(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+    Params(q): Params<DepthQuery>,
+) -> Answer {
+    let group = text(&q.group).map(str::to_owned);
+    ok(call(
+        &state,
+        "SELECT queen.queue_depth($1, $2)",
+        &[&queue, &group],
+    )
+    .await?)
+}
+
+/// The namespaces queues carry.
+pub async fn namespaces(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.resource_namespaces()", &[]).await?)
+}
+
+/// The tasks queues carry.
+pub async fn tasks(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.resource_tasks()", &[]).await?)
+}
+
+/// The query of the partitions backlog.
+#[derive(Deserialize)]
+pub struct BacklogQuery {
+    queue: Option<String>,
+    limit: Option<String>,
+}
+
+/// The partitions holding the most pending.
+pub async fn partitions(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<BacklogQuery>,
+) -> Answer {
+    let queue = text(&q.queue).map(str::to_owned);
+    let limit = number("limit", &q.limit)?;
+    ok(call(
+        &state,
+        "SELECT queen.partition_backlog($1, $2)",
+        &[&queue, &limit],
+    )
+    .await?)
+}
+
+/// The longest a fetch waits for records, in milliseconds (Queen's bound).
+const FETCH_MAX_WAIT_MS: u64 = 30_000;
+
+/// Records of named partitions from given offsets: no lease, no cursor.
+/// With `maxWaitMs`, a fetch whose entries all name one queue and that
+/// found fewer than `minBytes` (default 1) payload bytes and no entry error
+/// waits on that queue like a waiting pop, then reads again; a fetch over
+/// several queues answers at once.
+pub async fn fetch(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    let wait_ms = body
+        .get("maxWaitMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(FETCH_MAX_WAIT_MS);
+    let min_bytes = body.get("minBytes").and_then(Value::as_i64).unwrap_or(1);
+    let key = one_queue(&body).map(Key::Queue);
+    let hold = Duration::from_millis(wait_ms).min(
+        state
+            .config
+            .request_timeout
+            .saturating_sub(Duration::from_millis(500)),
+    );
+    let deadline = Instant::now() + hold;
+    loop {
+        let answer = call(&state, "SELECT queen.fetch($1::jsonb)", &[&body]).await?;
+        let (bytes, any_error) = delivered(&answer);
+        let now = Instant::now();
+        let Some(key) = key.as_ref().filter(|_| now < deadline) else {
+            return ok(answer);
+        };
+        if any_error || bytes >= min_bytes {
+            return ok(answer);
+        }
+        if state
+            .waiters
+            .wait(&state.pool, key, deadline - now)
+            .await
+            .is_err()
+        {
+            // No place to wait: what there is, at once.
+            return ok(answer);
+        }
+    }
+}
+
+/// The queue every entry of a fetch names, when they all name the same one.
+fn one_queue(body: &Value) -> Option<String> {
+    let entries = body.get("entries")?.as_array()?;
+    let first = entries.first()?.get("queue")?.as_str()?;
+    entries
+        .iter()
+        .all(|e| e.get("queue").and_then(Value::as_str) == Some(first))
+        .then(|| first.to_owned())
+}
+
+/// The payload bytes a fetch answer delivered (each record counting at
+/// least one), and whether an entry carries an error.
+fn delivered(answer: &Value) -> (i64, bool) {
+    let entries = answer["entries"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let bytes = entries
+        .iter()
+        .filter_map(|e| e["records"].as_array())
+        .flatten()
+        .map(|r| (r["payload"].to_string().len() as i64).max(1))
+        .sum();
+    (bytes, entries.iter().any(|e| e.get("error").is_some()))
+}
+
+/// The partitions written since a time, a page per entry, and `safeTime`.
+pub async fn partitions_changed(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(
+        &state,
+        "SELECT queen.partitions_changed($1::jsonb)",
+        &[&body],
+    )
+    .await?)
+}
+
+/// Every KV namespace holding a live key, with its keys.
+pub async fn kv_namespaces(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.kv_namespaces()", &[]).await?)
+}
+
+/// A page of one KV namespace's keys, read-only.
+pub async fn kv_list(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    let body = json_body(&body)?;
+    ok(call(&state, "SELECT queen.kv_list($1::jsonb)", &[&body]).await?)
+}

@@ -1,0 +1,9 @@
+-- A queue's pending timers by key in byte order, after key $2 (exclusive;
+-- NULL: from the first), at most $3 of them.
+SELECT queue, timer_key, partition, transaction_id, message_id::text AS message_id,
+       (extract(epoch FROM deliver_at) * 1000000)::int8 AS deliver_us, attempts, last_error,
+       (claim_token IS NOT NULL AND claimed_until > now()) AS claimed,
+       (extract(epoch FROM created_at) * 1000000)::int8 AS created_us
+  FROM queen.log_timers
+ WHERE queue = $1 AND ($2::text IS NULL OR timer_key > $2)
+ ORDER BY timer_key LIMIT $3
