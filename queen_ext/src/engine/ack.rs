@@ -217,6 +217,7 @@ fn answer(a: &AckIn, error: Option<String>) -> AckOut {
         dead_lettered: false,
         offset: None,
         warning: None,
+        lease_released: false,
     }
 }
 
@@ -323,6 +324,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     let mut results = Vec::with_capacity(items.len());
     let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
     let mut dirty = false;
+    let mut marked = Vec::new();
     for a in items {
         // An id at several offsets of the lease: each ack takes the first
         // one not answered yet, so acking every message delivered under it
@@ -353,12 +355,15 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
             results.push(answer(a, Some(e)));
             continue;
         }
+        marked.push(results.len());
         results.push(mark(client, pid, group, &mut c, a, offset));
         errors_at.insert(offset, a.error.clone());
         dirty = true;
     }
-    if dirty {
-        settle(client, pid, group, &mut c, &errors_at, &mut results);
+    if dirty && settle(client, pid, group, &mut c, &errors_at, &mut results) {
+        for i in marked {
+            results[i].lease_released = true;
+        }
     }
     results
 }
@@ -431,7 +436,7 @@ fn next_head(
 /// Moves the cursor over the done prefix of the lease and, once every
 /// message of the lease is answered, ends the lease: redelivery of the first
 /// failure after the retry delay, or dead-lettering it when its retries are
-/// exhausted.
+/// exhausted. True when the lease ended.
 fn settle(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -439,7 +444,7 @@ fn settle(
     c: &mut ConsumerRow,
     errors_at: &HashMap<i64, Option<String>>,
     results: &mut [AckOut],
-) {
+) -> bool {
     advance(c);
     let answered = c.state.iter().all(|s| *s != OPEN);
     if answered {
@@ -477,6 +482,7 @@ fn settle(
             ],
         );
     }
+    answered
 }
 
 /// Extends every partition lease held under `lease_id`, by `seconds` or by

@@ -777,6 +777,32 @@ mod tests {
     }
 
     #[pg_test]
+    fn an_ack_answer_says_when_it_ended_the_lease() {
+        push(json!([{"queue": "lr", "payload": 1}, {"queue": "lr", "payload": 2}]));
+        let p = pop("lr", None, 2, json!({}));
+        let acks = ack_all(&p, "completed", None);
+        let first = ack(json!([acks[0]]));
+        assert_eq!(first[0]["leaseReleased"], false, "{first}");
+        assert_eq!(first[0]["error"], Value::Null, "{first}");
+        assert_eq!(first[0]["dlq"], false, "{first}");
+        let second = ack(json!([acks[1]]));
+        assert_eq!(second[0]["leaseReleased"], true, "{second}");
+        assert_eq!(second[0]["success"], true, "{second}");
+        // The text path answers alike.
+        push(json!([{"queue": "lr2", "payload": 1}]));
+        let p = pop("lr2", None, 1, json!({}));
+        let acks = ack_all(&p, "completed", None);
+        let text =
+            Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &[acks.to_string().into()])
+                .unwrap()
+                .unwrap()
+                .0;
+        assert_eq!(text[0]["leaseReleased"], true, "{text}");
+        assert_eq!(text[0]["dlq"], false, "{text}");
+        assert!(text[0].as_object().unwrap().contains_key("error"), "{text}");
+    }
+
+    #[pg_test]
     fn auto_ack_commits_at_delivery() {
         push(json!([{"queue": "aa", "payload": 1}, {"queue": "aa", "payload": 2}]));
         let p = pop("aa", None, 1, json!({"autoAck": true}));

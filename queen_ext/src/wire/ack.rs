@@ -75,6 +75,8 @@ pub struct AckOut {
     /// Done, but not as asked (a dead-lettering whose message retention had
     /// already deleted).
     pub warning: Option<String>,
+    /// This call answered the last open message of the lease, which ended.
+    pub lease_released: bool,
 }
 
 impl AckOut {
@@ -95,7 +97,8 @@ impl AckOut {
             consumer_group: (self.group != QUEUE_MODE).then_some(self.group.as_str()),
             success: self.success(),
             error: self.error.as_deref(),
-            dlq: self.dead_lettered.then_some(true),
+            lease_released: self.lease_released,
+            dlq: self.dead_lettered,
             warning: self.warning.as_deref(),
         }
     }
@@ -111,10 +114,9 @@ pub struct AckAnswer<'a> {
     status: &'static str,
     consumer_group: Option<&'a str>,
     success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dlq: Option<bool>,
+    lease_released: bool,
+    dlq: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     warning: Option<&'a str>,
 }
@@ -279,13 +281,18 @@ pub fn answers_json(out: &[AckOut]) -> String {
         } else {
             ",\"success\":false"
         });
-        if let Some(e) = &o.error {
-            text.push_str(",\"error\":");
-            write_str(text, e);
-        }
-        if o.dead_lettered {
-            text.push_str(",\"dlq\":true");
-        }
+        text.push_str(",\"error\":");
+        write_opt_str(text, o.error.as_deref());
+        text.push_str(if o.lease_released {
+            ",\"leaseReleased\":true"
+        } else {
+            ",\"leaseReleased\":false"
+        });
+        text.push_str(if o.dead_lettered {
+            ",\"dlq\":true"
+        } else {
+            ",\"dlq\":false"
+        });
         if let Some(w) = &o.warning {
             text.push_str(",\"warning\":");
             write_str(text, w);

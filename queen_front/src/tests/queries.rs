@@ -61,7 +61,10 @@ async fn a_pop_passes_its_parameters_on_by_the_rules_of_each() {
     assert_eq!(answer.status, StatusCode::NO_CONTENT, "{}", answer.body);
     let params = pg.params_of("queen.pop(").unwrap();
     assert_eq!((params[0].clone(), params[1].clone()), (None, None));
-    assert_eq!(params[3], None, "an absent batch is the extension's to choose");
+    assert_eq!(
+        params[3], None,
+        "an absent batch is the extension's to choose"
+    );
     assert_eq!(jsonb(&params[4]), json!({}));
     // An autopilot pop says so, and leaves batch and width unset.
     let answer = send(&app, bare("GET", "/api/v1/pop/queue/q?autopilot=true")).await;
