@@ -16,3 +16,4 @@ GRANT EXECUTE ON FUNCTION
     queen.retry_dlq_message, queen.delete_dlq_message,
     queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription
     TO queen_front;
+GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_front;

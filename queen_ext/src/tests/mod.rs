@@ -3,6 +3,7 @@
 
 mod engine;
 mod failures;
+mod messages;
 #[cfg(test)]
 mod layout;
 mod retention;

@@ -1,4 +1,5 @@
-//! The dead-letter queue: list, look at one, retry, delete.
+//! The dead-letter queue: list and retry (one message is read and deleted
+//! by `inspect`).
 
 use axum::extract::{Path, State};
 use serde::Deserialize;
@@ -52,36 +53,6 @@ pub async fn dlq(
 fn partition_id(raw: &str) -> Result<i64, ApiError> {
     raw.parse()
         .map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
-}
-
-/// One dead letter.
-pub async fn get_message(
-    _: Authorized<ReadOnly>,
-    State(state): State<AppState>,
-    Path((pid, txn)): Path<(String, String)>,
-) -> Answer {
-    let pid = partition_id(&pid)?;
-    ok(call(
-        &state,
-        "SELECT queen.get_dlq_message($1, $2)",
-        &[&pid, &txn],
-    )
-    .await?)
-}
-
-/// Deletes one dead letter.
-pub async fn delete_message(
-    _: Authorized<ReadWrite>,
-    State(state): State<AppState>,
-    Path((pid, txn)): Path<(String, String)>,
-) -> Answer {
-    let pid = partition_id(&pid)?;
-    ok(call(
-        &state,
-        "SELECT queen.delete_dlq_message($1, $2)",
-        &[&pid, &txn],
-    )
-    .await?)
 }
 
 /// Puts one dead letter back to be consumed again; wakes the long polls.

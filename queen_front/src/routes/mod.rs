@@ -10,11 +10,13 @@
 mod call;
 mod consumer_groups;
 mod dlq;
+mod inspect;
 mod kv;
 mod messages;
 mod queues;
 mod status;
 mod timers;
+mod traces;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
@@ -77,7 +79,15 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/dlq", get(dlq::dlq))
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}",
-            get(dlq::get_message).delete(dlq::delete_message),
+            get(inspect::get).delete(inspect::delete),
+        )
+        .route("/api/v1/messages", get(inspect::list))
+        .route("/api/v1/traces", post(traces::record))
+        .route("/api/v1/traces/names", get(traces::names))
+        .route("/api/v1/traces/by-name/{name}", get(traces::by_name))
+        .route(
+            "/api/v1/traces/{partition_id}/{transaction_id}",
+            get(traces::for_message),
         )
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}/retry",
