@@ -27,7 +27,10 @@ fn send(method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
     };
     let status = resp.status();
     let text = resp.into_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 fn get(path: &str) -> (u16, Value) {
@@ -65,7 +68,8 @@ fn a_trace_is_recorded_and_read_back() {
     let (status, rec) = send(
         "POST",
         "/api/v1/traces",
-        Some(&json!({"transactionId": "t-1", "partitionId": pid, "traceNames": [name], "data": {"step": 1}})),
+        Some(&json!({"transactionId": "t-1", "partitionId": pid,
+                    "traceNames": [name], "data": {"step": 1}})),
     );
     assert_eq!(status, 201, "{rec}");
     assert_eq!(rec["success"], true);
@@ -88,7 +92,11 @@ fn a_trace_is_recorded_and_read_back() {
 
 #[test]
 fn trace_routes_refuse_bad_input() {
-    refused(&send("POST", "/api/v1/traces", Some(&json!({}))), 400, "invalid_request");
+    refused(
+        &send("POST", "/api/v1/traces", Some(&json!({}))),
+        400,
+        "invalid_request",
+    );
     refused(
         &send(
             "POST",
@@ -116,10 +124,26 @@ fn trace_routes_refuse_bad_input() {
         400,
         "invalid_request",
     );
-    refused(&get("/api/v1/traces/by-name/x?limit=abc"), 400, "invalid_request");
-    refused(&get("/api/v1/traces/by-name/x?limit=0"), 400, "invalid_request");
-    refused(&get("/api/v1/traces/names?limit=1000000"), 400, "invalid_request");
-    refused(&get("/api/v1/traces/names?offset=-1"), 400, "invalid_request");
+    refused(
+        &get("/api/v1/traces/by-name/x?limit=abc"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/by-name/x?limit=0"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/names?limit=1000000"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/names?offset=-1"),
+        400,
+        "invalid_request",
+    );
     // No traces is an empty list, even for a partition id that is no number.
     assert_eq!(get("/api/v1/traces/abc/x"), (200, json!({"traces": []})));
     assert_eq!(get("/api/v1/traces/1/none"), (200, json!({"traces": []})));
@@ -130,7 +154,11 @@ fn message_routes_refuse_bad_input() {
     refused(&get("/api/v1/messages?status=done"), 400, "invalid_request");
     refused(&get("/api/v1/messages?limit=0"), 400, "invalid_request");
     refused(&get("/api/v1/messages?limit=x"), 400, "invalid_request");
-    refused(&get("/api/v1/messages?from=yesterday"), 400, "invalid_request");
+    refused(
+        &get("/api/v1/messages?from=yesterday"),
+        400,
+        "invalid_request",
+    );
     refused(&get("/api/v1/messages?offset=-5"), 400, "invalid_request");
     for pid in ["abc", "999999999999"] {
         let answer = get(&format!("/api/v1/messages/{pid}/x"));
@@ -172,7 +200,11 @@ fn a_deleted_live_message_is_never_delivered() {
         404,
         "not_found",
     );
-    refused(&get(&format!("/api/v1/messages/{pid}/d-1")), 404, "not_found");
+    refused(
+        &get(&format!("/api/v1/messages/{pid}/d-1")),
+        404,
+        "not_found",
+    );
     let (_, popped) = get(&format!(
         "/api/v1/pop/queue/{q}?consumerGroup=fresh&batch=10&wait=false"
     ));

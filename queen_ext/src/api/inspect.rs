@@ -48,9 +48,9 @@ fn page_offset(field: &str, n: Option<i64>) -> i64 {
 fn trace_record(body: Option<JsonbArg>) -> JsonOut {
     let body = crate::api::required("body", body);
     let t = TraceIn::parse(&body);
-    JsonOut::of(&spi::spi(|c| {
-        json!({"success": true, "traceId": traces::record(c, &t)})
-    }))
+    JsonOut::of(&spi::spi(
+        |c| json!({"success": true, "traceId": traces::record(c, &t)}),
+    ))
 }
 
 /// The traces of one message, oldest first (at most
@@ -134,9 +134,7 @@ fn micros(o: &Obj<'_>, key: &str) -> Option<i64> {
 /// "total"}`.
 #[pg_extern]
 fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
-    let filters: Value = filters
-        .map(|a| a.value("filters"))
-        .unwrap_or(json!({}));
+    let filters: Value = filters.map(|a| a.value("filters")).unwrap_or(json!({}));
     let o = Obj::new(&filters, "filters");
     let status = o.opt_str("status");
     if let Some(s) = status {
@@ -160,7 +158,8 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         errors::invalid(
             &o.field("offset"),
             format!(
-                "offset {offset} plus limit {limit} is more than queen.messages_scan_max ({scan_max})"
+                "offset {offset} plus limit {limit} is more than \
+                 queen.messages_scan_max ({scan_max})"
             ),
         );
     }
@@ -195,5 +194,7 @@ fn message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
 /// "deadLettersDeleted"}`; 42704 when there is nothing to delete.
 #[pg_extern]
 fn message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| inspect::delete(c, partition_id, transaction_id)))
+    JsonOut::of(&spi::spi(|c| {
+        inspect::delete(c, partition_id, transaction_id)
+    }))
 }

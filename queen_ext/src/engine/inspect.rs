@@ -314,9 +314,7 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
                 };
                 (offset, wide)
             });
-            let Some((offset, wide)) = row else {
-                missing()
-            };
+            let Some((offset, wide)) = row else { missing() };
             // A narrow row's frame is still in its segment.
             let frame = segments::covering(client, pid, offset)
                 .and_then(|seg| copy_frame(&seg, offset))
@@ -327,7 +325,9 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
     };
     let Some(frame) = frame else { missing() };
     let groups = groups(client, &p);
-    let dead = dead_letters(client, pid, &[offset]).remove(&offset).unwrap_or_default();
+    let dead = dead_letters(client, pid, &[offset])
+        .remove(&offset)
+        .unwrap_or_default();
     let st = status(&groups, !dead.is_empty(), offset);
     let newest_dead = dead.first();
     let queue_config = queues::find(client, &p.queue).map(|q| q.options.to_json());
@@ -462,7 +462,14 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
     let parts: Vec<Partition> = exec(
         client,
         query!("messages_list_partitions"),
-        &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT, spi::TEXT, spi::INT8],
+        &[
+            spi::UUID,
+            spi::TEXT,
+            spi::TEXT,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT8,
+        ],
         &[
             queues::default_tenant().into(),
             f.queue.into(),
@@ -488,7 +495,12 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
         for r in exec(
             client,
             query!("messages_list_segments"),
-            &[spi::INT8_ARRAY, spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::INT8],
+            &[
+                spi::INT8_ARRAY,
+                spi::TIMESTAMPTZ,
+                spi::TIMESTAMPTZ,
+                spi::INT8,
+            ],
             &[
                 ids.into(),
                 ts(f.from_us).into(),

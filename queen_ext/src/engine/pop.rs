@@ -529,14 +529,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 1
             };
             move_cursor(
-                client,
-                cand.pid,
-                &req.group,
-                lease,
-                start,
-                end,
-                attempts,
-                &skip,
+                client, cand.pid, &req.group, lease, start, end, attempts, &skip,
             );
             remaining -= end - start + 1 - skip.len() as i64;
             out.claims.push(Claim {

@@ -75,16 +75,16 @@ impl TraceIn {
         if names.len() > MAX_TRACE_NAMES {
             errors::invalid(
                 "traceNames",
-                format!("{} names is more than the {MAX_TRACE_NAMES} allowed", names.len()),
+                format!(
+                    "{} names is more than the {MAX_TRACE_NAMES} allowed",
+                    names.len()
+                ),
             );
         }
         TraceIn {
             partition_id,
             transaction_id: transaction_id.to_owned(),
-            consumer_group: o
-                .opt_name("consumerGroup")
-                .unwrap_or(QUEUE_MODE)
-                .to_owned(),
+            consumer_group: o.opt_name("consumerGroup").unwrap_or(QUEUE_MODE).to_owned(),
             event_type: o
                 .opt_name("eventType")
                 .unwrap_or(DEFAULT_EVENT_TYPE)

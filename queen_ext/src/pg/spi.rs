@@ -109,7 +109,8 @@ pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
 pub fn queen_table_exists(name: &std::ffi::CStr) -> bool {
     unsafe {
         let ns = pg_sys::get_namespace_oid(c"queen".as_ptr(), true);
-        ns != pg_sys::InvalidOid && pg_sys::get_relname_relid(name.as_ptr(), ns) != pg_sys::InvalidOid
+        ns != pg_sys::InvalidOid
+            && pg_sys::get_relname_relid(name.as_ptr(), ns) != pg_sys::InvalidOid
     }
 }
 

@@ -14,7 +14,10 @@ mod tests {
     fn push(queue: &str, txns: &[&str]) -> i64 {
         let items: Vec<Value> = txns
             .iter()
-            .map(|t| json!({"queue": queue, "partition": "p", "transactionId": t, "payload": {"t": t}}))
+            .map(|t| {
+                json!({"queue": queue, "partition": "p", "transactionId": t,
+                       "payload": {"t": t}})
+            })
             .collect();
         Spi::get_one_with_args::<Json>(
             "SELECT queen.push($1)",
@@ -26,7 +29,8 @@ mod tests {
 
     fn pid(queue: &str) -> i64 {
         Spi::get_one_with_args::<i64>(
-            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id \
+              WHERE q.name = $1",
             &[queue.into()],
         )
         .unwrap()
@@ -57,8 +61,10 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
-                            "leaseId": m["leaseId"], "status": status, "consumerGroup": group}))
+            .map(|m| {
+                json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                            "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
+            })
             .collect();
         Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()])
             .unwrap()
@@ -72,7 +78,8 @@ mod tests {
 
     fn committed(pid: i64, group: &str) -> i64 {
         n(&format!(
-            "SELECT committed FROM queen.log_consumers WHERE partition_id = {pid} AND consumer_group = '{group}'"
+            "SELECT committed FROM queen.log_consumers \
+              WHERE partition_id = {pid} AND consumer_group = '{group}'"
         ))
     }
 
@@ -155,7 +162,8 @@ mod tests {
         assert_eq!(d["deadLettersDeleted"], 1);
         assert_eq!(
             n(&format!(
-                "SELECT count(*) FROM queen.log_dlq WHERE partition_id = {pid} AND transaction_id = 'a'"
+                "SELECT count(*) FROM queen.log_dlq \
+                  WHERE partition_id = {pid} AND transaction_id = 'a'"
             )),
             0
         );
@@ -173,11 +181,13 @@ mod tests {
         Spi::run(&format!(
             "UPDATE queen.log_segments SET created_at = created_at - interval '2 hours'
               WHERE partition_id = {pid} AND base_offset = 0;
-             UPDATE queen.log_partitions SET oldest_live_at = oldest_live_at - interval '2 hours' WHERE id = {pid}"
+             UPDATE queen.log_partitions SET oldest_live_at = oldest_live_at - interval '2 hours'
+              WHERE id = {pid}"
         ))
         .unwrap();
         let r = js(&format!(
-            "SELECT queen_internal.log_retention_step_v1({pid}, now() - interval '1 hour', NULL, 100)::json"
+            "SELECT queen_internal.log_retention_step_v1(\
+               {pid}, now() - interval '1 hour', NULL, 100)::json"
         ));
         assert_eq!(r["deleted"], 1);
         // The first segment's tombstone went with it; the kept one's stayed.
@@ -227,10 +237,15 @@ mod tests {
         assert_eq!(list["total"], 3);
         assert_eq!(list["mode"]["type"], "bus");
         assert_eq!(list["messages"][0]["partitionId"], pid.to_string());
-        assert_eq!(list["messages"][0]["busStatus"], json!({"consumedBy": 0, "totalGroups": 1}));
-        let done = js("SELECT queen.messages_list('{\"queue\": \"list1\", \"status\": \"completed\"}')");
+        assert_eq!(
+            list["messages"][0]["busStatus"],
+            json!({"consumedBy": 0, "totalGroups": 1})
+        );
+        let done =
+            js("SELECT queen.messages_list('{\"queue\": \"list1\", \"status\": \"completed\"}')");
         assert_eq!(done["total"], 1);
-        let page = js("SELECT queen.messages_list('{\"queue\": \"list1\", \"limit\": 1, \"offset\": 1}')");
+        let page =
+            js("SELECT queen.messages_list('{\"queue\": \"list1\", \"limit\": 1, \"offset\": 1}')");
         assert_eq!(page["messages"][0]["transactionId"], "b");
         // A deleted message is not listed.
         delete(pid, "c");
@@ -238,7 +253,9 @@ mod tests {
         assert_eq!(after["total"], 2);
     }
 
-    #[pg_test(error = "filters.status: \"done\" is not one of pending, processing, completed, dead_letter")]
+    #[pg_test(
+        error = "filters.status: \"done\" is not one of pending, processing, completed, dead_letter"
+    )]
     fn the_listing_refuses_an_unknown_status() {
         js("SELECT queen.messages_list('{\"status\": \"done\"}')");
     }
@@ -251,12 +268,14 @@ mod tests {
     #[pg_test]
     fn a_trace_is_read_back_by_message_and_by_name() {
         let pid = push("tr1", &["a"]);
-        let body = json!({"transactionId": "a", "partitionId": pid.to_string(), "consumerGroup": "g",
-                          "traceNames": ["order-1", "order-1", "flow"], "eventType": "step", "data": {"n": 1}});
-        let rec = Spi::get_one_with_args::<Json>("SELECT queen.trace_record($1)", &[JsonB(body).into()])
-            .unwrap()
-            .unwrap()
-            .0;
+        let body = json!({"transactionId": "a", "partitionId": pid.to_string(),
+                          "consumerGroup": "g", "traceNames": ["order-1", "order-1", "flow"],
+                          "eventType": "step", "data": {"n": 1}});
+        let rec =
+            Spi::get_one_with_args::<Json>("SELECT queen.trace_record($1)", &[JsonB(body).into()])
+                .unwrap()
+                .unwrap()
+                .0;
         assert_eq!(rec["success"], true);
         let id = rec["traceId"].as_str().unwrap().to_owned();
         // One transaction: the first trace is made older than the second.
@@ -267,7 +286,9 @@ mod tests {
         .unwrap();
         Spi::get_one_with_args::<Json>(
             "SELECT queen.trace_record($1)",
-            &[JsonB(json!({"transactionId": "a", "partitionId": pid, "traceNames": "flow", "data": {"n": 2}})).into()],
+            &[JsonB(json!({"transactionId": "a", "partitionId": pid,
+                           "traceNames": "flow", "data": {"n": 2}}))
+            .into()],
         )
         .unwrap();
         let mine = js(&format!("SELECT queen.traces_for_message({pid}, 'a')"));
@@ -298,7 +319,10 @@ mod tests {
             .clone();
         assert_eq!(flow["trace_count"], 2);
         assert_eq!(flow["message_count"], 1);
-        assert_eq!(js("SELECT queen.traces_for_message(1, 'none')"), json!({"traces": []}));
+        assert_eq!(
+            js("SELECT queen.traces_for_message(1, 'none')"),
+            json!({"traces": []})
+        );
     }
 
     #[pg_test(error = "data: is required")]
@@ -322,7 +346,9 @@ mod tests {
         for _ in 0..3 {
             Spi::get_one_with_args::<Json>(
                 "SELECT queen.trace_record($1)",
-                &[JsonB(json!({"transactionId": "a", "partitionId": pid, "traceNames": ["x"], "data": {}})).into()],
+                &[JsonB(json!({"transactionId": "a", "partitionId": pid,
+                               "traceNames": ["x"], "data": {}}))
+                .into()],
             )
             .unwrap();
         }

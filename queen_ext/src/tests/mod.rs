@@ -3,9 +3,9 @@
 
 mod engine;
 mod failures;
-mod messages;
 #[cfg(test)]
 mod layout;
+mod messages;
 mod retention;
 mod support;
 mod sweeper;
