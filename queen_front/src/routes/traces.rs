@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, ok, text_body, Answer};
+use super::call::{call, json_body, ok, Answer};
 use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -23,11 +23,7 @@ pub async fn record(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Answer {
-    let body = if body.is_empty() {
-        "{}"
-    } else {
-        text_body(&body)?
-    };
+    let body = json_body(&body)?;
     let answer = call(&state, "SELECT queen.trace_record($1::jsonb)", &[&body]).await?;
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
