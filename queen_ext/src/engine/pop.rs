@@ -279,6 +279,11 @@ const SCAN_CHUNK: i64 = 64;
 /// `tombstones` (the schema has `queen.log_deleted`) the same statement also
 /// reads the deleted offsets of the batch's range, in order: one probe of
 /// the tombstones' primary key, empty when nothing there was deleted.
+/// Measured 2026-12-01 with pgbench (one auto-acked pop of one message per
+/// transaction, one connection, three rounds on a shared two-core machine):
+/// 503, 564 and 479 pops/s with the table against 599, 565 and 509 with it
+/// renamed away (the 0.2.0 statement); within the machine's noise in one
+/// round, up to 16% in another.
 fn take_cursor(
     client: &mut SpiClient<'_>,
     pid: i64,
