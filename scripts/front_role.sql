@@ -1,8 +1,9 @@
 -- The role queen_front logs in as: the message path and reads (queen_app),
 -- plus the admin calls its routes make (configure, delete a queue, retry or
--- delete a dead letter, consumer-group admin). Nothing else: no table, no
--- maintenance step, no KV quota. Run as a superuser (or the extension's
--- owner) in the database that holds the extension; safe to run again.
+-- delete a dead letter, delete a message, consumer-group admin). Nothing
+-- else: no table, no maintenance step, no KV quota. Run as a superuser (or
+-- the extension's owner) in the database that holds the extension; safe to
+-- run again.
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_front') THEN
@@ -21,3 +22,4 @@ GRANT EXECUTE ON FUNCTION
     queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
     queen.system_switches
     TO queen_front;
+GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_front;

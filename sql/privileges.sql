@@ -97,6 +97,14 @@ GRANT EXECUTE ON FUNCTION
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 
+-- Messages and traces: recording a trace and the readers for queen_app,
+-- deleting a message for queen_admin.
+GRANT EXECUTE ON FUNCTION
+    queen.trace_record, queen.traces_for_message, queen.traces_by_name, queen.trace_names,
+    queen.messages_list, queen.message_get
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_admin;
+
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
     queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,

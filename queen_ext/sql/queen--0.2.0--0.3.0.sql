@@ -11,6 +11,103 @@
 -- Messages and traces
 -- ---------------------------------------------------------------------
 
+-- Tables: messages deleted by an operator (tombstones) and the traces
+-- consumers record (sql/schema/messages.sql).
+
+-- A live message deleted by an operator: its frame stays in its segment
+-- (segments are never rewritten) and every pop skips its offset, for every
+-- consumer group, moving the cursor past it. Retention deletes these rows
+-- with the segments they point into; a partition's deletion takes them along.
+CREATE TABLE queen.log_deleted (
+    partition_id   bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    message_offset bigint NOT NULL,
+    transaction_id text NOT NULL,
+    deleted_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (partition_id, message_offset)
+);
+
+-- What a consumer recorded about a message while handling it. Keyed by the
+-- message's address, with no foreign key: a trace never holds back the
+-- deletion of a queue, a partition or a segment, and outlives them until
+-- the metrics window ages it out.
+CREATE TABLE queen.message_traces (
+    id             uuid PRIMARY KEY,
+    partition_id   bigint NOT NULL,
+    transaction_id text NOT NULL,
+    consumer_group text NOT NULL,
+    event_type     text NOT NULL,
+    data           jsonb NOT NULL,
+    worker_id      text,
+    created_at     timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX idx_message_traces_message ON queen.message_traces (partition_id, transaction_id, created_at);
+-- The metrics purge walks traces oldest first.
+CREATE INDEX idx_message_traces_created_at ON queen.message_traces (created_at);
+
+-- The names a trace was filed under; the by-name read pages them oldest
+-- first. created_at is the trace's, copied so a page is one index range.
+CREATE TABLE queen.message_trace_names (
+    trace_id   uuid NOT NULL REFERENCES queen.message_traces (id) ON DELETE CASCADE,
+    trace_name text NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (trace_id, trace_name)
+);
+CREATE INDEX idx_message_trace_names_name ON queen.message_trace_names (trace_name, created_at);
+
+-- Functions: the trace recorder and readers, the message listing, reader
+-- and delete.
+
+CREATE  FUNCTION "trace_record"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'trace_record_wrapper';
+
+CREATE  FUNCTION "traces_for_message"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'traces_for_message_wrapper';
+
+CREATE  FUNCTION "traces_by_name"(
+	"name" TEXT, /* & str */
+	"row_limit" INT DEFAULT NULL, /* Option < i32 > */
+	"row_offset" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'traces_by_name_wrapper';
+
+CREATE  FUNCTION "trace_names"(
+	"row_limit" INT DEFAULT NULL, /* Option < i32 > */
+	"row_offset" INT DEFAULT NULL /* Option < i32 > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'trace_names_wrapper';
+
+CREATE  FUNCTION "messages_list"(
+	"filters" jsonb DEFAULT '{}' /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'messages_list_wrapper';
+
+CREATE  FUNCTION "message_get"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'message_get_wrapper';
+
+CREATE  FUNCTION "message_delete"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'message_delete_wrapper';
+
 -- ---------------------------------------------------------------------
 -- Consumer groups and dead letters
 -- ---------------------------------------------------------------------
@@ -286,6 +383,14 @@ GRANT EXECUTE ON FUNCTION
     queen.system_switches
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
+
+-- Messages and traces: recording a trace and the readers for queen_app,
+-- deleting a message for queen_admin.
+GRANT EXECUTE ON FUNCTION
+    queen.trace_record, queen.traces_for_message, queen.traces_by_name, queen.trace_names,
+    queen.messages_list, queen.message_get
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_admin;
 
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,

@@ -40,6 +40,11 @@ extension_sql_file!(
 );
 extension_sql_file!("../../sql/schema/dlq.sql", name = "dlq", requires = ["log"]);
 extension_sql_file!(
+    "../../sql/schema/messages.sql",
+    name = "messages",
+    requires = ["log"]
+);
+extension_sql_file!(
     "../../sql/schema/maintenance.sql",
     name = "maintenance",
     requires = ["log"]

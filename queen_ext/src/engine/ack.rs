@@ -19,8 +19,8 @@ use crate::query;
 use crate::wire::ack::{AckIn, AckOut, Renewed, Status};
 
 /// One byte of lease state per offset of a leased batch.
-const OPEN: u8 = 0;
-const DONE: u8 = 1;
+pub(crate) const OPEN: u8 = 0;
+pub(crate) const DONE: u8 = 1;
 const FAILED: u8 = 2;
 const RETRY: u8 = 3;
 

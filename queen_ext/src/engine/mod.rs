@@ -1,13 +1,17 @@
 //! The log itself: push (resolve, dedup, append), pop (candidates, cursor,
 //! read), ack (resolve, settle), the segments, dead letters, transactions and
-//! the soft commit.
+//! the soft commit; the messages an operator deleted, the message readers
+//! (`inspect`) and the traces consumers record.
 
 pub mod ack;
+pub mod deleted;
 pub mod dlq;
 pub mod groups;
+pub mod inspect;
 pub mod pop;
 pub mod push;
 pub mod reads;
 pub mod segments;
 pub mod soft_commit;
+pub mod traces;
 pub mod transaction;

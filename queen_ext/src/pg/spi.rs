@@ -103,6 +103,17 @@ pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
     generic_plans(|| pgrx::spi::Spi::connect_mut(f))
 }
 
+/// Whether the table `queen.<name>` exists: two catalogue-cache probes, no
+/// statement. For code that must also serve a schema an update has not yet
+/// brought to this library's version.
+pub fn queen_table_exists(name: &std::ffi::CStr) -> bool {
+    unsafe {
+        let ns = pg_sys::get_namespace_oid(c"queen".as_ptr(), true);
+        ns != pg_sys::InvalidOid
+            && pg_sys::get_relname_relid(name.as_ptr(), ns) != pg_sys::InvalidOid
+    }
+}
+
 /// Whether the current transaction may write (false on a hot standby).
 pub fn in_recovery() -> bool {
     unsafe { pg_sys::RecoveryInProgress() }

@@ -5,6 +5,7 @@ mod engine;
 mod failures;
 #[cfg(test)]
 mod layout;
+mod messages;
 mod moves;
 mod retention;
 mod support;

@@ -155,6 +155,28 @@ pub struct Claim {
     pub end: i64,
     pub delivery_attempt: i32,
     pub segments: Vec<Segment>,
+    /// Offsets inside start..=end that were deleted, in order: leased done,
+    /// never delivered.
+    pub skip: Vec<i64>,
+}
+
+impl Claim {
+    /// The runs of start..=end that are delivered: the whole range, split
+    /// around the deleted offsets.
+    pub fn runs(&self) -> Vec<(i64, i64)> {
+        let mut runs = Vec::new();
+        let mut from = self.start;
+        for &o in &self.skip {
+            if o > from {
+                runs.push((from, o - 1));
+            }
+            from = o + 1;
+        }
+        if from <= self.end {
+            runs.push((from, self.end));
+        }
+        runs
+    }
 }
 
 pub struct PopOut {
@@ -245,26 +267,31 @@ impl PopOut {
                 .unwrap_or_default(),
             lease_id: self.lease_id.map(|l| l.to_string()).unwrap_or_default(),
             consumer_group: self.group.clone(),
+            // A claim with deleted offsets goes out as one claim per run
+            // between them, each with the segments it reads.
             claims: self
                 .claims
                 .iter()
-                .map(|c| PopClaim {
-                    partition_id: c.partition_id as u64,
-                    partition: c.partition.clone(),
-                    start: c.start as u64,
-                    end: c.end as u64,
-                    delivery_attempt: c.delivery_attempt as u32,
-                    records: c
-                        .segments
-                        .iter()
-                        .map(|s| PopRecord {
-                            base_offset: s.base_offset as u64,
-                            created_at_us: s.created_at_us,
-                            count: s.count as u32,
-                            codec: CODEC_ZSTD,
-                            bytes: s.blob.clone(),
-                        })
-                        .collect(),
+                .flat_map(|c| {
+                    c.runs().into_iter().map(move |(start, end)| PopClaim {
+                        partition_id: c.partition_id as u64,
+                        partition: c.partition.clone(),
+                        start: start as u64,
+                        end: end as u64,
+                        delivery_attempt: c.delivery_attempt as u32,
+                        records: c
+                            .segments
+                            .iter()
+                            .filter(|s| s.end_offset >= start && s.base_offset <= end)
+                            .map(|s| PopRecord {
+                                base_offset: s.base_offset as u64,
+                                created_at_us: s.created_at_us,
+                                count: s.count as u32,
+                                codec: CODEC_ZSTD,
+                                bytes: s.blob.clone(),
+                            })
+                            .collect(),
+                    })
                 })
                 .collect(),
         };
@@ -305,7 +332,7 @@ fn write_claim(out: &mut String, c: &Claim, tail: &str, written: &mut usize) {
         let created_at = micros_to_iso(seg.created_at_us);
         for (i, f) in seg.frames().enumerate() {
             let offset = seg.base_offset + i as i64;
-            if offset < c.start || offset > c.end {
+            if offset < c.start || offset > c.end || c.skip.binary_search(&offset).is_ok() {
                 continue;
             }
             if f.is_encrypted() {

@@ -1,5 +1,6 @@
-//! The dead-letter queue: list, look at one, move back into the log (by
-//! row id or by message), delete one, purge a queue's.
+//! The dead-letter queue: list, move back into the log (by row id or by
+//! message), purge a queue's (one message is read and deleted by
+//! `inspect`).
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -57,36 +58,6 @@ pub async fn dlq(
 fn partition_id(raw: &str) -> Result<i64, ApiError> {
     raw.parse()
         .map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
-}
-
-/// One dead letter.
-pub async fn get_message(
-    _: Authorized<ReadOnly>,
-    State(state): State<AppState>,
-    Path((pid, txn)): Path<(String, String)>,
-) -> Answer {
-    let pid = partition_id(&pid)?;
-    ok(call(
-        &state,
-        "SELECT queen.get_dlq_message($1, $2)",
-        &[&pid, &txn],
-    )
-    .await?)
-}
-
-/// Deletes one dead letter.
-pub async fn delete_message(
-    _: Authorized<ReadWrite>,
-    State(state): State<AppState>,
-    Path((pid, txn)): Path<(String, String)>,
-) -> Answer {
-    let pid = partition_id(&pid)?;
-    ok(call(
-        &state,
-        "SELECT queen.delete_dlq_message($1, $2)",
-        &[&pid, &txn],
-    )
-    .await?)
 }
 
 /// A move that found nothing to move: the 404 with the keys Queen's server

@@ -10,6 +10,7 @@
 mod call;
 mod consumer_groups;
 mod dlq;
+mod inspect;
 mod kv;
 mod messages;
 mod queues;
@@ -17,6 +18,7 @@ mod resources;
 mod status;
 mod system;
 mod timers;
+mod traces;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
@@ -97,7 +99,15 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/dlq/{id}/replay", post(dlq::replay))
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}",
-            get(dlq::get_message).delete(dlq::delete_message),
+            get(inspect::get).delete(inspect::delete),
+        )
+        .route("/api/v1/messages", get(inspect::list))
+        .route("/api/v1/traces", post(traces::record))
+        .route("/api/v1/traces/names", get(traces::names))
+        .route("/api/v1/traces/by-name/{name}", get(traces::by_name))
+        .route(
+            "/api/v1/traces/{partition_id}/{transaction_id}",
+            get(traces::for_message),
         )
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}/retry",

@@ -74,23 +74,35 @@ pub fn partition_cleanup_step(
     }
 }
 
-/// Ages out observability rows older than `cutoff`, at most `max_rows`.
+/// Ages out observability rows older than `cutoff`: at most `max_rows`
+/// retention history rows and at most `max_rows` message traces (Queen's
+/// server keeps traces for ever; here they last the metrics window). A
+/// schema without the trace table (0.2.0, before its update) has only the
+/// history.
 pub fn metrics_purge_step(
     client: &mut SpiClient<'_>,
     cutoff: TimestampWithTimeZone,
     max_rows: i32,
 ) -> BatchResult {
-    let deleted = exec(
-        client,
-        query!("retention_cleanup_metrics_purge_step"),
-        &[spi::TIMESTAMPTZ, spi::INT8],
-        &[cutoff.into(), (max_rows as i64).into()],
-    )
-    .next()
-    .and_then(|r| spi::opt::<i64>(&r, "deleted"))
-    .unwrap_or(0);
+    let purge = |client: &mut SpiClient<'_>, sql: &'static str| -> i64 {
+        exec(
+            client,
+            sql,
+            &[spi::TIMESTAMPTZ, spi::INT8],
+            &[cutoff.into(), (max_rows as i64).into()],
+        )
+        .next()
+        .and_then(|r| spi::opt::<i64>(&r, "deleted"))
+        .unwrap_or(0)
+    };
+    let history = purge(client, query!("retention_cleanup_metrics_purge_step"));
+    let traces = if spi::queen_table_exists(c"message_traces") {
+        purge(client, query!("retention_cleanup_traces_purge_step"))
+    } else {
+        0
+    };
     BatchResult {
-        deleted,
-        done: deleted < max_rows as i64,
+        deleted: history + traces,
+        done: history < max_rows as i64 && traces < max_rows as i64,
     }
 }

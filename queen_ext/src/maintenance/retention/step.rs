@@ -188,6 +188,8 @@ fn reclaim(client: &mut SpiClient<'_>, pid: i64, log_start: i64, run: &Run, move
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), log_start.into(), run.max_base.into()],
     );
+    // Tombstones go with the segments they point into.
+    crate::engine::deleted::drop_through(client, pid, run.max_end);
     let new_start = run.max_end + 1;
     exec(
         client,

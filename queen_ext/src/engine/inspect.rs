@@ -1,0 +1,604 @@
+//! The message readers and the delete: any message by its address (live,
+//! dead-lettered, or only kept by its dead letters), the listing of a
+//! window of messages newest first, each with its status across the
+//! consumer groups, and the deletion of a message (a tombstone over its
+//! offsets, which pop skips for every group, and its dead letters). Answers
+//! are shaped as Queen's server shapes them.
+
+use std::collections::HashMap;
+
+use pgrx::datum::TimestampWithTimeZone;
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::catalog::queues;
+use crate::engine::deleted;
+use crate::engine::dlq::raw_payload;
+use crate::engine::push::txn_hash;
+use crate::engine::segments;
+use crate::pg::errors;
+use crate::pg::settings;
+use crate::pg::spi::{self, exec};
+use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
+use crate::query;
+use crate::wire::segment::Segment;
+use crate::wire::QUEUE_MODE;
+
+/// A partition and its queue.
+struct Partition {
+    id: i64,
+    name: String,
+    log_start: i64,
+    queue_id: i64,
+    queue: String,
+    namespace: Option<String>,
+    task: Option<String>,
+    priority: i32,
+}
+
+impl Partition {
+    fn of_row(r: &pgrx::spi::SpiHeapTupleData<'_>) -> Partition {
+        Partition {
+            id: spi::col(r, "id"),
+            name: spi::col(r, "partition"),
+            log_start: spi::col(r, "log_start"),
+            queue_id: spi::col(r, "queue_id"),
+            queue: spi::col(r, "queue"),
+            namespace: spi::opt(r, "namespace"),
+            task: spi::opt(r, "task"),
+            priority: spi::col(r, "priority"),
+        }
+    }
+}
+
+fn partition(client: &mut SpiClient<'_>, pid: i64) -> Option<Partition> {
+    exec(
+        client,
+        query!("messages_partition"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .map(|r| Partition::of_row(&r))
+}
+
+/// A consumer group of a partition and its cursor there (None: it never
+/// read the partition).
+struct Group {
+    name: String,
+    committed: Option<i64>,
+    lease: Option<(i64, i64)>,
+    lease_expires_us: Option<i64>,
+}
+
+fn groups(client: &mut SpiClient<'_>, p: &Partition) -> Vec<Group> {
+    exec(
+        client,
+        query!("messages_groups"),
+        &[spi::INT8, spi::INT8],
+        &[p.id.into(), p.queue_id.into()],
+    )
+    .map(|r| {
+        let leased = spi::opt::<bool>(&r, "leased").unwrap_or(false);
+        let lease = match (
+            spi::opt::<i64>(&r, "lease_start"),
+            spi::opt::<i64>(&r, "lease_end"),
+        ) {
+            (Some(s), Some(e)) if leased => Some((s, e)),
+            _ => None,
+        };
+        Group {
+            name: spi::col(&r, "consumer_group"),
+            committed: spi::opt(&r, "committed"),
+            lease,
+            lease_expires_us: spi::opt(&r, "lease_expires_us"),
+        }
+    })
+    .collect()
+}
+
+/// A dead letter of an offset: its group, error and deliveries.
+struct Dead {
+    group: String,
+    error: Option<String>,
+    attempts: i32,
+}
+
+/// The dead letters of `offsets` of `pid`, newest failure first per offset.
+fn dead_letters(client: &mut SpiClient<'_>, pid: i64, offsets: &[i64]) -> HashMap<i64, Vec<Dead>> {
+    let mut out: HashMap<i64, Vec<Dead>> = HashMap::new();
+    if offsets.is_empty() {
+        return out;
+    }
+    for r in exec(
+        client,
+        query!("messages_dead_letters"),
+        &[spi::INT8, spi::INT8_ARRAY],
+        &[pid.into(), offsets.to_vec().into()],
+    ) {
+        out.entry(spi::col(&r, "message_offset"))
+            .or_default()
+            .push(Dead {
+                group: spi::col(&r, "consumer_group"),
+                error: spi::opt(&r, "error"),
+                attempts: spi::col(&r, "attempts"),
+            });
+    }
+    out
+}
+
+/// A message's status for one group: done, leased right now, or waiting.
+fn group_status(g: &Group, offset: i64) -> &'static str {
+    if g.committed.is_some_and(|c| c >= offset) {
+        "completed"
+    } else if g.lease.is_some_and(|(s, e)| s <= offset && offset <= e) {
+        "processing"
+    } else {
+        "pending"
+    }
+}
+
+/// A message's status over every group, as Queen derives it: dead_letter
+/// when it has a dead letter; completed when every named group passed it
+/// (queue mode when there is none); processing under a live lease; else
+/// pending.
+struct Status {
+    status: &'static str,
+    queue_status: Option<&'static str>,
+    consumed_by: usize,
+    total_groups: usize,
+    lease_expires_us: Option<i64>,
+}
+
+fn status(groups: &[Group], dead: bool, offset: i64) -> Status {
+    let named: Vec<&Group> = groups.iter().filter(|g| g.name != QUEUE_MODE).collect();
+    let queue_mode = groups.iter().find(|g| g.name == QUEUE_MODE);
+    let consumed_by = named
+        .iter()
+        .filter(|g| group_status(g, offset) == "completed")
+        .count();
+    let completed = if named.is_empty() {
+        queue_mode.is_some_and(|g| group_status(g, offset) == "completed")
+    } else {
+        consumed_by == named.len()
+    };
+    let leased = groups
+        .iter()
+        .find(|g| group_status(g, offset) == "processing");
+    Status {
+        status: if dead {
+            "dead_letter"
+        } else if completed {
+            "completed"
+        } else if leased.is_some() {
+            "processing"
+        } else {
+            "pending"
+        },
+        queue_status: queue_mode.map(|g| group_status(g, offset)),
+        consumed_by,
+        total_groups: named.len(),
+        lease_expires_us: leased.and_then(|g| g.lease_expires_us),
+    }
+}
+
+/// The mode of a set of groups: `{"hasQueueMode", "busGroupsCount",
+/// "type"}`, type bus, queue, hybrid or none.
+fn mode<'a>(names: impl Iterator<Item = &'a str>) -> Value {
+    let mut has_queue_mode = false;
+    let mut bus: Vec<&str> = Vec::new();
+    for n in names {
+        if n == QUEUE_MODE {
+            has_queue_mode = true;
+        } else if !bus.contains(&n) {
+            bus.push(n);
+        }
+    }
+    let kind = match (has_queue_mode, bus.is_empty()) {
+        (true, false) => "hybrid",
+        (false, false) => "bus",
+        (true, true) => "queue",
+        (false, true) => "none",
+    };
+    json!({"hasQueueMode": has_queue_mode, "busGroupsCount": bus.len(), "type": kind})
+}
+
+/// The offsets of `pid` whose frame carries transaction id `txn`, among the
+/// newest `queen.message_lookup_segments` sidecar rows, each with the
+/// segment holding it; oldest first.
+fn locate(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Vec<(i64, Segment)> {
+    let hash = txn_hash(txn);
+    let mut offsets = Vec::new();
+    for r in exec(
+        client,
+        query!("messages_sidecar_find"),
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[
+            pid.into(),
+            hash.into(),
+            settings::message_lookup_segments().into(),
+        ],
+    ) {
+        let base: i64 = spi::col(&r, "base_offset");
+        let hashes: Vec<Option<i64>> = spi::col(&r, "txn_hashes");
+        for (i, h) in hashes.iter().enumerate() {
+            if *h == Some(hash) {
+                offsets.push(base + i as i64);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for offset in offsets {
+        // The hash may collide: the frame says whether it is this id.
+        let Some(seg) = segments::covering(client, pid, offset) else {
+            continue;
+        };
+        let same = seg
+            .frames()
+            .nth((offset - seg.base_offset) as usize)
+            .is_some_and(|f| f.transaction_id == txn);
+        if same {
+            out.push((offset, seg));
+        }
+    }
+    out
+}
+
+/// What a message answer takes from its frame.
+struct FrameCopy {
+    id: Option<String>,
+    transaction_id: String,
+    trace_id: Option<String>,
+    producer: Option<String>,
+    data: Value,
+    encrypted: bool,
+    created_us: Option<i64>,
+}
+
+fn copy_frame(seg: &Segment, offset: i64) -> Option<FrameCopy> {
+    let f = seg.frames().nth((offset - seg.base_offset) as usize)?;
+    let encrypted = f.is_encrypted();
+    Some(FrameCopy {
+        id: Some(queen_frames::id_text(&f.message_id)),
+        transaction_id: f.transaction_id.to_owned(),
+        trace_id: f.trace_id.map(|t| queen_frames::id_text(&t)),
+        producer: f.producer.map(str::to_owned),
+        data: if encrypted {
+            Value::Null
+        } else {
+            serde_json::from_str(raw_payload(f.payload).get()).unwrap_or(Value::Null)
+        },
+        encrypted,
+        created_us: Some(seg.created_at_us),
+    })
+}
+
+/// One message by its address: the newest live copy of the transaction id
+/// in the partition, or, once its segment is gone, what its dead letters
+/// kept. Raises 42704 when there is neither (or it was deleted).
+pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
+    let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
+    let Some(p) = partition(client, pid) else {
+        missing()
+    };
+    let mut live = locate(client, pid, txn);
+    if let (Some(first), Some(last)) = (live.first(), live.last()) {
+        let gone = deleted::in_range(client, pid, first.0, last.0);
+        live.retain(|(o, _)| gone.binary_search(o).is_err());
+    }
+    let (offset, frame) = match live.pop() {
+        Some((offset, seg)) => (offset, copy_frame(&seg, offset)),
+        None => {
+            // Only dead letters may still name it.
+            let row = exec(
+                client,
+                query!("messages_dead_by_txn"),
+                &[spi::INT8, spi::TEXT],
+                &[pid.into(), txn.into()],
+            )
+            .next()
+            .map(|r| {
+                let payload: Option<Vec<u8>> = spi::opt(&r, "payload");
+                let offset: i64 = spi::col(&r, "message_offset");
+                let wide = FrameCopy {
+                    id: spi::opt(&r, "message_id"),
+                    transaction_id: txn.to_owned(),
+                    trace_id: spi::opt(&r, "trace_id"),
+                    producer: None,
+                    data: payload
+                        .as_deref()
+                        .map(|b| serde_json::from_str(raw_payload(b).get()).unwrap_or(Value::Null))
+                        .unwrap_or(Value::Null),
+                    encrypted: false,
+                    created_us: spi::opt(&r, "created_us"),
+                };
+                (offset, wide)
+            });
+            let Some((offset, wide)) = row else { missing() };
+            // A narrow row's frame is still in its segment.
+            let frame = segments::covering(client, pid, offset)
+                .and_then(|seg| copy_frame(&seg, offset))
+                .filter(|f| f.transaction_id == txn)
+                .unwrap_or(wide);
+            (offset, Some(frame))
+        }
+    };
+    let Some(frame) = frame else { missing() };
+    let groups = groups(client, &p);
+    let dead = dead_letters(client, pid, &[offset])
+        .remove(&offset)
+        .unwrap_or_default();
+    let st = status(&groups, !dead.is_empty(), offset);
+    let newest_dead = dead.first();
+    let queue_config = queues::find(client, &p.queue).map(|q| q.options.to_json());
+    let consumer_groups: Vec<Value> = groups
+        .iter()
+        .map(|g| {
+            let d = dead.iter().find(|d| d.group == g.name);
+            json!({
+                "consumerGroup": g.name,
+                "status": if d.is_some() { "dead_letter" } else { group_status(g, offset) },
+                "committedOffset": g.committed,
+                "leaseExpiresAt": g.lease
+                    .filter(|(s, e)| *s <= offset && offset <= *e)
+                    .and(g.lease_expires_us)
+                    .map(micros_to_iso),
+                "errorMessage": d.and_then(|d| d.error.clone()),
+            })
+        })
+        .collect();
+    json!({
+        "id": frame.id,
+        "transactionId": frame.transaction_id,
+        "data": frame.data,
+        "payload": frame.data,
+        "traceId": frame.trace_id,
+        "producerSub": frame.producer,
+        "createdAt": frame.created_us.map(micros_to_iso),
+        "partitionId": pid.to_string(),
+        "partition": p.name,
+        "offset": offset,
+        "isEncrypted": frame.encrypted,
+        "queue": p.queue,
+        "queuePath": format!("{}/{}", p.queue, p.name),
+        "namespace": p.namespace,
+        "task": p.task,
+        "status": st.status,
+        "errorMessage": newest_dead.and_then(|d| d.error.clone()),
+        "retryCount": newest_dead.map_or(0, |d| d.attempts),
+        "leaseExpiresAt": st.lease_expires_us.map(micros_to_iso),
+        "queueConfig": queue_config,
+        "mode": {
+            "hasQueueMode": groups.iter().any(|g| g.name == QUEUE_MODE && g.committed.is_some()),
+            "busGroupsCount": st.total_groups,
+            "type": if st.total_groups > 0 { "bus" } else { "queue" },
+        },
+        "consumerGroups": consumer_groups,
+    })
+}
+
+/// Deletes a message: every live copy of the transaction id in the
+/// partition gets a tombstone (its frame stays in its segment; no group is
+/// handed it again), and its dead letters are deleted. Answers Queen's
+/// success body with what went; raises 42704 when nothing did.
+pub fn delete(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
+    let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
+    if partition(client, pid).is_none() {
+        missing()
+    }
+    let mut offsets = Vec::new();
+    for (offset, _) in locate(client, pid, txn) {
+        // The segment is held (KEY SHARE) until this transaction ends: a
+        // retention step deleting it waits, and then deletes the tombstone
+        // with it.
+        let held = exec(
+            client,
+            query!("dlq_write_lock_segment"),
+            &[spi::INT8, spi::INT8],
+            &[pid.into(), offset.into()],
+        )
+        .next()
+        .and_then(|r| spi::opt::<i64>(&r, "end_offset"))
+        .is_some_and(|end| end >= offset);
+        if held {
+            offsets.push(offset);
+        }
+    }
+    let tombstoned = if offsets.is_empty() {
+        Vec::new()
+    } else {
+        deleted::mark(client, pid, &offsets, txn)
+    };
+    let dead = exec(
+        client,
+        query!("messages_delete_dead"),
+        &[spi::INT8, spi::TEXT],
+        &[pid.into(), txn.into()],
+    )
+    .next()
+    .map(|r| spi::col::<i64>(&r, "deleted"))
+    .unwrap_or(0);
+    if tombstoned.is_empty() && dead == 0 {
+        missing()
+    }
+    json!({
+        "success": true,
+        "partitionId": pid.to_string(),
+        "transactionId": txn,
+        "message": "Message deleted successfully",
+        "deletedOffsets": tombstoned,
+        "deadLettersDeleted": dead,
+    })
+}
+
+/// The statuses a listing filters on.
+pub const STATUSES: [&str; 4] = ["pending", "processing", "completed", "dead_letter"];
+
+/// What a listing reads: the partitions' filters, the window, the status
+/// and the page.
+pub struct ListFilter<'a> {
+    pub queue: Option<&'a str>,
+    pub partition: Option<&'a str>,
+    pub namespace: Option<&'a str>,
+    pub task: Option<&'a str>,
+    pub status: Option<&'a str>,
+    /// The window, in microseconds since the Unix epoch, both ends inclusive.
+    pub from_us: i64,
+    pub to_us: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+fn ts(us: i64) -> TimestampWithTimeZone {
+    TimestampWithTimeZone::try_from(us - PG_EPOCH_OFFSET_US)
+        .unwrap_or_else(|_| errors::invalid("from", format!("{us} is out of range")))
+}
+
+/// One page of the messages written within the window, newest first, with
+/// each one's status: `{"messages", "mode", "total"}` (total: the page's
+/// length, as Queen answers it). Deleted messages are left out.
+pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
+    let scan_max = settings::messages_scan_max();
+    let parts: Vec<Partition> = exec(
+        client,
+        query!("messages_list_partitions"),
+        &[
+            spi::UUID,
+            spi::TEXT,
+            spi::TEXT,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT8,
+        ],
+        &[
+            queues::default_tenant().into(),
+            f.queue.into(),
+            f.partition.into(),
+            f.namespace.into(),
+            f.task.into(),
+            scan_max.into(),
+        ],
+    )
+    .map(|r| Partition::of_row(&r))
+    .collect();
+    let by_id: HashMap<i64, &Partition> = parts.iter().map(|p| (p.id, p)).collect();
+    // Every segment holds at least one message: without a status filter the
+    // page needs no more segments than messages.
+    let segment_limit = if f.status.is_some() {
+        scan_max
+    } else {
+        (f.offset + f.limit).min(scan_max)
+    };
+    let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
+    let mut segs: Vec<(i64, Segment)> = Vec::new();
+    if !ids.is_empty() {
+        for r in exec(
+            client,
+            query!("messages_list_segments"),
+            &[
+                spi::INT8_ARRAY,
+                spi::TIMESTAMPTZ,
+                spi::TIMESTAMPTZ,
+                spi::INT8,
+            ],
+            &[
+                ids.into(),
+                ts(f.from_us).into(),
+                ts(f.to_us).into(),
+                segment_limit.into(),
+            ],
+        ) {
+            let pid: i64 = spi::col(&r, "partition_id");
+            if let Some(seg) = Segment::from_columns(&r) {
+                segs.push((pid, seg));
+            }
+        }
+    }
+    // Per partition read: its groups, tombstones and dead letters over the
+    // offsets read.
+    let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
+    for (pid, s) in &segs {
+        let e = spans.entry(*pid).or_insert((s.base_offset, s.end_offset));
+        e.0 = e.0.min(s.base_offset);
+        e.1 = e.1.max(s.end_offset);
+    }
+    struct Seen {
+        groups: Vec<Group>,
+        gone: Vec<i64>,
+        dead: HashMap<i64, Vec<Dead>>,
+    }
+    let mut seen: HashMap<i64, Seen> = HashMap::new();
+    for (pid, (lo, hi)) in &spans {
+        let p = by_id[pid];
+        let offsets: Vec<i64> = (*lo..=*hi).collect();
+        seen.insert(
+            *pid,
+            Seen {
+                groups: groups(client, p),
+                gone: deleted::in_range(client, *pid, *lo, *hi),
+                dead: dead_letters(client, *pid, &offsets),
+            },
+        );
+    }
+    let mut skipped = 0i64;
+    let mut out: Vec<Value> = Vec::new();
+    'segments: for (pid, seg) in &segs {
+        let p = by_id[pid];
+        let s = &seen[pid];
+        let frames: Vec<_> = seg.frames().collect();
+        for (i, fr) in frames.iter().enumerate().rev() {
+            let offset = seg.base_offset + i as i64;
+            if offset < p.log_start || s.gone.binary_search(&offset).is_ok() {
+                continue;
+            }
+            let st = status(&s.groups, s.dead.contains_key(&offset), offset);
+            if f.status.is_some_and(|want| want != st.status) {
+                continue;
+            }
+            if skipped < f.offset {
+                skipped += 1;
+                continue;
+            }
+            let encrypted = fr.is_encrypted();
+            let data = if encrypted {
+                Value::Null
+            } else {
+                serde_json::from_str(raw_payload(fr.payload).get()).unwrap_or(Value::Null)
+            };
+            out.push(json!({
+                "id": queen_frames::id_text(&fr.message_id),
+                "transactionId": fr.transaction_id,
+                "txnHash": format!("{:016x}", txn_hash(fr.transaction_id) as u64),
+                "partitionId": pid.to_string(),
+                "queuePath": format!("{}/{}", p.queue, p.name),
+                "queue": p.queue,
+                "partition": p.name,
+                "namespace": p.namespace,
+                "task": p.task,
+                "offset": offset,
+                "status": st.status,
+                "queueStatus": st.queue_status,
+                "busStatus": {"consumedBy": st.consumed_by, "totalGroups": st.total_groups},
+                "traceId": fr.trace_id.map(|t| queen_frames::id_text(&t)),
+                "producerSub": fr.producer,
+                "queuePriority": p.priority,
+                "payloadAvailable": !encrypted,
+                "segment": {"seq": seg.base_offset, "frameIdx": i},
+                "createdAt": micros_to_iso(seg.created_at_us),
+                "leaseExpiresAt": st.lease_expires_us.map(micros_to_iso),
+                "data": data,
+                "payload": data,
+                "isEncrypted": encrypted,
+            }));
+            if out.len() as i64 >= f.limit {
+                break 'segments;
+            }
+        }
+    }
+    let total = out.len();
+    let modes = mode(
+        seen.values()
+            .flat_map(|s| s.groups.iter().map(|g| g.name.as_str())),
+    );
+    json!({"messages": out, "mode": modes, "total": total})
+}

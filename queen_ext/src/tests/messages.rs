@@ -1,0 +1,375 @@
+//! Message and trace tests inside PostgreSQL: deleted messages (tombstones)
+//! skipped by every group's pop and dropped by retention with their
+//! segment, the message readers, and the traces with their purge.
+
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+    use pgrx::{Json, JsonB};
+    use serde_json::{json, Value};
+
+    use crate::tests::support::{js, n};
+
+    /// Pushes `txns` to queue/partition `p` in one push (one segment).
+    fn push(queue: &str, txns: &[&str]) -> i64 {
+        let items: Vec<Value> = txns
+            .iter()
+            .map(|t| {
+                json!({"queue": queue, "partition": "p", "transactionId": t,
+                       "payload": {"t": t}})
+            })
+            .collect();
+        Spi::get_one_with_args::<Json>(
+            "SELECT queen.push($1)",
+            &[JsonB(Value::Array(items)).into()],
+        )
+        .unwrap();
+        pid(queue)
+    }
+
+    fn pid(queue: &str) -> i64 {
+        Spi::get_one_with_args::<i64>(
+            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id \
+              WHERE q.name = $1",
+            &[queue.into()],
+        )
+        .unwrap()
+        .unwrap()
+    }
+
+    fn pop(queue: &str, group: &str, batch: i32) -> Value {
+        Spi::get_one_with_args::<Json>(
+            "SELECT queen.pop($1, NULL, $2, $3, '{}')",
+            &[queue.into(), group.into(), batch.into()],
+        )
+        .unwrap()
+        .unwrap()
+        .0
+    }
+
+    fn txns(popped: &Value) -> Vec<String> {
+        popped["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["transactionId"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn ack_all(popped: &Value, group: &str, status: &str) -> Value {
+        let acks: Vec<Value> = popped["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                            "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
+            })
+            .collect();
+        Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()])
+            .unwrap()
+            .unwrap()
+            .0
+    }
+
+    fn delete(pid: i64, txn: &str) -> Value {
+        js(&format!("SELECT queen.message_delete({pid}, '{txn}')"))
+    }
+
+    fn committed(pid: i64, group: &str) -> i64 {
+        n(&format!(
+            "SELECT committed FROM queen.log_consumers \
+              WHERE partition_id = {pid} AND consumer_group = '{group}'"
+        ))
+    }
+
+    #[pg_test]
+    fn a_deleted_message_is_not_delivered_to_a_second_group() {
+        let pid = push("del1", &["a", "b", "c"]);
+        let first = pop("del1", "g1", 10);
+        assert_eq!(txns(&first), ["a", "b", "c"]);
+        ack_all(&first, "g1", "completed");
+        let d = delete(pid, "b");
+        assert_eq!(d["success"], true);
+        assert_eq!(d["message"], "Message deleted successfully");
+        assert_eq!(d["deletedOffsets"], json!([1]));
+        // A second group never sees it, and its cursor passes it.
+        let second = pop("del1", "g2", 10);
+        assert_eq!(txns(&second), ["a", "c"]);
+        ack_all(&second, "g2", "completed");
+        assert_eq!(committed(pid, "g2"), 2);
+        assert_eq!(pop("del1", "g2", 10)["messages"], json!([]));
+        // The framed answer leaves it out too: one claim per run around it.
+        let framed = Spi::get_one::<Vec<u8>>("SELECT queen.pop_frames('del1', 'p', 'g3', 10)")
+            .unwrap()
+            .unwrap();
+        let answer = queen_frames::pop_body::decode_pop_answer(&framed).unwrap();
+        let runs: Vec<(u64, u64)> = answer.claims.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(runs, [(0, 0), (2, 2)]);
+    }
+
+    #[pg_test]
+    fn a_deleted_run_at_the_cursor_is_passed_within_one_pop() {
+        let q = "del2";
+        push(q, &["a"]);
+        push(q, &["b"]);
+        let pid = push(q, &["c"]);
+        delete(pid, "a");
+        delete(pid, "b");
+        let popped = pop(q, "g", 1);
+        assert_eq!(txns(&popped), ["c"]);
+        ack_all(&popped, "g", "completed");
+        assert_eq!(committed(pid, "g"), 2);
+        // Queue mode skips them as well.
+        let qm = Spi::get_one::<Json>("SELECT queen.pop('del2', NULL, NULL, 10, '{}')")
+            .unwrap()
+            .unwrap()
+            .0;
+        assert_eq!(txns(&qm), ["c"]);
+    }
+
+    #[pg_test]
+    fn deleting_a_message_while_it_is_leased_stops_its_redelivery() {
+        let pid = push("del3", &["a", "b"]);
+        let popped = pop("del3", "g", 10);
+        assert_eq!(txns(&popped), ["a", "b"]);
+        // Deleted while the pop's lease holds it; then the lease runs out.
+        delete(pid, "a");
+        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'")
+            .unwrap();
+        let again = pop("del3", "g", 10);
+        assert_eq!(txns(&again), ["b"]);
+        assert_eq!(again["messages"][0]["deliveryAttempt"], 1);
+        ack_all(&again, "g", "completed");
+        assert_eq!(committed(pid, "g"), 1);
+        // The old lease's ack of the deleted one changes nothing.
+        let late = ack_all(&popped, "g", "completed");
+        assert_eq!(late.as_array().unwrap().len(), 2);
+        assert_eq!(committed(pid, "g"), 1);
+    }
+
+    #[pg_test]
+    fn deleting_a_dead_letter_deletes_its_rows_and_the_message() {
+        let pid = push("del4", &["a", "b"]);
+        let popped = pop("del4", "g", 10);
+        ack_all(&popped, "g", "dlq");
+        let got = js(&format!("SELECT queen.message_get({pid}, 'a')"));
+        assert_eq!(got["status"], "dead_letter");
+        assert_eq!(got["data"], json!({"t": "a"}));
+        assert_eq!(got["partitionId"], pid.to_string());
+        assert_eq!(got["queuePath"], "del4/p");
+        let d = delete(pid, "a");
+        assert_eq!(d["deadLettersDeleted"], 1);
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_dlq \
+                  WHERE partition_id = {pid} AND transaction_id = 'a'"
+            )),
+            0
+        );
+        // A new group does not get it.
+        assert_eq!(txns(&pop("del4", "g2", 10)), ["b"]);
+    }
+
+    #[pg_test]
+    fn retention_drops_tombstones_with_their_segment() {
+        let q = "del5";
+        push(q, &["a", "b"]);
+        let pid = push(q, &["c"]);
+        delete(pid, "a");
+        delete(pid, "c");
+        Spi::run(&format!(
+            "UPDATE queen.log_segments SET created_at = created_at - interval '2 hours'
+              WHERE partition_id = {pid} AND base_offset = 0;
+             UPDATE queen.log_partitions SET oldest_live_at = oldest_live_at - interval '2 hours'
+              WHERE id = {pid}"
+        ))
+        .unwrap();
+        let r = js(&format!(
+            "SELECT queen_internal.log_retention_step_v1(\
+               {pid}, now() - interval '1 hour', NULL, 100)::json"
+        ));
+        assert_eq!(r["deleted"], 1);
+        // The first segment's tombstone went with it; the kept one's stayed.
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_deleted WHERE partition_id = {pid}"
+            )),
+            1
+        );
+        assert_eq!(
+            n(&format!(
+                "SELECT message_offset FROM queen.log_deleted WHERE partition_id = {pid}"
+            )),
+            2
+        );
+    }
+
+    #[pg_test]
+    fn the_listing_answers_each_status_newest_first() {
+        let q = "list1";
+        push(q, &["a", "b"]);
+        let pid = push(q, &["c"]);
+        let popped = pop(q, "g", 1);
+        ack_all(&popped, "g", "completed");
+        let leased = pop(q, "g", 1);
+        assert_eq!(txns(&leased), ["b"]);
+        let list = js("SELECT queen.messages_list('{\"queue\": \"list1\"}')");
+        let got: Vec<(String, String)> = list["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["transactionId"].as_str().unwrap().to_owned(),
+                    m["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("c".to_owned(), "pending".to_owned()),
+                ("b".to_owned(), "processing".to_owned()),
+                ("a".to_owned(), "completed".to_owned())
+            ]
+        );
+        assert_eq!(list["total"], 3);
+        assert_eq!(list["mode"]["type"], "bus");
+        assert_eq!(list["messages"][0]["partitionId"], pid.to_string());
+        assert_eq!(
+            list["messages"][0]["busStatus"],
+            json!({"consumedBy": 0, "totalGroups": 1})
+        );
+        let done =
+            js("SELECT queen.messages_list('{\"queue\": \"list1\", \"status\": \"completed\"}')");
+        assert_eq!(done["total"], 1);
+        let page =
+            js("SELECT queen.messages_list('{\"queue\": \"list1\", \"limit\": 1, \"offset\": 1}')");
+        assert_eq!(page["messages"][0]["transactionId"], "b");
+        // A deleted message is not listed.
+        delete(pid, "c");
+        let after = js("SELECT queen.messages_list('{\"queue\": \"list1\"}')");
+        assert_eq!(after["total"], 2);
+    }
+
+    #[pg_test(
+        error = "filters.status: \"done\" is not one of pending, processing, completed, dead_letter"
+    )]
+    fn the_listing_refuses_an_unknown_status() {
+        js("SELECT queen.messages_list('{\"status\": \"done\"}')");
+    }
+
+    #[pg_test(error = "message \"999999/x\" does not exist")]
+    fn an_unknown_message_is_not_found() {
+        js("SELECT queen.message_get(999999, 'x')");
+    }
+
+    #[pg_test]
+    fn a_trace_is_read_back_by_message_and_by_name() {
+        let pid = push("tr1", &["a"]);
+        let body = json!({"transactionId": "a", "partitionId": pid.to_string(),
+                          "consumerGroup": "g", "traceNames": ["order-1", "order-1", "flow"],
+                          "eventType": "step", "data": {"n": 1}});
+        let rec =
+            Spi::get_one_with_args::<Json>("SELECT queen.trace_record($1)", &[JsonB(body).into()])
+                .unwrap()
+                .unwrap()
+                .0;
+        assert_eq!(rec["success"], true);
+        let id = rec["traceId"].as_str().unwrap().to_owned();
+        // One transaction: the first trace is made older than the second.
+        Spi::run(
+            "UPDATE queen.message_traces SET created_at = created_at - interval '1 minute';
+             UPDATE queen.message_trace_names SET created_at = created_at - interval '1 minute'",
+        )
+        .unwrap();
+        Spi::get_one_with_args::<Json>(
+            "SELECT queen.trace_record($1)",
+            &[JsonB(json!({"transactionId": "a", "partitionId": pid,
+                           "traceNames": "flow", "data": {"n": 2}}))
+            .into()],
+        )
+        .unwrap();
+        let mine = js(&format!("SELECT queen.traces_for_message({pid}, 'a')"));
+        let traces = mine["traces"].as_array().unwrap();
+        assert_eq!(traces.len(), 2);
+        assert_eq!(traces[0]["id"], id.as_str());
+        assert_eq!(traces[0]["event_type"], "step");
+        assert_eq!(traces[0]["data"], json!({"n": 1}));
+        assert_eq!(traces[0]["trace_names"], json!(["flow", "order-1"]));
+        assert_eq!(traces[1]["consumer_group"], "__QUEUE_MODE__");
+        assert_eq!(traces[1]["event_type"], "info");
+        let by = js("SELECT queen.traces_by_name('flow')");
+        assert_eq!(by["total"], 2);
+        assert_eq!(by["pagination"], json!({"limit": 100, "offset": 0}));
+        assert_eq!(by["traces"][0]["queue_name"], "tr1");
+        assert_eq!(by["traces"][0]["partition_id"], pid.to_string());
+        assert_eq!(by["traces"][0]["message_payload"], Value::Null);
+        let page = js("SELECT queen.traces_by_name('flow', 1, 1)");
+        assert_eq!(page["traces"][0]["data"], json!({"n": 2}));
+        let names = js("SELECT queen.trace_names()");
+        assert_eq!(names["total"], 2);
+        let flow = names["trace_names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["trace_name"] == "flow")
+            .unwrap()
+            .clone();
+        assert_eq!(flow["trace_count"], 2);
+        assert_eq!(flow["message_count"], 1);
+        assert_eq!(
+            js("SELECT queen.traces_for_message(1, 'none')"),
+            json!({"traces": []})
+        );
+    }
+
+    #[pg_test(error = "data: is required")]
+    fn a_trace_needs_data() {
+        js("SELECT queen.trace_record('{\"transactionId\": \"a\", \"partitionId\": \"1\"}')");
+    }
+
+    #[pg_test(error = "partitionId: is required")]
+    fn a_trace_needs_a_partition() {
+        js("SELECT queen.trace_record('{\"transactionId\": \"a\", \"data\": {}}')");
+    }
+
+    #[pg_test(error = "row_limit: 5000 is not between 1 and queen.traces_max_page (1000)")]
+    fn a_trace_page_is_bounded_by_its_setting() {
+        js("SELECT queen.traces_by_name('x', 5000)");
+    }
+
+    #[pg_test]
+    fn the_metrics_purge_ages_out_traces() {
+        let pid = push("tr2", &["a"]);
+        for _ in 0..3 {
+            Spi::get_one_with_args::<Json>(
+                "SELECT queen.trace_record($1)",
+                &[JsonB(json!({"transactionId": "a", "partitionId": pid,
+                               "traceNames": ["x"], "data": {}}))
+                .into()],
+            )
+            .unwrap();
+        }
+        Spi::run(
+            "UPDATE queen.message_traces SET created_at = now() - interval '10 days'
+              WHERE id IN (SELECT id FROM queen.message_traces LIMIT 2)",
+        )
+        .unwrap();
+        let r = Spi::get_one::<JsonB>(
+            "SELECT queen_internal.log_metrics_purge_step_v1(now() - interval '1 day', 1)",
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(r["deleted"], 1);
+        assert_eq!(r["done"], false);
+        Spi::get_one::<JsonB>(
+            "SELECT queen_internal.log_metrics_purge_step_v1(now() - interval '1 day', 100)",
+        )
+        .unwrap();
+        assert_eq!(n("SELECT count(*) FROM queen.message_traces"), 1);
+        assert_eq!(n("SELECT count(*) FROM queen.message_trace_names"), 1);
+    }
+}

@@ -1,0 +1,218 @@
+//! The message and trace routes of queen_front against a real cluster: what
+//! they answer for good input, and the 4xx (with a JSON body) for bad input.
+
+use std::time::Duration;
+
+use queen_it::unique;
+use serde_json::{json, Value};
+
+fn base() -> String {
+    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
+}
+
+/// (status, body) whatever the status.
+fn send(method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+    let agent = ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(30))
+        .build();
+    let req = agent.request(method, &format!("{}{path}", base()));
+    let res = match body {
+        Some(b) => req.send_json(b.clone()),
+        None => req.call(),
+    };
+    let resp = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport: {e}"),
+    };
+    let status = resp.status();
+    let text = resp.into_string().unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn get(path: &str) -> (u16, Value) {
+    send("GET", path, None)
+}
+
+/// Pushes one message with transaction id `txn`; answers its partition id.
+fn push_one(queue: &str, txn: &str) -> String {
+    let (status, pushed) = send(
+        "POST",
+        "/api/v1/push",
+        Some(&json!({"items": [{"queue": queue, "transactionId": txn, "payload": {"txn": txn}}]})),
+    );
+    assert_eq!(status, 201, "{pushed}");
+    let (_, popped) = get(&format!(
+        "/api/v1/pop/queue/{queue}?consumerGroup=peek&batch=1&autoAck=true"
+    ));
+    popped["messages"][0]["partitionId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn refused(answer: &(u16, Value), status: u16, code: &str) {
+    assert_eq!(answer.0, status, "{}", answer.1);
+    assert_eq!(answer.1["code"], code, "{}", answer.1);
+    assert!(answer.1["error"].is_string(), "{}", answer.1);
+}
+
+#[test]
+fn a_trace_is_recorded_and_read_back() {
+    let q = unique("tr");
+    let pid = push_one(&q, "t-1");
+    let name = unique("name");
+    let (status, rec) = send(
+        "POST",
+        "/api/v1/traces",
+        Some(&json!({"transactionId": "t-1", "partitionId": pid,
+                    "traceNames": [name], "data": {"step": 1}})),
+    );
+    assert_eq!(status, 201, "{rec}");
+    assert_eq!(rec["success"], true);
+    let (status, mine) = get(&format!("/api/v1/traces/{pid}/t-1"));
+    assert_eq!(status, 200);
+    assert_eq!(mine["traces"][0]["id"], rec["traceId"]);
+    assert_eq!(mine["traces"][0]["consumer_group"], "__QUEUE_MODE__");
+    let (status, by) = get(&format!("/api/v1/traces/by-name/{name}?limit=10&offset=0"));
+    assert_eq!(status, 200);
+    assert_eq!(by["total"], 1);
+    assert_eq!(by["traces"][0]["queue_name"], q.as_str());
+    let (status, names) = get("/api/v1/traces/names?limit=1000");
+    assert_eq!(status, 200);
+    assert!(names["trace_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["trace_name"] == name.as_str()));
+}
+
+#[test]
+fn trace_routes_refuse_bad_input() {
+    refused(
+        &send("POST", "/api/v1/traces", Some(&json!({}))),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &send(
+            "POST",
+            "/api/v1/traces",
+            Some(&json!({"transactionId": "x", "partitionId": "1"})),
+        ),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &send(
+            "POST",
+            "/api/v1/traces",
+            Some(&json!({"transactionId": "x", "partitionId": "p", "data": {}})),
+        ),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &send(
+            "POST",
+            "/api/v1/traces",
+            Some(&json!({"transactionId": "x", "partitionId": 1, "data": {}, "traceNames": [1]})),
+        ),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/by-name/x?limit=abc"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/by-name/x?limit=0"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/names?limit=1000000"),
+        400,
+        "invalid_request",
+    );
+    refused(
+        &get("/api/v1/traces/names?offset=-1"),
+        400,
+        "invalid_request",
+    );
+    // No traces is an empty list, even for a partition id that is no number.
+    assert_eq!(get("/api/v1/traces/abc/x"), (200, json!({"traces": []})));
+    assert_eq!(get("/api/v1/traces/1/none"), (200, json!({"traces": []})));
+}
+
+#[test]
+fn message_routes_refuse_bad_input() {
+    refused(&get("/api/v1/messages?status=done"), 400, "invalid_request");
+    refused(&get("/api/v1/messages?limit=0"), 400, "invalid_request");
+    refused(&get("/api/v1/messages?limit=x"), 400, "invalid_request");
+    refused(
+        &get("/api/v1/messages?from=not-a-time"),
+        400,
+        "invalid_request",
+    );
+    refused(&get("/api/v1/messages?offset=-5"), 400, "invalid_request");
+    for pid in ["abc", "999999999999"] {
+        let answer = get(&format!("/api/v1/messages/{pid}/x"));
+        refused(&answer, 404, "not_found");
+        assert_eq!(answer.1["error"], "Message not found");
+        let answer = send("DELETE", &format!("/api/v1/messages/{pid}/x"), None);
+        refused(&answer, 404, "not_found");
+        assert_eq!(answer.1["success"], false);
+        assert_eq!(answer.1["partitionId"], pid);
+        assert_eq!(answer.1["transactionId"], "x");
+        assert_eq!(answer.1["error"], "Message not found");
+    }
+    // A queue nobody pushed to lists nothing.
+    let (status, empty) = get(&format!("/api/v1/messages?queue={}", unique("none")));
+    assert_eq!(status, 200);
+    assert_eq!(empty["messages"], json!([]));
+    assert_eq!(empty["total"], 0);
+}
+
+#[test]
+fn a_deleted_live_message_is_never_delivered() {
+    let q = unique("del");
+    let pid = push_one(&q, "d-1");
+    push_one(&q, "d-2");
+    let (status, got) = get(&format!("/api/v1/messages/{pid}/d-1"));
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(got["data"], json!({"txn": "d-1"}));
+    assert_eq!(got["queue"], q.as_str());
+    let (status, list) = get(&format!("/api/v1/messages?queue={q}"));
+    assert_eq!(status, 200);
+    assert_eq!(list["total"], 2);
+    assert_eq!(list["messages"][0]["transactionId"], "d-2");
+    let (status, deleted) = send("DELETE", &format!("/api/v1/messages/{pid}/d-1"), None);
+    assert_eq!(status, 200, "{deleted}");
+    assert_eq!(deleted["success"], true);
+    assert_eq!(deleted["message"], "Message deleted successfully");
+    refused(
+        &send("DELETE", &format!("/api/v1/messages/{pid}/d-1"), None),
+        404,
+        "not_found",
+    );
+    refused(
+        &get(&format!("/api/v1/messages/{pid}/d-1")),
+        404,
+        "not_found",
+    );
+    let (_, popped) = get(&format!(
+        "/api/v1/pop/queue/{q}?consumerGroup=fresh&batch=10&wait=false"
+    ));
+    let txns: Vec<&Value> = popped["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["transactionId"])
+        .collect();
+    assert_eq!(txns, [&json!("d-2")]);
+}
