@@ -82,6 +82,14 @@ GRANT EXECUTE ON FUNCTION
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 
+-- Status and analytics readers.
+GRANT EXECUTE ON FUNCTION
+    queen.status, queen.status_queues, queen.status_queue, queen.status_analytics,
+    queen.system_overview, queen.system_metrics_series, queen.worker_metrics_series,
+    queen.queue_lag, queen.queue_ops, queen.retention_series, queen.metrics_summary,
+    queen.stats_refresh
+    TO queen_app, pg_monitor;
+
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
     queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage

@@ -10,6 +10,7 @@ pub mod locks;
 pub mod messages;
 pub mod observe;
 pub mod queues;
+pub mod status;
 pub mod timers;
 
 use crate::pg::errors;

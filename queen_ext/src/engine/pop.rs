@@ -11,6 +11,7 @@
 use pgrx::spi::SpiClient;
 
 use crate::catalog::queues;
+use crate::engine::counters::{self, Count};
 use crate::engine::segments::{self, Scan};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::settings;
@@ -454,6 +455,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         }
     };
     let mut remaining = req.batch;
+    // The queues this pop delivered from, each counted as one pop request.
+    let mut served: Vec<i64> = Vec::new();
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
@@ -483,6 +486,20 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         let lease = lease_id.map(|id| (id, queue.lease_time));
         move_cursor(client, cand.pid, &req.group, lease, start, end, attempts);
         remaining -= end - start + 1;
+        let lag_ms = ((now_us - first.created_at_us) / 1000).max(0);
+        counters::add(
+            queue.id,
+            &req.group,
+            &[
+                (Count::PopMessages, end - start + 1),
+                (Count::LagCount, 1),
+                (Count::LagSumMs, lag_ms),
+                (Count::LagMaxMs, lag_ms),
+            ],
+        );
+        if !served.contains(&queue.id) {
+            served.push(queue.id);
+        }
         out.claims.push(Claim {
             partition_id: cand.pid,
             partition: cand.name,
@@ -493,5 +510,23 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             segments: segs,
         });
     }
+    count_requests(&qs, &served, &req.group);
     out
+}
+
+/// One pop request for each queue a pop delivered from; an empty pop of
+/// one queue counts as a request and an empty pop of it.
+fn count_requests(qs: &[PopQueue], served: &[i64], group: &str) {
+    match (served, qs) {
+        ([], [only]) => counters::add(
+            only.id,
+            group,
+            &[(Count::PopRequests, 1), (Count::PopEmpty, 1)],
+        ),
+        _ => {
+            for &id in served {
+                counters::add(id, group, &[(Count::PopRequests, 1)]);
+            }
+        }
+    }
 }

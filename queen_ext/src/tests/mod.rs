@@ -5,6 +5,7 @@ mod engine;
 mod failures;
 #[cfg(test)]
 mod layout;
+mod metrics;
 mod retention;
 mod support;
 mod sweeper;
