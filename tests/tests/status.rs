@@ -30,7 +30,10 @@ fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
     };
     let status = resp.status();
     let text = resp.into_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 fn agent() -> ureq::Agent {
@@ -66,12 +69,19 @@ fn a_bad_range_is_a_400_naming_the_parameter() {
         let (status, body) = get(&format!("{route}?from=soon"));
         assert_eq!(status, 400, "{route}: {body}");
         assert_eq!(body["code"], "invalid_request", "{route}");
-        assert!(body["error"].as_str().unwrap().starts_with("from:"), "{route}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().starts_with("from:"),
+            "{route}: {body}"
+        );
         let (status, body) = get(&format!("{route}?to=2026-13-45"));
         assert_eq!(status, 400, "{route}: {body}");
-        assert!(body["error"].as_str().unwrap().starts_with("to:"), "{route}: {body}");
-        let (status, body) =
-            get(&format!("{route}?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z"));
+        assert!(
+            body["error"].as_str().unwrap().starts_with("to:"),
+            "{route}: {body}"
+        );
+        let (status, body) = get(&format!(
+            "{route}?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z"
+        ));
         assert_eq!(status, 400, "{route}: {body}");
         assert_eq!(body["error"], "from: is after to");
     }
@@ -103,7 +113,9 @@ fn a_sample_shows_pushes_in_queue_ops_and_queue_lag() {
         Some(&json!({"items": [{"queue": q, "payload": 1}, {"queue": q, "payload": 2}]})),
     );
     assert_eq!(status, 201);
-    let (status, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=2&wait=false&autoAck=true"));
+    let (status, popped) = get(&format!(
+        "/api/v1/pop/queue/{q}?batch=2&wait=false&autoAck=true"
+    ));
     assert_eq!(status, 200, "{popped}");
     sample();
     let (status, ops) = get(&format!("/api/v1/analytics/queue-ops?queue={q}"));
@@ -137,7 +149,10 @@ fn metrics_json_and_refresh() {
     assert_eq!(status, 200);
     assert!(m["uptime"].is_number(), "{m}");
     assert!(m["database"]["poolSize"].as_i64().unwrap() >= 1);
-    let (status, r) = send(agent().post(&format!("{}/api/v1/stats/refresh", base())), None);
+    let (status, r) = send(
+        agent().post(&format!("{}/api/v1/stats/refresh", base())),
+        None,
+    );
     assert_eq!(status, 200);
     assert_eq!(r["engine"], "segments");
 }

@@ -182,7 +182,8 @@ struct Point {
 }
 
 impl Point {
-    fn of(r: &SpiHeapTupleData<'_>) -> Point {
+    /// A bucket's row; `db_connections` only the worker series has.
+    fn of(r: &SpiHeapTupleData<'_>, with_connections: bool) -> Point {
         Point {
             bucket_us: i(r, "bucket_us"),
             push_requests: i(r, "push_requests"),
@@ -198,7 +199,11 @@ impl Point {
             lag_count: i(r, "lag_count"),
             avg_lag: avg_lag(r),
             max_lag: max_lag(r),
-            db_connections: spi::opt::<i64>(r, "db_connections").unwrap_or(0),
+            db_connections: if with_connections {
+                i(r, "db_connections")
+            } else {
+                0
+            },
         }
     }
 }
@@ -228,7 +233,7 @@ fn worker_series(
             worker.into(),
         ],
     )
-    .map(|r| Point::of(&r))
+    .map(|r| Point::of(&r, true))
     .collect()
 }
 
@@ -264,7 +269,7 @@ fn queue_series(
         (
             spi::col::<String>(&r, "queue"),
             i(&r, "partition_count"),
-            Point::of(&r),
+            Point::of(&r, false),
         )
     })
     .collect()
