@@ -90,6 +90,16 @@ fn shared() -> Option<&'static Table> {
     crate::pg::shmem::preloaded().then(|| TABLE.get())
 }
 
+/// The table, when the library is preloaded and `queen.metrics_counters`
+/// is on.
+fn counting() -> Option<&'static Table> {
+    if crate::pg::settings::metrics_counters() {
+        shared()
+    } else {
+        None
+    }
+}
+
 /// The group's name as the table keeps it: at most [`GROUP_BYTES`] bytes,
 /// cut at a character boundary.
 fn kept(group: &str) -> &str {
@@ -160,7 +170,7 @@ fn counters(t: &'static Table, queue_id: i64, group: &str) -> &'static [AtomicI6
 /// Adds to the counters of (queue_id, group): each pair a count and what
 /// to add. `LagMaxMs` is raised to its value instead.
 pub fn add(queue_id: i64, group: &str, what: &[(Count, i64)]) {
-    let Some(t) = shared() else { return };
+    let Some(t) = counting() else { return };
     let c = counters(t, queue_id, group);
     for &(k, v) in what {
         if v == 0 {

@@ -131,6 +131,10 @@ async fn the_other_routes_read_their_parameters_as_before() {
             "queen.retention_timeseries(",
             Reply::json(&[FLOAT8, TEXT], json!([])),
         ),
+        (
+            "queen.retention_series(",
+            Reply::json(&[TEXT], json!({"series": []})),
+        ),
     ])
     .await;
     let get = |uri: &str| bare("GET", uri);

@@ -351,9 +351,9 @@ fn pool_by_bucket(
         (
             i(&r, "bucket_us"),
             (
-                i(&r, "active_last"),
-                i(&r, "idle_last"),
-                i(&r, "connections_last"),
+                f(&r, "active_last").unwrap_or(0.0) as i64,
+                f(&r, "idle_last").unwrap_or(0.0) as i64,
+                f(&r, "connections_last").unwrap_or(0.0) as i64,
             ),
         )
     })
@@ -1013,13 +1013,8 @@ pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
 
 /// One figure of a system sample: `{avg, min, max, last}`.
 fn leaf(r: &SpiHeapTupleData<'_>, prefix: &str) -> Value {
-    let get = |k: &str| -> Value {
-        let name = format!("{prefix}_{k}");
-        match f(r, &name) {
-            Some(v) => json!(v),
-            None => spi::opt::<i64>(r, &name).map_or(Value::Null, |v| json!(v)),
-        }
-    };
+    let get =
+        |k: &str| -> Value { f(r, &format!("{prefix}_{k}")).map_or(Value::Null, |v| json!(v)) };
     json!({"avg": get("avg"), "min": get("min"), "max": get("max"), "last": get("last")})
 }
 
