@@ -104,6 +104,13 @@ GRANT EXECUTE ON FUNCTION
     queen.messages_list, queen.message_get
     TO queen_app;
 GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_admin;
+-- Status and analytics readers.
+GRANT EXECUTE ON FUNCTION
+    queen.status, queen.status_queues, queen.status_queue, queen.status_analytics,
+    queen.system_overview, queen.system_metrics_series, queen.worker_metrics_series,
+    queen.queue_lag, queen.queue_ops, queen.retention_series, queen.metrics_summary,
+    queen.stats_refresh
+    TO queen_app, pg_monitor;
 
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,

@@ -65,6 +65,11 @@ extension_sql_file!(
     requires = ["bootstrap"]
 );
 extension_sql_file!(
+    "../../sql/schema/metrics.sql",
+    name = "metrics",
+    requires = ["maintenance", "queues"]
+);
+extension_sql_file!(
     "../../sql/retention.sql",
     name = "retention_sql",
     requires = ["log", "consumers", "dlq"]
@@ -85,6 +90,7 @@ pub extern "C-unwind" fn _PG_init() {
         timers::wake::init_shmem();
         maintenance::sweeper::metrics::init_shmem();
         catalog::switches::init_shmem();
+        engine::counters::init_shmem();
         pg::shmem::mark_preloaded();
     }
     maintenance::retention::worker::register();

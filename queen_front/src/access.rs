@@ -8,7 +8,7 @@
 //! (`write-only`); pops, acks, transactions, leases, KV and lock writes,
 //! configure, seek, subscription, DLQ retry and message deletion change
 //! consumer state (`read-write`); deleting a queue or a consumer group
-//! needs `admin`. `/health` and `/metrics/prometheus` are public.
+//! needs `admin`. `/health`, `/metrics` and `/metrics/prometheus` are public.
 
 use std::marker::PhantomData;
 
@@ -120,10 +120,18 @@ pub fn level(method: &Method, template: &str) -> Level {
         method.as_str()
     };
     match (method, template) {
-        ("GET", "/health" | "/metrics/prometheus") => Public,
+        ("GET", "/health" | "/metrics" | "/metrics/prometheus") => Public,
+        ("POST", "/api/v1/stats/refresh") => ReadOnly,
         (
             "GET",
             "/api/v1/status"
+            | "/api/v1/status/queues"
+            | "/api/v1/status/queues/{queue}"
+            | "/api/v1/status/analytics"
+            | "/api/v1/analytics/system-metrics"
+            | "/api/v1/analytics/worker-metrics"
+            | "/api/v1/analytics/queue-lag"
+            | "/api/v1/analytics/queue-ops"
             | "/api/v1/resources/overview"
             | "/api/v1/resources/queues"
             | "/api/v1/resources/queues/{queue}"

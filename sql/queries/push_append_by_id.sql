@@ -10,7 +10,7 @@ WITH bump AS (
            oldest_txn_at = COALESCE(p.oldest_txn_at, GREATEST(c.now, p.last_write_at))
       FROM (SELECT clock_timestamp() AS now) c
      WHERE p.id = $5
- RETURNING true AS keep_ids, p.id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
+ RETURNING true AS keep_ids, p.id, p.queue_id, p.last_offset - $1 + 1 AS base, p.last_offset AS end_offset, p.last_write_at AS ts
 ), seg AS (
     INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, frame_count, created_at, blob)
     SELECT id, base, end_offset, $1, ts, $2 FROM bump
@@ -18,4 +18,4 @@ WITH bump AS (
     INSERT INTO queen.log_txns (partition_id, base_offset, created_at, txn_hashes, dedup_hashes)
     SELECT id, base, ts, $3, CASE WHEN keep_ids THEN $4 END FROM bump
 )
-SELECT id, base FROM bump
+SELECT id, base, queue_id FROM bump

@@ -84,6 +84,15 @@ fn log_metrics_purge_step_v1(p_cutoff: TimestampWithTimeZone, p_max_rows: i32) -
     as_jsonb(&spi::spi(|c| cleanup::metrics_purge_step(c, p_cutoff, max)))
 }
 
+/// One metrics sample, as the metrics task takes it: the message path's
+/// counters added to the minute's rows, and the database sampled.
+/// `{"queues", "workers", "systems", "skipped"}` (skipped: the schema has
+/// no series tables).
+#[pg_extern(schema = "queen_internal")]
+fn metrics_sample() -> JsonB {
+    as_jsonb(&spi::spi(crate::maintenance::metrics::sample::sample))
+}
+
 /// One batch of the watermark walk after `p_after_id`.
 #[pg_extern(schema = "queen_internal")]
 fn retention_watermark_walk_v1(p_after_id: i64, p_max_rows: default!(i32, 5000)) -> JsonB {

@@ -13,6 +13,7 @@ pub mod observe;
 pub mod queues;
 pub mod reads;
 pub mod resources;
+pub mod status;
 pub mod system;
 pub mod timers;
 

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use pgrx::spi::SpiClient;
 
+use crate::engine::counters::{self, Count};
 use crate::engine::dlq;
 use crate::engine::push::txn_hash;
 use crate::engine::soft_commit::{self, Soft};
@@ -286,6 +287,11 @@ fn mark(
     offset: i64,
 ) -> AckOut {
     let i = (offset - c.lease_start) as usize;
+    let counted = match a.status {
+        Status::Completed => Count::AckSuccess,
+        _ => Count::AckFailed,
+    };
+    counters::add(c.queue_id, group, &[(counted, 1)]);
     let mut out = answer(a, None);
     out.offset = Some(offset);
     c.state[i] = match a.status {
@@ -319,6 +325,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
         let msg = format!("partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it");
         return items.iter().map(|a| answer(a, Some(msg.clone()))).collect();
     };
+    counters::add(c.queue_id, group, &[(Count::AckRequests, 1)]);
     let txns: Vec<&str> = items.iter().map(|a| a.transaction_id.as_str()).collect();
     let (in_lease, outside) = locate(client, pid, &c, covering, &txns);
     let mut results = Vec::with_capacity(items.len());

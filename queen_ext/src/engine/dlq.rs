@@ -9,6 +9,7 @@ use pgrx::spi::SpiClient;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use crate::engine::counters::{self, Count};
 use crate::engine::segments;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
@@ -85,6 +86,7 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
             f.attempts.into(),
         ],
     );
+    counters::add(f.queue_id, f.group, &[(Count::Dlq, 1)]);
     true
 }
 

@@ -12,6 +12,7 @@ use pgrx::spi::SpiClient;
 
 use crate::catalog::queues;
 use crate::catalog::switches::{self, Surface};
+use crate::engine::counters::{self, Count};
 use crate::engine::deleted;
 use crate::engine::segments::{self, Scan};
 use crate::engine::soft_commit::{self, Soft};
@@ -491,6 +492,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     };
     let tombstones = deleted::present();
     let mut remaining = req.batch;
+    // The queues this pop delivered from, each counted as one pop request.
+    let mut served: Vec<i64> = Vec::new();
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
@@ -548,6 +551,20 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 client, cand.pid, &req.group, lease, start, end, attempts, &skip,
             );
             remaining -= end - start + 1 - skip.len() as i64;
+            let lag_ms = ((now_us - first.created_at_us) / 1000).max(0);
+            counters::add(
+                queue.id,
+                &req.group,
+                &[
+                    (Count::PopMessages, end - start + 1 - skip.len() as i64),
+                    (Count::LagCount, 1),
+                    (Count::LagSumMs, lag_ms),
+                    (Count::LagMaxMs, lag_ms),
+                ],
+            );
+            if !served.contains(&queue.id) {
+                served.push(queue.id);
+            }
             out.claims.push(Claim {
                 partition_id: cand.pid,
                 partition: cand.name,
@@ -561,5 +578,23 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             break;
         }
     }
+    count_requests(&qs, &served, &req.group);
     out
+}
+
+/// One pop request for each queue a pop delivered from; an empty pop of
+/// one queue counts as a request and an empty pop of it.
+fn count_requests(qs: &[PopQueue], served: &[i64], group: &str) {
+    match (served, qs) {
+        ([], [only]) => counters::add(
+            only.id,
+            group,
+            &[(Count::PopRequests, 1), (Count::PopEmpty, 1)],
+        ),
+        _ => {
+            for &id in served {
+                counters::add(id, group, &[(Count::PopRequests, 1)]);
+            }
+        }
+    }
 }

@@ -11,6 +11,7 @@ use pgrx::spi::SpiClient;
 use queen_frames::{FrameRef, FLAG_ENCRYPTED};
 
 use crate::catalog::queues;
+use crate::engine::counters::{self, Count};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -607,6 +608,14 @@ pub fn append_segment(
         }
     };
     let mut rows = exec(client, text, &types, &args);
-    rows.next()
-        .map(|row| (spi::col::<i64>(&row, "id"), spi::col::<i64>(&row, "base")))
+    let row = rows.next()?;
+    counters::add(
+        spi::col::<i64>(&row, "queue_id"),
+        "",
+        &[
+            (Count::PushRequests, 1),
+            (Count::PushMessages, count as i64),
+        ],
+    );
+    Some((spi::col::<i64>(&row, "id"), spi::col::<i64>(&row, "base")))
 }

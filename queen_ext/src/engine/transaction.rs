@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use crate::catalog::switches::{self, Surface};
 use crate::engine::ack;
+use crate::engine::counters::{self, Count};
 use crate::engine::push;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
@@ -166,6 +167,8 @@ pub fn transaction(
 ) -> Value {
     let parsed = parse(body, !binary.is_empty());
     check_leases(client, &parsed.leases);
+    // Server-wide (queue 0): a transaction may span queues.
+    counters::add(0, "", &[(Count::Transactions, 1)]);
     let Parsed {
         kv_ops,
         timer_ops,

@@ -336,6 +336,12 @@ static PARTITION_CLEANUP_DAYS: GucSetting<i32> = GucSetting::<i32>::new(30);
 /// `queen.metrics_retention_days`: days observability rows are kept
 /// (default 90, 1 to 100 000).
 static METRICS_RETENTION_DAYS: GucSetting<i32> = GucSetting::<i32>::new(90);
+/// `queen.metrics_interval_ms`: period of the metrics task, which writes
+/// the per-minute series (default a minute; 0 stops it).
+static METRICS_INTERVAL_MS: GucSetting<i32> = GucSetting::<i32>::new(60_000);
+/// `queen.metrics_counters`: whether the message path counts its calls for
+/// the metrics series (default on; off leaves them out of the series).
+static METRICS_COUNTERS: GucSetting<bool> = GucSetting::<bool>::new(true);
 /// `queen.failed_retention`: the floor under per-queue DLQ retention, in
 /// whole seconds (unit `s`; default 72 hours; 0: no floor).
 static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
@@ -420,6 +426,24 @@ fn register_retention() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.metrics_interval_ms",
+        c"Period of the metrics task that writes the per-minute series; 0 stops it.",
+        c"",
+        &METRICS_INTERVAL_MS,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.metrics_counters",
+        c"Whether push, pop and ack count their calls for the metrics series.",
+        c"",
+        &METRICS_COUNTERS,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.failed_retention",
         c"Dead letters are kept at least this long, whatever a queue's dlqRetentionSeconds says.",
         c"0 removes the floor.",
@@ -476,6 +500,17 @@ pub fn partition_cleanup_days() -> i32 {
 /// Days observability rows are kept (`queen.metrics_retention_days`).
 pub fn metrics_retention_days() -> i32 {
     METRICS_RETENTION_DAYS.get()
+}
+
+/// Whether the message path counts its calls (`queen.metrics_counters`).
+pub fn metrics_counters() -> bool {
+    METRICS_COUNTERS.get()
+}
+
+/// The metrics task's period in milliseconds, 0 when it is stopped
+/// (`queen.metrics_interval_ms`).
+pub fn metrics_interval_ms() -> i64 {
+    METRICS_INTERVAL_MS.get() as i64
 }
 
 /// The floor under per-queue DLQ retention, in seconds, never negative

@@ -6,6 +6,7 @@ mod failures;
 #[cfg(test)]
 mod layout;
 mod messages;
+mod metrics;
 mod moves;
 mod retention;
 mod support;

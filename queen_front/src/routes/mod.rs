@@ -72,7 +72,22 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/transaction", post(messages::transaction))
         .route("/api/v1/lease/{lease}/extend", post(messages::extend_lease))
         .route("/api/v1/resources/overview", get(status::overview))
-        .route("/api/v1/status", get(status::overview))
+        .route("/api/v1/status", get(status::status))
+        .route("/api/v1/status/queues", get(status::status_queues))
+        .route("/api/v1/status/queues/{queue}", get(status::status_queue))
+        .route("/api/v1/status/analytics", get(status::status_analytics))
+        .route("/api/v1/stats/refresh", post(status::stats_refresh))
+        .route(
+            "/api/v1/analytics/system-metrics",
+            get(status::system_metrics),
+        )
+        .route(
+            "/api/v1/analytics/worker-metrics",
+            get(status::worker_metrics),
+        )
+        .route("/api/v1/analytics/queue-lag", get(status::queue_lag))
+        .route("/api/v1/analytics/queue-ops", get(status::queue_ops))
+        .route("/metrics", get(status::metrics))
         .route("/api/v1/resources/queues", get(resources::queues))
         .route(
             "/api/v1/resources/queues/{queue}",

@@ -1,12 +1,16 @@
-//! Observation: health, the overview (also served as the status), the
-//! analytics and the Prometheus metrics.
+//! Observation: health, the overview, the status and analytics readers,
+//! the metrics (Queen's JSON and the Prometheus text). The status and
+//! analytics routes pass their query parameters to the extension as one
+//! JSON object, which reads and checks them (a bad `from` or `to` is a 400).
 
+use axum::extract::Path;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 use super::call::{call, ok, Answer};
 use crate::access::{Authorized, Public, ReadOnly};
@@ -41,9 +45,117 @@ pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Res
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-/// The overview of every queue (served as the status too).
+/// The overview of every queue, in Queen's shape.
 pub async fn overview(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.overview()", &[]).await?)
+    ok(call(&state, "SELECT queen.system_overview()", &[]).await?)
+}
+
+/// A route's query parameters as one JSON object of texts (a parameter
+/// given twice counts once, with its last value).
+fn params_json(given: HashMap<String, String>) -> Value {
+    Value::Object(
+        given
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect::<Map<String, Value>>(),
+    )
+}
+
+/// Calls `function(params jsonb)` with the query's parameters.
+async fn with_params(state: &AppState, function: &str, given: HashMap<String, String>) -> Answer {
+    let sql = format!("SELECT queen.{function}($1::text::jsonb)");
+    let params = params_json(given).to_string();
+    ok(call(state, &sql, &[&params]).await?)
+}
+
+/// The status: throughput, live counts, leases, dead letters, workers.
+pub async fn status(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "status", q).await
+}
+
+/// Each queue's live counts, newest first, by `limit` and `offset`.
+pub async fn status_queues(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "status_queues", q).await
+}
+
+/// One queue's configuration and partitions; 404 when unknown.
+pub async fn status_queue(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.status_queue($1)", &[&queue]).await?)
+}
+
+/// Messages pushed per minute, hour or day.
+pub async fn status_analytics(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "status_analytics", q).await
+}
+
+/// The database servers' samples.
+pub async fn system_metrics(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "system_metrics_series", q).await
+}
+
+/// The server-wide series.
+pub async fn worker_metrics(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "worker_metrics_series", q).await
+}
+
+/// The lag pops saw, per bucket and queue.
+pub async fn queue_lag(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "queue_lag", q).await
+}
+
+/// The operations per bucket and queue.
+pub async fn queue_ops(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Params(q): Params<HashMap<String, String>>,
+) -> Answer {
+    with_params(&state, "queue_ops", q).await
+}
+
+/// Counts are live: reports what a refresh covers, refreshing nothing.
+pub async fn stats_refresh(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.stats_refresh()", &[]).await?)
+}
+
+/// Queen's JSON metrics: the extension's totals, with this front-end's own
+/// connection pool as the database figures.
+pub async fn metrics(_: Authorized<Public>, State(state): State<AppState>) -> Answer {
+    let mut v = call(&state, "SELECT queen.metrics_summary()", &[]).await?;
+    let pool = state.pool.status();
+    v["database"] = json!({
+        "poolSize": pool.max_size,
+        "idleConnections": pool.available,
+        "waitingRequests": pool.waiting,
+    });
+    ok(v)
 }
 
 /// The query of the retention analytics.
@@ -55,12 +167,23 @@ pub struct RetentionQuery {
     hours: Option<String>,
 }
 
-/// The retention time series over the last `hours`, by `bucket`.
+/// The retention time series in Queen's shape (`from`, `to`, `queue`);
+/// with `hours` or `bucket`, the older series of `queen.retention_timeseries`.
 pub async fn retention_analytics(
-    _: Authorized<ReadOnly>,
+    access: Authorized<ReadOnly>,
     State(state): State<AppState>,
-    Params(q): Params<RetentionQuery>,
+    Params(given): Params<HashMap<String, String>>,
 ) -> Answer {
+    if !given.contains_key("hours") && !given.contains_key("bucket") {
+        return with_params(&state, "retention_series", given).await;
+    }
+    let q: RetentionQuery = serde_json::from_value(params_json(given))
+        .map_err(|e| crate::error::ApiError::bad_request(format!("query: {e}")))?;
+    retention_hours(access, state, q).await
+}
+
+/// The retention time series over the last `hours`, by `bucket`.
+async fn retention_hours(_: Authorized<ReadOnly>, state: AppState, q: RetentionQuery) -> Answer {
     let bucket = q.bucket.unwrap_or_else(|| "hour".into());
     let hours = number("hours", &q.hours)?.unwrap_or(24) as f64;
     ok(call(

@@ -140,6 +140,10 @@ async fn the_other_routes_read_their_parameters_as_before() {
             "queen.retention_timeseries(",
             Reply::json(&[FLOAT8, TEXT], json!([])),
         ),
+        (
+            "queen.retention_series(",
+            Reply::json(&[TEXT], json!({"series": []})),
+        ),
     ])
     .await;
     let get = |uri: &str| bare("GET", uri);
@@ -223,10 +227,17 @@ async fn the_other_routes_read_their_parameters_as_before() {
         (params[1].clone(), params[2].clone()),
         (None, Some(vec![0]))
     );
-    // The retention analytics: bucket as given (hour when absent), hours
-    // 24 when absent or empty.
+    // The retention analytics: Queen's series without hours and bucket,
+    // the parameters passed as one JSON object.
+    let uri = "/api/v1/analytics/retention?from=2026-01-01T00:00:00Z&queue=q";
+    assert_eq!(send(&app, get(uri)).await.status, StatusCode::OK);
+    let params = pg.params_of("queen.retention_series(").unwrap();
+    let given: serde_json::Value = serde_json::from_str(&text(&params[0]).unwrap()).unwrap();
+    assert_eq!(given, json!({"from": "2026-01-01T00:00:00Z", "queue": "q"}));
+    // With hours or bucket, the older series: bucket as given (hour when
+    // absent), hours 24 when absent or empty.
     for (query, hours, bucket) in [
-        ("", 24.0, "hour"),
+        ("?hours=", 24.0, "hour"),
         ("?bucket=&hours=", 24.0, ""),
         ("?bucket=day&hours=48", 48.0, "day"),
     ] {

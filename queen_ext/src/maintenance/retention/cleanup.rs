@@ -101,8 +101,43 @@ pub fn metrics_purge_step(
     } else {
         0
     };
+    let series = metrics_series_purge_step(client, cutoff, max_rows);
     BatchResult {
-        deleted: history + traces,
-        done: history < max_rows as i64 && traces < max_rows as i64,
+        deleted: history + traces + series.deleted,
+        done: history < max_rows as i64 && traces < max_rows as i64 && series.done,
+    }
+}
+
+/// The metrics series' rows older than `cutoff`, at most `max_rows` of each
+/// series; nothing on a schema without them.
+fn metrics_series_purge_step(
+    client: &mut SpiClient<'_>,
+    cutoff: TimestampWithTimeZone,
+    max_rows: i32,
+) -> BatchResult {
+    if !crate::maintenance::metrics::sample::tables_present(client) {
+        return BatchResult {
+            deleted: 0,
+            done: true,
+        };
+    }
+    let row = exec(
+        client,
+        query!("retention_cleanup_metrics_series_purge_step"),
+        &[spi::TIMESTAMPTZ, spi::INT8],
+        &[cutoff.into(), (max_rows as i64).into()],
+    )
+    .next();
+    let counts: Vec<i64> = ["queues", "workers", "systems"]
+        .iter()
+        .map(|k| {
+            row.as_ref()
+                .and_then(|r| spi::opt::<i64>(r, k))
+                .unwrap_or(0)
+        })
+        .collect();
+    BatchResult {
+        deleted: counts.iter().sum(),
+        done: counts.iter().all(|&n| n < max_rows as i64),
     }
 }

@@ -72,6 +72,9 @@ impl Scheduler {
         if let Err(e) = self.retention() {
             self.log_error("retention cycle", &e);
         }
+        if let Err(e) = crate::maintenance::metrics::sample::run_task(&self.holder) {
+            self.log_error("metrics sample", &e);
+        }
     }
 
     /// The first backfill, then the safety walk every period.

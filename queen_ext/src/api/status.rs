@@ -1,0 +1,99 @@
+//! The status and analytics readers, in the shapes Queen's server answers:
+//! each takes the route's query parameters as one JSON object (`from`,
+//! `to`, `queue`, `namespace`, `task`, and what the route adds) and answers
+//! JSON that queen_front passes through.
+
+use pgrx::prelude::*;
+
+use crate::maintenance::metrics::params::Params;
+use crate::maintenance::metrics::readers;
+use crate::pg::spi;
+use crate::wire::datum::{JsonOut, JsonbArg};
+
+fn parse_params(p: Option<JsonbArg>) -> Params {
+    Params::parse(p.as_ref().map(|JsonbArg(t)| t.as_str()))
+}
+
+/// `GET /api/v1/status`: throughput series, live message counts, leases,
+/// dead letters and workers over `from`..`to`.
+#[pg_extern]
+fn status(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::status(c, &p)))
+}
+
+/// `GET /api/v1/status/queues`: each queue's live counts, newest first.
+#[pg_extern]
+fn status_queues(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::status_queues(c, &p)))
+}
+
+/// `GET /api/v1/status/queues/:queue`: a queue, its configuration and its
+/// partitions' live counts; 42704 when the queue is unknown.
+#[pg_extern]
+fn status_queue(queue: &str) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| readers::status_queue(c, queue)))
+}
+
+/// `GET /api/v1/status/analytics`: messages pushed per interval.
+#[pg_extern]
+fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::analytics(c, &p)))
+}
+
+/// `GET /api/v1/resources/overview` in Queen's shape (`queen.overview()`
+/// keeps its own).
+#[pg_extern]
+fn system_overview() -> JsonOut {
+    JsonOut::of(&spi::spi(readers::overview))
+}
+
+/// `GET /api/v1/analytics/system-metrics`: the database servers' samples.
+#[pg_extern]
+fn system_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::system_metrics(c, &p)))
+}
+
+/// `GET /api/v1/analytics/worker-metrics`: the server-wide series.
+#[pg_extern]
+fn worker_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::worker_metrics(c, &p)))
+}
+
+/// `GET /api/v1/analytics/queue-lag`: per bucket and queue, the lag pops saw.
+#[pg_extern]
+fn queue_lag(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::queue_lag(c, &p)))
+}
+
+/// `GET /api/v1/analytics/queue-ops`: per bucket and queue, the operations.
+#[pg_extern]
+fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::queue_ops(c, &p)))
+}
+
+/// `GET /api/v1/analytics/retention`: what retention deleted, by rule, per
+/// bucket (`queen.retention_timeseries` keeps its own shape).
+#[pg_extern]
+fn retention_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = parse_params(params);
+    JsonOut::of(&spi::spi(|c| readers::retention_series(c, &p)))
+}
+
+/// `GET /metrics`: uptime, request and message totals, connections.
+#[pg_extern]
+fn metrics_summary() -> JsonOut {
+    JsonOut::of(&spi::spi(readers::metrics_summary))
+}
+
+/// `POST /api/v1/stats/refresh`: counts are live; reports what they cover.
+#[pg_extern]
+fn stats_refresh() -> JsonOut {
+    JsonOut::of(&spi::spi(readers::stats_refresh))
+}

@@ -1,0 +1,6 @@
+//! The metrics series: the task that writes the per-minute rows (sample),
+//! and the readers of the status and analytics routes (readers, params).
+
+pub mod params;
+pub mod readers;
+pub mod sample;

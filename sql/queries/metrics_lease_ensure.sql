@@ -1,0 +1,1 @@
+INSERT INTO queen.maintenance_leases (task) VALUES ($1) ON CONFLICT (task) DO NOTHING
