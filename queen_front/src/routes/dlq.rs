@@ -55,11 +55,6 @@ pub async fn dlq(
     ok(call(&state, "SELECT queen.dlq_list($1::jsonb)", &[&options]).await?)
 }
 
-fn partition_id(raw: &str) -> Result<i64, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::bad_request(format!("partitionId: {raw:?} is not a partition id")))
-}
-
 /// A move that found nothing to move: the 404 with the keys Queen's server
 /// adds to it (`success: false` and the address or id asked).
 fn not_moved(e: ApiError, extra: Value) -> Answer {
