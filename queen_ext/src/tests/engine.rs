@@ -778,9 +778,19 @@ mod tests {
 
     #[pg_test]
     fn an_ack_answer_says_when_it_ended_the_lease() {
+        let bodies = |popped: &Value| -> Vec<Value> {
+            popped["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                       "leaseId": m["leaseId"], "status": "completed"})
+                })
+                .collect()
+        };
         push(json!([{"queue": "lr", "payload": 1}, {"queue": "lr", "payload": 2}]));
-        let p = pop("lr", None, 2, json!({}));
-        let acks = ack_all(&p, "completed", None);
+        let acks = bodies(&pop("lr", None, 2, json!({})));
         let first = ack(json!([acks[0]]));
         assert_eq!(first[0]["leaseReleased"], false, "{first}");
         assert_eq!(first[0]["error"], Value::Null, "{first}");
@@ -788,10 +798,12 @@ mod tests {
         let second = ack(json!([acks[1]]));
         assert_eq!(second[0]["leaseReleased"], true, "{second}");
         assert_eq!(second[0]["success"], true, "{second}");
+        // Acking again changes nothing and releases nothing.
+        let again = ack(json!([acks[1]]));
+        assert_eq!(again[0]["leaseReleased"], false, "{again}");
         // The text path answers alike.
         push(json!([{"queue": "lr2", "payload": 1}]));
-        let p = pop("lr2", None, 1, json!({}));
-        let acks = ack_all(&p, "completed", None);
+        let acks = Value::Array(bodies(&pop("lr2", None, 1, json!({}))));
         let text =
             Spi::get_one_with_args::<Json>("SELECT queen.ack_text($1)", &[acks.to_string().into()])
                 .unwrap()
