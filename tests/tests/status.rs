@@ -84,6 +84,15 @@ fn a_bad_range_is_a_400_naming_the_parameter() {
         ));
         assert_eq!(status, 400, "{route}: {body}");
         assert_eq!(body["error"], "from: is after to");
+        // An endless range is refused before any series is built.
+        for bound in ["from=-infinity", "to=infinity", "from=-infinity&to=infinity"] {
+            let (status, body) = get(&format!("{route}?{bound}"));
+            assert_eq!(status, 400, "{route}?{bound}: {body}");
+            assert!(
+                body["error"].as_str().unwrap().contains("is not a finite timestamp"),
+                "{route}?{bound}: {body}"
+            );
+        }
     }
     let (status, body) = get("/api/v1/status/queues?limit=-1");
     assert_eq!(status, 400, "{body}");

@@ -11,7 +11,7 @@ use crate::engine::traces::{self, TraceIn};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi;
-use crate::pg::time::{timestamptz, wall_clock_us, PG_EPOCH_OFFSET_US};
+use crate::pg::time::{timestamptz, wall_clock_us};
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::Obj;
 
@@ -119,10 +119,11 @@ fn trace_names(
 /// A timestamp filter as microseconds since the Unix epoch.
 fn micros(o: &Obj<'_>, key: &str) -> Option<i64> {
     o.opt_str(key).map(|t| {
-        let ts = timestamptz(t)
-            .unwrap_or_else(|| errors::invalid(&o.field(key), format!("{t:?} is not a timestamp")));
-        let pg: i64 = ts.into();
-        pg + PG_EPOCH_OFFSET_US
+        timestamptz(t)
+            .and_then(crate::pg::time::finite_unix_us)
+            .unwrap_or_else(|| {
+                errors::invalid(&o.field(key), format!("{t:?} is not a finite timestamp"))
+            })
     })
 }
 
@@ -154,7 +155,7 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     );
     let offset = page_offset(&o.field("offset"), o.opt_i64("offset"));
     let scan_max = settings::messages_scan_max();
-    if offset + limit > scan_max {
+    if offset > scan_max - limit {
         errors::invalid(
             &o.field("offset"),
             format!(

@@ -11,6 +11,10 @@
 //! [`PROBES`] of them from the key's hash. A key that finds no place is
 //! counted in the overflow entry, which the series carries in the
 //! server-wide totals only. An entry idle for a whole interval is freed.
+//!
+//! Queue ids are a database's own, so an entry also keeps its database:
+//! a take (the metrics task, or `queen_internal.metrics_sample()`) takes
+//! only its own database's entries, and the overflow entry.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
@@ -57,6 +61,8 @@ const CLAIMING: i64 = -1;
 #[repr(C)]
 pub struct Slot {
     key: AtomicI64,
+    /// The oid of the database whose queue this is.
+    database: AtomicI64,
     queue_id: AtomicI64,
     group_len: AtomicI64,
     group: [AtomicU64; GROUP_BYTES / 8],
@@ -110,8 +116,14 @@ fn kept(group: &str) -> &str {
     &group[..end]
 }
 
-fn key_of(queue_id: i64, group: &str) -> i64 {
-    let h = xxhash_rust::xxh3::xxh3_64_with_seed(group.as_bytes(), queue_id as u64);
+/// This session's database, as an entry keeps it.
+fn this_database() -> i64 {
+    unsafe { pg_sys::MyDatabaseId }.to_u32() as i64
+}
+
+fn key_of(database: i64, queue_id: i64, group: &str) -> i64 {
+    let seed = (queue_id as u64) ^ ((database as u64).rotate_left(40));
+    let h = xxhash_rust::xxh3::xxh3_64_with_seed(group.as_bytes(), seed);
     // Positive and never FREE.
     ((h >> 1) as i64).max(1)
 }
@@ -144,7 +156,8 @@ impl Slot {
 /// be; the overflow counters when the table has no room near the key.
 fn counters(t: &'static Table, queue_id: i64, group: &str) -> &'static [AtomicI64; COUNTS] {
     let group = kept(group);
-    let key = key_of(queue_id, group);
+    let database = this_database();
+    let key = key_of(database, queue_id, group);
     let start = key as usize % SLOTS;
     for i in 0..PROBES {
         let slot = &t.slots[(start + i) % SLOTS];
@@ -158,6 +171,7 @@ fn counters(t: &'static Table, queue_id: i64, group: &str) -> &'static [AtomicI6
                 .compare_exchange(FREE, CLAIMING, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
         {
+            slot.database.store(database, Ordering::Relaxed);
             slot.queue_id.store(queue_id, Ordering::Relaxed);
             slot.write_group(group);
             slot.key.store(key, Ordering::Release);
@@ -203,8 +217,8 @@ fn swap_all(c: &[AtomicI64; COUNTS]) -> [i64; COUNTS] {
     std::array::from_fn(|i| c[i].swap(0, Ordering::Relaxed))
 }
 
-/// Takes every entry's counts (each counter swapped to zero), freeing the
-/// entries that counted nothing since the last take. An add racing the
+/// Takes the counts of this database's entries and of the overflow entry
+/// (each counter swapped to zero), freeing the entries that counted nothing since the last take. An add racing the
 /// freeing of its entry may be lost. Empty when the library is not
 /// preloaded.
 pub fn take() -> Vec<Taken> {
@@ -212,9 +226,10 @@ pub fn take() -> Vec<Taken> {
         return Vec::new();
     };
     let mut out = Vec::new();
+    let database = this_database();
     for slot in &t.slots {
         let k = slot.key.load(Ordering::Acquire);
-        if k == FREE || k == CLAIMING {
+        if k == FREE || k == CLAIMING || slot.database.load(Ordering::Relaxed) != database {
             continue;
         }
         let counts = swap_all(&slot.counts);

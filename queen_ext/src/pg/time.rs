@@ -59,6 +59,16 @@ pub fn timestamptz(text: &str) -> Option<pgrx::datum::TimestampWithTimeZone> {
     .flatten()
 }
 
+/// A timestamptz as microseconds since the Unix epoch; None for
+/// `infinity` and `-infinity` (which no range or bucket can start from).
+pub fn finite_unix_us(ts: pgrx::datum::TimestampWithTimeZone) -> Option<i64> {
+    let pg_us: i64 = ts.into();
+    if pg_us == i64::MAX || pg_us == i64::MIN {
+        return None;
+    }
+    pg_us.checked_add(PG_EPOCH_OFFSET_US)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

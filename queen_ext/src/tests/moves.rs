@@ -196,4 +196,30 @@ mod tests {
         js("SELECT queen.push('[{\"queue\": \"cg2\", \"payload\": 1}]')");
         js("SELECT queen.consumer_group_seek_queue('g', 'cg2', '{}')");
     }
+
+    #[pg_test]
+    fn queue_mode_dead_letters_are_listed_and_purged_by_the_name_they_are_shown_with() {
+        dead_letters("qm-dl", 2);
+        let page = Spi::get_one::<Json>(
+            "SELECT queen.dlq_list('{\"queue\": \"qm-dl\", \"consumerGroup\": \"__QUEUE_MODE__\"}')",
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(page["messages"].as_array().unwrap().len(), 2, "{page}");
+        assert_eq!(page["messages"][0]["consumerGroup"], "__QUEUE_MODE__");
+        let other = Spi::get_one::<Json>(
+            "SELECT queen.dlq_list('{\"queue\": \"qm-dl\", \"consumerGroup\": \"billing\"}')",
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(other["messages"].as_array().unwrap().len(), 0, "{other}");
+        let purged = js("SELECT queen.dlq_purge('qm-dl', '__QUEUE_MODE__')");
+        assert_eq!(purged["deleted"], 2, "{purged}");
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = 'qm-dl'"),
+            0
+        );
+    }
 }

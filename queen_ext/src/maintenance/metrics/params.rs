@@ -68,11 +68,6 @@ fn to_timestamptz(us: i64) -> TimestampWithTimeZone {
         .unwrap_or_else(|_| errors::invalid("from", "out of range"))
 }
 
-fn to_us(t: TimestampWithTimeZone) -> i64 {
-    let pg_us: i64 = t.into();
-    pg_us + crate::pg::time::PG_EPOCH_OFFSET_US
-}
-
 /// The query's parameters, as given.
 pub struct Params(Value);
 
@@ -115,7 +110,9 @@ impl Params {
         let t = self.text(key)?;
         let parsed = in_subtransaction(|| crate::pg::time::timestamptz(&t));
         match parsed {
-            Ok(Some(ts)) => Some(to_us(ts)),
+            Ok(Some(ts)) => Some(crate::pg::time::finite_unix_us(ts).unwrap_or_else(|| {
+                errors::invalid(key, format!("{t:?} is not a finite timestamp"))
+            })),
             _ => errors::invalid(key, format!("{t:?} is not a timestamp")),
         }
     }
@@ -125,11 +122,14 @@ impl Params {
     /// refused.
     pub fn range(&self, span_us: i64) -> Range {
         let to_us = self.time("to").unwrap_or_else(wall_clock_us);
-        let from_us = self.time("from").unwrap_or(to_us - span_us);
+        let from_us = match self.time("from") {
+            Some(f) => f,
+            None => to_us.saturating_sub(span_us),
+        };
         if from_us > to_us {
             errors::invalid("from", "is after to");
         }
-        if to_us - from_us > MAX_SPAN_US {
+        if to_us.checked_sub(from_us).is_none_or(|w| w > MAX_SPAN_US) {
             errors::invalid("from", "the range is wider than a year");
         }
         Range { from_us, to_us }
