@@ -85,11 +85,18 @@ fn a_bad_range_is_a_400_naming_the_parameter() {
         assert_eq!(status, 400, "{route}: {body}");
         assert_eq!(body["error"], "from: is after to");
         // An endless range is refused before any series is built.
-        for bound in ["from=-infinity", "to=infinity", "from=-infinity&to=infinity"] {
+        for bound in [
+            "from=-infinity",
+            "to=infinity",
+            "from=-infinity&to=infinity",
+        ] {
             let (status, body) = get(&format!("{route}?{bound}"));
             assert_eq!(status, 400, "{route}?{bound}: {body}");
             assert!(
-                body["error"].as_str().unwrap().contains("is not a finite timestamp"),
+                body["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("is not a finite timestamp"),
                 "{route}?{bound}: {body}"
             );
         }
