@@ -1,7 +1,6 @@
 WITH gone AS (
     DELETE FROM queen.log_dlq WHERE id IN (
         SELECT id FROM queen.log_dlq WHERE queue_id = $1 AND ($2::text IS NULL OR consumer_group = $2)
-           AND (NOT $4 OR consumer_group IS NULL)
          ORDER BY failed_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
     RETURNING 1
 ), n AS (SELECT count(*)::int8 AS n FROM gone),

@@ -572,18 +572,9 @@ impl From<DeadLetter> for ListedDeadLetter {
     }
 }
 
-/// A consumer-group filter as the dead-letter statements take it: the
-/// group's name, or (for `__QUEUE_MODE__`, whose rows keep no group) none
-/// and the flag that asks for rows without one.
-fn group_filter(group: Option<&str>) -> (Option<&str>, bool) {
-    match group {
-        Some(crate::wire::QUEUE_MODE) => (None, true),
-        g => (g, false),
-    }
-}
-
 /// One page of dead letters matching the filters, newest failure first
-/// (no count of every match); the group `__QUEUE_MODE__` is queue mode's.
+/// (no count of every match); queue mode's rows are those of the group
+/// `__QUEUE_MODE__`.
 #[allow(clippy::too_many_arguments)]
 pub fn page(
     client: &mut SpiClient<'_>,
@@ -595,7 +586,6 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> Vec<ListedDeadLetter> {
-    let (group, queue_mode) = group_filter(group);
     let rows = exec(
         client,
         query!("dlq_page"),
@@ -607,7 +597,6 @@ pub fn page(
             spi::TEXT,
             spi::INT8,
             spi::INT8,
-            spi::BOOL,
         ],
         &[
             queue_id.into(),
@@ -617,7 +606,6 @@ pub fn page(
             partition.into(),
             limit.into(),
             offset.into(),
-            queue_mode.into(),
         ],
     );
     read_rows(client, rows)
@@ -730,17 +718,11 @@ pub fn newest_of_message(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Opt
 /// all) and folds how many into its `pruned_failed_count`, as DLQ
 /// retention does, in one statement. Answers how many went.
 pub fn purge(client: &mut SpiClient<'_>, queue_id: i64, group: Option<&str>) -> i64 {
-    let (group, queue_mode) = group_filter(group);
     exec(
         client,
         query!("dlq_purge_group"),
-        &[spi::INT8, spi::TEXT, spi::INT8, spi::BOOL],
-        &[
-            queue_id.into(),
-            group.into(),
-            PURGE_MAX_ROWS.into(),
-            queue_mode.into(),
-        ],
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[queue_id.into(), group.into(), PURGE_MAX_ROWS.into()],
     )
     .next()
     .and_then(|r| spi::opt::<i64>(&r, "n"))
