@@ -23,6 +23,56 @@ fn check_limit(field: &str, n: i32) -> i64 {
     n as i64
 }
 
+/// The options of a dead-letter listing, checked: queue, consumerGroup,
+/// partition, from, to (ISO timestamps), limit (default 100), offset.
+struct Filter<'a> {
+    queue: Option<&'a str>,
+    group: Option<&'a str>,
+    partition: Option<&'a str>,
+    from: Option<TimestampWithTimeZone>,
+    to: Option<TimestampWithTimeZone>,
+    limit: i64,
+    offset: i64,
+}
+
+impl<'a> Filter<'a> {
+    fn parse(options: &'a Value) -> Filter<'a> {
+        let o = Obj::new(options, "options");
+        let (queue, group, partition) = (
+            o.opt_name("queue"),
+            o.opt_name("consumerGroup"),
+            o.opt_name("partition"),
+        );
+        let limit = check_limit(
+            "options.limit",
+            o.opt_i64("limit")
+                .unwrap_or(100)
+                .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+        );
+        let offset = o.opt_i64("offset").unwrap_or(0);
+        if offset < 0 {
+            errors::invalid("options.offset", format!("{offset} must not be negative"));
+        }
+        let ts = |key: &str| -> Option<TimestampWithTimeZone> {
+            o.opt_str(key).map(|t| {
+                crate::pg::time::timestamptz(t).unwrap_or_else(|| {
+                    errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
+                })
+            })
+        };
+        let (from, to) = (ts("from"), ts("to"));
+        Filter {
+            queue,
+            group,
+            partition,
+            from,
+            to,
+            limit,
+            offset,
+        }
+    }
+}
+
 /// Retries up to `max_rows` dead letters of a queue (one consumer group, or
 /// all). `{"retried": [...], "matched": n, "pruned_failed_count": n}`:
 /// `matched - len(retried)` rows are held by a concurrent retry.
@@ -74,28 +124,15 @@ fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
-    let o = Obj::new(&options, "options");
-    let queue = o.opt_name("queue");
-    let group = o.opt_name("consumerGroup");
-    let partition = o.opt_name("partition");
-    let limit = check_limit(
-        "options.limit",
-        o.opt_i64("limit")
-            .unwrap_or(100)
-            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-    );
-    let offset = o.opt_i64("offset").unwrap_or(0);
-    if offset < 0 {
-        errors::invalid("options.offset", format!("{offset} must not be negative"));
-    }
-    let ts = |key: &str| -> Option<TimestampWithTimeZone> {
-        o.opt_str(key).map(|t| {
-            crate::pg::time::timestamptz(t).unwrap_or_else(|| {
-                errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
-            })
-        })
-    };
-    let (from, to) = (ts("from"), ts("to"));
+    let Filter {
+        queue,
+        group,
+        partition,
+        from,
+        to,
+        limit,
+        offset,
+    } = Filter::parse(&options);
     spi::spi(|c| {
         let qid = queue.map(|q| queues::require_id(c, q));
         let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
@@ -149,28 +186,15 @@ fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
-    let o = Obj::new(&options, "options");
-    let queue = o.opt_name("queue");
-    let group = o.opt_name("consumerGroup");
-    let partition = o.opt_name("partition");
-    let limit = check_limit(
-        "options.limit",
-        o.opt_i64("limit")
-            .unwrap_or(100)
-            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-    );
-    let offset = o.opt_i64("offset").unwrap_or(0);
-    if offset < 0 {
-        errors::invalid("options.offset", format!("{offset} must not be negative"));
-    }
-    let ts = |key: &str| -> Option<TimestampWithTimeZone> {
-        o.opt_str(key).map(|t| {
-            crate::pg::time::timestamptz(t).unwrap_or_else(|| {
-                errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
-            })
-        })
-    };
-    let (from, to) = (ts("from"), ts("to"));
+    let Filter {
+        queue,
+        group,
+        partition,
+        from,
+        to,
+        limit,
+        offset,
+    } = Filter::parse(&options);
     spi::spi(|c| {
         let messages = match queue {
             None => dlq::page(c, None, group, partition, from, to, limit, offset),
