@@ -23,3 +23,6 @@ GRANT EXECUTE ON FUNCTION
     queen.system_switches
     TO queen_front;
 GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_front;
+GRANT EXECUTE ON FUNCTION
+    queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
+    TO queen_front;

@@ -121,3 +121,14 @@ GRANT EXECUTE ON FUNCTION
     queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
     queen.queue_depth, queen.partition_backlog
     TO pg_monitor;
+-- Ephemeral queues: the message path and the reads for queen_app (the
+-- reads for pg_monitor too), declaring, resetting and deleting a queue
+-- for queen_admin.
+GRANT EXECUTE ON FUNCTION
+    queen.ephemeral_push, queen.ephemeral_pop, queen.ephemeral_ack,
+    queen.ephemeral_queues, queen.ephemeral_depth
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION queen.ephemeral_queues, queen.ephemeral_depth TO pg_monitor;
+GRANT EXECUTE ON FUNCTION
+    queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
+    TO queen_admin;

@@ -8,6 +8,7 @@ use pgrx::prelude::*;
 pub mod api;
 pub mod catalog;
 pub mod engine;
+pub mod ephemeral;
 pub mod kv;
 pub mod maintenance;
 pub mod pg;
@@ -62,6 +63,11 @@ extension_sql_file!(
 extension_sql_file!(
     "../../sql/schema/switches.sql",
     name = "switches",
+    requires = ["bootstrap"]
+);
+extension_sql_file!(
+    "../../sql/schema/ephemeral.sql",
+    name = "ephemeral",
     requires = ["bootstrap"]
 );
 extension_sql_file!(

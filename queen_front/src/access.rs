@@ -153,17 +153,20 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/consumer-groups/{group}"
             | "/api/v1/consumer-groups/lagging"
             | "/api/v1/analytics/retention"
-            | "/api/v1/analytics/postgres-stats",
+            | "/api/v1/analytics/postgres-stats"
+            | "/api/v1/ephemeral/queues"
+            | "/api/v1/ephemeral/queues/{queue}/depth",
         ) => ReadOnly,
         ("POST", "/api/v1/fetch" | "/api/v1/partitions/changed" | "/api/v1/resources/kv/list") => {
             ReadOnly
         }
-        ("POST", "/api/v1/push" | "/api/v1/timers") => WriteOnly,
+        ("POST", "/api/v1/push" | "/api/v1/timers" | "/api/v1/ephemeral/push") => WriteOnly,
         (
             "GET",
             "/api/v1/pop"
             | "/api/v1/pop/queue/{queue}"
-            | "/api/v1/pop/queue/{queue}/partition/{partition}",
+            | "/api/v1/pop/queue/{queue}/partition/{partition}"
+            | "/api/v1/ephemeral/pop",
         ) => ReadWrite,
         (
             "POST",
@@ -179,7 +182,8 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/consumer-groups/{group}/queues/{queue}/seek"
             | "/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek"
             | "/api/v1/consumer-groups/{group}/subscription"
-            | "/api/v1/dlq/{id}/replay",
+            | "/api/v1/dlq/{id}/replay"
+            | "/api/v1/ephemeral/ack",
         ) => ReadWrite,
         ("POST", "/api/v1/consumer-groups/positions") => ReadOnly,
         ("PUT", "/api/v1/kv/{ns}/{*key}") => ReadWrite,

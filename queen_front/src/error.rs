@@ -81,11 +81,13 @@ impl ApiError {
 pub const PAUSED_RETRY_AFTER_S: &str = "5";
 
 /// Queen's code for a paused surface, by the surface's key (the error's
-/// detail): `kv_disabled`, `timers_disabled`, otherwise `maintenance`.
+/// detail): `kv_disabled`, `timers_disabled`, `ephemeral_disabled`,
+/// otherwise `maintenance`.
 fn paused_code(surface: Option<&str>) -> &'static str {
     match surface {
         Some("kv") => "kv_disabled",
         Some("timers_schedule") => "timers_disabled",
+        Some("ephemeral") => "ephemeral_disabled",
         _ => "maintenance",
     }
 }
@@ -98,6 +100,8 @@ fn refusal(sqlstate: &str) -> Option<(StatusCode, &'static str)> {
         "42704" => (StatusCode::NOT_FOUND, "not_found"),
         // A request over a configured bound (batch, value size).
         "54000" => (StatusCode::PAYLOAD_TOO_LARGE, "request_too_large"),
+        // An ephemeral queue at its bounds with policy reject.
+        "53000" => (StatusCode::TOO_MANY_REQUESTS, "queue_full"),
         // A namespace's storage quota.
         "53400" => (StatusCode::FORBIDDEN, "storage_quota_exceeded"),
         // A transaction's required lease is not held.

@@ -4,6 +4,7 @@
 
 pub mod consumer_groups;
 pub mod dlq;
+pub mod ephemeral;
 pub mod inspect;
 pub mod internal;
 pub mod kv;

@@ -1,6 +1,6 @@
 //! The operator's switches (`catalog::switches`), read and flipped in the
 //! shapes of Queen's system routes: `maintenance` (pushes), `pop` and
-//! `kv-timers`. A paused push, KV call or timer schedule is refused with
+//! `kv-timers`, and `ephemeral`. A paused push, KV call or timer schedule is refused with
 //! 57000 (the front-end answers 503 with `Retry-After`); a paused pop
 //! answers empty; a paused fire leaves due timers waiting.
 
@@ -28,6 +28,8 @@ fn system_switches(surface: &str, changes: default!(Option<JsonbArg>, "NULL")) -
         (_, false) => Vec::new(),
         ("maintenance", true) => vec![(Surface::Push, enabled(&o))],
         ("pop", true) => vec![(Surface::Pop, enabled(&o))],
+        // `enabled` here says the surface runs (Queen's ephemeral switch).
+        ("ephemeral", true) => vec![(Surface::Ephemeral, !enabled(&o))],
         ("kv-timers", true) => {
             let flips: Vec<(Surface, bool)> = [
                 ("kv", Surface::Kv),
@@ -47,19 +49,23 @@ fn system_switches(surface: &str, changes: default!(Option<JsonbArg>, "NULL")) -
         }
         _ => unknown(surface),
     };
-    if !setting && !matches!(surface, "maintenance" | "pop" | "kv-timers") {
+    if !setting && !matches!(surface, "maintenance" | "pop" | "kv-timers" | "ephemeral") {
         unknown(surface);
     }
-    let paused = spi::spi(|c| {
+    let (paused, totals) = spi::spi(|c| {
         for &(s, p) in &wanted {
             switches::set(c, s, p);
             if s == Surface::TimersFire && !p {
                 crate::timers::wake::at_commit();
             }
         }
-        switches::read_all(c)
+        let totals = (surface == "ephemeral").then(|| crate::ephemeral::ops::totals(c));
+        (switches::read_all(c), totals)
     });
     let is = |s: Surface| paused.iter().any(|&(x, p)| x == s && p);
+    if let Some(t) = totals {
+        return JsonOut::of(&ephemeral_answer(setting, !is(Surface::Ephemeral), &t));
+    }
     JsonOut::of(&answer(surface, setting, &is))
 }
 
@@ -72,8 +78,37 @@ fn enabled(o: &Obj<'_>) -> bool {
 fn unknown(surface: &str) -> ! {
     errors::invalid(
         "surface",
-        format!("{surface:?} is not one of maintenance, pop, kv-timers"),
+        format!("{surface:?} is not one of maintenance, pop, kv-timers, ephemeral"),
     )
+}
+
+/// The ephemeral switch in Queen's shape. There is one database, so no
+/// per-tenant grant: `grantedTenants` is 0 and `requireGrant` false; no
+/// byte budget over all queues (`cellMaxBytes` null: each queue has its
+/// own maxBytes). `epoch` is the last incarnation drawn.
+fn ephemeral_answer(setting: bool, on: bool, t: &crate::ephemeral::ops::Totals) -> Value {
+    if setting {
+        return json!({
+            "ephemeralEnabled": on,
+            "mirrored": true,
+            "message": if on {
+                "Ephemeral queues ENABLED."
+            } else {
+                "Ephemeral queues DISABLED: their writes answer 503 (Retry-After) until enabled; \
+                 their reads still answer, and nothing they hold is dropped."
+            },
+        });
+    }
+    json!({
+        "ephemeralEnabled": on,
+        "cellBytes": t.bytes,
+        "cellMaxBytes": Value::Null,
+        "queues": t.queues,
+        "grantedTenants": 0,
+        "requireGrant": false,
+        "epoch": t.epoch,
+        "durability": crate::ephemeral::ops::DURABILITY,
+    })
 }
 
 fn answer(surface: &str, setting: bool, is_paused: &dyn Fn(Surface) -> bool) -> Value {

@@ -41,15 +41,19 @@ pub enum Surface {
     TimersSchedule,
     /// The sweepers' timer fire: due timers wait, nothing is lost.
     TimersFire,
+    /// The ephemeral queues' writes (configure, reset, delete, push, pop,
+    /// ack): refused with 57000; their reads still answer.
+    Ephemeral,
 }
 
 impl Surface {
-    pub const ALL: [Surface; 5] = [
+    pub const ALL: [Surface; 6] = [
         Surface::Push,
         Surface::Pop,
         Surface::Kv,
         Surface::TimersSchedule,
         Surface::TimersFire,
+        Surface::Ephemeral,
     ];
 
     /// The surface's key in `queen.system_state`.
@@ -60,6 +64,7 @@ impl Surface {
             Surface::Kv => "kv",
             Surface::TimersSchedule => "timers_schedule",
             Surface::TimersFire => "timers_fire",
+            Surface::Ephemeral => "ephemeral",
         }
     }
 
@@ -188,6 +193,7 @@ fn describe(surface: Surface) -> &'static str {
         Surface::Kv => "the KV store",
         Surface::TimersSchedule => "timer scheduling",
         Surface::TimersFire => "timer firing",
+        Surface::Ephemeral => "the ephemeral queues",
     }
 }
 

@@ -161,6 +161,16 @@ pub fn quota_exceeded(msg: impl Display) -> ! {
     );
 }
 
+/// An ephemeral queue at its bounds under the policy `reject` (53000:
+/// insufficient resources); the front-end answers 429 `queue_full`.
+pub fn queue_full(msg: impl Display) -> ! {
+    ereport!(
+        ERROR,
+        PgSqlErrorCode::ERRCODE_INSUFFICIENT_RESOURCES,
+        format!("queue_full: {msg}")
+    );
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

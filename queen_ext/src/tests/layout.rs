@@ -5,12 +5,12 @@
 use std::path::Path;
 
 /// The folders of `src/`, top first. A folder may use the ones after it;
-/// `kv` and `timers` share a level and do not use each other.
+/// `kv`, `timers` and `ephemeral` share a level and do not use each other.
 const LEVELS: &[&[&str]] = &[
     &["api"],
     &["maintenance"],
     &["engine"],
-    &["kv", "timers"],
+    &["kv", "timers", "ephemeral"],
     &["catalog"],
     &["wire"],
     &["pg"],

@@ -10,6 +10,7 @@
 mod call;
 mod consumer_groups;
 mod dlq;
+mod ephemeral;
 mod inspect;
 mod kv;
 mod messages;
@@ -184,6 +185,24 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/v1/system/kv-timers",
             get(system::kv_timers).post(system::set_kv_timers),
+        )
+        .route(
+            "/api/v1/system/ephemeral",
+            get(system::ephemeral).post(system::set_ephemeral),
+        )
+        .route("/api/v1/ephemeral/configure", post(ephemeral::configure))
+        .route("/api/v1/ephemeral/reset", post(ephemeral::reset))
+        .route(
+            "/api/v1/ephemeral/queue/{queue}",
+            axum::routing::delete(ephemeral::delete),
+        )
+        .route("/api/v1/ephemeral/push", post(ephemeral::push))
+        .route("/api/v1/ephemeral/pop", get(ephemeral::pop))
+        .route("/api/v1/ephemeral/ack", post(ephemeral::ack))
+        .route("/api/v1/ephemeral/queues", get(ephemeral::queues))
+        .route(
+            "/api/v1/ephemeral/queues/{queue}/depth",
+            get(ephemeral::depth),
         )
         .route(
             "/api/v1/analytics/retention",

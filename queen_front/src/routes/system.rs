@@ -1,5 +1,5 @@
 //! The operator's switches, as Queen's system routes: push maintenance,
-//! pop maintenance, and the KV and timer switches. Each is a row in the
+//! pop maintenance, the KV and timer switches, and the ephemeral queues'. Each is a row in the
 //! database (`queen.system_state`), so every front-end obeys it.
 
 use axum::extract::State;
@@ -66,4 +66,21 @@ pub async fn set_kv_timers(
     JsonBody(body): JsonBody,
 ) -> Answer {
     set(&state, "kv-timers", &body).await
+}
+
+/// `GET /api/v1/system/ephemeral`: whether the ephemeral queues run, and
+/// what they hold.
+pub async fn ephemeral(_: Authorized<Admin>, State(state): State<AppState>) -> Answer {
+    read(&state, "ephemeral").await
+}
+
+/// `POST /api/v1/system/ephemeral` `{"enabled": bool}`: off, every
+/// ephemeral write answers 503 `ephemeral_disabled` (Retry-After); the
+/// reads still answer.
+pub async fn set_ephemeral(
+    _: Authorized<Admin>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Answer {
+    set(&state, "ephemeral", &body).await
 }

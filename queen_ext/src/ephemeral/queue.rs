@@ -1,0 +1,351 @@
+//! A live ephemeral queue's rows: its state row (locked by every write),
+//! its partitions, and the bounded cleanup steps that keep storage bounded:
+//! messages every group has passed, expired ones, the oldest ones under
+//! `dropOldest`, and the rows of ended incarnations.
+
+use pgrx::spi::SpiClient;
+
+use crate::pg::settings;
+use crate::pg::spi::{self, exec};
+
+/// A live queue's counters, as read under its lock.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub incarnation: i64,
+    pub depth: i64,
+    pub bytes: i64,
+    pub drops_bounds: i64,
+    pub drops_ttl: i64,
+    pub drops_retry: i64,
+}
+
+/// One partition: sequence numbers [tail, head) may be stored.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub name: String,
+    pub tail: i64,
+    pub head: i64,
+    pub depth: i64,
+    pub bytes: i64,
+}
+
+fn state_of(r: &pgrx::spi::SpiHeapTupleData<'_>) -> State {
+    State {
+        incarnation: spi::col(r, "incarnation"),
+        depth: spi::col(r, "depth"),
+        bytes: spi::col(r, "bytes"),
+        drops_bounds: spi::col(r, "drops_bounds"),
+        drops_ttl: spi::col(r, "drops_ttl"),
+        drops_retry: spi::col(r, "drops_retry"),
+    }
+}
+
+/// The live queue's state, locked; None when it is not live.
+pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
+    exec(
+        c,
+        crate::query!("ephemeral_state_lock"),
+        &[spi::TEXT],
+        &[queue.into()],
+    )
+    .next()
+    .map(|r| state_of(&r))
+}
+
+/// The live queue's state, locked, made live (a new incarnation) if it
+/// was not.
+pub fn lock_or_create(c: &mut SpiClient<'_>, queue: &str) -> State {
+    if let Some(s) = lock(c, queue) {
+        return s;
+    }
+    exec(
+        c,
+        crate::query!("ephemeral_state_create"),
+        &[spi::TEXT],
+        &[queue.into()],
+    );
+    lock(c, queue).expect("the state row was just made")
+}
+
+/// The live queue's state, unlocked (for the reads).
+pub fn get(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
+    exec(
+        c,
+        crate::query!("ephemeral_state_get"),
+        &[spi::TEXT],
+        &[queue.into()],
+    )
+    .next()
+    .map(|r| state_of(&r))
+}
+
+/// Writes the counters back.
+pub fn write(c: &mut SpiClient<'_>, s: &State) {
+    exec(
+        c,
+        crate::query!("ephemeral_state_write"),
+        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            s.incarnation.into(),
+            s.depth.into(),
+            s.bytes.into(),
+            s.drops_bounds.into(),
+            s.drops_ttl.into(),
+            s.drops_retry.into(),
+        ],
+    );
+}
+
+/// Ends the queue's incarnation; answers the messages it held (None: it
+/// was not live). Its rows go in later cleanup steps.
+pub fn retire(c: &mut SpiClient<'_>, queue: &str) -> Option<i64> {
+    exec(
+        c,
+        crate::query!("ephemeral_state_retire"),
+        &[spi::TEXT],
+        &[queue.into()],
+    )
+    .next()
+    .map(|r| spi::col::<i64>(&r, "depth"))
+}
+
+/// One bounded step of removing an ended incarnation's rows
+/// (`queen.ephemeral_cleanup_batch` of each kind).
+pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
+    let Some(inc) = exec(c, crate::query!("ephemeral_retired_next"), &[], &[])
+        .next()
+        .map(|r| spi::col::<i64>(&r, "incarnation"))
+    else {
+        return;
+    };
+    let removed = exec(
+        c,
+        crate::query!("ephemeral_retired_purge"),
+        &[spi::INT8, spi::INT8],
+        &[inc.into(), settings::ephemeral_cleanup_batch().into()],
+    )
+    .next()
+    .map_or(0, |r| spi::col::<i64>(&r, "removed"));
+    if removed == 0 {
+        exec(
+            c,
+            crate::query!("ephemeral_retired_done"),
+            &[spi::INT8],
+            &[inc.into()],
+        );
+    }
+}
+
+fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String) -> Part {
+    Part {
+        name,
+        tail: spi::col(r, "tail"),
+        head: spi::col(r, "head"),
+        depth: spi::col(r, "depth"),
+        bytes: spi::col(r, "bytes"),
+    }
+}
+
+/// A partition, locked; None when the queue has no such partition.
+pub fn part_lock(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Option<Part> {
+    exec(
+        c,
+        crate::query!("ephemeral_partition_lock"),
+        &[spi::INT8, spi::TEXT],
+        &[inc.into(), name.into()],
+    )
+    .next()
+    .map(|r| part_of(&r, name.to_owned()))
+}
+
+/// A partition, locked, made if the queue had none of that name.
+pub fn part_lock_or_create(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Part {
+    if let Some(p) = part_lock(c, inc, name) {
+        return p;
+    }
+    exec(
+        c,
+        crate::query!("ephemeral_partition_create"),
+        &[spi::INT8, spi::TEXT],
+        &[inc.into(), name.into()],
+    );
+    part_lock(c, inc, name).expect("the partition was just made")
+}
+
+/// Writes a partition back.
+pub fn part_write(c: &mut SpiClient<'_>, inc: i64, p: &Part) {
+    exec(
+        c,
+        crate::query!("ephemeral_partition_write"),
+        &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            inc.into(),
+            p.name.as_str().into(),
+            p.tail.into(),
+            p.head.into(),
+            p.depth.into(),
+            p.bytes.into(),
+        ],
+    );
+}
+
+/// The queue's partitions by name, at most `limit`.
+pub fn parts(c: &mut SpiClient<'_>, inc: i64, limit: i64) -> Vec<Part> {
+    exec(
+        c,
+        crate::query!("ephemeral_partitions_list"),
+        &[spi::INT8, spi::INT8],
+        &[inc.into(), limit.into()],
+    )
+    .map(|r| {
+        let name = spi::col::<String>(&r, "partition");
+        part_of(&r, name)
+    })
+    .collect()
+}
+
+/// Moves the tail to the first message still stored (or the head), and
+/// ends every lease below it.
+fn retail(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {
+    let first = exec(
+        c,
+        crate::query!("ephemeral_messages_first"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[inc.into(), p.name.as_str().into(), p.tail.into()],
+    )
+    .next()
+    .and_then(|r| spi::opt::<i64>(&r, "seq"));
+    let tail = first.unwrap_or(p.head).min(p.head);
+    if tail != p.tail {
+        p.tail = tail;
+        exec(
+            c,
+            crate::query!("ephemeral_leases_below"),
+            &[spi::INT8, spi::TEXT, spi::INT8],
+            &[inc.into(), p.name.as_str().into(), p.tail.into()],
+        );
+    }
+}
+
+fn removed(r: Option<pgrx::spi::SpiHeapTupleData<'_>>) -> (i64, i64) {
+    r.map_or((0, 0), |r| (spi::col(&r, "n"), spi::col(&r, "bytes")))
+}
+
+fn take(s: &mut State, p: &mut Part, (n, bytes): (i64, i64)) {
+    p.depth -= n;
+    p.bytes -= bytes;
+    s.depth -= n;
+    s.bytes -= bytes;
+}
+
+/// One bounded step of dropping a partition's messages older than
+/// `ttl_seconds` (counted in `drops.ttl`).
+pub fn expire_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part, ttl_seconds: i64) {
+    if ttl_seconds <= 0 || p.tail >= p.head {
+        return;
+    }
+    let upto = p.tail.saturating_add(settings::ephemeral_cleanup_batch());
+    let gone = removed(
+        exec(
+            c,
+            crate::query!("ephemeral_messages_expire"),
+            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
+            &[
+                s.incarnation.into(),
+                p.name.as_str().into(),
+                p.tail.into(),
+                upto.into(),
+                ttl_seconds.into(),
+            ],
+        )
+        .next(),
+    );
+    if gone.0 > 0 {
+        take(s, p, gone);
+        s.drops_ttl += gone.0;
+        retail(c, s.incarnation, p);
+    }
+}
+
+/// One bounded step of removing a partition's messages every group of the
+/// queue has passed (none while a group has no cursor in the partition).
+pub fn reclaim_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part) {
+    if p.tail >= p.head {
+        return;
+    }
+    let Some(row) = exec(
+        c,
+        crate::query!("ephemeral_watermark"),
+        &[spi::INT8, spi::TEXT],
+        &[s.incarnation.into(), p.name.as_str().into()],
+    )
+    .next() else {
+        return;
+    };
+    let groups: i64 = spi::col(&row, "groups");
+    let cursors: i64 = spi::col(&row, "cursors");
+    let watermark: Option<i64> = spi::opt(&row, "watermark");
+    let Some(watermark) = watermark.filter(|_| groups > 0 && cursors >= groups) else {
+        return;
+    };
+    let upto = watermark.min(p.tail.saturating_add(settings::ephemeral_cleanup_batch()));
+    if upto <= p.tail {
+        return;
+    }
+    let gone = removed(
+        exec(
+            c,
+            crate::query!("ephemeral_messages_remove"),
+            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
+            &[
+                s.incarnation.into(),
+                p.name.as_str().into(),
+                p.tail.into(),
+                upto.into(),
+            ],
+        )
+        .next(),
+    );
+    take(s, p, gone);
+    p.tail = upto;
+    retail(c, s.incarnation, p);
+}
+
+/// Drops the oldest messages of `p` until `need_len` messages and
+/// `need_bytes` bytes are gone or the partition is empty, in steps of
+/// `queen.ephemeral_cleanup_batch` (counted in `drops.bounds`). Answers
+/// what is still needed.
+pub fn drop_oldest(
+    c: &mut SpiClient<'_>,
+    s: &mut State,
+    p: &mut Part,
+    mut need_len: i64,
+    mut need_bytes: i64,
+) -> (i64, i64) {
+    while (need_len > 0 || need_bytes > 0) && p.depth > 0 {
+        let gone = removed(
+            exec(
+                c,
+                crate::query!("ephemeral_drop_oldest"),
+                &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
+                &[
+                    s.incarnation.into(),
+                    p.name.as_str().into(),
+                    settings::ephemeral_cleanup_batch().into(),
+                    need_len.into(),
+                    need_bytes.into(),
+                ],
+            )
+            .next(),
+        );
+        if gone.0 == 0 {
+            break;
+        }
+        take(s, p, gone);
+        s.drops_bounds += gone.0;
+        need_len -= gone.0;
+        need_bytes -= gone.1;
+        retail(c, s.incarnation, p);
+    }
+    (need_len, need_bytes)
+}

@@ -1,0 +1,91 @@
+-- queen: ephemeral queues. Their declared configuration is an ordinary
+-- (logged) table and survives anything; their messages, cursors and leases
+-- live in UNLOGGED tables: writing them costs no WAL, and PostgreSQL
+-- empties them on crash recovery, so the contents are lost on a crash
+-- (docs/ephemeral.md). A queue's incarnation (drawn from a logged
+-- sequence, so never drawn twice) keys every row it holds and is written
+-- into the ids it delivers: an id of an incarnation that is gone (a crash,
+-- a reset, a delete) is answered stale.
+
+-- The declared queues: options as configured (the closed list of
+-- queen.ephemeral_configure), kept across restarts and crashes.
+CREATE TABLE queen.ephemeral_queues (
+    queue      text COLLATE "C" PRIMARY KEY,
+    options    jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE SEQUENCE queen.ephemeral_incarnation_seq;
+
+-- One row per live queue (declared or implicit): its incarnation, what it
+-- holds and what it dropped. Absent after a crash: the next call draws a
+-- new incarnation.
+CREATE UNLOGGED TABLE queen.ephemeral_state (
+    queue        text COLLATE "C" PRIMARY KEY,
+    incarnation  bigint NOT NULL UNIQUE,
+    depth        bigint NOT NULL DEFAULT 0,
+    bytes        bigint NOT NULL DEFAULT 0,
+    drops_bounds bigint NOT NULL DEFAULT 0,
+    drops_ttl    bigint NOT NULL DEFAULT 0,
+    drops_retry  bigint NOT NULL DEFAULT 0,
+    created_at   timestamptz NOT NULL DEFAULT now()
+);
+
+-- A queue's partitions: sequence numbers [tail, head) may be stored.
+CREATE UNLOGGED TABLE queen.ephemeral_partitions (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    tail        bigint NOT NULL DEFAULT 1,
+    head        bigint NOT NULL DEFAULT 1,
+    depth       bigint NOT NULL DEFAULT 0,
+    bytes       bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (incarnation, partition)
+);
+
+CREATE UNLOGGED TABLE queen.ephemeral_messages (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    seq         bigint NOT NULL,
+    payload     jsonb NOT NULL,
+    bytes       integer NOT NULL,
+    created_at  timestamptz NOT NULL,
+    PRIMARY KEY (incarnation, partition, seq)
+);
+
+-- The consumer groups a queue has seen (queue mode is __QUEUE_MODE__): a
+-- message is removed only once every one of them has passed it.
+CREATE UNLOGGED TABLE queen.ephemeral_groups (
+    incarnation bigint NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    PRIMARY KEY (incarnation, grp)
+);
+
+-- A group's cursor in a partition: the next sequence number it is handed,
+-- and how many messages were removed before it read them.
+CREATE UNLOGGED TABLE queen.ephemeral_cursors (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    next_seq    bigint NOT NULL,
+    skipped     bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (incarnation, partition, grp)
+);
+
+-- Delivered, not yet acknowledged messages of a group ('-infinity': handed
+-- back by a failed or retry ack, due at once).
+CREATE UNLOGGED TABLE queen.ephemeral_leases (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    seq         bigint NOT NULL,
+    attempts    integer NOT NULL,
+    lease_until timestamptz NOT NULL,
+    PRIMARY KEY (incarnation, partition, grp, seq)
+);
+
+-- Incarnations ended by a reset or a delete, whose rows the push and pop
+-- path removes in bounded steps (queen.ephemeral_cleanup_batch).
+CREATE UNLOGGED TABLE queen.ephemeral_retired (
+    incarnation bigint PRIMARY KEY,
+    retired_at  timestamptz NOT NULL DEFAULT now()
+);
