@@ -16,8 +16,8 @@
 //! Every write to a queue holds its state row's lock, so the counters
 //! (depth, bytes, drops) are exact.
 
-pub mod options;
 pub mod ops;
+pub mod options;
 pub mod queue;
 
 use crate::pg::errors;
@@ -79,7 +79,9 @@ mod tests {
 
     #[test]
     fn foreign_ids_do_not_parse() {
-        for bad in ["", "e:1:2", "e:zz:p:1", "e:1:p:x", "e:1::1", "abc", "e::p:1"] {
+        for bad in [
+            "", "e:1:2", "e:zz:p:1", "e:1:p:x", "e:1::1", "abc", "e::p:1",
+        ] {
             assert_eq!(parse_id(bad), None, "{bad}");
         }
     }

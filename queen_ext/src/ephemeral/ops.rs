@@ -156,7 +156,13 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     exec(
         c,
         crate::query!("ephemeral_push_insert"),
-        &[spi::INT8, spi::TEXT, spi::INT8, spi::TEXT_ARRAY, spi::INT4_ARRAY],
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::INT8,
+            spi::TEXT_ARRAY,
+            spi::INT4_ARRAY,
+        ],
         &[
             s.incarnation.into(),
             partition.into(),
@@ -301,7 +307,10 @@ fn pop_partition(
     )
     .next()
     .map_or((p.tail, 0), |r| {
-        (spi::col::<i64>(&r, "next_seq"), spi::col::<i64>(&r, "skipped"))
+        (
+            spi::col::<i64>(&r, "next_seq"),
+            spi::col::<i64>(&r, "skipped"),
+        )
     });
     if next < p.tail {
         skipped += p.tail - next;
@@ -314,7 +323,12 @@ fn pop_partition(
         c,
         crate::query!("ephemeral_leases_due"),
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],
-        &[inc.into(), p.name.as_str().into(), group.into(), want.into()],
+        &[
+            inc.into(),
+            p.name.as_str().into(),
+            group.into(),
+            want.into(),
+        ],
     ) {
         let seq: i64 = spi::col(&r, "seq");
         let attempts: i32 = spi::col(&r, "attempts");

@@ -150,7 +150,11 @@ pub fn effective(declared: Option<&Value>) -> Effective {
     if let Some(n) = int("maxLength").filter(|n| *n > 0) {
         e.max_length = n;
     }
-    if let Some(p) = d.get("policy").and_then(Value::as_str).and_then(Policy::parse) {
+    if let Some(p) = d
+        .get("policy")
+        .and_then(Value::as_str)
+        .and_then(Policy::parse)
+    {
         e.policy = p;
     }
     if let Some(n) = int("ttlSeconds") {

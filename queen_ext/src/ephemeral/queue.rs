@@ -84,7 +84,14 @@ pub fn write(c: &mut SpiClient<'_>, s: &State) {
     exec(
         c,
         crate::query!("ephemeral_state_write"),
-        &[spi::INT8, spi::INT8, spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+        ],
         &[
             s.incarnation.into(),
             s.depth.into(),
@@ -177,7 +184,14 @@ pub fn part_write(c: &mut SpiClient<'_>, inc: i64, p: &Part) {
     exec(
         c,
         crate::query!("ephemeral_partition_write"),
-        &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+        ],
         &[
             inc.into(),
             p.name.as_str().into(),

@@ -2,6 +2,7 @@
 //! they share.
 
 mod engine;
+mod ephemeral;
 mod failures;
 #[cfg(test)]
 mod layout;

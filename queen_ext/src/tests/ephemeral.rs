@@ -1,0 +1,409 @@
+//! Ephemeral queues inside PostgreSQL: the bounds under both policies, the
+//! ttl, the retry limit, groups, autoAck, lease expiry, reset, delete, the
+//! staleness of ids across incarnations (a crash is what emptying the
+//! unlogged tables does), the bounded cleanup, and the SQLSTATEs of bad
+//! input. Each test runs in one transaction.
+
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+    use pgrx::JsonB;
+    use serde_json::{json, Value};
+
+    use crate::tests::support::{js, n};
+
+    fn call(sql: &str, args: Vec<pgrx::datum::DatumWithOid<'_>>) -> Value {
+        Spi::get_one_with_args::<pgrx::Json>(sql, &args)
+            .unwrap()
+            .map(|j| j.0)
+            .unwrap_or(Value::Null)
+    }
+
+    fn configure(queue: &str, options: Value) -> Value {
+        call(
+            "SELECT queen.ephemeral_configure($1, $2)",
+            vec![queue.into(), JsonB(options).into()],
+        )
+    }
+
+    fn push(queue: &str, payloads: &[Value]) -> Value {
+        let messages: Vec<Value> = payloads.iter().map(|p| json!({"payload": p})).collect();
+        call(
+            "SELECT queen.ephemeral_push($1)",
+            vec![JsonB(json!({"queue": queue, "messages": messages})).into()],
+        )
+    }
+
+    fn pop(queue: &str, group: Option<&str>, batch: i64, auto_ack: bool) -> Vec<Value> {
+        let a = call(
+            "SELECT queen.ephemeral_pop($1, NULL, $2, $3, $4)",
+            vec![queue.into(), group.into(), batch.into(), auto_ack.into()],
+        );
+        assert_eq!(a["queue"], queue);
+        a["messages"].as_array().cloned().unwrap_or_default()
+    }
+
+    fn ack(queue: &str, group: Option<&str>, acks: Value) -> Vec<String> {
+        let mut body = json!({"queue": queue, "acks": acks});
+        if let Some(g) = group {
+            body["group"] = json!(g);
+        }
+        let a = call("SELECT queen.ephemeral_ack($1)", vec![JsonB(body).into()]);
+        a["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["outcome"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn queue_row(queue: &str) -> Value {
+        js("SELECT queen.ephemeral_queues()::json")["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["queue"] == queue)
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    fn depth(queue: &str) -> Value {
+        call("SELECT queen.ephemeral_depth($1)", vec![queue.into()])
+    }
+
+    fn payloads(ms: &[Value]) -> Vec<Value> {
+        ms.iter().map(|m| m["payload"].clone()).collect()
+    }
+
+    /// The SQLSTATE `sql` fails with ("ok" when it does not).
+    fn state_of(sql: &str) -> String {
+        Spi::run(
+            "CREATE OR REPLACE FUNCTION pg_temp.state_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+             BEGIN EXECUTE q; RETURN 'ok'; EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE; END $$",
+        )
+        .unwrap();
+        Spi::get_one_with_args::<String>("SELECT pg_temp.state_of($1)", &[sql.into()])
+            .unwrap()
+            .unwrap()
+    }
+
+    #[pg_test]
+    fn reject_refuses_a_push_past_the_bounds_and_writes_nothing() {
+        let a = configure("e_rej", json!({"maxLength": 2, "policy": "reject"}));
+        assert_eq!(a["queue"], "e_rej");
+        assert_eq!(a["durability"], "unlogged");
+        assert_eq!(a["options"], json!({"maxLength": 2, "policy": "reject"}));
+        assert!(a["updatedAt"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(push("e_rej", &[json!(1), json!(2)]), json!({"pushed": 2}));
+        let full = r#"SELECT queen.ephemeral_push('{"queue":"e_rej","messages":[{"payload":3}]}')"#;
+        assert_eq!(state_of(full), "53000");
+        assert_eq!(depth("e_rej")["pending"], 2);
+        assert_eq!(queue_row("e_rej")["drops"]["bounds"], 0);
+        // A batch larger than the bounds is refused whatever the policy.
+        configure("e_rej2", json!({"maxBytes": 4, "policy": "dropOldest"}));
+        let big = r#"SELECT queen.ephemeral_push('{"queue":"e_rej2","messages":[{"payload":"long text"}]}')"#;
+        assert_eq!(state_of(big), "53000");
+    }
+
+    #[pg_test]
+    fn drop_oldest_makes_room_and_counts_the_drops() {
+        configure("e_drop", json!({"maxLength": 2, "policy": "dropOldest"}));
+        for i in 1..=3 {
+            push("e_drop", &[json!(i)]);
+        }
+        assert_eq!(depth("e_drop")["pending"], 2);
+        assert_eq!(queue_row("e_drop")["drops"]["bounds"], 1);
+        let got = pop("e_drop", Some("g"), 10, true);
+        assert_eq!(payloads(&got), vec![json!(2), json!(3)]);
+        // By bytes: each payload `"xxxx"` is 6 bytes; 12 bytes hold two.
+        configure("e_dropb", json!({"maxBytes": 12, "policy": "dropOldest"}));
+        for s in ["aaaa", "bbbb", "cccc"] {
+            push("e_dropb", &[json!(s)]);
+        }
+        let q = queue_row("e_dropb");
+        assert_eq!(q["bytes"], 12);
+        assert_eq!(q["drops"]["bounds"], 1);
+        assert_eq!(q["options"]["policy"], "dropOldest");
+        assert_eq!(q["options"]["maxBytes"], 12);
+    }
+
+    #[pg_test]
+    fn expired_messages_are_dropped_and_counted() {
+        configure("e_ttl", json!({"ttlSeconds": 1}));
+        push("e_ttl", &[json!("old")]);
+        Spi::run("SELECT pg_sleep(1.2)").unwrap();
+        push("e_ttl", &[json!("new")]);
+        let got = pop("e_ttl", None, 10, false);
+        assert_eq!(payloads(&got), vec![json!("new")]);
+        assert_eq!(queue_row("e_ttl")["drops"]["ttl"], 1);
+    }
+
+    #[pg_test]
+    fn failures_redeliver_until_the_retry_limit_then_drop() {
+        configure("e_retry", json!({"retryLimit": 2}));
+        push("e_retry", &[json!("m")]);
+        let a = pop("e_retry", Some("g"), 1, false);
+        assert_eq!(a[0]["attempts"], 1);
+        let id = a[0]["id"].clone();
+        assert_eq!(
+            ack(
+                "e_retry",
+                Some("g"),
+                json!([{"id": id, "status": "failed"}])
+            ),
+            ["redelivered"]
+        );
+        let b = pop("e_retry", Some("g"), 1, false);
+        assert_eq!(b[0]["attempts"], 2);
+        assert_eq!(b[0]["id"], id, "a redelivery keeps the id");
+        assert_eq!(
+            ack("e_retry", Some("g"), json!([{"id": id, "status": "retry"}])),
+            ["acked"]
+        );
+        assert!(pop("e_retry", Some("g"), 10, false).is_empty());
+        assert_eq!(queue_row("e_retry")["drops"]["retry"], 1);
+        assert_eq!(
+            depth("e_retry")["pending"],
+            0,
+            "the dropped message is removed"
+        );
+    }
+
+    #[pg_test]
+    fn every_group_has_its_own_cursor_and_a_group_competes_with_itself() {
+        // Both groups are seen before the push: each is owed everything.
+        assert!(pop("e_grp", Some("a"), 10, true).is_empty());
+        assert!(pop("e_grp", Some("b"), 10, true).is_empty());
+        push("e_grp", &[json!(1), json!(2)]);
+        assert_eq!(payloads(&pop("e_grp", Some("a"), 10, true)).len(), 2);
+        assert_eq!(depth("e_grp")["pending"], 2, "b has not read them yet");
+        let d = call("SELECT queen.ephemeral_depth('e_grp', 'b')", Vec::new());
+        assert_eq!(d["pending"], 2);
+        assert_eq!(d["group"], "b");
+        assert_eq!(payloads(&pop("e_grp", Some("b"), 10, true)).len(), 2);
+        assert_eq!(
+            depth("e_grp")["pending"],
+            0,
+            "removed once every group passed"
+        );
+        // Competing consumers of one group take disjoint messages.
+        push("e_comp", &[json!(1), json!(2)]);
+        let x = pop("e_comp", Some("w"), 1, false);
+        let y = pop("e_comp", Some("w"), 1, false);
+        assert_ne!(x[0]["id"], y[0]["id"]);
+        assert!(pop("e_comp", Some("w"), 10, false).is_empty());
+        let ids = json!([{"id": x[0]["id"]}, {"id": y[0]["id"]}]);
+        assert_eq!(ack("e_comp", Some("w"), ids), ["acked", "acked"]);
+        assert_eq!(depth("e_comp")["pending"], 0);
+    }
+
+    #[pg_test]
+    fn auto_ack_commits_on_delivery() {
+        push("e_auto", &[json!(1)]);
+        let got = pop("e_auto", None, 10, true);
+        assert_eq!(got.len(), 1);
+        assert_eq!(n("SELECT count(*) FROM queen.ephemeral_leases"), 0);
+        assert_eq!(depth("e_auto")["pending"], 0);
+        assert_eq!(
+            ack("e_auto", None, json!([{"id": got[0]["id"]}])),
+            ["unknown"]
+        );
+    }
+
+    #[pg_test]
+    fn a_lease_that_runs_out_redelivers() {
+        configure("e_lease", json!({"leaseSeconds": 1}));
+        push("e_lease", &[json!(1)]);
+        let first = pop("e_lease", None, 1, false);
+        assert!(pop("e_lease", None, 1, false).is_empty(), "leased");
+        Spi::run("SELECT pg_sleep(1.2)").unwrap();
+        let again = pop("e_lease", None, 1, false);
+        assert_eq!(again[0]["id"], first[0]["id"]);
+        assert_eq!(again[0]["attempts"], 2);
+    }
+
+    #[pg_test]
+    fn reset_drops_the_contents_and_makes_old_ids_stale() {
+        configure("e_reset", json!({"maxLength": 10}));
+        push("e_reset", &[json!(1), json!(2), json!(3)]);
+        let old = pop("e_reset", None, 1, false);
+        let r = call("SELECT queen.ephemeral_reset('e_reset')", Vec::new());
+        assert_eq!(r["dropped"], 3);
+        assert_eq!(
+            ack("e_reset", None, json!([{"id": old[0]["id"]}])),
+            ["stale"]
+        );
+        assert_eq!(depth("e_reset")["pending"], 0);
+        assert_eq!(
+            depth("e_reset")["tier"],
+            "declared",
+            "the declaration stays"
+        );
+        push("e_reset", &[json!(4)]);
+        let new = pop("e_reset", None, 1, false);
+        assert_eq!(new[0]["payload"], 4);
+        assert_ne!(new[0]["id"], old[0]["id"]);
+        let unknown = call("SELECT queen.ephemeral_reset('e_none')", Vec::new());
+        assert_eq!(unknown["dropped"], 0);
+    }
+
+    #[pg_test]
+    fn delete_removes_contents_and_declaration() {
+        configure("e_del", json!({}));
+        push("e_del", &[json!(1)]);
+        let d = call("SELECT queen.ephemeral_delete('e_del')", Vec::new());
+        assert_eq!(
+            d,
+            json!({"queue": "e_del", "deleted": true, "declared": true})
+        );
+        assert_eq!(state_of("SELECT queen.ephemeral_depth('e_del')"), "42704");
+        let again = call("SELECT queen.ephemeral_delete('e_del')", Vec::new());
+        assert_eq!(again["deleted"], false);
+        push("e_imp", &[json!(1)]);
+        assert_eq!(queue_row("e_imp")["tier"], "implicit");
+        let imp = call("SELECT queen.ephemeral_delete('e_imp')", Vec::new());
+        assert_eq!(
+            imp,
+            json!({"queue": "e_imp", "deleted": true, "declared": false})
+        );
+    }
+
+    /// What crash recovery does to the unlogged tables, done by hand: the
+    /// declared queue stays, empty, and an id from before answers stale.
+    #[pg_test]
+    fn ids_from_before_a_crash_are_stale() {
+        configure("e_crash", json!({"maxLength": 5}));
+        push("e_crash", &[json!(1)]);
+        let old = pop("e_crash", None, 1, false);
+        Spi::run(
+            "TRUNCATE queen.ephemeral_state, queen.ephemeral_partitions,
+                      queen.ephemeral_messages, queen.ephemeral_groups,
+                      queen.ephemeral_cursors, queen.ephemeral_leases,
+                      queen.ephemeral_retired",
+        )
+        .unwrap();
+        let q = queue_row("e_crash");
+        assert_eq!(q["tier"], "declared");
+        assert_eq!(q["depth"], 0);
+        assert_eq!(q["options"]["maxLength"], 5);
+        assert_eq!(
+            ack("e_crash", None, json!([{"id": old[0]["id"]}])),
+            ["stale"]
+        );
+        push("e_crash", &[json!(2)]);
+        let new = pop("e_crash", None, 1, false);
+        assert_eq!(new[0]["payload"], 2);
+        assert_ne!(new[0]["id"], old[0]["id"]);
+        assert_eq!(
+            ack("e_crash", None, json!([{"id": new[0]["id"]}])),
+            ["acked"]
+        );
+        assert_eq!(
+            ack("e_crash", None, json!([{"id": "nonsense"}])),
+            ["unknown"]
+        );
+    }
+
+    #[pg_test]
+    fn the_rows_of_a_reset_go_in_bounded_steps() {
+        Spi::run("SET LOCAL queen.ephemeral_cleanup_batch = 2").unwrap();
+        push(
+            "e_steps",
+            &[json!(1), json!(2), json!(3), json!(4), json!(5)],
+        );
+        call("SELECT queen.ephemeral_reset('e_steps')", Vec::new());
+        let left = || n("SELECT count(*) FROM queen.ephemeral_messages");
+        assert_eq!(left(), 3, "the reset's own step removed two");
+        push("e_other", &[json!(1)]);
+        assert_eq!(left(), 2, "one step: two removed, one pushed");
+        pop("e_other", None, 1, true);
+        pop("e_other", None, 1, true);
+        assert_eq!(left(), 0);
+        pop("e_other", None, 1, true);
+        assert_eq!(n("SELECT count(*) FROM queen.ephemeral_retired"), 0);
+    }
+
+    #[pg_test]
+    fn bad_input_is_refused_with_its_sqlstate() {
+        for (sql, state) in [
+            (
+                r#"SELECT queen.ephemeral_configure('q', '{"ttlSecond": 1}')"#,
+                "22023",
+            ),
+            (
+                r#"SELECT queen.ephemeral_configure('q', '{"maxLength": -1}')"#,
+                "22023",
+            ),
+            (
+                r#"SELECT queen.ephemeral_configure('q', '{"maxLength": 1.5}')"#,
+                "22023",
+            ),
+            (
+                r#"SELECT queen.ephemeral_configure('q', '{"policy": "drop"}')"#,
+                "22023",
+            ),
+            (
+                r#"SELECT queen.ephemeral_configure('q', '{"windowBuffer": {"n": 1}}')"#,
+                "22023",
+            ),
+            (r#"SELECT queen.ephemeral_configure('q', '[]')"#, "22023"),
+            ("SELECT queen.ephemeral_configure('', NULL)", "22023"),
+            (
+                r#"SELECT queen.ephemeral_push('{"messages": []}')"#,
+                "22023",
+            ),
+            (
+                r#"SELECT queen.ephemeral_push('{"queue": "q", "messages": [{"data": 1}]}')"#,
+                "22023",
+            ),
+            (r#"SELECT queen.ephemeral_push('{"queue": "q"}')"#, "22023"),
+            ("SELECT queen.ephemeral_pop('q', NULL, NULL, 0)", "22023"),
+            (
+                r#"SELECT queen.ephemeral_ack('{"queue": "q", "acks": [{"id": "x", "status": "meh"}]}')"#,
+                "22023",
+            ),
+            ("SELECT queen.ephemeral_depth('never_there')", "42704"),
+        ] {
+            assert_eq!(state_of(sql), state, "{sql}");
+        }
+        assert_eq!(
+            n("SELECT count(*) FROM queen.ephemeral_queues"),
+            0,
+            "nothing written"
+        );
+        let many = format!(
+            r#"SELECT queen.ephemeral_push('{{"queue": "q", "messages": [{}]}}')"#,
+            vec![r#"{"payload": 1}"#; 10_001].join(",")
+        );
+        assert_eq!(state_of(&many), "22023");
+        assert_eq!(push("q", &[]), json!({"pushed": 0}));
+    }
+
+    #[pg_test]
+    fn the_switch_refuses_writes_and_keeps_the_reads() {
+        push("e_sw", &[json!(1)]);
+        let off = call(
+            r#"SELECT queen.system_switches('ephemeral', '{"enabled": false}')"#,
+            Vec::new(),
+        );
+        assert_eq!(off["ephemeralEnabled"], false);
+        assert_eq!(state_of("SELECT queen.ephemeral_pop('e_sw')"), "57000");
+        assert_eq!(
+            state_of(
+                r#"SELECT queen.ephemeral_push('{"queue":"e_sw","messages":[{"payload":1}]}')"#
+            ),
+            "57000"
+        );
+        assert_eq!(state_of("SELECT queen.ephemeral_reset('e_sw')"), "57000");
+        assert_eq!(depth("e_sw")["pending"], 1, "the reads answer");
+        let on = call(
+            r#"SELECT queen.system_switches('ephemeral', '{"enabled": true}')"#,
+            Vec::new(),
+        );
+        assert_eq!(on["ephemeralEnabled"], true);
+        let status = call("SELECT queen.system_switches('ephemeral')", Vec::new());
+        assert_eq!(status["queues"], 1);
+        assert!(status["epoch"].as_i64().is_some());
+        assert_eq!(pop("e_sw", None, 1, true).len(), 1);
+    }
+}
