@@ -460,6 +460,158 @@ LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'metrics_sample_wrapper';
 
 -- ---------------------------------------------------------------------
+-- Ephemeral queues
+-- ---------------------------------------------------------------------
+
+-- queen: ephemeral queues. Their declared configuration is an ordinary
+-- (logged) table and survives anything; their messages, cursors and leases
+-- live in UNLOGGED tables: writing them costs no WAL, and PostgreSQL
+-- empties them on crash recovery, so the contents are lost on a crash
+-- (docs/ephemeral.md). A queue's incarnation (drawn from a logged
+-- sequence, so never drawn twice) keys every row it holds and is written
+-- into the ids it delivers: an id of an incarnation that is gone (a crash,
+-- a reset, a delete) is answered stale.
+
+-- The declared queues: options as configured (the closed list of
+-- queen.ephemeral_configure), kept across restarts and crashes.
+CREATE TABLE queen.ephemeral_queues (
+    queue      text COLLATE "C" PRIMARY KEY,
+    options    jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE SEQUENCE queen.ephemeral_incarnation_seq;
+
+-- One row per live queue (declared or implicit): its incarnation, what it
+-- holds and what it dropped. Absent after a crash: the next call draws a
+-- new incarnation.
+CREATE UNLOGGED TABLE queen.ephemeral_state (
+    queue        text COLLATE "C" PRIMARY KEY,
+    incarnation  bigint NOT NULL UNIQUE,
+    depth        bigint NOT NULL DEFAULT 0,
+    bytes        bigint NOT NULL DEFAULT 0,
+    drops_bounds bigint NOT NULL DEFAULT 0,
+    drops_ttl    bigint NOT NULL DEFAULT 0,
+    drops_retry  bigint NOT NULL DEFAULT 0,
+    created_at   timestamptz NOT NULL DEFAULT now()
+);
+
+-- A queue's partitions: sequence numbers [tail, head) may be stored.
+CREATE UNLOGGED TABLE queen.ephemeral_partitions (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    tail        bigint NOT NULL DEFAULT 1,
+    head        bigint NOT NULL DEFAULT 1,
+    depth       bigint NOT NULL DEFAULT 0,
+    bytes       bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (incarnation, partition)
+);
+
+CREATE UNLOGGED TABLE queen.ephemeral_messages (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    seq         bigint NOT NULL,
+    payload     jsonb NOT NULL,
+    bytes       integer NOT NULL,
+    created_at  timestamptz NOT NULL,
+    PRIMARY KEY (incarnation, partition, seq)
+);
+
+-- The consumer groups a queue has seen (queue mode is __QUEUE_MODE__): a
+-- message is removed only once every one of them has passed it.
+CREATE UNLOGGED TABLE queen.ephemeral_groups (
+    incarnation bigint NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    PRIMARY KEY (incarnation, grp)
+);
+
+-- A group's cursor in a partition: the next sequence number it is handed,
+-- and how many messages were removed before it read them.
+CREATE UNLOGGED TABLE queen.ephemeral_cursors (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    next_seq    bigint NOT NULL,
+    skipped     bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (incarnation, partition, grp)
+);
+
+-- Delivered, not yet acknowledged messages of a group ('-infinity': handed
+-- back by a failed or retry ack, due at once).
+CREATE UNLOGGED TABLE queen.ephemeral_leases (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    seq         bigint NOT NULL,
+    attempts    integer NOT NULL,
+    lease_until timestamptz NOT NULL,
+    PRIMARY KEY (incarnation, partition, grp, seq)
+);
+
+-- Incarnations ended by a reset or a delete, whose rows the push and pop
+-- path removes in bounded steps (queen.ephemeral_cleanup_batch).
+CREATE UNLOGGED TABLE queen.ephemeral_retired (
+    incarnation bigint PRIMARY KEY,
+    retired_at  timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE  FUNCTION "ephemeral_ack"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_ack_wrapper';
+
+CREATE  FUNCTION "ephemeral_configure"(
+	"queue" TEXT, /* & str */
+	"options" jsonb DEFAULT NULL /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_configure_wrapper';
+
+CREATE  FUNCTION "ephemeral_delete"(
+	"queue" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_delete_wrapper';
+
+CREATE  FUNCTION "ephemeral_depth"(
+	"queue" TEXT, /* & str */
+	"consumer_group" TEXT DEFAULT NULL /* Option < & str > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_depth_wrapper';
+
+CREATE  FUNCTION "ephemeral_pop"(
+	"queue" TEXT, /* & str */
+	"partition" TEXT DEFAULT NULL, /* Option < & str > */
+	"consumer_group" TEXT DEFAULT NULL, /* Option < & str > */
+	"batch" bigint DEFAULT NULL, /* Option < i64 > */
+	"auto_ack" bool DEFAULT false /* bool */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_pop_wrapper';
+
+CREATE  FUNCTION "ephemeral_push"(
+	"body" jsonb /* Option < JsonbArg > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_push_wrapper';
+
+CREATE  FUNCTION "ephemeral_queues"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_queues_wrapper';
+
+CREATE  FUNCTION "ephemeral_reset"(
+	"queue" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ephemeral_reset_wrapper';
+
+
+-- ---------------------------------------------------------------------
 -- Privileges (as sql/privileges.sql)
 -- ---------------------------------------------------------------------
 
@@ -567,3 +719,14 @@ GRANT EXECUTE ON FUNCTION
     queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
     queen.queue_depth, queen.partition_backlog
     TO pg_monitor;
+-- Ephemeral queues: the message path and the reads for queen_app (the
+-- reads for pg_monitor too), declaring, resetting and deleting a queue
+-- for queen_admin.
+GRANT EXECUTE ON FUNCTION
+    queen.ephemeral_push, queen.ephemeral_pop, queen.ephemeral_ack,
+    queen.ephemeral_queues, queen.ephemeral_depth
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION queen.ephemeral_queues, queen.ephemeral_depth TO pg_monitor;
+GRANT EXECUTE ON FUNCTION
+    queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
+    TO queen_admin;
