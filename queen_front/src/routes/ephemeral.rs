@@ -178,13 +178,14 @@ pub async fn pop(
             .saturating_sub(Duration::from_millis(500)),
     );
     let deadline = Instant::now() + hold;
-    let want = batch.unwrap_or(1).max(1) as usize;
+    // A batch below 1 is the extension's to refuse.
+    let want = batch.unwrap_or(1);
     let key = key(&queue);
     let mut held: Vec<Value> = Vec::new();
     // The window's end, once the first message came.
     let mut window_end: Option<Instant> = None;
     loop {
-        let rest = (want - held.len()) as i64;
+        let rest = want - held.len() as i64;
         let mut answer = call(
             &state,
             "SELECT queen.ephemeral_pop($1, $2, $3, $4, $5)",
@@ -205,7 +206,7 @@ pub async fn pop(
             .and_then(|w| w["count"].as_u64())
             .map_or(0, |c| c as usize);
         let now = Instant::now();
-        let full = held.len() >= want || (count > 0 && held.len() >= count);
+        let full = held.len() as i64 >= want || (count > 0 && held.len() >= count);
         let window_over = window_end.is_some_and(|end| now >= end);
         if full || !wait || now >= deadline || window_over {
             break;
