@@ -77,7 +77,12 @@ fn every_route_answers_in_queens_shape() {
 
     let (s, v) = post(
         "/api/v1/ephemeral/ack",
-        json!({"queue": q, "group": "g", "acks": [{"id": id}, {"id": msgs[1]["id"], "status": "retry"}, {"id": "e:ffff:Default:1"}, {"id": "junk"}]}),
+        json!({"queue": q, "group": "g", "acks": [
+            {"id": id},
+            {"id": msgs[1]["id"], "status": "retry"},
+            {"id": "e:ffff:Default:1"},
+            {"id": "junk"},
+        ]}),
     );
     assert_eq!(s, 200);
     let outcomes: Vec<&str> = v["results"]
@@ -142,7 +147,9 @@ fn an_empty_pop_answers_200_and_a_waiting_pop_takes_a_later_push() {
     let (s, v) = get(&format!("/api/v1/ephemeral/pop?queue={q}"));
     assert_eq!((s, v), (200, json!({"queue": q, "messages": []})));
     let started = Instant::now();
-    let (s, v) = get(&format!("/api/v1/ephemeral/pop?queue={q}&wait=true&timeout=400"));
+    let (s, v) = get(&format!(
+        "/api/v1/ephemeral/pop?queue={q}&wait=true&timeout=400"
+    ));
     assert_eq!((s, v["messages"].clone()), (200, json!([])));
     assert!(started.elapsed() >= Duration::from_millis(350));
 
@@ -155,7 +162,9 @@ fn an_empty_pop_answers_200_and_a_waiting_pop_takes_a_later_push() {
         )
     });
     let started = Instant::now();
-    let (s, v) = get(&format!("/api/v1/ephemeral/pop?queue={q}&wait=true&timeout=10000"));
+    let (s, v) = get(&format!(
+        "/api/v1/ephemeral/pop?queue={q}&wait=true&timeout=10000"
+    ));
     assert_eq!(s, 200);
     assert_eq!(v["messages"][0]["payload"], "late");
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -166,13 +175,25 @@ fn an_empty_pop_answers_200_and_a_waiting_pop_takes_a_later_push() {
 fn bad_bodies_are_400_with_json() {
     let _t = turn();
     for (path, body) in [
-        ("/api/v1/ephemeral/configure", r#"{"queue": "x", "options": {"nope": 1}}"#),
+        (
+            "/api/v1/ephemeral/configure",
+            r#"{"queue": "x", "options": {"nope": 1}}"#,
+        ),
         ("/api/v1/ephemeral/configure", r#"{"options": {}}"#),
-        ("/api/v1/ephemeral/configure", r#"{"queue": "x", "options": {"policy": 3}}"#),
-        ("/api/v1/ephemeral/push", r#"{"queue": "x", "messages": "no"}"#),
+        (
+            "/api/v1/ephemeral/configure",
+            r#"{"queue": "x", "options": {"policy": 3}}"#,
+        ),
+        (
+            "/api/v1/ephemeral/push",
+            r#"{"queue": "x", "messages": "no"}"#,
+        ),
         ("/api/v1/ephemeral/push", r#"{"queue": "", "messages": []}"#),
         ("/api/v1/ephemeral/push", r#"{"queue": "x""#),
-        ("/api/v1/ephemeral/ack", r#"{"queue": "x", "acks": [{"id": "e:1:p:1", "status": "later"}]}"#),
+        (
+            "/api/v1/ephemeral/ack",
+            r#"{"queue": "x", "acks": [{"id": "e:1:p:1", "status": "later"}]}"#,
+        ),
         ("/api/v1/ephemeral/ack", r#"{"queue": "x"}"#),
         ("/api/v1/ephemeral/reset", r#"{}"#),
     ] {

@@ -1,8 +1,9 @@
 //! The operator's switches (`catalog::switches`), read and flipped in the
-//! shapes of Queen's system routes: `maintenance` (pushes), `pop` and
-//! `kv-timers`, and `ephemeral`. A paused push, KV call or timer schedule is refused with
-//! 57000 (the front-end answers 503 with `Retry-After`); a paused pop
-//! answers empty; a paused fire leaves due timers waiting.
+//! shapes of Queen's system routes: `maintenance` (pushes), `pop`,
+//! `kv-timers` and `ephemeral`. A paused push, KV call, timer schedule or
+//! ephemeral write is refused with 57000 (the front-end answers 503 with
+//! `Retry-After`); a paused pop answers empty; a paused fire leaves due
+//! timers waiting.
 
 use pgrx::prelude::*;
 use serde_json::{json, Value};

@@ -101,7 +101,8 @@ mod tests {
         assert_eq!(queue_row("e_rej")["drops"]["bounds"], 0);
         // A batch larger than the bounds is refused whatever the policy.
         configure("e_rej2", json!({"maxBytes": 4, "policy": "dropOldest"}));
-        let big = r#"SELECT queen.ephemeral_push('{"queue":"e_rej2","messages":[{"payload":"long text"}]}')"#;
+        let big = r#"SELECT queen.ephemeral_push(
+            '{"queue":"e_rej2","messages":[{"payload":"long text"}]}')"#;
         assert_eq!(state_of(big), "53000");
     }
 
@@ -359,7 +360,8 @@ mod tests {
             (r#"SELECT queen.ephemeral_push('{"queue": "q"}')"#, "22023"),
             ("SELECT queen.ephemeral_pop('q', NULL, NULL, 0)", "22023"),
             (
-                r#"SELECT queen.ephemeral_ack('{"queue": "q", "acks": [{"id": "x", "status": "meh"}]}')"#,
+                r#"SELECT queen.ephemeral_ack(
+                    '{"queue": "q", "acks": [{"id": "x", "status": "meh"}]}')"#,
                 "22023",
             ),
             ("SELECT queen.ephemeral_depth('never_there')", "42704"),

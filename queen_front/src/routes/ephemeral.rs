@@ -169,7 +169,9 @@ pub async fn pop(
         .map_err(eph)?
         .unwrap_or(DEFAULT_WAIT_MS);
     if !(0..=MAX_WAIT_MS).contains(&timeout_ms) {
-        return Err(bad(format!("timeout: {timeout_ms} is not 0 to {MAX_WAIT_MS}")));
+        return Err(bad(format!(
+            "timeout: {timeout_ms} is not 0 to {MAX_WAIT_MS}"
+        )));
     }
     let hold = Duration::from_millis(timeout_ms as u64).min(
         state
@@ -267,9 +269,11 @@ pub async fn depth(
     Params(q): Params<DepthQuery>,
 ) -> Answer {
     let group = text(&q.group).map(str::to_owned);
-    ok(
-        call(&state, "SELECT queen.ephemeral_depth($1, $2)", &[&queue, &group])
-            .await
-            .map_err(eph)?,
+    ok(call(
+        &state,
+        "SELECT queen.ephemeral_depth($1, $2)",
+        &[&queue, &group],
     )
+    .await
+    .map_err(eph)?)
 }
