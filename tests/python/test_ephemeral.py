@@ -199,4 +199,4 @@ async def test_the_switch_pauses_the_writes_and_keeps_the_reads():
             httpx.post(f"{URL}/api/v1/system/ephemeral", json={"enabled": True}, timeout=10)
         status = httpx.get(f"{URL}/api/v1/system/ephemeral", timeout=10).json()
         assert status["ephemeralEnabled"] is True
-        assert (await q.ephemeral.push(queue, [2])) == {"pushed": 2 - 1}
+        assert (await q.ephemeral.push(queue, [2])) == {"pushed": 1}
