@@ -269,6 +269,18 @@ mod tests {
         );
     }
 
+    /// The contents are in unlogged tables; the declarations are logged.
+    #[pg_test]
+    fn the_contents_are_unlogged_and_the_declarations_are_not() {
+        let unlogged = n("SELECT count(*) FROM pg_class
+             WHERE relnamespace = 'queen'::regnamespace AND relkind = 'r'
+               AND relname LIKE 'ephemeral%' AND relpersistence = 'u'");
+        assert_eq!(unlogged, 7);
+        let logged = n("SELECT count(*) FROM pg_class
+             WHERE oid = 'queen.ephemeral_queues'::regclass AND relpersistence = 'p'");
+        assert_eq!(logged, 1);
+    }
+
     /// What crash recovery does to the unlogged tables, done by hand: the
     /// declared queue stays, empty, and an id from before answers stale.
     #[pg_test]
