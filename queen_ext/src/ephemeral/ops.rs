@@ -96,7 +96,9 @@ pub fn delete(c: &mut SpiClient<'_>, queue: &str) -> Value {
     json!({"queue": queue, "deleted": live || was_declared, "declared": was_declared})
 }
 
-/// `{"queue", "partition"?, "messages": [{"payload"}]}`: all or nothing.
+/// `{"queue", "partition"?, "messages": [{"payload"}]}`: all or nothing
+/// (under dropOldest, a push larger than the bounds keeps its newest
+/// messages and counts the others as dropped).
 pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     let o = Obj::new(body, "body");
     let queue = check_name("queue", o.req_str("queue"));
@@ -129,16 +131,34 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     switches::refuse_if_paused(c, Surface::Ephemeral);
     queue::cleanup_retired_step(c);
     let (_, opts) = effective(c, queue);
+    let accepted = texts.len() as i64;
+    // Under dropOldest a push larger than the bounds keeps its newest
+    // messages; its oldest count as dropped. A message larger than maxBytes
+    // fits under no policy.
+    let mut dropped_now = 0usize;
+    let mut bytes: i64 = sizes.iter().map(|&b| b as i64).sum();
+    if opts.policy == Policy::DropOldest {
+        while dropped_now < texts.len()
+            && ((texts.len() - dropped_now) as i64 > opts.max_length || bytes > opts.max_bytes)
+        {
+            bytes -= sizes[dropped_now] as i64;
+            dropped_now += 1;
+        }
+        texts.drain(..dropped_now);
+        sizes.drain(..dropped_now);
+    }
     let n = texts.len() as i64;
-    let bytes: i64 = sizes.iter().map(|&b| b as i64).sum();
-    if n > opts.max_length || bytes > opts.max_bytes {
+    if n == 0 || n > opts.max_length || bytes > opts.max_bytes {
         errors::queue_full(format!(
-            "a push of {n} messages ({bytes} bytes) is larger than the bounds of {queue:?} \
-             (maxLength {}, maxBytes {})",
-            opts.max_length, opts.max_bytes
+            "a push of {accepted} messages is larger than the bounds of {queue:?} \
+             (maxLength {}, maxBytes {}, policy {})",
+            opts.max_length,
+            opts.max_bytes,
+            opts.policy.as_str()
         ));
     }
     let mut s = queue::lock_or_create(c, queue);
+    s.drops_bounds += dropped_now as i64;
     let mut p = queue::part_lock_or_create(c, s.incarnation, partition);
     queue::expire_step(c, &mut s, &mut p, opts.ttl_seconds);
     queue::reclaim_step(c, &mut s, &mut p);
@@ -178,7 +198,7 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     s.bytes += bytes;
     queue::part_write(c, s.incarnation, &p);
     queue::write(c, &s);
-    json!({"pushed": n})
+    json!({"pushed": accepted})
 }
 
 /// Drops the oldest messages for a push under `dropOldest`: the pushed

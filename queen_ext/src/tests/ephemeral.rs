@@ -99,7 +99,7 @@ mod tests {
         assert_eq!(state_of(full), "53000");
         assert_eq!(depth("e_rej")["pending"], 2);
         assert_eq!(queue_row("e_rej")["drops"]["bounds"], 0);
-        // A batch larger than the bounds is refused whatever the policy.
+        // A message larger than maxBytes fits under no policy.
         configure("e_rej2", json!({"maxBytes": 4, "policy": "dropOldest"}));
         let big = r#"SELECT queen.ephemeral_push(
             '{"queue":"e_rej2","messages":[{"payload":"long text"}]}')"#;
@@ -126,6 +126,16 @@ mod tests {
         assert_eq!(q["drops"]["bounds"], 1);
         assert_eq!(q["options"]["policy"], "dropOldest");
         assert_eq!(q["options"]["maxBytes"], 12);
+        // A push larger than the bounds keeps its newest messages.
+        configure("e_dropn", json!({"maxLength": 2, "policy": "dropOldest"}));
+        push("e_dropn", &[json!(0)]);
+        assert_eq!(
+            push("e_dropn", &[json!(1), json!(2), json!(3)]),
+            json!({"pushed": 3})
+        );
+        assert_eq!(queue_row("e_dropn")["drops"]["bounds"], 2);
+        let got = pop("e_dropn", None, 10, true);
+        assert_eq!(payloads(&got), vec![json!(2), json!(3)]);
     }
 
     #[pg_test]
