@@ -71,6 +71,18 @@ pop_options = obj({"partitions": numbers, "autoAck": st.booleans(), "subscriptio
                    "subscriptionFrom": names, "namespace": names, "task": names})
 dlq_options = obj({"queue": names, "consumerGroup": names, "from": names, "to": names, "limit": numbers,
                    "offset": numbers})
+eph_options = obj({"maxBytes": numbers, "maxLength": numbers, "policy": st.sampled_from(["reject", "dropOldest", "x"]),
+                   "ttlSeconds": numbers, "leaseSeconds": numbers, "retryLimit": numbers,
+                   "windowBuffer": obj({"ms": numbers, "count": numbers, "x": numbers}), "bogusKey": values})
+eph_configure = obj({"queue": names, "options": eph_options})
+eph_push = obj({"queue": names, "partition": names,
+                "messages": st.lists(obj({"payload": values, "data": values}), max_size=4)})
+eph_ids = st.one_of(names, st.builds(lambda i, p, s: f"e:{i}:{p}:{s}", st.sampled_from(["1", "ff", "zz", ""]),
+                                     names, st.one_of(numbers, names)))
+eph_ack = obj({"queue": names, "group": names,
+               "acks": st.lists(obj({"id": eph_ids, "status": st.sampled_from(["completed", "failed", "retry", "x"]),
+                                     "error": names}), max_size=4)})
+eph_reset = obj({"queue": names})
 
 ROUTES = {
     "/api/v1/push": push_body,
@@ -81,6 +93,10 @@ ROUTES = {
     "/api/v1/timers": timers_body,
     "/api/v1/kv": kv_body,
     "/api/v1/locks": locks_body,
+    "/api/v1/ephemeral/configure": eph_configure,
+    "/api/v1/ephemeral/push": eph_push,
+    "/api/v1/ephemeral/ack": eph_ack,
+    "/api/v1/ephemeral/reset": eph_reset,
 }
 
 

@@ -61,6 +61,9 @@ pub fn parse_id(id: &str) -> Option<(i64, &str, i64)> {
     if partition.is_empty() || inc.is_empty() || seq.is_empty() {
         return None;
     }
+    if partition.len() > MAX_NAME_BYTES || partition.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return None;
+    }
     let inc = i64::from_str_radix(inc, 16).ok()?;
     let seq = seq.parse::<i64>().ok()?;
     Some((inc, partition, seq))
