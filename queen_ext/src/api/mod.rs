@@ -4,6 +4,7 @@
 
 pub mod consumer_groups;
 pub mod dlq;
+pub mod fused;
 pub mod inspect;
 pub mod internal;
 pub mod kv;

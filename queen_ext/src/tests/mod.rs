@@ -3,6 +3,7 @@
 
 mod engine;
 mod failures;
+mod fused;
 #[cfg(test)]
 mod layout;
 mod messages;

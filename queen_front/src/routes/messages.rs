@@ -14,6 +14,7 @@ use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
 use crate::access::{Authorized, ReadWrite, WriteOnly};
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
+use crate::fusion::Job;
 use crate::longpoll::Key;
 use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
@@ -28,25 +29,22 @@ pub async fn push(
     body: WriteBody,
 ) -> Answer {
     let producer = caller.subject;
-    let answer = match body {
-        WriteBody::Binary(body) => {
-            call(
-                &state,
-                "SELECT queen.push_binary($1, $2)",
-                &[&body.as_ref(), &producer],
-            )
-            .await?
-        }
-        // Passed through as text: the extension parses it once.
+    let (body, binary) = match body {
+        WriteBody::Binary(body) => (body, true),
         WriteBody::Json(body) => {
-            call(
-                &state,
-                "SELECT queen.push_text($1, $2)",
-                &[&text_body(&body)?, &producer],
-            )
-            .await?
+            text_body(&body)?;
+            (body, false)
         }
     };
+    let job = Job::Push {
+        body,
+        binary,
+        producer,
+    };
+    let answer: Value = serde_json::from_str(&fused_or_alone(&state, job).await?).map_err(|e| {
+        tracing::error!("a push answer does not parse: {e}");
+        ApiError::internal()
+    })?;
     // Wake the long polls of what was pushed to (every filter, for binary
     // bodies whose queues are not read here).
     let mut woken: Vec<String> = Vec::new();
@@ -259,7 +257,22 @@ pub async fn ack(
 ) -> Answer {
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
+    let job = Job::Ack {
+        body: text.to_owned(),
+    };
+    json_text(fused_or_alone(&state, job).await?)
+}
+
+/// The answer to `job`: through its fusion lane, or its own call with
+/// fusion off.
+async fn fused_or_alone(state: &AppState, job: Job) -> Result<String, ApiError> {
+    if state.fusion.is_on() {
+        if let Some(answer) = state.fusion.submit(&state.config, job).await {
+            return answer;
+        }
+        return Err(ApiError::internal());
+    }
+    job.alone(&state.pool, state.config.request_timeout).await
 }
 
 /// A transaction (JSON or the binary body), stamped with the caller's
@@ -309,12 +322,12 @@ pub async fn extend_lease(
         ),
         None => None,
     };
-    ok(call(
-        &state,
-        "SELECT queen.renew_lease($1, $2)",
-        &[&lease, &seconds],
-    )
-    .await?)
+    let job = Job::Renew { lease, seconds };
+    let answer: Value = serde_json::from_str(&fused_or_alone(&state, job).await?).map_err(|e| {
+        tracing::error!("a renewal answer does not parse: {e}");
+        ApiError::internal()
+    })?;
+    ok(answer)
 }
 
 #[cfg(test)]
