@@ -424,7 +424,108 @@ async fn futures_join_all<F: std::future::Future>(
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    use axum::body::Bytes;
+    use tokio::sync::oneshot;
+    use tokio::time::Instant;
+
+    use super::{split, Job, Kind, Lane, Pending, Stats};
+    use crate::tests::fakepg::{FakePg, Reply, TEXT};
+    use crate::tests::{config, UNREACHABLE};
+
+    fn lane(url: &str) -> Lane {
+        let config = config(&[("DATABASE_URL", url), ("QUEEN_POOL_SIZE", "4")]);
+        Lane {
+            kind: Kind::Push,
+            pool: crate::db::pool(&config, 4).unwrap(),
+            config: config.fusion.clone(),
+            stats: Arc::new(Stats::default()),
+        }
+    }
+
+    type Replies = Vec<oneshot::Receiver<Result<String, crate::error::ApiError>>>;
+
+    fn pushes(n: usize) -> (Vec<Pending>, Replies) {
+        (0..n)
+            .map(|k| {
+                let (reply, answer) = oneshot::channel();
+                let job = Job::Push {
+                    body: Bytes::from(format!(r#"[{{"queue": "q", "payload": {k}}}]"#)),
+                    binary: false,
+                    producer: None,
+                };
+                let deadline = Instant::now() + std::time::Duration::from_secs(2);
+                (
+                    Pending {
+                        job,
+                        deadline,
+                        reply,
+                    },
+                    answer,
+                )
+            })
+            .unzip()
+    }
+
+    #[tokio::test]
+    async fn a_fused_call_the_server_refuses_is_made_again_request_by_request() {
+        let pg = FakePg::start(vec![
+            (
+                "queen.push_fused(",
+                Reply::error("40P01", "deadlock detected"),
+            ),
+            (
+                "queen.push_text(",
+                Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+            ),
+        ])
+        .await;
+        let lane = lane(&pg.url());
+        let (batch, replies) = pushes(3);
+        lane.serve(batch).await;
+        for r in replies {
+            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
+        }
+        assert_eq!(pg.executed("queen.push_text("), 3);
+        let stats = lane.stats.lane(Kind::Push);
+        assert_eq!(stats.retried_calls.load(Ordering::Relaxed), 1);
+        assert_eq!(stats.requests.load(Ordering::Relaxed), 3);
+        // The fused call, then one call per request.
+        assert_eq!(stats.calls.load(Ordering::Relaxed), 4);
+        assert_eq!(stats.largest_call.load(Ordering::Relaxed), 3);
+    }
+
+    #[tokio::test]
+    async fn a_lone_request_makes_its_own_call() {
+        let pg = FakePg::start(vec![(
+            "queen.push_text(",
+            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+        )])
+        .await;
+        let lane = lane(&pg.url());
+        let (batch, replies) = pushes(1);
+        lane.serve(batch).await;
+        for r in replies {
+            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
+        }
+        assert_eq!(pg.executed("queen.push_fused("), 0);
+    }
+
+    #[tokio::test]
+    async fn without_a_database_every_request_is_answered_unavailable_and_not_retried() {
+        let lane = lane(UNREACHABLE);
+        let (batch, replies) = pushes(3);
+        lane.serve(batch).await;
+        for r in replies {
+            let e = r.await.unwrap().unwrap_err();
+            assert_eq!(e.status.as_u16(), 503);
+        }
+        let stats = lane.stats.lane(Kind::Push);
+        assert_eq!(stats.retried_calls.load(Ordering::Relaxed), 0);
+        assert_eq!(stats.calls.load(Ordering::Relaxed), 1);
+    }
 
     #[test]
     fn a_fused_answer_splits_into_each_requests_answer() {

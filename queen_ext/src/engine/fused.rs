@@ -8,7 +8,8 @@
 //! the order the requests came), acks and renewals one request after the
 //! other. If that subtransaction fails, nothing of it is kept and every
 //! request is made again in a subtransaction of its own, so a request that
-//! fails fails alone and the others commit.
+//! fails fails alone and the others commit. An ERROR that is the call's own
+//! (a cancel, a statement timeout, a shutdown) ends the whole call.
 
 use std::collections::HashMap;
 
@@ -16,11 +17,39 @@ use pgrx::spi::SpiClient;
 
 use crate::catalog::switches::{self, Surface};
 use crate::engine::{ack, push};
+use crate::pg::errors;
 use crate::pg::spi;
 use crate::pg::subxact::{self, Caught};
 use crate::wire::ack::{self as ack_wire, AckIn};
 use crate::wire::binary;
 use crate::wire::push::{self as push_wire, GroupIn, ItemOut};
+
+/// An ERROR that is the call's, not one request's: a cancel or statement
+/// timeout, a shutdown (class 57), a lack of resources (53) or a system
+/// error (58). It is raised again for the whole call, never answered as
+/// one request's refusal and never worked around by making the requests
+/// again (a canceled call must stop).
+fn call_must_stop(e: &Caught) -> bool {
+    ["57", "53", "58"]
+        .iter()
+        .any(|class| e.sqlstate.starts_with(class))
+}
+
+/// `in_subtransaction`, raising again an ERROR that stops the call.
+fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
+    match subxact::in_subtransaction(f) {
+        Err(e) if call_must_stop(&e) => errors::raise(&e.sqlstate, &e.message),
+        other => other,
+    }
+}
+
+/// `catch`, raising again an ERROR that stops the call.
+fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
+    match subxact::catch(f) {
+        Err(e) if call_must_stop(&e) => errors::raise(&e.sqlstate, &e.message),
+        other => other,
+    }
+}
 
 /// The answer to one request of a fused call: the JSON text it would have
 /// been answered alone, or the ERROR it would have raised.
@@ -46,7 +75,7 @@ fn parse_push(r: &PushRequest<'_>) -> (Vec<GroupIn>, bool) {
         return binary::parse_push_body(r.body);
     }
     let text = std::str::from_utf8(r.body)
-        .unwrap_or_else(|_| crate::pg::errors::invalid("items", "is not valid UTF-8"));
+        .unwrap_or_else(|_| errors::invalid("items", "is not valid UTF-8"));
     (push_wire::parse_items(text), false)
 }
 
@@ -72,7 +101,7 @@ pub fn push_many(requests: &[PushRequest<'_>]) -> Vec<Answer> {
     let mut answers: Vec<Option<Answer>> = (0..requests.len()).map(|_| None).collect();
     let mut parsed: Vec<(usize, ParsedPush<'_>)> = Vec::with_capacity(requests.len());
     for (k, r) in requests.iter().enumerate() {
-        match subxact::catch(|| parse_push(r)) {
+        match catch(|| parse_push(r)) {
             Ok((groups, counts_only)) => parsed.push((
                 k,
                 ParsedPush {
@@ -85,7 +114,7 @@ pub fn push_many(requests: &[PushRequest<'_>]) -> Vec<Answer> {
         }
     }
     if !parsed.is_empty() {
-        match subxact::in_subtransaction(|| spi::spi(|c| push_merged(c, &parsed))) {
+        match in_subtransaction(|| spi::spi(|c| push_merged(c, &parsed))) {
             Ok(each) => {
                 for ((k, _), a) in parsed.iter().zip(each) {
                     answers[*k] = Some(Ok(a));
@@ -93,7 +122,7 @@ pub fn push_many(requests: &[PushRequest<'_>]) -> Vec<Answer> {
             }
             Err(_) => {
                 for (k, p) in &parsed {
-                    answers[*k] = Some(subxact::in_subtransaction(|| {
+                    answers[*k] = Some(in_subtransaction(|| {
                         spi::spi(|c| {
                             switches::refuse_if_paused(c, Surface::Push);
                             let out = push::push_groups(c, &p.groups, p.producer, true);
@@ -191,7 +220,7 @@ fn push_merged(client: &mut SpiClient<'_>, parsed: &[(usize, ParsedPush<'_>)]) -
 pub fn ack_many(bodies: &[&str]) -> Vec<Answer> {
     let parsed: Vec<Result<Vec<AckIn>, Caught>> = bodies
         .iter()
-        .map(|b| subxact::catch(|| ack_wire::parse_acks_text(b)))
+        .map(|b| catch(|| ack_wire::parse_acks_text(b)))
         .collect();
     each_together(parsed, |c, acks| {
         ack_wire::answers_json(&ack::ack_in_call(c, acks))
@@ -203,9 +232,7 @@ pub fn ack_many(bodies: &[&str]) -> Vec<Answer> {
 pub fn renew_many(requests: &[(&str, Option<i32>)]) -> Vec<Answer> {
     let parsed: Vec<Result<(uuid::Uuid, Option<i32>), Caught>> = requests
         .iter()
-        .map(|(lease, seconds)| {
-            subxact::catch(|| (ack_wire::parse_renew(lease, *seconds), *seconds))
-        })
+        .map(|(lease, seconds)| catch(|| (ack_wire::parse_renew(lease, *seconds), *seconds)))
         .collect();
     each_together(parsed, |c, (lease, seconds)| {
         serde_json::to_string(&ack::renew(c, *lease, *seconds).to_json())
@@ -224,9 +251,7 @@ fn each_together<T>(
     let together = if ok.is_empty() {
         Ok(Vec::new())
     } else {
-        subxact::in_subtransaction(|| {
-            spi::spi(|c| ok.iter().map(|t| make(c, t)).collect::<Vec<String>>())
-        })
+        in_subtransaction(|| spi::spi(|c| ok.iter().map(|t| make(c, t)).collect::<Vec<String>>()))
     };
     let mut together = together.map(Vec::into_iter);
     parsed
@@ -235,7 +260,7 @@ fn each_together<T>(
             Err(e) => Err(e.clone()),
             Ok(t) => match &mut together {
                 Ok(each) => Ok(each.next().expect("one answer per request")),
-                Err(_) => subxact::in_subtransaction(|| spi::spi(|c| make(c, t))),
+                Err(_) => in_subtransaction(|| spi::spi(|c| make(c, t))),
             },
         })
         .collect()

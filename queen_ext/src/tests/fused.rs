@@ -174,7 +174,7 @@ mod tests {
         // The producer name is checked where the push is written: the
         // request with the overlong one fails the call made together, and
         // each request is then made alone.
-        let long = "p".repeat(1000);
+        let long = "p".repeat(2000);
         let answers = fused_bodies(
             vec![
                 br#"[{"queue": "eng", "payload": 1}]"#.to_vec(),
