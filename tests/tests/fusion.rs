@@ -159,11 +159,7 @@ fn comparable(mut v: Value, queue: &str) -> Value {
         }
     }
     if let Some(o) = v.as_object_mut() {
-        if let Some(e) = o
-            .get_mut("error")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-        {
+        if let Some(e) = o.get("error").and_then(Value::as_str).map(str::to_owned) {
             o.insert("error".into(), json!(e.replace(queue, "Q")));
         }
     }
