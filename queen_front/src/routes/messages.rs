@@ -1,12 +1,12 @@
 //! Messages: push, pop (long polls included), ack, transactions and lease
 //! renewal.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -41,19 +41,15 @@ pub async fn push(
         binary,
         producer,
     };
-    let answer: Value = serde_json::from_str(&fused_or_alone(&state, job).await?).map_err(|e| {
-        tracing::error!("a push answer does not parse: {e}");
-        ApiError::internal()
-    })?;
-    // Wake the long polls of what was pushed to (every filter, for binary
-    // bodies whose queues are not read here).
-    let mut woken: Vec<String> = Vec::new();
-    if let Some(a) = answer.as_array() {
-        woken.extend(
-            a.iter()
-                .filter_map(|r| r.get("queue").and_then(Value::as_str).map(str::to_owned)),
-        );
-    }
+    // The extension's answer goes out as the text it wrote; only the
+    // queues pushed to are read from it.
+    let answer = fused_or_alone(&state, job).await?;
+    // Wake the long polls of what was pushed to (every filter, for a
+    // binary body answered with counts only).
+    let mut woken: Vec<Cow<'_, str>> = match serde_json::from_str::<Vec<PushedTo<'_>>>(&answer) {
+        Ok(results) => results.into_iter().filter_map(|r| r.queue).collect(),
+        Err(_) => Vec::new(),
+    };
     woken.sort();
     woken.dedup();
     if woken.is_empty() {
@@ -62,7 +58,19 @@ pub async fn push(
     for q in &woken {
         state.waiters.wake_queue(q);
     }
-    Ok((StatusCode::CREATED, Json(answer)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        [(header::CONTENT_TYPE, "application/json")],
+        answer,
+    )
+        .into_response())
+}
+
+/// The queue of one push result, borrowed from the answer's text.
+#[derive(Deserialize)]
+struct PushedTo<'a> {
+    #[serde(borrow)]
+    queue: Option<Cow<'a, str>>,
 }
 
 /// The query of the pop routes.
