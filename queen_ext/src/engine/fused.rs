@@ -25,14 +25,14 @@ use crate::wire::binary;
 use crate::wire::push::{self as push_wire, GroupIn, ItemOut};
 
 /// An ERROR that is the call's, not one request's: a cancel or statement
-/// timeout, a shutdown (class 57), a lack of resources (53) or a system
-/// error (58). It is raised again for the whole call, never answered as
-/// one request's refusal and never worked around by making the requests
-/// again (a canceled call must stop).
+/// timeout, a shutdown (class 57, but a paused surface, 57000, which is
+/// each request's answer), a lack of resources (53) or a system error (58).
+/// It is raised again for the whole call, never answered as one request's
+/// refusal and never worked around by making the requests again (a
+/// canceled call must stop).
 fn call_must_stop(e: &Caught) -> bool {
-    ["57", "53", "58"]
-        .iter()
-        .any(|class| e.sqlstate.starts_with(class))
+    let s = e.sqlstate.as_str();
+    (s.starts_with("57") && s != "57000") || s.starts_with("53") || s.starts_with("58")
 }
 
 /// `in_subtransaction`, raising again an ERROR that stops the call.
