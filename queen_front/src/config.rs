@@ -104,7 +104,10 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
 }
 
 /// The fusion settings. The defaults were measured with `make bench
-/// WHAT=fusion` on 2 cores (2026-12-01): see the figures in docs/fusion.md.
+/// WHAT=fusion` on 2 cores (2026-12-01): one call in flight per lane and
+/// thread gave push of 1 x 64 connections 3.1x unfused, two gave 2.3x
+/// (fused calls to the same partitions wait on each other's locks, so more
+/// of them in flight only makes each smaller); figures in docs/fusion.md.
 fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
     let on = match vars.get("QUEEN_FUSION").as_deref() {
         None | Some("on") | Some("1") | Some("true") => true,
@@ -119,7 +122,7 @@ fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
         on,
         max_items: at_least_one("QUEEN_FUSION_MAX_ITEMS", 256)?,
         max_bytes: at_least_one("QUEEN_FUSION_MAX_BYTES", 4 * 1024 * 1024)?,
-        max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 2)?,
+        max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 1)?,
     })
 }
 
