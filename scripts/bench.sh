@@ -2,13 +2,13 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention, http, sweeper) runs one of them.
+# (engine, retention, http, fusion, sweeper) runs one of them.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
 PORT="${QUEEN_BENCH_PG_PORT:-6534}"
 
-"$ROOT/scripts/setup.sh"
+QUEEN_SETUP_EXTRA="wrk" "$ROOT/scripts/setup.sh"
 install_extension
 cd "$ROOT"
 cargo build --release -p queen_bench -p queen_front >/dev/null
@@ -27,6 +27,19 @@ run_http() {
     # and the cluster stops meanwhile: the front-end goes first, at once.
     kill -9 "$front" 2>/dev/null || true
     wait "$front" 2>/dev/null || true
+    front=""
+}
+# Request fusion: a fusing front-end (the defaults) and one with fusion
+# off, over the same database, loaded by wrk in turns.
+run_fusion() {
+    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    front=$!
+    DATABASE_URL="$DSN" PORT=6637 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    local off=$!
+    sleep 1
+    "$ROOT/target/release/queen_bench_fusion" "$DSN" "http://127.0.0.1:6636" "http://127.0.0.1:6637" "$DIR/fusion"
+    kill -9 "$front" "$off" 2>/dev/null || true
+    wait "$front" "$off" 2>/dev/null || true
     front=""
 }
 # The sweeper figures: timers with 1, then 2 sweepers (a fresh cluster
@@ -48,6 +61,7 @@ case "${1:-all}" in
     engine) "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
     http) run_http ;;
+    fusion) run_fusion ;;
     sweeper) run_sweeper ;;
     *)
         "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
@@ -55,6 +69,8 @@ case "${1:-all}" in
         "$ROOT/target/release/queen_bench_retention" "$DSN"
         echo
         run_http
+        echo
+        run_fusion
         echo
         run_sweeper
         ;;

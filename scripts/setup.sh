@@ -4,6 +4,9 @@
 source "$(dirname "$0")/common.sh"
 
 packages=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo pkg-config python3-venv curl)
+# What one caller needs beyond these (the fusion bench: wrk).
+read -r -a extra <<< "${QUEEN_SETUP_EXTRA:-}"
+packages+=("${extra[@]}")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -64,6 +64,7 @@ GRANT EXECUTE ON FUNCTION
     queen.push, queen.push_text, queen.push_binary,
     queen.pop, queen.pop_frames, queen.queue_version,
     queen.ack, queen.ack_text, queen.renew_lease,
+    queen.push_fused, queen.ack_fused, queen.renew_fused,
     queen.transaction, queen.transaction_binary,
     queen.kv, queen.kv_get, queen.kv_set, queen.kv_cas, queen.kv_delete, queen.kv_incr, queen.kv_usage,
     queen.locks,

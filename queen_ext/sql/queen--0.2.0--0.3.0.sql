@@ -610,6 +610,33 @@ STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'ephemeral_reset_wrapper';
 
+-- ---------------------------------------------------------------------
+-- Request fusion
+-- ---------------------------------------------------------------------
+
+-- Functions: many push, ack or renewal requests in one transaction, each
+-- answered on its own (a front-end's fused calls).
+
+CREATE  FUNCTION "push_fused"(
+	"bodies" bytea[], /* Option < Array < '_, & [u8] > > */
+	"binary" bool[], /* Option < Vec < Option < bool > > > */
+	"producers" TEXT[] /* Option < Vec < Option < String > > > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'push_fused_wrapper';
+
+CREATE  FUNCTION "ack_fused"(
+	"bodies" TEXT[] /* Option < Vec < Option < String > > > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'ack_fused_wrapper';
+
+CREATE  FUNCTION "renew_fused"(
+	"lease_ids" TEXT[], /* Option < Vec < Option < String > > > */
+	"seconds" INT[] /* Option < Vec < Option < i32 > > > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'renew_fused_wrapper';
 
 -- ---------------------------------------------------------------------
 -- Privileges (as sql/privileges.sql)
@@ -662,6 +689,7 @@ GRANT EXECUTE ON FUNCTION
     queen.push, queen.push_text, queen.push_binary,
     queen.pop, queen.pop_frames, queen.queue_version,
     queen.ack, queen.ack_text, queen.renew_lease,
+    queen.push_fused, queen.ack_fused, queen.renew_fused,
     queen.transaction, queen.transaction_binary,
     queen.kv, queen.kv_get, queen.kv_set, queen.kv_cas, queen.kv_delete, queen.kv_incr, queen.kv_usage,
     queen.locks,

@@ -28,6 +28,8 @@ pub struct Config {
     pub allow_unauthenticated: bool,
     /// Origins allowed to make cross-origin requests (`QUEEN_CORS_ORIGINS`).
     pub cors_origins: crate::cors::Origins,
+    /// Request fusion (`QUEEN_FUSION`, `QUEEN_FUSION_MAX_*`).
+    pub fusion: FusionConfig,
 }
 
 /// How bearer tokens are checked (`auth.rs`).
@@ -50,6 +52,19 @@ impl JwtConfig {
     pub fn is_on(&self) -> bool {
         self.secret.is_some() || self.public_key_pem.is_some()
     }
+}
+
+/// How the lanes of request fusion gather requests into calls.
+#[derive(Debug, Clone)]
+pub struct FusionConfig {
+    /// `QUEEN_FUSION=off` sends every request as a call of its own.
+    pub on: bool,
+    /// Most requests in one call.
+    pub max_items: usize,
+    /// Most body bytes in one call (a larger request goes alone).
+    pub max_bytes: usize,
+    /// Most calls of one lane in flight at once, per event-loop thread.
+    pub max_inflight: usize,
 }
 
 /// Keys stay out of debug output.
@@ -86,6 +101,29 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
             .map_err(|e| format!("QUEEN_JWT_PUBLIC_KEY_FILE={path:?}: {e}")),
         (None, None) => Ok(None),
     }
+}
+
+/// The fusion settings. The defaults were measured with `make bench
+/// WHAT=fusion` on 2 cores (2026-12-01): one call in flight per lane and
+/// thread gave push of 1 x 64 connections 3.1x unfused, two gave 2.3x
+/// (fused calls to the same partitions wait on each other's locks, so more
+/// of them in flight only makes each smaller); figures in docs/fusion.md.
+fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
+    let on = match vars.get("QUEEN_FUSION").as_deref() {
+        None | Some("on") | Some("1") | Some("true") => true,
+        Some("off") | Some("0") | Some("false") => false,
+        Some(other) => return Err(format!("QUEEN_FUSION={other:?} is not on or off")),
+    };
+    let at_least_one = |name: &str, default: usize| match vars.parsed(name, default)? {
+        0 => Err(format!("{name} must be at least 1")),
+        n => Ok(n),
+    };
+    Ok(FusionConfig {
+        on,
+        max_items: at_least_one("QUEEN_FUSION_MAX_ITEMS", 256)?,
+        max_bytes: at_least_one("QUEEN_FUSION_MAX_BYTES", 4 * 1024 * 1024)?,
+        max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 1)?,
+    })
 }
 
 /// The variables, as read: an empty value counts as unset.
@@ -171,6 +209,7 @@ impl Config {
                 &var("QUEEN_CORS_ORIGINS").unwrap_or_default(),
             )?,
             allow_unauthenticated,
+            fusion: fusion(&vars)?,
         };
         if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
             return Err(format!(

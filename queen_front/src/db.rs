@@ -48,22 +48,50 @@ pub async fn one_value<T>(
 where
     T: for<'a> FromSql<'a>,
 {
+    try_value(pool, timeout, sql, params)
+        .await
+        .map_err(|f| match f {
+            Failed::Refused(e) | Failed::Other(e) => e,
+        })
+}
+
+/// Why a statement gave no answer.
+#[derive(Debug)]
+pub enum Failed {
+    /// The server ran it and raised an ERROR: nothing of it committed.
+    Refused(ApiError),
+    /// No connection, a broken one, or out of time.
+    Other(ApiError),
+}
+
+/// `one_value`, telling an ERROR the server raised from any other failure.
+pub async fn try_value<T>(
+    pool: &Pool,
+    timeout: Duration,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<T, Failed>
+where
+    T: for<'a> FromSql<'a>,
+{
     let deadline = Instant::now() + timeout;
     let client = match timeout_at(deadline, pool.get()).await {
-        Ok(client) => client?,
-        Err(_) => return Err(ApiError::timeout()),
+        Ok(Ok(client)) => client,
+        Ok(Err(e)) => return Err(Failed::Other(e.into())),
+        Err(_) => return Err(Failed::Other(ApiError::timeout())),
     };
     let work = async {
         let stmt = client.prepare_cached(sql).await?;
         let row = client.query_one(&stmt, params).await?;
-        Ok::<T, ApiError>(row.try_get(0)?)
+        row.try_get::<_, T>(0)
     };
-    let outcome = timeout_at(deadline, work).await;
-    match outcome {
-        Ok(answer) => answer,
+    match timeout_at(deadline, work).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) if e.as_db_error().is_some() => Err(Failed::Refused(e.into())),
+        Ok(Err(e)) => Err(Failed::Other(e.into())),
         Err(_) => {
             abandon(client);
-            Err(ApiError::timeout())
+            Err(Failed::Other(ApiError::timeout()))
         }
     }
 }

@@ -19,7 +19,7 @@ use axum::Json;
 use serde_json::json;
 use tokio_postgres::error::DbError;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ApiError {
     pub status: StatusCode,
     /// The machine-readable verdict a client branches on.
@@ -141,42 +141,61 @@ fn failure(sqlstate: &str) -> ApiError {
     }
 }
 
+impl ApiError {
+    /// The answer to an ERROR the extension raised: its SQLSTATE, message
+    /// and detail (one request's of a fused call).
+    pub fn from_sql(state: &str, message: &str, detail: Option<&str>) -> ApiError {
+        sql_answer(state, message, detail, None, None)
+    }
+}
+
+/// The answer to an ERROR; a fault of the server is logged with what the
+/// server said of it.
+fn sql_answer(
+    state: &str,
+    message: &str,
+    detail: Option<&str>,
+    hint: Option<&str>,
+    context: Option<&str>,
+) -> ApiError {
+    if let Some((status, code)) = refusal(state) {
+        let answer = ApiError {
+            sqlstate: Some(state.to_owned()),
+            ..ApiError::new(status, code, message)
+        };
+        if state == "57000" {
+            return ApiError {
+                code: paused_code(detail),
+                ..answer
+            }
+            .with_header(header::RETRY_AFTER, PAUSED_RETRY_AFTER_S);
+        }
+        return answer;
+    }
+    let answer = failure(state);
+    if answer.status.is_server_error() && answer.code == "internal" {
+        tracing::error!(
+            sqlstate = state,
+            detail,
+            hint,
+            context,
+            "database error: {message}"
+        );
+    } else {
+        tracing::warn!(sqlstate = state, detail, "database refused: {message}");
+    }
+    answer
+}
+
 impl From<&DbError> for ApiError {
     fn from(db: &DbError) -> ApiError {
-        let state = db.code().code();
-        if let Some((status, code)) = refusal(state) {
-            let answer = ApiError {
-                sqlstate: Some(state.to_owned()),
-                ..ApiError::new(status, code, db.message())
-            };
-            if state == "57000" {
-                return ApiError {
-                    code: paused_code(db.detail()),
-                    ..answer
-                }
-                .with_header(header::RETRY_AFTER, PAUSED_RETRY_AFTER_S);
-            }
-            return answer;
-        }
-        let answer = failure(state);
-        if answer.status.is_server_error() && answer.code == "internal" {
-            tracing::error!(
-                sqlstate = state,
-                detail = db.detail(),
-                hint = db.hint(),
-                context = db.where_(),
-                "database error: {}",
-                db.message()
-            );
-        } else {
-            tracing::warn!(
-                sqlstate = state,
-                detail = db.detail(),
-                "database refused: {}",
-                db.message()
-            );
-        }
-        answer
+        sql_answer(
+            db.code().code(),
+            db.message(),
+            db.detail(),
+            db.hint(),
+            db.where_(),
+        )
     }
 }
 

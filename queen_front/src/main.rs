@@ -9,6 +9,7 @@ mod config;
 mod cors;
 mod db;
 mod error;
+mod fusion;
 mod longpoll;
 mod metrics;
 mod query;

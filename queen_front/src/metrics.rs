@@ -1,7 +1,10 @@
 //! The Prometheus text exposition of the per-queue figures
-//! `queen.list_queues()` answers.
+//! `queen.list_queues()` answers, and of the front-end's fusion lanes.
 
 use std::fmt::Write;
+use std::sync::atomic::Ordering;
+
+use crate::fusion::{Kind, LaneStats, Stats};
 
 use serde_json::Value;
 
@@ -71,11 +74,83 @@ pub fn prometheus_text(list: &Value) -> String {
     out
 }
 
+/// (metric, help, type) of the fusion lanes' figures, with the figure
+/// each reads.
+type LaneFigure = fn(&LaneStats) -> u64;
+const FUSION: &[(&str, &str, &str, LaneFigure)] = &[
+    (
+        "queen_front_fusion_requests_total",
+        "Requests a fusion lane answered.",
+        "counter",
+        |l| l.requests.load(Ordering::Relaxed),
+    ),
+    (
+        "queen_front_fusion_calls_total",
+        "Database calls a fusion lane made for them.",
+        "counter",
+        |l| l.calls.load(Ordering::Relaxed),
+    ),
+    (
+        "queen_front_fusion_retried_calls_total",
+        "Fused calls that failed as a whole, their requests made again alone.",
+        "counter",
+        |l| l.retried_calls.load(Ordering::Relaxed),
+    ),
+    (
+        "queen_front_fusion_largest_call",
+        "The most requests one call of a fusion lane held.",
+        "gauge",
+        |l| l.largest_call.load(Ordering::Relaxed),
+    ),
+];
+
+/// The fusion lanes' figures in the Prometheus text format, one series per
+/// lane (`push`, `ack`, `renew`); requests over calls is the fusion ratio.
+pub fn fusion_text(stats: &Stats) -> String {
+    let mut out = String::new();
+    for (metric, help, kind, read) in FUSION {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");
+        for lane in Kind::ALL {
+            let _ = writeln!(
+                out,
+                "{metric}{{lane=\"{}\"}} {}",
+                lane.name(),
+                read(stats.lane(lane))
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
+
     use serde_json::json;
 
-    use super::{label_value, prometheus_text};
+    use super::{fusion_text, label_value, prometheus_text};
+    use crate::fusion::{Kind, Stats};
+
+    #[test]
+    fn every_lane_has_its_series() {
+        let stats = Stats::default();
+        stats
+            .lane(Kind::Push)
+            .requests
+            .store(640, Ordering::Relaxed);
+        stats.lane(Kind::Push).calls.store(20, Ordering::Relaxed);
+        stats
+            .lane(Kind::Ack)
+            .largest_call
+            .store(7, Ordering::Relaxed);
+        let text = fusion_text(&stats);
+        assert!(text.contains("queen_front_fusion_requests_total{lane=\"push\"} 640\n"));
+        assert!(text.contains("queen_front_fusion_calls_total{lane=\"push\"} 20\n"));
+        assert!(text.contains("queen_front_fusion_largest_call{lane=\"ack\"} 7\n"));
+        assert!(text.contains("queen_front_fusion_requests_total{lane=\"renew\"} 0\n"));
+        // Four metrics, each a HELP, a TYPE and one line per lane.
+        assert_eq!(text.lines().count(), 4 * (2 + 3));
+    }
 
     #[test]
     fn a_queue_name_can_not_inject_a_series() {

@@ -72,6 +72,7 @@ fn serve_thread(
                 .build()
                 .expect("a runtime");
             runtime.block_on(async move {
+                state.fusion.start(&state.pool);
                 let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
                 let stopped = async move {
                     let _ = stop.wait_for(|s| *s).await;

@@ -83,12 +83,14 @@ impl Startup {
             config.request_timeout,
         );
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
+        let fusion_stats = Arc::new(crate::fusion::Stats::default());
         (0..config.threads)
             .map(|_| AppState {
                 pool: db::pool(config, per_thread).unwrap_or_else(|e| fail(e)),
                 config: Arc::clone(config),
                 auth: self.auth.clone(),
                 waiters: waiters.clone(),
+                fusion: crate::fusion::Fusion::new(&config.fusion, Arc::clone(&fusion_stats)),
             })
             .collect()
     }

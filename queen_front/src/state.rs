@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::auth::Auth;
 use crate::config::Config;
+use crate::fusion::Fusion;
 use crate::longpoll::Waiters;
 
 /// One event-loop thread's state, cloned into each request it serves.
@@ -18,4 +19,6 @@ pub struct AppState {
     pub auth: Auth,
     /// The long polls of every thread.
     pub waiters: Waiters,
+    /// This thread's request fusion lanes.
+    pub fusion: Fusion,
 }

@@ -5,6 +5,7 @@
 pub mod consumer_groups;
 pub mod dlq;
 pub mod ephemeral;
+pub mod fused;
 pub mod inspect;
 pub mod internal;
 pub mod kv;

@@ -1,13 +1,14 @@
 //! The log itself: push (resolve, dedup, append), pop (candidates, cursor,
 //! read), ack (resolve, settle), the segments, dead letters, transactions and
-//! the soft commit; the messages an operator deleted, the message readers
-//! (`inspect`) and the traces consumers record; the counters the metrics
-//! series is made of.
+//! the soft commit; fused calls (many requests in one transaction); the
+//! messages an operator deleted, the message readers (`inspect`) and the
+//! traces consumers record; the counters the metrics series is made of.
 
 pub mod ack;
 pub mod counters;
 pub mod deleted;
 pub mod dlq;
+pub mod fused;
 pub mod groups;
 pub mod inspect;
 pub mod pop;

@@ -319,16 +319,137 @@ pub fn push_groups(
         None => create_and_lock(client, groups),
     };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
+    let mut writes: Vec<Write<'_>> = Vec::with_capacity(groups.len());
     for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
         let part = locked.get_mut(&pid).expect("locked above");
         let ids = CallerIds {
             window_secs: if dedup { window } else { 0 },
             keep: window > 0,
         };
-        out.extend(write_group(client, g, pre, pid, part, ids, producer));
+        let (results, write) = plan_group(client, g, pre, pid, part, ids, producer);
+        out.extend(results);
+        writes.extend(write);
     }
+    write_all(client, &writes);
     out.sort_by_key(|o| o.index);
     out
+}
+
+/// One segment to append to a locked partition, its offsets decided.
+struct Write<'a> {
+    pid: i64,
+    base: i64,
+    count: i32,
+    blob: std::borrow::Cow<'a, [u8]>,
+    hashes: Vec<i64>,
+    dedup_hashes: Vec<i64>,
+    /// Whether the dedup hashes are kept (an empty list is kept as none).
+    keep_dedup: bool,
+}
+
+/// Appends the segments, as few statements as there are segments for one
+/// partition (a partition is written at most once per statement, its
+/// segments in the order given). Each must land where its partition's lock
+/// said.
+fn write_all(client: &mut SpiClient<'_>, writes: &[Write<'_>]) {
+    if let [w] = writes {
+        let dedup = (w.keep_dedup && !w.dedup_hashes.is_empty()).then(|| w.dedup_hashes.clone());
+        let target = Target::Locked(w.pid);
+        if append_segment(client, target, w.count, &w.blob, &w.hashes, dedup)
+            != Some((w.pid, w.base))
+        {
+            moved(w.pid);
+        }
+        return;
+    }
+    let mut rounds: Vec<Vec<&Write<'_>>> = Vec::new();
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for w in writes {
+        let n = seen.entry(w.pid).or_insert(0);
+        if rounds.len() <= *n {
+            rounds.push(Vec::new());
+        }
+        rounds[*n].push(w);
+        *n += 1;
+    }
+    for round in rounds {
+        append_many(client, &round);
+    }
+}
+
+/// A partition the push held locked took a write from elsewhere.
+fn moved(pid: i64) -> ! {
+    errors::retry_needed(format!(
+        "partition {pid} moved while this push held its lock; retry the push"
+    ))
+}
+
+/// One statement appending `writes` (each to another partition).
+fn append_many(client: &mut SpiClient<'_>, writes: &[&Write<'_>]) {
+    let mut pids = Vec::with_capacity(writes.len());
+    let mut counts = Vec::with_capacity(writes.len());
+    let mut blobs: Vec<&[u8]> = Vec::with_capacity(writes.len());
+    let (mut h_from, mut h_to, mut d_from, mut d_to) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut hashes, mut dedup): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
+    for w in writes {
+        pids.push(w.pid);
+        counts.push(w.count);
+        blobs.push(&w.blob);
+        h_from.push(hashes.len() as i32 + 1);
+        hashes.extend_from_slice(&w.hashes);
+        h_to.push(hashes.len() as i32);
+        d_from.push(dedup.len() as i32 + 1);
+        if w.keep_dedup {
+            dedup.extend_from_slice(&w.dedup_hashes);
+        }
+        d_to.push(dedup.len() as i32);
+    }
+    let rows = exec(
+        client,
+        query!("push_append_many"),
+        &[
+            spi::INT8_ARRAY,
+            spi::INT4_ARRAY,
+            spi::BYTEA_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT8_ARRAY,
+            spi::INT8_ARRAY,
+        ],
+        &[
+            pids.into(),
+            counts.into(),
+            blobs.into(),
+            h_from.into(),
+            h_to.into(),
+            d_from.into(),
+            d_to.into(),
+            hashes.into(),
+            dedup.into(),
+        ],
+    );
+    let mut landed: HashMap<i64, i64> = HashMap::with_capacity(writes.len());
+    for row in rows {
+        let pid: i64 = spi::col(&row, "id");
+        let frames: i32 = spi::col(&row, "frames");
+        counters::add(
+            spi::col::<i64>(&row, "queue_id"),
+            "",
+            &[
+                (Count::PushRequests, 1),
+                (Count::PushMessages, frames as i64),
+            ],
+        );
+        landed.insert(pid, spi::col(&row, "base"));
+    }
+    for w in writes {
+        if landed.get(&w.pid) != Some(&w.base) {
+            moved(w.pid);
+        }
+    }
 }
 
 /// A push into one partition as one statement: the partition found by name
@@ -426,15 +547,18 @@ struct CallerIds {
     keep: bool,
 }
 
-fn write_group(
+/// A group's items sorted into the new ones and the duplicates, its offsets
+/// taken from the locked partition; answers the results and the segment to
+/// append (none when every item is a duplicate).
+fn plan_group<'a>(
     client: &mut SpiClient<'_>,
     g: &GroupIn,
-    pre: &Prepared,
+    pre: &'a Prepared,
     pid: i64,
     part: &mut LockedPartition,
     ids: CallerIds,
     producer: Option<&str>,
-) -> Vec<ItemOut> {
+) -> (Vec<ItemOut>, Option<Write<'a>>) {
     // Deduplicate caller-supplied ids: against the sidecar, and within this push.
     let mut earlier: HashMap<String, Original> = HashMap::new();
     if ids.window_secs > 0 {
@@ -451,28 +575,27 @@ fn write_group(
         dedup_hashes,
     } = sort_items(g, pre, pid, base, &ids, &earlier);
     if hashes.is_empty() {
-        return results;
+        return (results, None);
     }
     // The prepared segment holds every item; one without the duplicates is
     // compressed again.
-    let rebuilt;
     let blob = if hashes.len() == g.items.len() {
-        &pre.blob
+        std::borrow::Cow::Borrowed(pre.blob.as_slice())
     } else {
-        rebuilt = encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]);
-        &rebuilt
+        std::borrow::Cow::Owned(encode(g, &pre.ids, &pre.txns, producer, |k| kept[k]))
     };
     let count = hashes.len() as i32;
-    let dedup = (!dedup_hashes.is_empty()).then_some(dedup_hashes);
-    // The row is locked by this push: the statement lands where the lock said.
-    if append_segment(client, Target::Locked(pid), count, blob, &hashes, dedup) != Some((pid, base))
-    {
-        errors::retry_needed(format!(
-            "partition {pid} moved while this push held its lock; retry the push"
-        ));
-    }
     part.last_offset = base + count as i64 - 1;
-    results
+    let write = Write {
+        pid,
+        base,
+        count,
+        blob,
+        hashes,
+        keep_dedup: !dedup_hashes.is_empty(),
+        dedup_hashes,
+    };
+    (results, Some(write))
 }
 
 /// A group's items sorted into the new ones, which take offsets from `base`

@@ -3,15 +3,11 @@
 //! transaction of its own in a worker. Either way an ERROR undoes only that
 //! unit and comes back as a [`Failure`] with its SQLSTATE.
 
-use std::panic::AssertUnwindSafe;
-
-use pgrx::pg_sys;
-use pgrx::prelude::*;
 use pgrx::spi::SpiClient;
 
 use super::bgworker::{in_own_transaction_coded, stopping};
-use crate::pg::errors::describe;
 use crate::pg::spi;
+use crate::pg::subxact;
 
 /// Why a unit of work failed: the SQLSTATE and message of its ERROR.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,28 +77,10 @@ impl Runner for Inline {
 }
 
 /// Runs `f` in a subtransaction of the current transaction; an ERROR rolls
-/// back only what `f` did and comes back as Err, with its SQLSTATE. The
-/// caller's memory context and resource owner are back in place either way.
+/// back only what `f` did and comes back as Err, with its SQLSTATE and
+/// message.
 pub fn in_subtransaction<R>(f: impl FnOnce() -> R) -> Result<R, (String, String)> {
-    let (context, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
-    unsafe {
-        pg_sys::BeginInternalSubTransaction(std::ptr::null());
-        pg_sys::MemoryContextSwitchTo(context);
-    }
-    let result = PgTryBuilder::new(AssertUnwindSafe(|| Ok(f())))
-        .catch_others(|e| Err(describe(&e)))
-        .execute();
-    unsafe {
-        pg_sys::MemoryContextSwitchTo(context);
-        if result.is_ok() {
-            pg_sys::ReleaseCurrentSubTransaction();
-        } else {
-            pg_sys::RollbackAndReleaseCurrentSubTransaction();
-        }
-        pg_sys::MemoryContextSwitchTo(context);
-        pg_sys::CurrentResourceOwner = owner;
-    }
-    result
+    subxact::in_subtransaction(f).map_err(|c| (c.sqlstate, c.message))
 }
 
 /// Every unit of work in its own transaction; stops at SIGTERM.

@@ -5,4 +5,5 @@ pub mod errors;
 pub mod settings;
 pub mod shmem;
 pub mod spi;
+pub mod subxact;
 pub mod time;

@@ -120,8 +120,21 @@ static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// `queen.decompress_max_bytes`: bytes one request may decompress to, over
 /// all its compressed parts (default 16 MiB, at least 1 KiB).
 static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
+/// `queen.fused_max_requests`: most requests one fused call (`push_fused`,
+/// `ack_fused`, `renew_fused`) takes (default 1 000, 1 to 100 000).
+static FUSED_MAX_REQUESTS: GucSetting<i32> = GucSetting::<i32>::new(1_000);
 
 fn register_limits() {
+    GucRegistry::define_int_guc(
+        c"queen.fused_max_requests",
+        c"Most requests one fused call takes.",
+        c"Each request keeps its own bounds (queen.push_max_items, queen.ack_max_items).",
+        &FUSED_MAX_REQUESTS,
+        1,
+        100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"queen.push_max_items",
         c"Most messages one push call takes.",
@@ -247,6 +260,11 @@ pub fn pop_autopilot_batch() -> i64 {
 /// `queen.pop_max_partitions` (`queen.pop_autopilot_partitions`).
 pub fn pop_autopilot_partitions() -> i64 {
     (POP_AUTOPILOT_PARTITIONS.get() as i64).min(pop_max_partitions())
+}
+
+/// Most requests one fused call takes (`queen.fused_max_requests`).
+pub fn fused_max_requests() -> usize {
+    FUSED_MAX_REQUESTS.get() as usize
 }
 
 /// Most acknowledgements one ack call takes (`queen.ack_max_items`).

@@ -4,6 +4,7 @@
 mod engine;
 mod ephemeral;
 mod failures;
+mod fused;
 #[cfg(test)]
 mod layout;
 mod messages;

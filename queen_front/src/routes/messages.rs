@@ -1,12 +1,12 @@
 //! Messages: push, pop (long polls included), ack, transactions and lease
 //! renewal.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -14,6 +14,7 @@ use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
 use crate::access::{Authorized, ReadWrite, WriteOnly};
 use crate::body::{JsonBody, WriteBody};
 use crate::error::ApiError;
+use crate::fusion::Job;
 use crate::longpoll::Key;
 use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
@@ -28,34 +29,27 @@ pub async fn push(
     body: WriteBody,
 ) -> Answer {
     let producer = caller.subject;
-    let answer = match body {
-        WriteBody::Binary(body) => {
-            call(
-                &state,
-                "SELECT queen.push_binary($1, $2)",
-                &[&body.as_ref(), &producer],
-            )
-            .await?
-        }
-        // Passed through as text: the extension parses it once.
+    let (body, binary) = match body {
+        WriteBody::Binary(body) => (body, true),
         WriteBody::Json(body) => {
-            call(
-                &state,
-                "SELECT queen.push_text($1, $2)",
-                &[&text_body(&body)?, &producer],
-            )
-            .await?
+            text_body(&body)?;
+            (body, false)
         }
     };
-    // Wake the long polls of what was pushed to (every filter, for binary
-    // bodies whose queues are not read here).
-    let mut woken: Vec<String> = Vec::new();
-    if let Some(a) = answer.as_array() {
-        woken.extend(
-            a.iter()
-                .filter_map(|r| r.get("queue").and_then(Value::as_str).map(str::to_owned)),
-        );
-    }
+    let job = Job::Push {
+        body,
+        binary,
+        producer,
+    };
+    // The extension's answer goes out as the text it wrote; only the
+    // queues pushed to are read from it.
+    let answer = fused_or_alone(&state, job).await?;
+    // Wake the long polls of what was pushed to (every filter, for a
+    // binary body answered with counts only).
+    let mut woken: Vec<Cow<'_, str>> = match serde_json::from_str::<Vec<PushedTo<'_>>>(&answer) {
+        Ok(results) => results.into_iter().filter_map(|r| r.queue).collect(),
+        Err(_) => Vec::new(),
+    };
     woken.sort();
     woken.dedup();
     if woken.is_empty() {
@@ -64,7 +58,19 @@ pub async fn push(
     for q in &woken {
         state.waiters.wake_queue(q);
     }
-    Ok((StatusCode::CREATED, Json(answer)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        [(header::CONTENT_TYPE, "application/json")],
+        answer,
+    )
+        .into_response())
+}
+
+/// The queue of one push result, borrowed from the answer's text.
+#[derive(Deserialize)]
+struct PushedTo<'a> {
+    #[serde(borrow)]
+    queue: Option<Cow<'a, str>>,
 }
 
 /// The query of the pop routes.
@@ -259,7 +265,22 @@ pub async fn ack(
 ) -> Answer {
     let text = text_body(&body)?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    json_text(call_as(&state, "SELECT queen.ack_text($1)::text", &[&text]).await?)
+    let job = Job::Ack {
+        body: text.to_owned(),
+    };
+    json_text(fused_or_alone(&state, job).await?)
+}
+
+/// The answer to `job`: through its fusion lane, or its own call with
+/// fusion off.
+async fn fused_or_alone(state: &AppState, job: Job) -> Result<String, ApiError> {
+    if state.fusion.is_on() {
+        if let Some(answer) = state.fusion.submit(&state.config, job).await {
+            return answer;
+        }
+        return Err(ApiError::internal());
+    }
+    job.alone(&state.pool, state.config.request_timeout).await
 }
 
 /// A transaction (JSON or the binary body), stamped with the caller's
@@ -309,12 +330,12 @@ pub async fn extend_lease(
         ),
         None => None,
     };
-    ok(call(
-        &state,
-        "SELECT queen.renew_lease($1, $2)",
-        &[&lease, &seconds],
-    )
-    .await?)
+    let job = Job::Renew { lease, seconds };
+    let answer: Value = serde_json::from_str(&fused_or_alone(&state, job).await?).map_err(|e| {
+        tracing::error!("a renewal answer does not parse: {e}");
+        ApiError::internal()
+    })?;
+    ok(answer)
 }
 
 #[cfg(test)]

@@ -892,11 +892,7 @@ fn key_settings_that_can_not_work_stop_the_start() {
 
 #[tokio::test]
 async fn the_token_subject_is_the_producer_stamped_on_a_push() {
-    let pg = FakePg::start(vec![(
-        "queen.push_text(",
-        Reply::json(&[TEXT, TEXT], json!([])),
-    )])
-    .await;
+    let pg = FakePg::start(vec![("queen.push_text(", Reply::text(&[TEXT, TEXT], "[]"))]).await;
     let guarded = app(&[("DATABASE_URL", &pg.url()), ("JWT_SECRET", SECRET)]);
     let token = hs(json!({"sub": "billing-service", "role": "write-only", "exp": now() + 600}));
     let body = r#"{"items": [{"queue": "q", "payload": 1, "producerSub": "someone-else"}]}"#;
@@ -909,11 +905,7 @@ async fn the_token_subject_is_the_producer_stamped_on_a_push() {
     let params = pg.params_of("queen.push_text(").unwrap();
     assert_eq!(params[1].as_deref(), Some(&b"billing-service"[..]));
     // Without authentication there is no producer.
-    let pg = FakePg::start(vec![(
-        "queen.push_text(",
-        Reply::json(&[TEXT, TEXT], json!([])),
-    )])
-    .await;
+    let pg = FakePg::start(vec![("queen.push_text(", Reply::text(&[TEXT, TEXT], "[]"))]).await;
     let open = app(&[("DATABASE_URL", &pg.url())]);
     let answer = send(
         &open,

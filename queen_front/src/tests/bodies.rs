@@ -101,7 +101,7 @@ async fn push_and_transaction_take_the_binary_body_as_binary() {
     let pg = FakePg::start(vec![
         (
             "queen.push_binary(",
-            Reply::json(&[17, TEXT], json!({"count": 1})),
+            Reply::text(&[17, TEXT], r#"{"count": 1}"#),
         ),
         (
             "queen.transaction_binary(",

@@ -127,6 +127,14 @@ impl FakePg {
             .find(|(sql, _)| sql.contains(pattern))
             .map(|(_, p)| p.clone())
     }
+    /// How many executed statements' texts contain `pattern`.
+    pub fn executed(&self, pattern: &str) -> usize {
+        let seen = self.seen.lock().unwrap();
+        seen.binds
+            .iter()
+            .filter(|(sql, _)| sql.contains(pattern))
+            .count()
+    }
     /// Connections that ended, CancelRequest connections included.
     pub fn closed(&self) -> usize {
         self.seen.lock().unwrap().closed

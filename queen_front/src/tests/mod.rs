@@ -48,8 +48,14 @@ pub fn config(vars: &[(&str, &str)]) -> Config {
 
 pub fn state(config: Config) -> AppState {
     let config = Arc::new(config);
+    let pool = db::pool(&config, config.pool_size).unwrap();
+    let fusion = crate::fusion::Fusion::new(&config.fusion, Arc::default());
+    if tokio::runtime::Handle::try_current().is_ok() {
+        fusion.start(&pool);
+    }
     AppState {
-        pool: db::pool(&config, config.pool_size).unwrap(),
+        pool,
+        fusion,
         auth: crate::auth::Auth::new(&config.jwt).unwrap(),
         waiters: longpoll::Waiters::new(
             config.long_poll_period,
