@@ -27,15 +27,30 @@ pub struct Failed<'a> {
     pub attempts: i32,
 }
 
+/// What [`write`] did with a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The dead-letter row is written.
+    Row,
+    /// The segment is already gone: retention deleted the message (rule 1
+    /// and max-wait eviction drop unconsumed messages by design), and a row
+    /// written now would point at nothing.
+    Gone,
+    /// The message was deleted (it has a tombstone): a deleted message is
+    /// never dead-lettered.
+    Deleted,
+}
+
 /// Writes (or refreshes) the narrow dead-letter row of one message: a
 /// pointer to its frame, the failure, and the transaction id that names it.
-/// The segment holding the frame is locked (KEY SHARE) first, so a
-/// retention step deleting it waits for this transaction and then sees the
-/// row it must carry forward (the step checks after its delete). False when
-/// the segment is already gone: retention deleted the message (rule 1 and
-/// max-wait eviction drop unconsumed messages by design), and a row written
-/// now would point at nothing.
-pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
+/// The segment holding the frame is locked (FOR SHARE) first, so a
+/// retention step deleting it skips it (and a later step sees the row it
+/// must carry forward), and a message delete of the same segment (which
+/// locks it FOR NO KEY UPDATE) is ordered with this write: whichever comes
+/// second waits for the other and then sees its tombstone or its row (the
+/// delete deletes the row; this write, checking after its lock, writes
+/// none).
+pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> Written {
     let covered = exec(
         client,
         query!("dlq_write_lock_segment"),
@@ -46,7 +61,10 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
     .and_then(|r| spi::opt::<i64>(&r, "end_offset"))
     .is_some_and(|end| end >= f.offset);
     if !covered {
-        return false;
+        return Written::Gone;
+    }
+    if crate::engine::deleted::is_deleted(client, f.pid, f.offset) {
+        return Written::Deleted;
     }
     let txn = match f.transaction_id {
         Some(t) => t.to_owned(),
@@ -87,7 +105,7 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
         ],
     );
     counters::add(f.queue_id, f.group, &[(Count::Dlq, 1)]);
-    true
+    Written::Row
 }
 
 /// Why a message was not dead-lettered: retention deleted it first (rule 1
@@ -95,6 +113,22 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
 /// retention_history). The ack is done: the cursor moves past it.
 pub fn gone(pid: i64, offset: i64) -> String {
     format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
+}
+
+/// Why a message was not dead-lettered: it was deleted (DELETE
+/// /messages/:partitionId/:transactionId). The ack is done: the cursor moves
+/// past it.
+pub fn deleted(pid: i64, offset: i64) -> String {
+    format!("message at offset {offset} of partition {pid} was deleted; it is not dead-lettered")
+}
+
+/// The warning an ack answers for what [`write`] did (None: written).
+pub fn warning(w: Written, pid: i64, offset: i64) -> Option<String> {
+    match w {
+        Written::Row => None,
+        Written::Gone => Some(gone(pid, offset)),
+        Written::Deleted => Some(deleted(pid, offset)),
+    }
 }
 
 /// What a wide dead-letter row copies out of its frame: message id,
@@ -633,14 +667,51 @@ pub fn moved_transaction_id(row_id: i64) -> String {
     format!("dlq:{row_id}")
 }
 
-/// Moves one dead letter back into the log, in the caller's transaction:
-/// locks its row (a concurrent move of the same row waits, then finds it
-/// gone), pushes its message into its queue and partition (or `to`'s) under
-/// the transaction id `dlq:<row id>` through deduplication, and deletes the
-/// row. None when there is no such row (never was, already moved, purged,
-/// or its queue deleted).
+/// Moves one dead letter back into the log, in the caller's transaction.
+/// The lock order holds: the partitions are locked first (the row's own and
+/// the one it goes to, when that exists, ascending by id), then the row (a
+/// concurrent move of the same row waits, then finds it gone), as a
+/// retention step widening the row holds its partition before the row. The
+/// row is read again under its lock; a message that was deleted is not
+/// moved. Pushes the message into its queue and partition (or `to`'s)
+/// under the transaction id `dlq:<row id>` through deduplication, and
+/// deletes the row. None when there is no such row (never was, already
+/// moved, purged, its queue deleted, or its message deleted).
 pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Option<Moved> {
     crate::catalog::switches::refuse_if_paused(client, crate::catalog::switches::Surface::Push);
+    let (pid, queue, partition) = exec(
+        client,
+        query!("dlq_move_source"),
+        &[spi::INT8],
+        &[row_id.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<i64>(&r, "partition_id"),
+            spi::col::<String>(&r, "queue"),
+            spi::col::<String>(&r, "partition"),
+        )
+    })?;
+    let target_queue = to.queue.unwrap_or(&queue);
+    let target_partition = to.partition.unwrap_or(&partition);
+    let locked = exec(
+        client,
+        query!("dlq_move_lock_partitions"),
+        &[spi::INT8, spi::UUID, spi::TEXT, spi::TEXT],
+        &[
+            pid.into(),
+            crate::catalog::queues::default_tenant().into(),
+            target_queue.into(),
+            target_partition.into(),
+        ],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect::<Vec<_>>();
+    if !locked.contains(&pid) {
+        // The partition went with its queue meanwhile.
+        return None;
+    }
     let rows = exec(
         client,
         query!("dlq_move_lock"),
@@ -648,6 +719,9 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
         &[row_id.into()],
     );
     let row = read_rows(client, rows).into_iter().next()?;
+    if crate::engine::deleted::is_deleted(client, pid, row.offset) {
+        return None;
+    }
     let item = crate::wire::push::ItemIn {
         index: 0,
         txn: Some(moved_transaction_id(row.id)),
@@ -660,8 +734,8 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
         message_id: None,
     };
     let group = crate::wire::push::GroupIn {
-        queue: to.queue.unwrap_or(&row.queue).to_owned(),
-        partition: to.partition.unwrap_or(&row.partition).to_owned(),
+        queue: target_queue.to_owned(),
+        partition: target_partition.to_owned(),
         items: vec![item],
         packed: None,
     };

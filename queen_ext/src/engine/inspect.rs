@@ -383,17 +383,34 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
 /// success body with what went; raises 42704 when nothing did.
 pub fn delete(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
     let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
-    if partition(client, pid).is_none() {
+    // The lock order: the partition first (a push, a retention step and a
+    // dead-letter move take it before any leaf), then the segments, the
+    // tombstones and the dead letters; everything below is read under it.
+    let locked = exec(
+        client,
+        query!("messages_delete_lock_partition"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .is_some();
+    if !locked {
         missing()
     }
+    let mut located: Vec<i64> = locate(client, pid, txn)
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect();
+    located.sort_unstable();
     let mut offsets = Vec::new();
-    for (offset, _) in locate(client, pid, txn) {
-        // The segment is held (KEY SHARE) until this transaction ends: a
-        // retention step deleting it waits, and then deletes the tombstone
-        // with it.
+    for offset in located {
+        // The segment is held (FOR NO KEY UPDATE) until this transaction
+        // ends: a dead-letter write of it waits, then sees the tombstone
+        // and writes nothing. A retention step deleting it waits for the
+        // partition, and then deletes the tombstone with it.
         let held = exec(
             client,
-            query!("dlq_write_lock_segment"),
+            query!("messages_delete_lock_segment"),
             &[spi::INT8, spi::INT8],
             &[pid.into(), offset.into()],
         )

@@ -139,7 +139,8 @@ mod tests {
             .unwrap();
         let again = pop("del3", "g", 10);
         assert_eq!(txns(&again), ["b"]);
-        assert_eq!(again["messages"][0]["deliveryAttempt"], 1);
+        // b was handed out with a: this is its second delivery.
+        assert_eq!(again["messages"][0]["deliveryAttempt"], 2);
         ack_all(&again, "g", "completed");
         assert_eq!(committed(pid, "g"), 1);
         // The old lease's ack of the deleted one changes nothing.
@@ -202,6 +203,115 @@ mod tests {
                 "SELECT message_offset FROM queen.log_deleted WHERE partition_id = {pid}"
             )),
             2
+        );
+    }
+
+    #[pg_test]
+    fn a_deleted_head_leaves_the_next_message_its_delivery_count() {
+        let q = "del6";
+        let pid = push(q, &["a", "b"]);
+        for attempt in 1..=2 {
+            let popped = pop(q, "g", 10);
+            assert_eq!(txns(&popped), ["a", "b"]);
+            assert_eq!(popped["messages"][1]["deliveryAttempt"], attempt);
+            ack_all(&popped, "g", "retry");
+        }
+        // The head goes: the cursor steps over it, b keeps its count.
+        delete(pid, "a");
+        let third = pop(q, "g", 10);
+        assert_eq!(txns(&third), ["b"]);
+        assert_eq!(third["messages"][0]["deliveryAttempt"], 3);
+        // A message never handed out still starts at 1.
+        ack_all(&third, "g", "completed");
+        push(q, &["c"]);
+        assert_eq!(pop(q, "g", 10)["messages"][0]["deliveryAttempt"], 1);
+    }
+
+    #[pg_test]
+    fn a_batch_of_one_after_a_deleted_head_is_a_first_delivery() {
+        let q = "del7";
+        let pid = push(q, &["a", "b"]);
+        let popped = pop(q, "g", 1);
+        assert_eq!(txns(&popped), ["a"]);
+        ack_all(&popped, "g", "retry");
+        delete(pid, "a");
+        // b was never handed out.
+        let next = pop(q, "g", 1);
+        assert_eq!(txns(&next), ["b"]);
+        assert_eq!(next["messages"][0]["deliveryAttempt"], 1);
+    }
+
+    #[pg_test]
+    fn a_message_deleted_while_leased_is_not_dead_lettered() {
+        let q = "del8";
+        let pid = push(q, &["a", "b"]);
+        let popped = pop(q, "g", 10);
+        delete(pid, "a");
+        let acked = ack_all(&popped, "g", "dlq");
+        assert_eq!(acked[0]["success"], true);
+        assert_eq!(acked[0]["dlq"], false);
+        assert!(
+            acked[0]["warning"]
+                .as_str()
+                .is_some_and(|w| w.contains("was deleted; it is not dead-lettered")),
+            "{acked}"
+        );
+        assert_eq!(acked[1]["dlq"], true);
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_dlq WHERE partition_id = {pid} AND transaction_id = 'a'"
+            )),
+            0
+        );
+        assert_eq!(committed(pid, "g"), 1);
+    }
+
+    #[pg_test]
+    fn a_deleted_message_past_its_retries_is_not_dead_lettered() {
+        let q = "del9";
+        Spi::run("SELECT queen.configure('del9', '{\"retryLimit\": 0}')").unwrap();
+        let pid = push(q, &["a", "b"]);
+        let popped = pop(q, "g", 10);
+        delete(pid, "a");
+        let acked = ack_all(&popped, "g", "failed");
+        // a is passed without a dead letter; b, past its retries, gets one.
+        assert_eq!(acked[0]["dlq"], false);
+        assert!(acked[0]["warning"].as_str().is_some(), "{acked}");
+        assert_eq!(acked[1]["dlq"], true);
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_dlq WHERE partition_id = {pid}"
+            )),
+            1
+        );
+        assert_eq!(committed(pid, "g"), 1);
+    }
+
+    #[pg_test]
+    fn a_dead_letter_of_a_deleted_message_is_not_moved_back() {
+        let q = "del10";
+        let pid = push(q, &["a"]);
+        let popped = pop(q, "g", 10);
+        ack_all(&popped, "g", "dlq");
+        let id = n(&format!(
+            "SELECT id FROM queen.log_dlq WHERE partition_id = {pid}"
+        ));
+        // A tombstone written beside its dead letter (as a 0.2.0-era row
+        // could be left): the move finds no message to put back.
+        Spi::run(&format!(
+            "INSERT INTO queen.log_deleted (partition_id, message_offset, transaction_id) \
+             VALUES ({pid}, 0, 'a')"
+        ))
+        .unwrap();
+        let moved = crate::pg::spi::spi(|c| {
+            crate::engine::dlq::move_back(c, id, &crate::engine::dlq::MoveTo::default()).is_some()
+        });
+        assert!(!moved);
+        assert_eq!(
+            n(&format!(
+                "SELECT last_offset FROM queen.log_partitions WHERE id = {pid}"
+            )),
+            0
         );
     }
 
