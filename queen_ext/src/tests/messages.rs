@@ -315,6 +315,129 @@ mod tests {
         );
     }
 
+    /// Pushes one message of about `size` bytes of text that does not
+    /// compress, in a push (a segment) of its own.
+    fn push_big(queue: &str, txn: &str, size: usize) {
+        let mut x: u64 = txn.bytes().fold(0x9e37_79b9, |a, b| a * 31 + b as u64);
+        let text: String = (0..size)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                char::from(b'a' + (x >> 59) as u8 % 26)
+            })
+            .collect();
+        Spi::get_one_with_args::<Json>(
+            "SELECT queen.push($1)",
+            &[JsonB(
+                json!([{"queue": queue, "partition": "p", "transactionId": txn,
+                            "payload": {"t": text}}]),
+            )
+            .into()],
+        )
+        .unwrap();
+    }
+
+    fn list(filters: Value) -> Value {
+        Spi::get_one_with_args::<Json>("SELECT queen.messages_list($1)", &[JsonB(filters).into()])
+            .unwrap()
+            .unwrap()
+            .0
+    }
+
+    #[pg_test]
+    fn a_status_listing_stops_at_its_byte_bound_and_reads_on_from_its_cursor() {
+        let q = "bytes1";
+        for t in ["a", "b", "c"] {
+            push_big(q, t, 1500);
+        }
+        Spi::run("SET LOCAL queen.messages_scan_max_bytes = 1024").unwrap();
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..5 {
+            let mut filters = json!({"queue": q, "status": "pending", "limit": 10});
+            if let Some(c) = &cursor {
+                filters["cursor"] = json!(c);
+            }
+            let page = list(filters);
+            // One segment per page: the second would pass the bound.
+            assert_eq!(page["total"], 1, "{page}");
+            seen.extend(txns(&page));
+            cursor = page["cursor"].as_str().map(str::to_owned);
+            assert_eq!(page["hasMore"], cursor.is_some());
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(seen, ["c", "b", "a"]);
+        // Within the bound, one page holds them all and says there is no more.
+        Spi::run("SET LOCAL queen.messages_scan_max_bytes = 1048576").unwrap();
+        let page = list(json!({"queue": q, "status": "pending", "limit": 10}));
+        assert_eq!(txns(&page), ["c", "b", "a"]);
+        assert_eq!(page["hasMore"], false);
+        assert_eq!(page["cursor"], Value::Null);
+        // A full page says more may follow.
+        let page = list(json!({"queue": q, "status": "pending", "limit": 2}));
+        assert_eq!(page["hasMore"], true);
+    }
+
+    #[pg_test]
+    fn a_cursor_carries_the_offset_left_to_pass() {
+        let q = "bytes2";
+        for t in ["a", "b", "c"] {
+            push_big(q, t, 1500);
+        }
+        Spi::run("SET LOCAL queen.messages_scan_max_bytes = 1024").unwrap();
+        // offset 1 passes c in the first page; the cursor then reads b.
+        let first = list(json!({"queue": q, "status": "pending", "offset": 1}));
+        assert_eq!(first["total"], 0);
+        assert_eq!(first["hasMore"], true);
+        let second = list(json!({"queue": q, "status": "pending", "cursor": first["cursor"]}));
+        assert_eq!(txns(&second), ["b"]);
+    }
+
+    #[pg_test(error = "filters.cursor: \"12.x\" is not a cursor a listing answered")]
+    fn a_bad_cursor_is_refused() {
+        list(json!({"cursor": "12.x"}));
+    }
+
+    #[pg_test(
+        error = "filters.from: \"yesterday\" is not an ISO 8601 timestamp (such as 2026-01-31T12:00:00Z)"
+    )]
+    fn the_listing_refuses_a_from_that_is_not_iso() {
+        list(json!({"from": "yesterday"}));
+    }
+
+    #[pg_test(
+        error = "filters.to: \"2026-02-30\" is not an ISO 8601 timestamp (such as 2026-01-31T12:00:00Z)"
+    )]
+    fn the_listing_refuses_a_date_that_does_not_exist() {
+        list(json!({"to": "2026-02-30"}));
+    }
+
+    #[pg_test(
+        error = "options.from: \"yesterday\" is not an ISO 8601 timestamp (such as 2026-01-31T12:00:00Z)"
+    )]
+    fn the_dead_letter_listing_refuses_a_from_that_is_not_iso() {
+        js("SELECT queen.dlq_list('{\"from\": \"yesterday\"}')");
+    }
+
+    #[pg_test(
+        error = "options.to: \"garbage\" is not an ISO 8601 timestamp (such as 2026-01-31T12:00:00Z)"
+    )]
+    fn the_dead_letter_messages_refuse_a_bad_to() {
+        js("SELECT queen.dlq_messages('{\"to\": \"garbage\"}')");
+    }
+
+    #[pg_test]
+    fn the_listings_read_iso_timestamps_with_offsets() {
+        let pid = push("iso1", &["a"]);
+        let page = list(json!({"queue": "iso1", "from": "2000-01-01T00:00:00+02:00",
+                               "to": "2999-01-01 00:00:00.5Z"}));
+        assert_eq!(txns(&page), ["a"]);
+        let dlq = js("SELECT queen.dlq_list('{\"from\": \"2000-01-01\"}')");
+        assert!(dlq["messages"].is_array());
+        assert!(pid > 0);
+    }
+
     #[pg_test]
     fn the_listing_answers_each_status_newest_first() {
         let q = "list1";
