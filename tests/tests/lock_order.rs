@@ -131,6 +131,57 @@ fn a_move_waits_for_the_partition_before_it_takes_its_dead_letter() {
     assert_eq!(messages(&popped)[0]["data"], json!({"n": 1}));
 }
 
+/// A retry of a queue's dead letters (and of one message's) takes their
+/// partitions before their rows, as a move does.
+#[test]
+fn a_retry_waits_for_the_partition_before_it_takes_its_dead_letters() {
+    for by_message in [false, true] {
+        let mut c = connect();
+        let (queue, pid, id, txn) = dead_letter(&mut c, "lock-retry");
+        let mut holder = connect();
+        let mut h = holder.transaction().unwrap();
+        h.query(
+            "SELECT 1 FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+            &[&pid],
+        )
+        .unwrap();
+        let mut retrier = connect();
+        let retrier_pid = backend(&mut retrier);
+        let (q, t) = (queue.clone(), txn.clone());
+        let retrying = thread::spawn(move || {
+            let r = if by_message {
+                retrier.query_one("SELECT queen.retry_dlq_message($1, $2)::jsonb", &[&pid, &t])
+            } else {
+                retrier.query_one("SELECT queen.retry_failed_by_queue($1)::jsonb", &[&q])
+            };
+            r.map(|r| r.get::<_, Value>(0)).map_err(|e| sqlstate(&e))
+        });
+        let mut observer = connect();
+        assert!(
+            waits_on(&mut observer, retrier_pid, "queen.log_partitions"),
+            "the retry does not wait on the partition"
+        );
+        assert_eq!(
+            try_lock(
+                &mut observer,
+                "SELECT 1 FROM queen.log_dlq WHERE partition_id = $1 FOR UPDATE NOWAIT",
+                pid
+            ),
+            Ok(())
+        );
+        h.execute(
+            "UPDATE queen.log_dlq SET error = error WHERE id = $1",
+            &[&id],
+        )
+        .unwrap();
+        h.commit().unwrap();
+        let retried = retrying.join().unwrap().expect("the retry goes through");
+        assert_eq!(retried["retried"].as_array().unwrap().len(), 1, "{retried}");
+        let popped = pop(&mut c, &queue, None, 10, &json!({}));
+        assert_eq!(messages(&popped).len(), 1);
+    }
+}
+
 /// A delete waits on the partition without holding the segment: with the
 /// segment taken first, a step holding the partition and locking the
 /// segment waited on it while the delete waited on the partition.

@@ -420,8 +420,30 @@ pub fn list(
     (read_rows(client, rows), total)
 }
 
-/// The dead letters of (partition, transaction id), any group.
+/// Locks partitions ascending by id (FOR UPDATE, as a push takes them):
+/// what a path that pushes dead letters back takes before their rows, the
+/// lock order a retention step widening those rows keeps too. Answers the
+/// ids still there.
+pub fn lock_partitions(client: &mut SpiClient<'_>, pids: &[i64]) -> Vec<i64> {
+    let mut sorted = pids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    exec(
+        client,
+        query!("push_lock_partitions"),
+        &[spi::INT8_ARRAY],
+        &[sorted.into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect()
+}
+
+/// The dead letters of (partition, transaction id), any group. With `lock`
+/// the partition is locked first, then the rows (the lock order).
 pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -> Vec<DeadLetter> {
+    if lock {
+        lock_partitions(client, &[pid]);
+    }
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.partition_id = $1 AND d.transaction_id = $2 ORDER BY d.id{}",
         if lock {
@@ -447,15 +469,27 @@ pub fn for_retry(
     group: Option<&str>,
     limit: i64,
 ) -> (Vec<DeadLetter>, i64) {
+    // The lock order: the rows' partitions first, then the rows, of those
+    // partitions only.
+    let pids: Vec<i64> = exec(
+        client,
+        query!("dlq_for_retry_partitions"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[queue_id.into(), group.into(), limit.into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "partition_id"))
+    .collect();
+    let pids = lock_partitions(client, &pids);
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
+          AND d.partition_id = ANY($4)
           ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
     );
     let rows = client
         .update(
             sql_text.as_str(),
             None,
-            &[queue_id.into(), group.into(), limit.into()],
+            &[queue_id.into(), group.into(), limit.into(), pids.into()],
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let locked = read_rows(client, rows);
@@ -482,8 +516,16 @@ pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
 }
 
 /// Re-pushes dead letters into their partitions (under their transaction
-/// ids, past deduplication) and removes their rows. Answers what was retried.
+/// ids, past deduplication) and removes their rows. A dead letter of a
+/// deleted message is left out (never replayed). Answers what was retried.
 pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
+    let rows: Vec<&DeadLetter> = rows
+        .iter()
+        .filter(|r| {
+            let pid: i64 = r.partition_id.parse().expect("a partition id");
+            !crate::engine::deleted::is_deleted(client, pid, r.offset)
+        })
+        .collect();
     let mut groups: Vec<crate::wire::push::GroupIn> = Vec::new();
     for (index, row) in rows.iter().enumerate() {
         let item = crate::wire::push::ItemIn {
