@@ -1,41 +1,9 @@
 //! The message and trace routes of queen_front against a real cluster: what
 //! they answer for good input, and the 4xx (with a JSON body) for bad input.
 
-use std::time::Duration;
-
+use queen_it::http::{get, request as send};
 use queen_it::unique;
 use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
-
-/// (status, body) whatever the status.
-fn send(method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
-    let agent = ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(30))
-        .build();
-    let req = agent.request(method, &format!("{}{path}", base()));
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
-fn get(path: &str) -> (u16, Value) {
-    send("GET", path, None)
-}
 
 /// Pushes one message with transaction id `txn`; answers its partition id.
 fn push_one(queue: &str, txn: &str) -> String {
