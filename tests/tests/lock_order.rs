@@ -51,7 +51,7 @@ fn waits_on(c: &mut Client, pid: i32, relation: &str) -> bool {
         let n: i64 = c
             .query_one(
                 "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-                  WHERE l.pid = $1 AND l.locktype = 'tuple' AND l.relation = $2::regclass
+                  WHERE l.pid = $1 AND l.locktype = 'tuple' AND l.relation = $2::text::regclass
                     AND a.wait_event_type = 'Lock'",
                 &[&pid, &relation],
             )
@@ -274,7 +274,9 @@ fn moves_and_deletes_beside_pushes_and_retention_never_deadlock() {
                     &json!([{"queue": queue, "transactionId": txn, "payload": {"n": n}}]),
                 );
                 let popped = pop(&mut c, &queue, Some("g"), 10, &json!({}));
-                ack(&mut c, &acks_for(&popped, "dlq", Some("g")));
+                if !messages(&popped).is_empty() {
+                    ack(&mut c, &acks_for(&popped, "dlq", Some("g")));
+                }
                 let ids: Vec<i64> = c
                     .query(
                         "SELECT id FROM queen.log_dlq WHERE partition_id = $1 ORDER BY id",
