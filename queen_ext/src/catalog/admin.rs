@@ -61,10 +61,7 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
     if kept_named {
         queues::write_kept_options(client, stored.id, &kept);
     }
-    let mut answered = stored.options.to_json();
-    if let (Some(all), Value::Object(more)) = (answered.as_object_mut(), kept.to_json()) {
-        all.extend(more);
-    }
+    let answered = queues::with_kept(stored.options.to_json(), &kept);
     json!({
         "success": true,
         "configured": true,

@@ -190,6 +190,20 @@ pub fn of_partition(client: &mut SpiClient<'_>, partition_id: i64) -> Option<i64
     .and_then(|r| spi::opt::<i64>(&r, "queue_id"))
 }
 
+/// Every option of a queue as a reader answers them: its options and the
+/// kept ones (Queen's options queen stores without acting on them).
+pub fn answered_options(client: &mut SpiClient<'_>, q: &QueueRow) -> Value {
+    with_kept(q.options.to_json(), &kept_options(client, q.id))
+}
+
+/// `options` with the kept options beside them.
+pub fn with_kept(mut options: Value, kept: &KeptOptions) -> Value {
+    if let (Some(all), Value::Object(more)) = (options.as_object_mut(), kept.to_json()) {
+        all.extend(more);
+    }
+    options
+}
+
 /// Whether the schema keeps the options queen does not act on (0.3.0).
 pub fn kept_options_present() -> bool {
     spi::queen_table_exists(c"queue_kept_options")
