@@ -639,6 +639,24 @@ LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'renew_fused_wrapper';
 
 -- ---------------------------------------------------------------------
+-- Queue options
+-- ---------------------------------------------------------------------
+
+-- Table: the options of Queen's configure body that queen keeps and answers
+-- back without acting on them (sql/schema/queues.sql).
+
+-- Queue options of Queen's configure body that queen takes and answers back
+-- without acting on them (ttl, retentionSinkHoldMaxSeconds, ...): the values
+-- as the last configure left them, one object per queue, written only when
+-- a configure names one. Their defaults live in Rust
+-- (queen_ext/src/catalog/options.rs) as the other options' do.
+CREATE TABLE queen.queue_kept_options (
+    queue_id   bigint PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
+    options    jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- ---------------------------------------------------------------------
 -- Privileges (as sql/privileges.sql)
 -- ---------------------------------------------------------------------
 

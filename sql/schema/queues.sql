@@ -35,3 +35,14 @@ CREATE TABLE queen.queues (
 );
 CREATE UNIQUE INDEX queues_tenant_name_uk ON queen.queues (tenant_id, name);
 CREATE INDEX idx_queues_namespace_task ON queen.queues (namespace, task);
+
+-- Queue options of Queen's configure body that queen takes and answers back
+-- without acting on them (ttl, retentionSinkHoldMaxSeconds, ...): the values
+-- as the last configure left them, one object per queue, written only when
+-- a configure names one. Their defaults live in Rust
+-- (queen_ext/src/catalog/options.rs) as the other options' do.
+CREATE TABLE queen.queue_kept_options (
+    queue_id   bigint PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
+    options    jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);

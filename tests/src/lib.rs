@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: connections to the cluster that
 //! `make test` starts, and small wrappers over the SQL API.
 
+pub mod http;
+
 use postgres::{Client, NoTls};
 use serde_json::Value;
 

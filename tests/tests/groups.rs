@@ -6,32 +6,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use queen_it::http::request as send;
 use queen_it::*;
 use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
-
-/// (status, body) whatever the status.
-fn send(method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
-    let req = ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .request(method, &format!("{}{path}", base()));
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
 
 /// Pushes one message and dead-letters it in queue mode; its row id.
 fn dead_letter(c: &mut postgres::Client, queue: &str) -> i64 {

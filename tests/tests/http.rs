@@ -5,49 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use queen_it::http::{agent, base, get, post, send};
 use queen_it::unique;
 use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
-
-fn agent() -> ureq::Agent {
-    ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(60))
-        .build()
-}
-
-/// (status, body) whatever the status.
-fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (
-        status,
-        if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).unwrap_or(Value::String(text))
-        },
-    )
-}
-
-fn get(path: &str) -> (u16, Value) {
-    send(agent().get(&format!("{}{path}", base())), None)
-}
-
-fn post(path: &str, body: &Value) -> (u16, Value) {
-    send(agent().post(&format!("{}{path}", base())), Some(body))
-}
 
 #[test]
 fn health_answers() {

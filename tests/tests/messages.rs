@@ -1,41 +1,9 @@
 //! The message and trace routes of queen_front against a real cluster: what
 //! they answer for good input, and the 4xx (with a JSON body) for bad input.
 
-use std::time::Duration;
-
+use queen_it::http::{get, request as send};
 use queen_it::unique;
 use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
-
-/// (status, body) whatever the status.
-fn send(method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
-    let agent = ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(30))
-        .build();
-    let req = agent.request(method, &format!("{}{path}", base()));
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
-fn get(path: &str) -> (u16, Value) {
-    send("GET", path, None)
-}
 
 /// Pushes one message with transaction id `txn`; answers its partition id.
 fn push_one(queue: &str, txn: &str) -> String {
@@ -215,4 +183,78 @@ fn a_deleted_live_message_is_never_delivered() {
         .map(|m| &m["transactionId"])
         .collect();
     assert_eq!(txns, [&json!("d-2")]);
+}
+
+/// Every listing with a time filter reads it as ISO 8601 and refuses
+/// PostgreSQL's words (which it would otherwise read as times) and bad text
+/// with a 400 naming the field, never PostgreSQL's own message.
+#[test]
+fn the_listings_refuse_a_from_that_is_not_iso() {
+    for (route, field) in [
+        ("/api/v1/messages", "filters.from"),
+        ("/api/v1/dlq", "options.from"),
+        ("/api/v1/status", "from"),
+        ("/api/v1/status/analytics", "from"),
+        ("/api/v1/analytics/queue-ops", "from"),
+        ("/api/v1/analytics/system-metrics", "from"),
+    ] {
+        for bad in ["yesterday", "2026-01-01T10:00:00Zjunk"] {
+            let answer = get(&format!("{route}?from={bad}"));
+            refused(&answer, 400, "invalid_request");
+            let error = answer.1["error"].as_str().unwrap();
+            assert!(
+                error.starts_with(&format!("{field}: \"{bad}\" is not an ISO 8601 timestamp")),
+                "{route}: {error}"
+            );
+        }
+        let (status, body) = get(&format!(
+            "{route}?from=2026-01-01T00:00:00Z&to=2026-01-01T06:00:00%2B01:00"
+        ));
+        assert_eq!(status, 200, "{route}: {body}");
+    }
+    // The trace reads take no time filter: one given is not read.
+    let (status, body) = get("/api/v1/traces/by-name/none?from=yesterday");
+    assert_eq!(status, 200, "{body}");
+}
+
+/// A status listing over more stored bytes than its bound answers a page
+/// with `hasMore` and a cursor; the cursor reads on to the end.
+#[test]
+fn a_status_listing_pages_on_by_its_cursor() {
+    let q = unique("pages");
+    for t in ["a", "b", "c"] {
+        push_one(&q, t);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut path = format!("/api/v1/messages?queue={q}&status=completed&limit=2");
+        if let Some(c) = &cursor {
+            path.push_str(&format!("&cursor={c}"));
+        }
+        let (status, page) = get(&path);
+        assert_eq!(status, 200, "{page}");
+        assert!(page["hasMore"].is_boolean(), "{page}");
+        for m in page["messages"].as_array().unwrap() {
+            seen.push(m["transactionId"].as_str().unwrap().to_owned());
+        }
+        cursor = page["cursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    // The page bound (2) stops the first page; offsets read on from there.
+    assert_eq!(seen, ["c", "b"]);
+    let (_, page) = get(&format!(
+        "/api/v1/messages?queue={q}&status=completed&limit=2&offset=2"
+    ));
+    assert_eq!(page["messages"][0]["transactionId"], "a");
+    assert_eq!(page["hasMore"], false);
+    refused(
+        &get(&format!(
+            "/api/v1/messages?queue={q}&cursor=1.2.3.0&offset=1"
+        )),
+        400,
+        "invalid_request",
+    );
 }

@@ -6,38 +6,9 @@
 use std::time::Duration;
 
 use postgres::Client;
+use queen_it::http::{get, post};
 use queen_it::{connect, sqlstate, unique};
 use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
-
-/// (status, body) whatever the status.
-fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
-    let req = req.timeout(Duration::from_secs(30));
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-    (status, body)
-}
-
-fn get(path: &str) -> (u16, Value) {
-    send(ureq::get(&format!("{}{path}", base())), None)
-}
-
-fn post(path: &str, body: &Value) -> (u16, Value) {
-    send(ureq::post(&format!("{}{path}", base())), Some(body))
-}
 
 /// Pushes `n` messages to queue/partition in one call (one segment).
 fn push_n(c: &mut Client, queue: &str, partition: &str, from: i64, n: i64) {

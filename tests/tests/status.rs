@@ -3,47 +3,13 @@
 //! too), Queen's keys, and a metrics sample run from SQL showing up in the
 //! series.
 
-use std::time::Duration;
-
+use queen_it::http::{agent, base, get, send};
 use queen_it::unique;
-use serde_json::{json, Value};
-
-fn base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
-}
+use serde_json::json;
 
 fn dsn() -> String {
     std::env::var("QUEEN_TEST_DSN")
         .unwrap_or_else(|_| "host=127.0.0.1 port=6533 user=postgres dbname=queen".into())
-}
-
-/// (status, body) whatever the status.
-fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
-fn agent() -> ureq::Agent {
-    ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(60))
-        .build()
-}
-
-fn get(path: &str) -> (u16, Value) {
-    send(agent().get(&format!("{}{path}", base())), None)
 }
 
 fn sample() {

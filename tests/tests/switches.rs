@@ -33,26 +33,11 @@ fn refusal(e: &postgres::Error) -> (String, Option<String>) {
     )
 }
 
+/// (status, retry-after, body) of `method path` against the plain front-end.
 fn http(method: &str, path: &str, body: Option<&Value>) -> (u16, Option<String>, Value) {
-    let base = std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into());
-    let req = ureq::request(method, &format!("{base}{path}"));
-    let res = match body {
-        Some(b) => req.send_json(b.clone()),
-        None => req.call(),
-    };
-    let resp = match res {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let retry_after = resp.header("retry-after").map(str::to_owned);
-    let text = resp.into_string().unwrap_or_default();
-    (
-        status,
-        retry_after,
-        serde_json::from_str(&text).unwrap_or(Value::Null),
-    )
+    let req = queen_it::http::agent().request(method, &format!("{}{path}", queen_it::http::base()));
+    let a = queen_it::http::send_full(req, body);
+    (a.status, a.retry_after, a.body)
 }
 
 fn resume_everything(c: &mut Client) {

@@ -55,9 +55,8 @@ impl<'a> Filter<'a> {
         }
         let ts = |key: &str| -> Option<TimestampWithTimeZone> {
             o.opt_str(key).map(|t| {
-                crate::pg::time::timestamptz(t).unwrap_or_else(|| {
-                    errors::invalid(&o.field(key), format!("{t:?} is not a timestamp"))
-                })
+                let field = o.field(key);
+                crate::pg::time::us_to_timestamptz(&field, crate::pg::time::filter_us(&field, t))
             })
         };
         let (from, to) = (ts("from"), ts("to"));

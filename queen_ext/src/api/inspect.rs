@@ -6,12 +6,12 @@
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use crate::engine::inspect::{self, ListFilter, STATUSES};
+use crate::engine::inspect::{self, ListCursor, ListFilter, STATUSES};
 use crate::engine::traces::{self, TraceIn};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi;
-use crate::pg::time::{timestamptz, wall_clock_us};
+use crate::pg::time::wall_clock_us;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::Obj;
 
@@ -116,15 +116,11 @@ fn trace_names(
     })
 }
 
-/// A timestamp filter as microseconds since the Unix epoch.
+/// A timestamp filter as microseconds since the Unix epoch, read as ISO
+/// 8601 in Rust (22023 naming the field otherwise).
 fn micros(o: &Obj<'_>, key: &str) -> Option<i64> {
-    o.opt_str(key).map(|t| {
-        timestamptz(t)
-            .and_then(crate::pg::time::finite_unix_us)
-            .unwrap_or_else(|| {
-                errors::invalid(&o.field(key), format!("{t:?} is not a finite timestamp"))
-            })
-    })
+    o.opt_str(key)
+        .map(|t| crate::pg::time::filter_us(&o.field(key), t))
 }
 
 /// The messages written within a window, newest first, each with its status
@@ -168,6 +164,19 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let now = wall_clock_us();
     let to_us = micros(&o, "to").unwrap_or(now);
     let from_us = micros(&o, "from").unwrap_or(to_us - MESSAGES_WINDOW_US);
+    let cursor = o
+        .opt_str("cursor")
+        .filter(|t| !t.is_empty())
+        .map(|t| ListCursor::parse(&o.field("cursor"), t));
+    if cursor.is_some_and(|c| c.skip > scan_max - limit) {
+        errors::invalid(&o.field("cursor"), "is not a cursor a listing answered");
+    }
+    if cursor.is_some() && offset > 0 {
+        errors::invalid(
+            &o.field("offset"),
+            "goes with no cursor: the cursor says where the page starts",
+        );
+    }
     let f = ListFilter {
         queue: o.opt_name("queue"),
         partition: o.opt_name("partition"),
@@ -178,6 +187,7 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         to_us,
         limit,
         offset,
+        cursor,
     };
     JsonOut::of(&spi::spi(|c| inspect::list(c, &f)))
 }

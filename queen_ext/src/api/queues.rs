@@ -25,8 +25,9 @@ fn get_queue(queue: &str) -> JsonOut {
         let q = queues::find(c, check_name("queue", queue))
             .unwrap_or_else(|| errors::undefined("queue", queue));
         let parts = readers::partitions(c, q.id);
+        let options = queues::answered_options(c, &q);
         json!({"name": q.name, "namespace": q.options.namespace, "task": q.options.task,
-               "options": q.options.to_json(), "partitions": parts,
+               "options": options, "partitions": parts,
                "pruned_failed": dlq::pruned_failed_count(c, q.id)})
     }))
 }

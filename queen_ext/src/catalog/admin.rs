@@ -3,7 +3,7 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use crate::catalog::options::{Mode, QueueOptions};
+use crate::catalog::options::{KeptOptions, Mode, QueueOptions, REPLACE};
 use crate::catalog::queues;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
@@ -15,14 +15,24 @@ use crate::wire::json::{check_name, Obj};
 /// sent as null goes back to its default either way.
 pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode: &str) -> Value {
     let queue = check_name("queue", queue);
-    let mode = Mode::parse(mode);
     let body = Obj::new(options, "options");
+    // Queen's `"replace": true` in the body is the mode replace.
+    let mode = match body.opt_bool(REPLACE) {
+        Some(true) => Mode::Replace,
+        _ => Mode::parse(mode),
+    };
     let existing = queues::find(client, queue);
     let base = match (&existing, mode) {
         (Some(q), Mode::Merge) => q.options.clone(),
         _ => QueueOptions::default(),
     };
     let new = QueueOptions::apply(&base, body.map, "options");
+    let kept_base = match (&existing, mode) {
+        (Some(q), Mode::Merge) => queues::kept_options(client, q.id),
+        _ => KeptOptions::default(),
+    };
+    let kept = KeptOptions::apply(&kept_base, body.map, "options");
+    let kept_named = mode == Mode::Replace || body.map.keys().any(|k| KeptOptions::is_kept(k));
     let created = match &existing {
         Some(q) => {
             queues::update(client, q.id, &new);
@@ -48,6 +58,10 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
         }
     };
     let stored = queues::find(client, queue).expect("configured queue exists");
+    if kept_named {
+        queues::write_kept_options(client, stored.id, &kept);
+    }
+    let answered = queues::with_kept(stored.options.to_json(), &kept);
     json!({
         "success": true,
         "configured": true,
@@ -58,7 +72,7 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
         "namespace": stored.options.namespace,
         "task": stored.options.task,
         "created": created,
-        "options": stored.options.to_json(),
+        "options": answered,
     })
 }
 

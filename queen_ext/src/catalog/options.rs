@@ -154,6 +154,10 @@ impl QueueOptions {
         let defaults = QueueOptions::default().to_json();
         let mut merged = base.to_json();
         for (key, v) in body {
+            if KeptOptions::is_kept(key) || key == REPLACE {
+                // Read by KeptOptions::apply and configure.
+                continue;
+            }
             let field = format!("{path}.{key}");
             let Some(default) = defaults.get(key) else {
                 errors::invalid(&field, "is not a queue option");
@@ -182,5 +186,117 @@ impl QueueOptions {
     pub fn from_json(v: &Value) -> QueueOptions {
         let map = v.as_object().cloned().unwrap_or_default();
         QueueOptions::apply(&QueueOptions::default(), &map, "options")
+    }
+}
+
+/// Queen's directive in the configure body: `"replace": true` is the mode
+/// `replace` (read, never stored).
+pub const REPLACE: &str = "replace";
+
+/// Options of Queen's configure body that queen takes, stores and answers
+/// back without acting on them (docs/http.md says why for each), with the
+/// values Queen's server applies when they are omitted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeptOptions {
+    /// Seconds; Queen's server stores it and nothing there reads it.
+    pub ttl: i32,
+    /// The retention sink whose archive position holds retention back in
+    /// Queen's server. queen has no sink to release a hold, so only `""`
+    /// (off) is taken: a hold taken and never honoured would let retention
+    /// delete what the caller asked to keep.
+    pub retention_sink_hold: String,
+    /// Seconds; the longest a sink hold lasts (60 to 31 536 000).
+    pub retention_sink_hold_max_seconds: i32,
+}
+
+impl Default for KeptOptions {
+    fn default() -> Self {
+        KeptOptions {
+            ttl: 3600,
+            retention_sink_hold: String::new(),
+            retention_sink_hold_max_seconds: 604_800,
+        }
+    }
+}
+
+/// The longest sink hold Queen's server takes: one year, in seconds.
+const SINK_HOLD_MAX_SECONDS: i64 = 31_536_000;
+/// The shortest sink hold ceiling Queen's server takes, in seconds.
+const SINK_HOLD_MIN_SECONDS: i64 = 60;
+
+impl KeptOptions {
+    /// Whether `key` is one of these options.
+    pub fn is_kept(key: &str) -> bool {
+        matches!(
+            key,
+            "ttl" | "retentionSinkHold" | "retentionSinkHoldMaxSeconds"
+        )
+    }
+
+    /// Applies the body's keys of these options onto `base` (the stored ones
+    /// under merge, the defaults otherwise); null goes back to the default.
+    /// Every other key is left to [`QueueOptions::apply`].
+    pub fn apply(base: &KeptOptions, body: &Map<String, Value>, path: &str) -> KeptOptions {
+        let defaults = KeptOptions::default();
+        let mut out = base.clone();
+        for (key, v) in body.iter().filter(|(k, _)| KeptOptions::is_kept(k)) {
+            let field = format!("{path}.{key}");
+            match key.as_str() {
+                "ttl" => {
+                    out.ttl = if v.is_null() {
+                        defaults.ttl
+                    } else {
+                        int_opt(&field, v, 0)
+                    }
+                }
+                "retentionSinkHoldMaxSeconds" => {
+                    out.retention_sink_hold_max_seconds = if v.is_null() {
+                        defaults.retention_sink_hold_max_seconds
+                    } else {
+                        let n = int_opt(&field, v, i32::MIN as i64);
+                        if !(SINK_HOLD_MIN_SECONDS..=SINK_HOLD_MAX_SECONDS).contains(&(n as i64)) {
+                            errors::invalid(
+                                &field,
+                                format!(
+                                    "{n} is out of range ({SINK_HOLD_MIN_SECONDS} to \
+                                     {SINK_HOLD_MAX_SECONDS})"
+                                ),
+                            );
+                        }
+                        n
+                    }
+                }
+                _ => {
+                    let hold = match v {
+                        Value::Null => String::new(),
+                        Value::String(s) => s.clone(),
+                        _ => errors::wrong_type(&field, "a string"),
+                    };
+                    if !hold.is_empty() {
+                        errors::invalid(
+                            &field,
+                            format!(
+                                "{hold:?}: queen has no retention sinks, so a hold on one would \
+                                 never be released; only \"\" (off) is taken"
+                            ),
+                        );
+                    }
+                    out.retention_sink_hold = hold;
+                }
+            }
+        }
+        out
+    }
+
+    /// The options as the configure body spells them.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("options serialize")
+    }
+
+    /// Reads stored options back; a key missing goes to its default.
+    pub fn from_json(v: &Value) -> KeptOptions {
+        let map = v.as_object().cloned().unwrap_or_default();
+        KeptOptions::apply(&KeptOptions::default(), &map, "stored options")
     }
 }

@@ -8,7 +8,7 @@ use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 use serde_json::{Map, Value};
 
-use crate::catalog::options::{columns, QueueOptions};
+use crate::catalog::options::{columns, KeptOptions, QueueOptions};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -188,4 +188,73 @@ pub fn of_partition(client: &mut SpiClient<'_>, partition_id: i64) -> Option<i64
     )
     .next()
     .and_then(|r| spi::opt::<i64>(&r, "queue_id"))
+}
+
+/// Every option of a queue as a reader answers them: its options and the
+/// kept ones (Queen's options queen stores without acting on them).
+pub fn answered_options(client: &mut SpiClient<'_>, q: &QueueRow) -> Value {
+    with_kept(q.options.to_json(), &kept_options(client, q.id))
+}
+
+/// `options` with the kept options beside them.
+pub fn with_kept(mut options: Value, kept: &KeptOptions) -> Value {
+    if let (Some(all), Value::Object(more)) = (options.as_object_mut(), kept.to_json()) {
+        all.extend(more);
+    }
+    options
+}
+
+/// Whether the schema keeps the options queen does not act on (0.3.0).
+pub fn kept_options_present() -> bool {
+    spi::queen_table_exists(c"queue_kept_options")
+}
+
+/// The kept options of a queue (defaults when none were stored, or on a
+/// schema without the table).
+pub fn kept_options(client: &mut SpiClient<'_>, id: i64) -> KeptOptions {
+    if !kept_options_present() {
+        return KeptOptions::default();
+    }
+    exec(
+        client,
+        query!("queues_kept_options"),
+        &[spi::INT8],
+        &[id.into()],
+    )
+    .next()
+    .map(|r| KeptOptions::from_json(&spi::col::<JsonB>(&r, "options").0))
+    .unwrap_or_default()
+}
+
+/// Stores the kept options of a queue: a row when they differ from the
+/// defaults, none otherwise. On a schema without the table (0.2.0 before
+/// its update) options other than the defaults are refused: they could not
+/// be answered back.
+pub fn write_kept_options(client: &mut SpiClient<'_>, id: i64, kept: &KeptOptions) {
+    let default = *kept == KeptOptions::default();
+    if !kept_options_present() {
+        if !default {
+            errors::raise(
+                "55000",
+                "ttl and retentionSinkHoldMaxSeconds are kept from extension 0.3.0 on: \
+                 run ALTER EXTENSION queen UPDATE",
+            );
+        }
+        return;
+    }
+    if default {
+        exec(
+            client,
+            query!("queues_kept_options_clear"),
+            &[spi::INT8],
+            &[id.into()],
+        );
+    } else {
+        exec(
+            client,
+            query!("queues_kept_options_write"),
+            &[spi::INT8, spi::JSONB],
+            &[id.into(), JsonB(kept.to_json()).into()],
+        );
+    }
 }

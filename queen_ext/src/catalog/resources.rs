@@ -197,13 +197,14 @@ pub fn queue(c: &mut SpiClient<'_>, name: &str) -> Value {
             })
         })
         .collect();
+    let options = queues::answered_options(c, &q);
     json!({
         "id": s.id.to_string(),
         "name": s.name,
         "namespace": s.namespace,
         "task": s.task,
         "createdAt": micros_to_iso(s.created_us),
-        "options": q.options.to_json(),
+        "options": options,
         "partitions": parts,
         "totals": {
             "partitions": s.partitions,

@@ -306,11 +306,9 @@ fn mark(
                 error: a.error.as_deref(),
                 attempts: c.head_attempts.max(1),
             };
-            if dlq::write(client, &failed) {
-                out.dead_lettered = true;
-            } else {
-                out.warning = Some(dlq::gone(pid, offset));
-            }
+            let written = dlq::write(client, &failed);
+            out.dead_lettered = written == dlq::Written::Row;
+            out.warning = dlq::warning(written, pid, offset);
             DONE
         }
         Status::Failed => FAILED,
@@ -424,10 +422,8 @@ fn next_head(
             };
             let written = dlq::write(client, &failed);
             for r in results.iter_mut().filter(|r| r.offset == Some(f)) {
-                r.dead_lettered = written;
-                if !written {
-                    r.warning = Some(dlq::gone(pid, f));
-                }
+                r.dead_lettered = written == dlq::Written::Row;
+                r.warning = dlq::warning(written, pid, f);
             }
             c.state[(f - c.lease_start) as usize] = DONE;
             advance(c);

@@ -30,6 +30,20 @@ pub fn mark(client: &mut SpiClient<'_>, pid: i64, offsets: &[i64], txn: &str) ->
     .collect()
 }
 
+/// Whether the message at `offset` of `pid` is deleted (false on a schema
+/// without the table).
+pub fn is_deleted(client: &mut SpiClient<'_>, pid: i64, offset: i64) -> bool {
+    present()
+        && exec(
+            client,
+            query!("deleted_at"),
+            &[spi::INT8, spi::INT8],
+            &[pid.into(), offset.into()],
+        )
+        .next()
+        .is_some()
+}
+
 /// The deleted offsets of `pid` within `from..=to`, in order.
 pub fn in_range(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<i64> {
     exec(

@@ -27,15 +27,30 @@ pub struct Failed<'a> {
     pub attempts: i32,
 }
 
+/// What [`write`] did with a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The dead-letter row is written.
+    Row,
+    /// The segment is already gone: retention deleted the message (rule 1
+    /// and max-wait eviction drop unconsumed messages by design), and a row
+    /// written now would point at nothing.
+    Gone,
+    /// The message was deleted (it has a tombstone): a deleted message is
+    /// never dead-lettered.
+    Deleted,
+}
+
 /// Writes (or refreshes) the narrow dead-letter row of one message: a
 /// pointer to its frame, the failure, and the transaction id that names it.
-/// The segment holding the frame is locked (KEY SHARE) first, so a
-/// retention step deleting it waits for this transaction and then sees the
-/// row it must carry forward (the step checks after its delete). False when
-/// the segment is already gone: retention deleted the message (rule 1 and
-/// max-wait eviction drop unconsumed messages by design), and a row written
-/// now would point at nothing.
-pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
+/// The segment holding the frame is locked (FOR SHARE) first, so a
+/// retention step deleting it skips it (and a later step sees the row it
+/// must carry forward), and a message delete of the same segment (which
+/// locks it FOR NO KEY UPDATE) is ordered with this write: whichever comes
+/// second waits for the other and then sees its tombstone or its row (the
+/// delete deletes the row; this write, checking after its lock, writes
+/// none).
+pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> Written {
     let covered = exec(
         client,
         query!("dlq_write_lock_segment"),
@@ -46,7 +61,10 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
     .and_then(|r| spi::opt::<i64>(&r, "end_offset"))
     .is_some_and(|end| end >= f.offset);
     if !covered {
-        return false;
+        return Written::Gone;
+    }
+    if crate::engine::deleted::is_deleted(client, f.pid, f.offset) {
+        return Written::Deleted;
     }
     let txn = match f.transaction_id {
         Some(t) => t.to_owned(),
@@ -87,7 +105,7 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
         ],
     );
     counters::add(f.queue_id, f.group, &[(Count::Dlq, 1)]);
-    true
+    Written::Row
 }
 
 /// Why a message was not dead-lettered: retention deleted it first (rule 1
@@ -95,6 +113,22 @@ pub fn write(client: &mut SpiClient<'_>, f: &Failed<'_>) -> bool {
 /// retention_history). The ack is done: the cursor moves past it.
 pub fn gone(pid: i64, offset: i64) -> String {
     format!("message at offset {offset} of partition {pid} was deleted by retention before it could be dead-lettered")
+}
+
+/// Why a message was not dead-lettered: it was deleted (DELETE
+/// /messages/:partitionId/:transactionId). The ack is done: the cursor moves
+/// past it.
+pub fn deleted(pid: i64, offset: i64) -> String {
+    format!("message at offset {offset} of partition {pid} was deleted; it is not dead-lettered")
+}
+
+/// The warning an ack answers for what [`write`] did (None: written).
+pub fn warning(w: Written, pid: i64, offset: i64) -> Option<String> {
+    match w {
+        Written::Row => None,
+        Written::Gone => Some(gone(pid, offset)),
+        Written::Deleted => Some(deleted(pid, offset)),
+    }
 }
 
 /// What a wide dead-letter row copies out of its frame: message id,
@@ -386,8 +420,30 @@ pub fn list(
     (read_rows(client, rows), total)
 }
 
-/// The dead letters of (partition, transaction id), any group.
+/// Locks partitions ascending by id (FOR UPDATE, as a push takes them):
+/// what a path that pushes dead letters back takes before their rows, the
+/// lock order a retention step widening those rows keeps too. Answers the
+/// ids still there.
+pub fn lock_partitions(client: &mut SpiClient<'_>, pids: &[i64]) -> Vec<i64> {
+    let mut sorted = pids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    exec(
+        client,
+        query!("push_lock_partitions"),
+        &[spi::INT8_ARRAY],
+        &[sorted.into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect()
+}
+
+/// The dead letters of (partition, transaction id), any group. With `lock`
+/// the partition is locked first, then the rows (the lock order).
 pub fn by_message(client: &mut SpiClient<'_>, pid: i64, txn: &str, lock: bool) -> Vec<DeadLetter> {
+    if lock {
+        lock_partitions(client, &[pid]);
+    }
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.partition_id = $1 AND d.transaction_id = $2 ORDER BY d.id{}",
         if lock {
@@ -413,15 +469,27 @@ pub fn for_retry(
     group: Option<&str>,
     limit: i64,
 ) -> (Vec<DeadLetter>, i64) {
+    // The lock order: the rows' partitions first, then the rows, of those
+    // partitions only.
+    let pids: Vec<i64> = exec(
+        client,
+        query!("dlq_for_retry_partitions"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[queue_id.into(), group.into(), limit.into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "partition_id"))
+    .collect();
+    let pids = lock_partitions(client, &pids);
     let sql_text = format!(
         "{DLQ_SELECT} WHERE d.queue_id = $1 AND ($2::text IS NULL OR d.consumer_group = $2)
+          AND d.partition_id = ANY($4)
           ORDER BY d.failed_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED"
     );
     let rows = client
         .update(
             sql_text.as_str(),
             None,
-            &[queue_id.into(), group.into(), limit.into()],
+            &[queue_id.into(), group.into(), limit.into(), pids.into()],
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let locked = read_rows(client, rows);
@@ -448,8 +516,16 @@ pub fn delete_rows(client: &mut SpiClient<'_>, ids: &[i64]) -> i64 {
 }
 
 /// Re-pushes dead letters into their partitions (under their transaction
-/// ids, past deduplication) and removes their rows. Answers what was retried.
+/// ids, past deduplication) and removes their rows. A dead letter of a
+/// deleted message is left out (never replayed). Answers what was retried.
 pub fn retry(client: &mut SpiClient<'_>, rows: &[DeadLetter]) -> Vec<Value> {
+    let rows: Vec<&DeadLetter> = rows
+        .iter()
+        .filter(|r| {
+            let pid: i64 = r.partition_id.parse().expect("a partition id");
+            !crate::engine::deleted::is_deleted(client, pid, r.offset)
+        })
+        .collect();
     let mut groups: Vec<crate::wire::push::GroupIn> = Vec::new();
     for (index, row) in rows.iter().enumerate() {
         let item = crate::wire::push::ItemIn {
@@ -633,14 +709,51 @@ pub fn moved_transaction_id(row_id: i64) -> String {
     format!("dlq:{row_id}")
 }
 
-/// Moves one dead letter back into the log, in the caller's transaction:
-/// locks its row (a concurrent move of the same row waits, then finds it
-/// gone), pushes its message into its queue and partition (or `to`'s) under
-/// the transaction id `dlq:<row id>` through deduplication, and deletes the
-/// row. None when there is no such row (never was, already moved, purged,
-/// or its queue deleted).
+/// Moves one dead letter back into the log, in the caller's transaction.
+/// The lock order holds: the partitions are locked first (the row's own and
+/// the one it goes to, when that exists, ascending by id), then the row (a
+/// concurrent move of the same row waits, then finds it gone), as a
+/// retention step widening the row holds its partition before the row. The
+/// row is read again under its lock; a message that was deleted is not
+/// moved. Pushes the message into its queue and partition (or `to`'s)
+/// under the transaction id `dlq:<row id>` through deduplication, and
+/// deletes the row. None when there is no such row (never was, already
+/// moved, purged, its queue deleted, or its message deleted).
 pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Option<Moved> {
     crate::catalog::switches::refuse_if_paused(client, crate::catalog::switches::Surface::Push);
+    let (pid, queue, partition) = exec(
+        client,
+        query!("dlq_move_source"),
+        &[spi::INT8],
+        &[row_id.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<i64>(&r, "partition_id"),
+            spi::col::<String>(&r, "queue"),
+            spi::col::<String>(&r, "partition"),
+        )
+    })?;
+    let target_queue = to.queue.unwrap_or(&queue);
+    let target_partition = to.partition.unwrap_or(&partition);
+    let locked = exec(
+        client,
+        query!("dlq_move_lock_partitions"),
+        &[spi::INT8, spi::UUID, spi::TEXT, spi::TEXT],
+        &[
+            pid.into(),
+            crate::catalog::queues::default_tenant().into(),
+            target_queue.into(),
+            target_partition.into(),
+        ],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect::<Vec<_>>();
+    if !locked.contains(&pid) {
+        // The partition went with its queue meanwhile.
+        return None;
+    }
     let rows = exec(
         client,
         query!("dlq_move_lock"),
@@ -648,6 +761,9 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
         &[row_id.into()],
     );
     let row = read_rows(client, rows).into_iter().next()?;
+    if crate::engine::deleted::is_deleted(client, pid, row.offset) {
+        return None;
+    }
     let item = crate::wire::push::ItemIn {
         index: 0,
         txn: Some(moved_transaction_id(row.id)),
@@ -660,8 +776,8 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
         message_id: None,
     };
     let group = crate::wire::push::GroupIn {
-        queue: to.queue.unwrap_or(&row.queue).to_owned(),
-        partition: to.partition.unwrap_or(&row.partition).to_owned(),
+        queue: target_queue.to_owned(),
+        partition: target_partition.to_owned(),
         items: vec![item],
         packed: None,
     };

@@ -383,17 +383,34 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
 /// success body with what went; raises 42704 when nothing did.
 pub fn delete(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
     let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
-    if partition(client, pid).is_none() {
+    // The lock order: the partition first (a push, a retention step and a
+    // dead-letter move take it before any leaf), then the segments, the
+    // tombstones and the dead letters; everything below is read under it.
+    let locked = exec(
+        client,
+        query!("messages_delete_lock_partition"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .is_some();
+    if !locked {
         missing()
     }
+    let mut located: Vec<i64> = locate(client, pid, txn)
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect();
+    located.sort_unstable();
     let mut offsets = Vec::new();
-    for (offset, _) in locate(client, pid, txn) {
-        // The segment is held (KEY SHARE) until this transaction ends: a
-        // retention step deleting it waits, and then deletes the tombstone
-        // with it.
+    for offset in located {
+        // The segment is held (FOR NO KEY UPDATE) until this transaction
+        // ends: a dead-letter write of it waits, then sees the tombstone
+        // and writes nothing. A retention step deleting it waits for the
+        // partition, and then deletes the tombstone with it.
         let held = exec(
             client,
-            query!("dlq_write_lock_segment"),
+            query!("messages_delete_lock_segment"),
             &[spi::INT8, spi::INT8],
             &[pid.into(), offset.into()],
         )
@@ -447,6 +464,56 @@ pub struct ListFilter<'a> {
     pub to_us: i64,
     pub limit: i64,
     pub offset: i64,
+    /// Where an earlier page that stopped at its byte or segment bound
+    /// left off.
+    pub cursor: Option<ListCursor>,
+}
+
+/// Where a listing left off: after the segment (created at `created_us`,
+/// of partition `pid`, at `base`), with `skip` matching messages of the
+/// asked offset still to pass. Written as `created_us.pid.base.skip`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListCursor {
+    pub created_us: i64,
+    pub pid: i64,
+    pub base: i64,
+    pub skip: i64,
+}
+
+impl ListCursor {
+    /// The cursor as text.
+    pub fn text(&self) -> String {
+        format!(
+            "{}.{}.{}.{}",
+            self.created_us, self.pid, self.base, self.skip
+        )
+    }
+
+    /// Reads a cursor an earlier page answered; 22023 naming `field`
+    /// otherwise.
+    pub fn parse(field: &str, text: &str) -> ListCursor {
+        let parts: Vec<Option<i64>> = text.split('.').map(|p| p.parse().ok()).collect();
+        match parts[..] {
+            [Some(created_us), Some(pid), Some(base), Some(skip)] if skip >= 0 => ListCursor {
+                created_us,
+                pid,
+                base,
+                skip,
+            },
+            _ => errors::invalid(
+                field,
+                format!("{text:?} is not a cursor a listing answered"),
+            ),
+        }
+    }
+}
+
+/// Where one segment a listing may read is, and how many bytes it stores.
+struct Head {
+    pid: i64,
+    base: i64,
+    created_us: i64,
+    bytes: i64,
 }
 
 fn ts(us: i64) -> TimestampWithTimeZone {
@@ -484,15 +551,19 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
     let by_id: HashMap<i64, &Partition> = parts.iter().map(|p| (p.id, p)).collect();
     // Every segment holds at least one message: without a status filter the
     // page needs no more segments than messages.
+    let to_skip = f.cursor.map_or(f.offset, |c| c.skip);
     let segment_limit = if f.status.is_some() {
         scan_max
     } else {
-        (f.offset + f.limit).min(scan_max)
+        (to_skip + f.limit).min(scan_max)
     };
     let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
-    let mut segs: Vec<(i64, Segment)> = Vec::new();
+    let mut heads: Vec<Head> = Vec::new();
     if !ids.is_empty() {
-        for r in exec(
+        let after = f
+            .cursor
+            .map(|c| crate::pg::time::us_to_timestamptz("cursor", c.created_us));
+        heads = exec(
             client,
             query!("messages_list_segments"),
             &[
@@ -500,20 +571,64 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
                 spi::TIMESTAMPTZ,
                 spi::TIMESTAMPTZ,
                 spi::INT8,
+                spi::TIMESTAMPTZ,
+                spi::INT8,
+                spi::INT8,
             ],
             &[
                 ids.into(),
                 ts(f.from_us).into(),
                 ts(f.to_us).into(),
                 segment_limit.into(),
+                after.into(),
+                f.cursor.map(|c| c.pid).into(),
+                f.cursor.map(|c| c.base).into(),
             ],
+        )
+        .map(|r| Head {
+            pid: spi::col(&r, "partition_id"),
+            base: spi::col(&r, "base_offset"),
+            created_us: spi::col(&r, "created_us"),
+            bytes: spi::opt(&r, "bytes").unwrap_or(0),
+        })
+        .collect();
+    }
+    // The segments read stop at the byte bound (the first is always read);
+    // more may follow them when the bound or the segment limit stopped the
+    // read.
+    let budget = settings::messages_scan_max_bytes();
+    let mut used = 0i64;
+    let mut kept = 0usize;
+    for h in &heads {
+        if kept > 0 && used + h.bytes > budget {
+            break;
+        }
+        used += h.bytes;
+        kept += 1;
+    }
+    let bounded = kept < heads.len() || heads.len() as i64 >= segment_limit;
+    heads.truncate(kept);
+    let mut loaded: HashMap<(i64, i64), Segment> = HashMap::new();
+    if !heads.is_empty() {
+        let pids: Vec<i64> = heads.iter().map(|h| h.pid).collect();
+        let bases: Vec<i64> = heads.iter().map(|h| h.base).collect();
+        for r in exec(
+            client,
+            query!("messages_list_load"),
+            &[spi::INT8_ARRAY, spi::INT8_ARRAY],
+            &[pids.into(), bases.into()],
         ) {
             let pid: i64 = spi::col(&r, "partition_id");
             if let Some(seg) = Segment::from_columns(&r) {
-                segs.push((pid, seg));
+                loaded.insert((pid, seg.base_offset), seg);
             }
         }
     }
+    // In the order read; a segment retention deleted meanwhile is left out.
+    let segs: Vec<(i64, Segment)> = heads
+        .iter()
+        .filter_map(|h| loaded.remove(&(h.pid, h.base)).map(|s| (h.pid, s)))
+        .collect();
     // Per partition read: its groups, tombstones and dead letters over the
     // offsets read.
     let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
@@ -555,7 +670,7 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
             if f.status.is_some_and(|want| want != st.status) {
                 continue;
             }
-            if skipped < f.offset {
+            if skipped < to_skip {
                 skipped += 1;
                 continue;
             }
@@ -600,5 +715,27 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
         seen.values()
             .flat_map(|s| s.groups.iter().map(|g| g.name.as_str())),
     );
-    json!({"messages": out, "mode": modes, "total": total})
+    // A full page may have more after it (the next offset reads them); a
+    // page cut short by the bounds has more after its last segment, where
+    // the cursor reads on.
+    let full = total as i64 >= f.limit;
+    let cursor = match heads.last() {
+        Some(last) if bounded && !full => Some(
+            ListCursor {
+                created_us: last.created_us,
+                pid: last.pid,
+                base: last.base,
+                skip: to_skip - skipped,
+            }
+            .text(),
+        ),
+        _ => None,
+    };
+    json!({
+        "messages": out,
+        "mode": modes,
+        "total": total,
+        "hasMore": full || cursor.is_some(),
+        "cursor": cursor,
+    })
 }

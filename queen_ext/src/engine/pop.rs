@@ -542,7 +542,13 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 continue;
             }
             let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
-            let attempts = if cursor.head_offset == Some(start) {
+            // The head (the first message of the last delivery, with its
+            // count) lies at `start` or among the deleted messages the
+            // cursor steps over at the front of this batch: the batch is
+            // that delivery again, as a batch redelivered from its head is,
+            // and keeps its count.
+            let head_here = cursor.head_offset.is_some_and(|h| from <= h && h <= start);
+            let attempts = if head_here {
                 cursor.head_attempts + 1
             } else {
                 1

@@ -609,6 +609,66 @@ mod tests {
     }
 
     #[pg_test]
+    fn queens_kept_options_are_stored_and_answered_back() {
+        let created = js("SELECT queen.configure('kept', '{\"ttl\": 120}')");
+        assert_eq!(created["options"]["ttl"], 120);
+        assert_eq!(created["options"]["retentionSinkHold"], "");
+        assert_eq!(created["options"]["retentionSinkHoldMaxSeconds"], 604_800);
+        // A merge that names none keeps them; one that names one changes it.
+        let merged = js("SELECT queen.configure('kept', '{\"leaseTime\": 30}')");
+        assert_eq!(merged["options"]["ttl"], 120);
+        let merged = js(
+            "SELECT queen.configure('kept', '{\"retentionSinkHoldMaxSeconds\": 3600, \"retentionSinkHold\": \"\"}')",
+        );
+        assert_eq!(merged["options"]["ttl"], 120);
+        assert_eq!(merged["options"]["retentionSinkHoldMaxSeconds"], 3600);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.queue_kept_options k JOIN queen.queues q ON q.id = k.queue_id WHERE q.name = 'kept'"),
+            1
+        );
+        // Queen's replace directive in the body resets every option.
+        let replaced =
+            js("SELECT queen.configure('kept', '{\"replace\": true, \"retryLimit\": 2}')");
+        assert_eq!(replaced["options"]["ttl"], 3600);
+        assert_eq!(replaced["options"]["leaseTime"], 60);
+        assert_eq!(replaced["options"]["retryLimit"], 2);
+        assert!(replaced["options"].get("replace").is_none());
+        assert_eq!(
+            n("SELECT count(*) FROM queen.queue_kept_options k JOIN queen.queues q ON q.id = k.queue_id WHERE q.name = 'kept'"),
+            0
+        );
+    }
+
+    #[pg_test(
+        error = "options.retentionSinkHold: \"s3main\": queen has no retention sinks, so a hold on one would never be released; only \"\" (off) is taken"
+    )]
+    fn a_sink_hold_is_refused_rather_than_ignored() {
+        js("SELECT queen.configure('hold', '{\"retentionSinkHold\": \"s3main\"}')");
+    }
+
+    #[pg_test(error = "options.retentionSinkHoldMaxSeconds: 59 is out of range (60 to 31536000)")]
+    fn a_sink_hold_ceiling_below_a_minute_is_refused() {
+        js("SELECT queen.configure('hold', '{\"retentionSinkHoldMaxSeconds\": 59}')");
+    }
+
+    #[pg_test(
+        error = "options.retentionSinkHoldMaxSeconds: 31536001 is out of range (60 to 31536000)"
+    )]
+    fn a_sink_hold_ceiling_over_a_year_is_refused() {
+        js("SELECT queen.configure('hold', '{\"retentionSinkHoldMaxSeconds\": 31536001}')");
+    }
+
+    #[pg_test(error = "options.ttl: must be an integer")]
+    fn a_ttl_that_is_not_a_number_is_refused() {
+        js("SELECT queen.configure('hold', '{\"ttl\": \"1h\"}')");
+    }
+
+    #[pg_test(error = "options.maxRetries: is not a queue option")]
+    fn an_unknown_option_is_still_refused() {
+        js("SELECT queen.configure('hold', '{\"maxRetries\": 3}')");
+    }
+
+    #[pg_test]
     fn failed_redelivers_then_dead_letters() {
         js("SELECT queen.configure('f', '{\"retryLimit\": 1, \"retryDelay\": 0}')");
         push(json!([{"queue": "f", "payload": "bad"}, {"queue": "f", "payload": "good"}]));

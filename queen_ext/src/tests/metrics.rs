@@ -219,9 +219,11 @@ mod tests {
         assert!(m["uptime"].as_i64().unwrap() >= 0);
     }
 
-    #[pg_test(error = "from: \"yesterday-ish\" is not a timestamp")]
+    #[pg_test(
+        error = "from: \"yesterday\" is not an ISO 8601 timestamp (such as 2026-01-31T12:00:00Z)"
+    )]
     fn a_bad_from_is_refused_naming_it() {
-        call("SELECT queen.status($1)", json!({"from": "yesterday-ish"}));
+        call("SELECT queen.status($1)", json!({"from": "yesterday"}));
     }
 
     #[pg_test(error = "from: is after to")]

@@ -31,6 +31,8 @@ pub struct ListQuery {
     to: Option<String>,
     limit: Option<String>,
     offset: Option<String>,
+    /// Where an earlier page cut short by the listing's bounds left off.
+    cursor: Option<String>,
 }
 
 /// The messages of a window (the last hour unless `from`/`to` say),
@@ -50,6 +52,7 @@ pub async fn list(
         ("status", &q.status),
         ("from", &q.from),
         ("to", &q.to),
+        ("cursor", &q.cursor),
     ] {
         if let Some(v) = text(value) {
             filters[key] = json!(v);

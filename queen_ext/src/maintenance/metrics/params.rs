@@ -6,7 +6,6 @@
 use pgrx::datum::TimestampWithTimeZone;
 use serde_json::Value;
 
-use crate::maintenance::unit::in_subtransaction;
 use crate::pg::errors;
 use crate::pg::time::wall_clock_us;
 
@@ -105,16 +104,11 @@ impl Params {
         }
     }
 
-    /// A timestamp parameter, read as PostgreSQL reads a timestamptz.
+    /// A timestamp parameter, read as ISO 8601 in Rust (22023 naming the
+    /// key otherwise).
     pub fn time(&self, key: &str) -> Option<i64> {
         let t = self.text(key)?;
-        let parsed = in_subtransaction(|| crate::pg::time::timestamptz(&t));
-        match parsed {
-            Ok(Some(ts)) => Some(crate::pg::time::finite_unix_us(ts).unwrap_or_else(|| {
-                errors::invalid(key, format!("{t:?} is not a finite timestamp"))
-            })),
-            _ => errors::invalid(key, format!("{t:?} is not a timestamp")),
-        }
+        Some(crate::pg::time::filter_us(key, &t))
     }
 
     /// `from` and `to`: `to` defaults to now, `from` to `span_us` before

@@ -548,7 +548,6 @@ pub fn status_queue(c: &mut SpiClient<'_>, queue: &str) -> Value {
                 "leaseTime": spi::col::<i32>(&r, "lease_time"),
                 "retryLimit": spi::col::<i32>(&r, "retry_limit"),
                 "retryDelay": spi::col::<i32>(&r, "retry_delay"),
-                "ttl": spi::col::<i32>(&r, "retention_seconds"),
                 "maxQueueSize": spi::col::<i32>(&r, "max_queue_size"),
                 "deadLetterQueue": spi::col::<bool>(&r, "dead_letter_queue"),
             },
@@ -557,6 +556,9 @@ pub fn status_queue(c: &mut SpiClient<'_>, queue: &str) -> Value {
         errors::undefined("queue", queue)
     };
     let qid: i64 = q["id"].as_str().unwrap_or("0").parse().unwrap_or(0);
+    // Queen's ttl, as the queue's configure kept it.
+    let mut q = q;
+    q["config"]["ttl"] = json!(queues::kept_options(c, qid).ttl);
     let mut totals = Counts::default();
     let partitions: Vec<Value> = exec(
         c,

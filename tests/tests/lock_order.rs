@@ -1,0 +1,336 @@
+//! The lock order through real connections: a dead-letter move and a
+//! message delete take the partition before any leaf row (the dead letter,
+//! the segment), as pushes and retention steps do, so none of them deadlocks
+//! with another on the same partition.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use postgres::Client;
+use queen_it::*;
+use serde_json::{json, Value};
+
+/// A queue with one message dead-lettered: (queue, partition id, dead
+/// letter id, transaction id).
+fn dead_letter(c: &mut Client, prefix: &str) -> (String, i64, i64, String) {
+    let queue = unique(prefix);
+    let txn = unique("t");
+    push(
+        c,
+        &json!([{"queue": queue, "transactionId": txn, "payload": {"n": 1}}]),
+    );
+    let popped = pop(c, &queue, None, 1, &json!({}));
+    ack(c, &acks_for(&popped, "dlq", None));
+    let pid: i64 = messages(&popped)[0]["partitionId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let id: i64 = c
+        .query_one(
+            "SELECT id FROM queen.log_dlq WHERE partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
+    (queue, pid, id, txn)
+}
+
+/// The backend pid of a connection.
+fn backend(c: &mut Client) -> i32 {
+    c.query_one("SELECT pg_backend_pid()", &[]).unwrap().get(0)
+}
+
+/// Waits until backend `pid` waits for a row lock of `relation` (a tuple
+/// lock on it is how PostgreSQL queues a row-lock waiter); false after 10 s.
+fn waits_on(c: &mut Client, pid: i32, relation: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let n: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                  WHERE l.pid = $1 AND l.locktype = 'tuple' AND l.relation = $2::text::regclass
+                    AND a.wait_event_type = 'Lock'",
+                &[&pid, &relation],
+            )
+            .unwrap()
+            .get(0);
+        if n > 0 {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Locks `sql`'s rows NOWAIT in a transaction of its own: Ok when nobody
+/// holds them, the SQLSTATE otherwise.
+fn try_lock(c: &mut Client, sql: &str, pid: i64) -> Result<(), String> {
+    let mut t = c.transaction().unwrap();
+    let r = t.query(sql, &[&pid]).map(|_| ()).map_err(|e| sqlstate(&e));
+    t.rollback().unwrap();
+    r
+}
+
+/// A move waits on the partition a retention step (or a push) holds
+/// without holding its dead-letter row, so the step's widening of that row
+/// goes through: with the row taken first the two deadlocked (40P01).
+#[test]
+fn a_move_waits_for_the_partition_before_it_takes_its_dead_letter() {
+    let mut c = connect();
+    let (queue, pid, id, txn) = dead_letter(&mut c, "lock-move");
+    // The holder: a transaction that has the partition, as a step has.
+    let mut holder = connect();
+    let mut h = holder.transaction().unwrap();
+    h.query(
+        "SELECT 1 FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+        &[&pid],
+    )
+    .unwrap();
+    let mut mover = connect();
+    let mover_pid = backend(&mut mover);
+    let moving = thread::spawn(move || {
+        mover
+            .query_one("SELECT queen.dlq_replay($1)::jsonb", &[&id])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        waits_on(&mut observer, mover_pid, "queen.log_partitions"),
+        "the move does not wait on the partition"
+    );
+    // It holds nothing of the dead letter while it waits.
+    assert_eq!(
+        try_lock(
+            &mut observer,
+            "SELECT 1 FROM queen.log_dlq WHERE partition_id = $1 FOR UPDATE NOWAIT",
+            pid
+        ),
+        Ok(())
+    );
+    // The holder writes the row, as a step widening it does, and commits.
+    h.execute(
+        "UPDATE queen.log_dlq SET error = error WHERE id = $1",
+        &[&id],
+    )
+    .unwrap();
+    h.commit().unwrap();
+    let moved = moving.join().unwrap().expect("the move goes through");
+    assert_eq!(moved["result"], "moved");
+    assert_eq!(moved["originalTransactionId"], txn.as_str());
+    let left: i64 = c
+        .query_one("SELECT count(*) FROM queen.log_dlq WHERE id = $1", &[&id])
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0);
+    let popped = pop(&mut c, &queue, None, 10, &json!({}));
+    assert_eq!(messages(&popped).len(), 1);
+    assert_eq!(messages(&popped)[0]["data"], json!({"n": 1}));
+}
+
+/// A retry of a queue's dead letters (and of one message's) takes their
+/// partitions before their rows, as a move does.
+#[test]
+fn a_retry_waits_for_the_partition_before_it_takes_its_dead_letters() {
+    for by_message in [false, true] {
+        let mut c = connect();
+        let (queue, pid, id, txn) = dead_letter(&mut c, "lock-retry");
+        let mut holder = connect();
+        let mut h = holder.transaction().unwrap();
+        h.query(
+            "SELECT 1 FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+            &[&pid],
+        )
+        .unwrap();
+        let mut retrier = connect();
+        let retrier_pid = backend(&mut retrier);
+        let (q, t) = (queue.clone(), txn.clone());
+        let retrying = thread::spawn(move || {
+            let r = if by_message {
+                retrier.query_one("SELECT queen.retry_dlq_message($1, $2)::jsonb", &[&pid, &t])
+            } else {
+                retrier.query_one("SELECT queen.retry_failed_by_queue($1)::jsonb", &[&q])
+            };
+            r.map(|r| r.get::<_, Value>(0)).map_err(|e| sqlstate(&e))
+        });
+        let mut observer = connect();
+        assert!(
+            waits_on(&mut observer, retrier_pid, "queen.log_partitions"),
+            "the retry does not wait on the partition"
+        );
+        assert_eq!(
+            try_lock(
+                &mut observer,
+                "SELECT 1 FROM queen.log_dlq WHERE partition_id = $1 FOR UPDATE NOWAIT",
+                pid
+            ),
+            Ok(())
+        );
+        h.execute(
+            "UPDATE queen.log_dlq SET error = error WHERE id = $1",
+            &[&id],
+        )
+        .unwrap();
+        h.commit().unwrap();
+        let retried = retrying.join().unwrap().expect("the retry goes through");
+        assert_eq!(retried["retried"].as_array().unwrap().len(), 1, "{retried}");
+        let popped = pop(&mut c, &queue, None, 10, &json!({}));
+        assert_eq!(messages(&popped).len(), 1);
+    }
+}
+
+/// A delete waits on the partition without holding the segment: with the
+/// segment taken first, a step holding the partition and locking the
+/// segment waited on it while the delete waited on the partition.
+#[test]
+fn a_delete_waits_for_the_partition_before_it_takes_the_segment() {
+    let mut c = connect();
+    let queue = unique("lock-del");
+    push(
+        &mut c,
+        &json!([{"queue": queue, "transactionId": "a", "payload": {"n": 1}},
+                {"queue": queue, "transactionId": "b", "payload": {"n": 2}}]),
+    );
+    let pid: i64 = c
+        .query_one(
+            "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+              WHERE q.name = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    let mut holder = connect();
+    let mut h = holder.transaction().unwrap();
+    h.query(
+        "SELECT 1 FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
+        &[&pid],
+    )
+    .unwrap();
+    let mut deleter = connect();
+    let deleter_pid = backend(&mut deleter);
+    let deleting = thread::spawn(move || {
+        deleter
+            .query_one("SELECT queen.message_delete($1, 'a')::jsonb", &[&pid])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        waits_on(&mut observer, deleter_pid, "queen.log_partitions"),
+        "the delete does not wait on the partition"
+    );
+    assert_eq!(
+        try_lock(
+            &mut observer,
+            "SELECT 1 FROM queen.log_segments WHERE partition_id = $1 FOR UPDATE NOWAIT",
+            pid
+        ),
+        Ok(())
+    );
+    // The holder takes the segment, as a step does, and commits.
+    h.query(
+        "SELECT 1 FROM queen.log_segments WHERE partition_id = $1 FOR UPDATE",
+        &[&pid],
+    )
+    .unwrap();
+    h.commit().unwrap();
+    let deleted = deleting.join().unwrap().expect("the delete goes through");
+    assert_eq!(deleted["deletedOffsets"], json!([0]));
+    let popped = pop(&mut c, &queue, None, 10, &json!({}));
+    let txns: Vec<String> = messages(&popped)
+        .iter()
+        .map(|m| m["transactionId"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(txns, ["b"]);
+}
+
+/// Moves, deletes, pushes, pops and retention steps on one partition from
+/// three connections for a while: no deadlock, and every dead letter ends
+/// moved back or still there.
+#[test]
+fn moves_and_deletes_beside_pushes_and_retention_never_deadlock() {
+    let mut c = connect();
+    let (queue, pid, _, _) = dead_letter(&mut c, "lock-mix");
+    let stop = Arc::new(AtomicBool::new(false));
+    let run_for = Duration::from_secs(4);
+    let failures =
+        |r: Result<(), postgres::Error>| -> Option<String> { r.err().map(|e| sqlstate(&e)) };
+    // Dead-letters messages and moves them back, deleting every other one.
+    let mover = {
+        let queue = queue.clone();
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut c = connect();
+            let mut errors = Vec::new();
+            let mut n = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let txn = format!("m{n}");
+                push(
+                    &mut c,
+                    &json!([{"queue": queue, "transactionId": txn, "payload": {"n": n}}]),
+                );
+                let popped = pop(&mut c, &queue, Some("g"), 10, &json!({}));
+                if !messages(&popped).is_empty() {
+                    ack(&mut c, &acks_for(&popped, "dlq", Some("g")));
+                }
+                let ids: Vec<i64> = c
+                    .query(
+                        "SELECT id FROM queen.log_dlq WHERE partition_id = $1 ORDER BY id",
+                        &[&pid],
+                    )
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect();
+                for id in ids {
+                    let r = c.query_one("SELECT queen.dlq_replay($1)::jsonb", &[&id]);
+                    errors.extend(failures(r.map(|_| ())).filter(|s| s != "42704"));
+                }
+                if n.is_multiple_of(2) {
+                    let r =
+                        c.query_one("SELECT queen.message_delete($1, $2)::jsonb", &[&pid, &txn]);
+                    errors.extend(failures(r.map(|_| ())).filter(|s| s != "42704"));
+                }
+            }
+            errors
+        })
+    };
+    // Retention steps over everything, and pushes beside them.
+    let keeper = {
+        let queue = queue.clone();
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut c = connect();
+            let mut errors = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let r = c.query_one(
+                    "SELECT queen_internal.log_retention_step_v1($1, now() + interval '1 hour', NULL, 100)",
+                    &[&pid],
+                );
+                errors.extend(failures(r.map(|_| ())));
+                push(&mut c, &json!([{"queue": queue, "payload": {"k": 1}}]));
+            }
+            errors
+        })
+    };
+    thread::sleep(run_for);
+    stop.store(true, Ordering::Relaxed);
+    let mut errors = mover.join().unwrap();
+    errors.extend(keeper.join().unwrap());
+    assert!(errors.is_empty(), "{errors:?}");
+    // Every dead letter left points at a message that was not deleted.
+    let wrong: i64 = c
+        .query_one(
+            "SELECT count(*) FROM queen.log_dlq d JOIN queen.log_deleted x
+                 ON x.partition_id = d.partition_id AND x.message_offset = d.message_offset
+              WHERE d.partition_id = $1",
+            &[&pid],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(wrong, 0);
+}
