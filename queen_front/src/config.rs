@@ -103,6 +103,10 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
     }
 }
 
+/// Most requests the extension takes in one fused call by default
+/// (`queen.fused_max_requests`).
+const FUSED_MAX_REQUESTS: usize = 1000;
+
 /// The fusion settings. The defaults were measured with `make bench
 /// WHAT=fusion` on 2 cores (2026-12-01): one call in flight per lane and
 /// thread gave push of 1 x 64 connections 3.1x unfused, two gave 2.3x
@@ -118,9 +122,16 @@ fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
         0 => Err(format!("{name} must be at least 1")),
         n => Ok(n),
     };
+    let max_items = at_least_one("QUEEN_FUSION_MAX_ITEMS", 256)?;
+    if max_items > FUSED_MAX_REQUESTS {
+        return Err(format!(
+            "QUEEN_FUSION_MAX_ITEMS={max_items} is more than one fused call takes \
+             ({FUSED_MAX_REQUESTS}, queen.fused_max_requests' default)"
+        ));
+    }
     Ok(FusionConfig {
         on,
-        max_items: at_least_one("QUEEN_FUSION_MAX_ITEMS", 256)?,
+        max_items,
         max_bytes: at_least_one("QUEEN_FUSION_MAX_BYTES", 4 * 1024 * 1024)?,
         max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 1)?,
     })

@@ -283,12 +283,11 @@ impl Lane {
             Err(Failed::Refused(_)) => {
                 stats.retried_calls.fetch_add(1, Ordering::Relaxed);
                 stats.calls.fetch_add(batch.len() as u64, Ordering::Relaxed);
-                let alone = batch
-                    .iter()
-                    .map(|p| p.job.alone(&self.pool, left(p.deadline)));
-                let answers = futures_join_all(alone).await;
-                for (p, a) in batch.into_iter().zip(answers) {
-                    let _ = p.reply.send(a);
+                // One after the other, in the order the lane took them:
+                // the order of the messages per partition is kept.
+                for p in batch {
+                    let answer = p.job.alone(&self.pool, left(p.deadline)).await;
+                    let _ = p.reply.send(answer);
                 }
             }
             // No database, or out of time: every request is answered so.
@@ -391,35 +390,6 @@ fn split(text: &str, requests: usize) -> Result<Vec<Result<String, ApiError>>, A
             )),
         })
         .collect())
-}
-
-/// Runs the futures at once on this thread and answers their outputs in
-/// order.
-async fn futures_join_all<F: std::future::Future>(
-    futures: impl Iterator<Item = F>,
-) -> Vec<F::Output> {
-    let mut set: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
-    let mut out: Vec<Option<F::Output>> = set.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (k, f) in set.iter_mut().enumerate() {
-            if out[k].is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => out[k] = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter()
-        .map(|o| o.expect("every future done"))
-        .collect()
 }
 
 #[cfg(test)]

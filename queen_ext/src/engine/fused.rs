@@ -3,10 +3,11 @@
 //! alone.
 //!
 //! Every request is parsed on its own first; one that does not parse gets
-//! its own refusal. The rest are then made together in one subtransaction:
+//! its own refusal. The rest are then made together in one subtransaction,
+//! as one push or one ack whose locks are taken in the declared order:
 //! pushes merged by partition (one segment per partition and producer, in
-//! the order the requests came), acks and renewals one request after the
-//! other. If that subtransaction fails, nothing of it is kept and every
+//! the order the requests came), acks as one batch; renewals one after the
+//! other in lease order. If that subtransaction fails, nothing of it is kept and every
 //! request is made again in a subtransaction of its own, so a request that
 //! fails fails alone and the others commit. An ERROR that is the call's own
 //! (a cancel, a statement timeout, a shutdown) ends the whole call.
@@ -139,9 +140,10 @@ pub fn push_many(requests: &[PushRequest<'_>]) -> Vec<Answer> {
         .collect()
 }
 
-/// The parsed requests pushed together: per producer (in the order each
-/// first came), their groups merged by partition with the items in request
-/// order, written by one `push_groups` call. Answers one text per request.
+/// The parsed requests pushed together, as one push: their groups merged
+/// by partition and producer with the items in request order, every
+/// partition locked at once in the declared order. Answers one text per
+/// request.
 fn push_merged(client: &mut SpiClient<'_>, parsed: &[(usize, ParsedPush<'_>)]) -> Vec<String> {
     switches::refuse_if_paused(client, Surface::Push);
     // Items are numbered across the requests: request j's item i is
@@ -153,57 +155,46 @@ fn push_merged(client: &mut SpiClient<'_>, parsed: &[(usize, ParsedPush<'_>)]) -
         total += p.groups.iter().map(|g| g.items.len()).sum::<usize>();
     }
     let mut owner: Vec<usize> = vec![0; total];
+    let mut groups: Vec<GroupIn> = Vec::new();
+    let mut producers: Vec<Option<&str>> = Vec::new();
+    let mut at: HashMap<(&str, &str, Option<&str>), usize> = HashMap::new();
     for (j, (_, p)) in parsed.iter().enumerate() {
         for g in &p.groups {
             for it in &g.items {
                 owner[base[j] + it.index] = j;
             }
-        }
-    }
-    let mut producers: Vec<Option<&str>> = Vec::new();
-    for (_, p) in parsed {
-        if !producers.contains(&p.producer) {
-            producers.push(p.producer);
-        }
-    }
-    let mut per_request: Vec<Vec<ItemOut>> = parsed.iter().map(|_| Vec::new()).collect();
-    for producer in producers {
-        let mut groups: Vec<GroupIn> = Vec::new();
-        let mut at: HashMap<(&str, &str), usize> = HashMap::new();
-        for (j, (_, p)) in parsed.iter().enumerate() {
-            if p.producer != producer {
-                continue;
-            }
-            for g in &p.groups {
-                let items = g.items.iter().map(|it| push_wire::ItemIn {
-                    index: base[j] + it.index,
-                    ..it.clone()
-                });
-                match at.get(&(g.queue.as_str(), g.partition.as_str())) {
-                    Some(&n) => {
-                        // Items of several requests: the client's packed
-                        // frame holds only its own, so the segment is
-                        // written anew.
-                        groups[n].packed = None;
-                        groups[n].items.extend(items);
-                    }
-                    None => {
-                        at.insert((g.queue.as_str(), g.partition.as_str()), groups.len());
-                        groups.push(GroupIn {
-                            queue: g.queue.clone(),
-                            partition: g.partition.clone(),
-                            items: items.collect(),
-                            packed: g.packed.clone(),
-                        });
-                    }
+            let items = g.items.iter().map(|it| push_wire::ItemIn {
+                index: base[j] + it.index,
+                ..it.clone()
+            });
+            match at.get(&(g.queue.as_str(), g.partition.as_str(), p.producer)) {
+                Some(&n) => {
+                    // Items of several requests: the client's packed frame
+                    // holds only its own, so the segment is written anew.
+                    groups[n].packed = None;
+                    groups[n].items.extend(items);
+                }
+                None => {
+                    at.insert(
+                        (g.queue.as_str(), g.partition.as_str(), p.producer),
+                        groups.len(),
+                    );
+                    groups.push(GroupIn {
+                        queue: g.queue.clone(),
+                        partition: g.partition.clone(),
+                        items: items.collect(),
+                        packed: g.packed.clone(),
+                    });
+                    producers.push(p.producer);
                 }
             }
         }
-        for mut o in push::push_groups(client, &groups, producer, true) {
-            let j = owner[o.index];
-            o.index -= base[j];
-            per_request[j].push(o);
-        }
+    }
+    let mut per_request: Vec<Vec<ItemOut>> = parsed.iter().map(|_| Vec::new()).collect();
+    for mut o in push::push_groups_each(client, &groups, &producers, true) {
+        let j = owner[o.index];
+        o.index -= base[j];
+        per_request[j].push(o);
     }
     per_request
         .into_iter()
@@ -216,15 +207,63 @@ fn push_merged(client: &mut SpiClient<'_>, parsed: &[(usize, ParsedPush<'_>)]) -
 }
 
 /// Makes the ack requests (each a body `ack_text` takes) in one
-/// transaction, one after the other; one answer per request.
+/// transaction, as one ack: every cursor locked in the declared order, each
+/// request answered its own acks' results.
 pub fn ack_many(bodies: &[&str]) -> Vec<Answer> {
     let parsed: Vec<Result<Vec<AckIn>, Caught>> = bodies
         .iter()
         .map(|b| catch(|| ack_wire::parse_acks_text(b)))
         .collect();
-    each_together(parsed, |c, acks| {
-        ack_wire::answers_json(&ack::ack_in_call(c, acks))
-    })
+    let mut base = Vec::with_capacity(parsed.len());
+    let mut all: Vec<AckIn> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    for (j, p) in parsed.iter().enumerate() {
+        base.push(all.len());
+        if let Ok(acks) = p {
+            for a in acks {
+                owner.push(j);
+                all.push(AckIn {
+                    index: all.len(),
+                    ..a.clone()
+                });
+            }
+        }
+    }
+    let together = if all.is_empty() {
+        Ok(Vec::new())
+    } else {
+        in_subtransaction(|| spi::spi(|c| ack::ack_in_call(c, &all)))
+    };
+    match together {
+        Ok(out) => {
+            let mut per_request: Vec<Vec<_>> = parsed.iter().map(|_| Vec::new()).collect();
+            for mut o in out {
+                let j = owner[o.index];
+                o.index -= base[j];
+                per_request[j].push(o);
+            }
+            parsed
+                .iter()
+                .zip(per_request)
+                .map(|(p, mut out)| match p {
+                    Err(e) => Err(e.clone()),
+                    Ok(_) => {
+                        out.sort_by_key(|o| o.index);
+                        Ok(ack_wire::answers_json(&out))
+                    }
+                })
+                .collect()
+        }
+        Err(_) => parsed
+            .iter()
+            .map(|p| match p {
+                Err(e) => Err(e.clone()),
+                Ok(acks) => in_subtransaction(|| {
+                    spi::spi(|c| ack_wire::answers_json(&ack::ack_in_call(c, acks)))
+                }),
+            })
+            .collect(),
+    }
 }
 
 /// Makes the lease renewals (lease id, seconds) in one transaction, one
@@ -234,10 +273,23 @@ pub fn renew_many(requests: &[(&str, Option<i32>)]) -> Vec<Answer> {
         .iter()
         .map(|(lease, seconds)| catch(|| (ack_wire::parse_renew(lease, *seconds), *seconds)))
         .collect();
-    each_together(parsed, |c, (lease, seconds)| {
+    // Made in lease order, so two calls renewing the same leases take
+    // their rows in one order.
+    let mut order: Vec<usize> = (0..parsed.len()).collect();
+    order.sort_by_key(|&k| parsed[k].as_ref().ok().map(|(lease, _)| *lease));
+    let sorted: Vec<Result<(uuid::Uuid, Option<i32>), Caught>> =
+        order.iter().map(|&k| parsed[k].clone()).collect();
+    let answers = each_together(sorted, |c, (lease, seconds)| {
         serde_json::to_string(&ack::renew(c, *lease, *seconds).to_json())
             .expect("answers serialize")
-    })
+    });
+    let mut out: Vec<Option<Answer>> = (0..parsed.len()).map(|_| None).collect();
+    for (k, a) in order.into_iter().zip(answers) {
+        out[k] = Some(a);
+    }
+    out.into_iter()
+        .map(|a| a.expect("every renewal answered"))
+        .collect()
 }
 
 /// Runs `make` for every parsed request, one after the other in one

@@ -26,6 +26,9 @@ pub fn txn_hash(txn: &str) -> i64 {
 struct LockedPartition {
     last_offset: i64,
     txns_start: i64,
+    /// The caller-supplied ids this push gave the partition so far: a later
+    /// group for the same partition finds them as duplicates.
+    taken: HashMap<String, Original>,
 }
 
 /// The partitions a push holds locked, by id.
@@ -115,6 +118,7 @@ fn lock_existing(
             LockedPartition {
                 last_offset: spi::col(&row, "last_offset"),
                 txns_start: spi::col(&row, "txns_start"),
+                taken: HashMap::new(),
             },
         );
     }
@@ -188,6 +192,7 @@ fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, Loc
             LockedPartition {
                 last_offset: spi::col(&row, "last_offset"),
                 txns_start: spi::col(&row, "txns_start"),
+                taken: HashMap::new(),
             },
         );
     }
@@ -305,10 +310,25 @@ pub fn push_groups(
     producer: Option<&str>,
     dedup: bool,
 ) -> Vec<ItemOut> {
-    if let Some(p) = producer {
+    push_groups_each(client, groups, &vec![producer; groups.len()], dedup)
+}
+
+/// [`push_groups`] with a producer per group (`producers[k]` stamps the
+/// frames of `groups[k]`): one push, its partitions locked together.
+pub fn push_groups_each(
+    client: &mut SpiClient<'_>,
+    groups: &[GroupIn],
+    producers: &[Option<&str>],
+    dedup: bool,
+) -> Vec<ItemOut> {
+    for p in producers.iter().flatten() {
         check_name("producer", p);
     }
-    let prepared: Vec<Prepared> = groups.iter().map(|g| prepare(g, producer)).collect();
+    let prepared: Vec<Prepared> = groups
+        .iter()
+        .zip(producers)
+        .map(|(g, p)| prepare(g, *p))
+        .collect();
     if let ([g], [pre]) = (groups, prepared.as_slice()) {
         if let Some(out) = push_one_statement(client, g, pre, dedup) {
             return out;
@@ -320,13 +340,18 @@ pub fn push_groups(
     };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     let mut writes: Vec<Write<'_>> = Vec::with_capacity(groups.len());
-    for ((g, pre), (window, pid)) in groups.iter().zip(&prepared).zip(windows_pids) {
+    for (((g, pre), (window, pid)), producer) in groups
+        .iter()
+        .zip(&prepared)
+        .zip(windows_pids)
+        .zip(producers)
+    {
         let part = locked.get_mut(&pid).expect("locked above");
         let ids = CallerIds {
             window_secs: if dedup { window } else { 0 },
             keep: window > 0,
         };
-        let (results, write) = plan_group(client, g, pre, pid, part, ids, producer);
+        let (results, write) = plan_group(client, g, pre, pid, part, ids, *producer);
         out.extend(results);
         writes.extend(write);
     }
@@ -559,12 +584,14 @@ fn plan_group<'a>(
     ids: CallerIds,
     producer: Option<&str>,
 ) -> (Vec<ItemOut>, Option<Write<'a>>) {
-    // Deduplicate caller-supplied ids: against the sidecar, and within this push.
+    // Deduplicate caller-supplied ids: against the sidecar, against the
+    // groups before this one for the same partition, and within the group.
     let mut earlier: HashMap<String, Original> = HashMap::new();
     if ids.window_secs > 0 {
         let supplied: Vec<&str> = g.items.iter().filter_map(|it| it.txn.as_deref()).collect();
         if !supplied.is_empty() {
             earlier = probe_duplicates(client, pid, part.txns_start, ids.window_secs, &supplied);
+            earlier.extend(part.taken.iter().map(|(t, o)| (t.clone(), *o)));
         }
     }
     let base = part.last_offset + 1;
@@ -574,6 +601,19 @@ fn plan_group<'a>(
         hashes,
         dedup_hashes,
     } = sort_items(g, pre, pid, base, &ids, &earlier);
+    if ids.window_secs > 0 {
+        for (it, r) in g.items.iter().zip(&results) {
+            if let (Some(txn), false, Some(offset)) = (&it.txn, r.duplicate, r.offset) {
+                part.taken.insert(
+                    txn.clone(),
+                    Original {
+                        message_id: r.message_id,
+                        offset,
+                    },
+                );
+            }
+        }
+    }
     if hashes.is_empty() {
         return (results, None);
     }

@@ -414,4 +414,83 @@ mod tests {
         .0;
         assert_eq!(empty, json!([]));
     }
+
+    #[pg_test]
+    fn two_groups_for_one_partition_in_one_binary_push_deduplicate_each_other() {
+        use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
+        let group = |payload: &[u8]| PushGroup {
+            queue: "twice".into(),
+            partition: "Default".into(),
+            messages: GroupMessages::Items(vec![PushItem {
+                transaction_id: Some("T".into()),
+                payload: payload.to_vec(),
+            }]),
+        };
+        let body = encode_push_body(&[group(b"1"), group(b"2")], false).unwrap();
+        let r = Spi::get_one_with_args::<Json>("SELECT queen.push_binary($1)", &[body.into()])
+            .unwrap()
+            .unwrap()
+            .0;
+        assert_eq!(r[0]["status"], "queued", "{r}");
+        assert_eq!(r[1]["status"], "duplicate", "{r}");
+        assert_eq!(r[1]["messageId"], r[0]["messageId"]);
+        assert_eq!(r[1]["offset"], r[0]["offset"]);
+        assert_eq!(
+            n("SELECT sum(frame_count)::int8 FROM queen.log_segments"),
+            1
+        );
+    }
+
+    #[pg_test]
+    fn one_id_from_two_producers_in_one_fused_call_is_stored_once() {
+        let answers = fused_bodies(
+            vec![
+                br#"[{"queue": "twop", "payload": 1, "transactionId": "T"}]"#.to_vec(),
+                br#"[{"queue": "twop", "payload": 2, "transactionId": "T"}]"#.to_vec(),
+            ],
+            vec![false; 2],
+            vec![Some("alice"), Some("bob")],
+        );
+        let a = answers.as_array().unwrap();
+        assert_eq!(a[0]["ok"][0]["status"], "queued", "{answers}");
+        assert_eq!(a[1]["ok"][0]["status"], "duplicate", "{answers}");
+        assert_eq!(a[1]["ok"][0]["messageId"], a[0]["ok"][0]["messageId"]);
+        let popped = pop("twop", 10);
+        assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
+        assert_eq!(popped["messages"][0]["producerSub"], "alice");
+    }
+
+    #[pg_test]
+    fn fused_acks_of_one_cursor_from_several_requests_settle_it() {
+        push_text(
+            r#"[{"queue": "oc", "payload": 1}, {"queue": "oc", "payload": 2}, {"queue": "oc", "payload": 3}]"#,
+        );
+        let popped = pop("oc", 3);
+        let bodies: Vec<Option<String>> = popped["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                Some(
+                    json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                           "leaseId": m["leaseId"], "status": "completed"})
+                    .to_string(),
+                )
+            })
+            .collect();
+        let answers =
+            Spi::get_one_with_args::<Json>("SELECT queen.ack_fused($1)", &[bodies.into()])
+                .unwrap()
+                .unwrap()
+                .0;
+        for (k, a) in answers.as_array().unwrap().iter().enumerate() {
+            assert_eq!(a["ok"][0]["success"], true, "{a}");
+            assert_eq!(a["ok"][0]["index"], 0, "{a}");
+            assert_eq!(
+                a["ok"][0]["transactionId"],
+                popped["messages"][k]["transactionId"]
+            );
+        }
+        assert_eq!(n("SELECT committed FROM queen.log_consumers"), 2);
+    }
 }
