@@ -58,6 +58,21 @@ pub fn send_full(req: ureq::Request, body: Option<&Value>) -> Answer {
     }
 }
 
+/// (status, body) of `req` sending `body` as it is (JSON or not) as
+/// `application/json`.
+pub fn send_text(req: ureq::Request, body: &str) -> (u16, Value) {
+    let res = req
+        .set("Content-Type", "application/json")
+        .send_string(body);
+    let resp = match res {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport: {e}"),
+    };
+    let status = resp.status();
+    (status, body_value(resp.into_string().unwrap_or_default()))
+}
+
 /// (status, body) of `req`.
 pub fn send(req: ureq::Request, body: Option<&Value>) -> (u16, Value) {
     let a = send_full(req, body);

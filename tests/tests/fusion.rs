@@ -8,11 +8,11 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 
 use postgres::Client;
-use queen_it::{connect, unique};
+use queen_it::{connect, http, unique};
 use serde_json::{json, Value};
 
 fn fused_base() -> String {
-    std::env::var("QUEEN_HTTP").unwrap_or_else(|_| "http://127.0.0.1:6633".into())
+    http::base()
 }
 
 fn unfused_base() -> Option<String> {
@@ -20,20 +20,13 @@ fn unfused_base() -> Option<String> {
 }
 
 /// A POST of `body` (sent as it is, JSON or not) with an optional bearer
-/// token: the status and the answer as JSON (`null` when it is not JSON).
+/// token: the status and the answer.
 fn post(base: &str, path: &str, body: &str, auth: Option<&str>) -> (u16, Value) {
-    let mut req = ureq::post(&format!("{base}{path}")).set("Content-Type", "application/json");
+    let mut req = http::agent().post(&format!("{base}{path}"));
     if let Some(a) = auth {
         req = req.set("Authorization", a);
     }
-    let resp = match req.send_string(body) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport: {e}"),
-    };
-    let status = resp.status();
-    let text = resp.into_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    http::send_text(req, body)
 }
 
 /// The push lane's (requests, calls) from a front-end's Prometheus figures.
@@ -131,7 +124,6 @@ fn sixty_four_producers_keep_their_order_per_partition_and_fuse() {
         }
     }
     assert_eq!(total, PRODUCERS * EACH);
-    // Each answer's offset is where its message is.
     let (requests_after, calls_after) = push_lane(&base);
     let requests = requests_after - requests_before;
     let calls = calls_after - calls_before;
