@@ -61,8 +61,8 @@ DATABASE_URL="host=127.0.0.1 port=1 user=postgres dbname=queen" PORT=6635 QUEEN_
 # answers was woken by a push, from whichever thread served the push.
 DATABASE_URL="$FRONT_DSN" PORT=6639 QUEEN_LONG_POLL_MS=600000 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
 # One with request fusion off: every request its own call.
-DATABASE_URL="$FRONT_DSN" PORT=6640 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
-for port in 6633 6634 6635 6639 6640; do
+DATABASE_URL="$FRONT_DSN" PORT=6631 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+for port in 6631 6633 6634 6635 6639; do
     for _ in $(seq 1 100); do
         curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
         sleep 0.1
@@ -72,7 +72,7 @@ done
 say "integration tests"
 QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127.0.0.1:6634 \
     QUEEN_HTTP_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_HTTP_DOWN=http://127.0.0.1:6635 QUEEN_HTTP_NO_POLL=http://127.0.0.1:6639 \
-    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6640 cargo test --release -p queen_it
+    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6631 cargo test --release -p queen_it
 
 say "the SQL API's regression tests (pg_regress)"
 "$ROOT/scripts/regress.sh" "$PORT"
