@@ -150,11 +150,14 @@ fn resolve_partitions(
         }
         out
     };
+    // A partition named by several groups is one key.
+    let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
     let mut found = read(client);
-    if found.len() < keys.len() {
+    if found.len() < distinct {
         let mut missing: Vec<&(i64, String)> =
             keys.iter().filter(|k| !found.contains_key(*k)).collect();
         missing.sort();
+        missing.dedup();
         for (qid, name) in missing {
             exec(
                 client,
@@ -164,7 +167,7 @@ fn resolve_partitions(
             );
         }
         found = read(client);
-        if found.len() < keys.len() {
+        if found.len() < distinct {
             errors::retry_needed(
                 "a queue was deleted while this push created its partitions; retry the push",
             );
