@@ -29,6 +29,9 @@ pub const KEYS: [&str; 10] = [
     "transaction_count",
 ];
 
+/// The ack statuses that complete a message (the extension's names for it).
+const COMPLETED: [&str; 4] = ["completed", "success", "acked", "ok"];
+
 /// One figure: an index into [`KEYS`].
 #[derive(Debug, Clone, Copy)]
 pub enum Figure {
@@ -77,8 +80,9 @@ impl Figures {
         self.add(Figure::PushMessages, n as u64);
     }
 
-    /// An answered ack request and its results, done or failed (an answer
-    /// without `success: true` is a failure), and the dead letters written.
+    /// An answered ack request and its results: done (taken, and a status
+    /// that completes the message), else failed, as the extension's own
+    /// counters split them; and the dead letters written.
     pub fn acked(&self, answer: &str) {
         self.add(Figure::AckRequests, 1);
         #[derive(Deserialize)]
@@ -86,7 +90,14 @@ impl Figures {
             #[serde(default)]
             success: bool,
             #[serde(default)]
+            status: String,
+            #[serde(default)]
             dlq: bool,
+        }
+        impl Result {
+            fn done(&self) -> bool {
+                self.success && COMPLETED.contains(&self.status.to_ascii_lowercase().as_str())
+            }
         }
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -99,7 +110,7 @@ impl Figures {
             Ok(Answer::One(r)) => vec![r],
             Err(_) => Vec::new(),
         };
-        let done = results.iter().filter(|r| r.success).count() as u64;
+        let done = results.iter().filter(|r| r.done()).count() as u64;
         self.add(Figure::AckSuccess, done);
         self.add(Figure::AckFailed, results.len() as u64 - done);
         self.add(Figure::Dlq, results.iter().filter(|r| r.dlq).count() as u64);
@@ -198,8 +209,11 @@ mod tests {
         let f = Figures::default();
         f.pushed(r#"[{"status":"queued"},{"status":"duplicate"}]"#);
         f.pushed("not json");
-        f.acked(r#"[{"success":true},{"success":false},{"success":true,"dlq":true}]"#);
-        f.acked(r#"{"success":true}"#);
+        f.acked(
+            r#"[{"success":true,"status":"completed"},{"success":false,"status":"completed"},
+                {"success":true,"status":"dlq","dlq":true},{"success":true,"status":"failed"}]"#,
+        );
+        f.acked(r#"{"success":true,"status":"completed"}"#);
         f.popped(pop_messages(
             r#"{"queue":"q","messages":[{"id":1},{"id":2}]}"#,
         ));
@@ -210,8 +224,8 @@ mod tests {
         assert_eq!(rec["push_request_count"], 2);
         assert_eq!(rec["push_message_count"], 2);
         assert_eq!(rec["ack_request_count"], 2);
-        assert_eq!(rec["ack_success_count"], 3);
-        assert_eq!(rec["ack_failed_count"], 1);
+        assert_eq!(rec["ack_success_count"], 2);
+        assert_eq!(rec["ack_failed_count"], 3);
         assert_eq!(rec["dlq_count"], 1);
         assert_eq!(rec["pop_request_count"], 2);
         assert_eq!(rec["pop_message_count"], 2);
