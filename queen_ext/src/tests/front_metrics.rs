@@ -91,6 +91,21 @@ mod tests {
         .0;
         let text = series.to_string();
         assert!(text.contains("\"pushMessages\":35"), "{text}");
+        // The totals over every producer are the extension's own count of
+        // the work (no sample here: 0); the workers list every producer.
+        let all = Spi::get_one::<Json>("SELECT queen.worker_metrics_series('{}')")
+            .unwrap()
+            .unwrap()
+            .0;
+        assert_eq!(all["summary"]["totalPushMessages"], 0, "{all}");
+        let ids: Vec<&str> = all["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w["workerId"].as_str())
+            .collect();
+        assert!(ids.contains(&"queen_front:7000"), "{all}");
+        assert!(ids.contains(&"queen_front:7001"), "{all}");
     }
 
     #[pg_test]
