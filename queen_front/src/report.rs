@@ -73,11 +73,10 @@ impl Figures {
         }
     }
 
-    /// A pushed request and the messages its answer holds (one result each).
-    pub fn pushed(&self, answer: &str) {
+    /// A push request answered with `messages` results.
+    pub fn pushed(&self, messages: usize) {
         self.add(Figure::PushRequests, 1);
-        let n = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(answer).map_or(0, |r| r.len());
-        self.add(Figure::PushMessages, n as u64);
+        self.add(Figure::PushMessages, messages as u64);
     }
 
     /// An answered ack request and its results: done (taken, and a status
@@ -207,8 +206,8 @@ mod tests {
     #[test]
     fn answers_are_counted_by_what_they_hold() {
         let f = Figures::default();
-        f.pushed(r#"[{"status":"queued"},{"status":"duplicate"}]"#);
-        f.pushed("not json");
+        f.pushed(2);
+        f.pushed(0);
         f.acked(
             r#"[{"success":true,"status":"completed"},{"success":false,"status":"completed"},
                 {"success":true,"status":"dlq","dlq":true},{"success":true,"status":"failed"}]"#,

@@ -44,12 +44,17 @@ pub async fn push(
     // The extension's answer goes out as the text it wrote; only the
     // queues pushed to are read from it.
     let answer = fused_or_alone(&state, job).await?;
-    state.figures.pushed(&answer);
     // Wake the long polls of what was pushed to (every filter, for a
-    // binary body answered with counts only).
+    // binary body answered with counts only); one result is one message.
     let mut woken: Vec<Cow<'_, str>> = match serde_json::from_str::<Vec<PushedTo<'_>>>(&answer) {
-        Ok(results) => results.into_iter().filter_map(|r| r.queue).collect(),
-        Err(_) => Vec::new(),
+        Ok(results) => {
+            state.figures.pushed(results.len());
+            results.into_iter().filter_map(|r| r.queue).collect()
+        }
+        Err(_) => {
+            state.figures.pushed(0);
+            Vec::new()
+        }
     };
     woken.sort();
     woken.dedup();
