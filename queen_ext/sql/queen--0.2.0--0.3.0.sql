@@ -462,7 +462,7 @@ AS 'MODULE_PATHNAME', 'metrics_sample_wrapper';
 CREATE  FUNCTION "front_metrics_report"(
 	"worker_id" TEXT, /* & str */
 	"hostname" TEXT, /* & str */
-	"figures" jsonb /* pgrx::JsonB */
+	"figures" jsonb /* pgrx :: JsonB */
 ) RETURNS json /* JsonOut */
 STRICT
 LANGUAGE c /* Rust */
