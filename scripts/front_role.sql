@@ -26,3 +26,4 @@ GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_front;
 GRANT EXECUTE ON FUNCTION
     queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
     TO queen_front;
+GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_front;

@@ -112,6 +112,9 @@ GRANT EXECUTE ON FUNCTION
     queen.queue_lag, queen.queue_ops, queen.retention_series, queen.metrics_summary,
     queen.stats_refresh
     TO queen_app, pg_monitor;
+-- A front-end's report of its own figures: the front's role and admins only,
+-- so an application can not write another producer's figures.
+GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_admin;
 
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,

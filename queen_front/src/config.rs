@@ -30,6 +30,9 @@ pub struct Config {
     pub cors_origins: crate::cors::Origins,
     /// Request fusion (`QUEEN_FUSION`, `QUEEN_FUSION_MAX_*`).
     pub fusion: FusionConfig,
+    /// How often the front-end's own figures go to `queen.worker_metrics`
+    /// (`QUEEN_METRICS_REPORT_MS`, 60000; 0, None: never).
+    pub metrics_report: Option<Duration>,
 }
 
 /// How bearer tokens are checked (`auth.rs`).
@@ -221,6 +224,10 @@ impl Config {
             )?,
             allow_unauthenticated,
             fusion: fusion(&vars)?,
+            metrics_report: match vars.parsed("QUEEN_METRICS_REPORT_MS", 60_000u64)? {
+                0 => None,
+                ms => Some(Duration::from_millis(ms)),
+            },
         };
         if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
             return Err(format!(

@@ -13,6 +13,7 @@ mod fusion;
 mod longpoll;
 mod metrics;
 mod query;
+mod report;
 mod routes;
 mod server;
 mod startup;

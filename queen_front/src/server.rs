@@ -73,6 +73,15 @@ fn serve_thread(
                 .expect("a runtime");
             runtime.block_on(async move {
                 state.fusion.start(&state.pool);
+                // The first thread reports the figures every thread counts.
+                if let (0, Some(period)) = (n, state.config.metrics_report) {
+                    tokio::spawn(crate::report::run(
+                        state.pool.clone(),
+                        std::sync::Arc::clone(&state.config),
+                        std::sync::Arc::clone(&state.figures),
+                        period,
+                    ));
+                }
                 let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
                 let stopped = async move {
                     let _ = stop.wait_for(|s| *s).await;

@@ -84,6 +84,7 @@ impl Startup {
         );
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let fusion_stats = Arc::new(crate::fusion::Stats::default());
+        let figures = Arc::new(crate::report::Figures::default());
         (0..config.threads)
             .map(|_| AppState {
                 pool: db::pool(config, per_thread).unwrap_or_else(|e| fail(e)),
@@ -91,6 +92,7 @@ impl Startup {
                 auth: self.auth.clone(),
                 waiters: waiters.clone(),
                 fusion: crate::fusion::Fusion::new(&config.fusion, Arc::clone(&fusion_stats)),
+                figures: Arc::clone(&figures),
             })
             .collect()
     }

@@ -7,6 +7,7 @@ use crate::auth::Auth;
 use crate::config::Config;
 use crate::fusion::Fusion;
 use crate::longpoll::Waiters;
+use crate::report::Figures;
 
 /// One event-loop thread's state, cloned into each request it serves.
 #[derive(Clone)]
@@ -21,4 +22,6 @@ pub struct AppState {
     pub waiters: Waiters,
     /// This thread's request fusion lanes.
     pub fusion: Fusion,
+    /// The requests answered since the last report, shared by every thread.
+    pub figures: Arc<Figures>,
 }

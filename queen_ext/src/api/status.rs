@@ -97,3 +97,16 @@ fn metrics_summary() -> JsonOut {
 fn stats_refresh() -> JsonOut {
     JsonOut::of(&spi::spi(readers::stats_refresh))
 }
+
+/// A front-end's figures since its last report, added to the minute's row
+/// of `worker_metrics` under (`hostname`, `worker_id`): the counts named as
+/// the series' columns (`push_request_count`, ... `transaction_count`),
+/// `pid` and `db_connections`, each a non-negative integer; an unknown key,
+/// a negative or too large count, or the extension's own worker id is
+/// refused (22023) and writes nothing. Answers the minute's row.
+#[pg_extern]
+fn front_metrics_report(worker_id: &str, hostname: &str, figures: pgrx::JsonB) -> JsonOut {
+    JsonOut::of(&spi::spi(|c| {
+        crate::maintenance::metrics::report::report(c, worker_id, hostname, &figures.0)
+    }))
+}

@@ -4,6 +4,7 @@
 mod engine;
 mod ephemeral;
 mod failures;
+mod front_metrics;
 mod fused;
 #[cfg(test)]
 mod layout;

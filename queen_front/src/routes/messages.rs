@@ -45,10 +45,16 @@ pub async fn push(
     // queues pushed to are read from it.
     let answer = fused_or_alone(&state, job).await?;
     // Wake the long polls of what was pushed to (every filter, for a
-    // binary body answered with counts only).
+    // binary body answered with counts only); one result is one message.
     let mut woken: Vec<Cow<'_, str>> = match serde_json::from_str::<Vec<PushedTo<'_>>>(&answer) {
-        Ok(results) => results.into_iter().filter_map(|r| r.queue).collect(),
-        Err(_) => Vec::new(),
+        Ok(results) => {
+            state.figures.pushed(results.len());
+            results.into_iter().filter_map(|r| r.queue).collect()
+        }
+        Err(_) => {
+            state.figures.pushed(0);
+            Vec::new()
+        }
     };
     woken.sort();
     woken.dedup();
@@ -186,9 +192,11 @@ async fn pop(
             )
             .await?;
             let claimed = queen_frames::pop_body::decode_pop_answer(&bytes)
-                .map(|a| !a.claims.is_empty())
-                .unwrap_or(false);
-            if claimed {
+                .ok()
+                .map(|a| a.claims.iter().map(|c| c.records.len()).sum::<usize>())
+                .filter(|n| *n > 0);
+            if let Some(n) = claimed {
+                state.figures.popped(n);
                 state.waiters.wake(&key);
                 return Ok(([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response());
             }
@@ -202,12 +210,14 @@ async fn pop(
             )
             .await?;
             if popped_any(&text) {
+                state.figures.popped(crate::report::pop_messages(&text));
                 state.waiters.wake(&key);
                 return json_text(text);
             }
         }
         let now = Instant::now();
         if !wait || now >= deadline {
+            state.figures.popped(0);
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
         if state
@@ -219,6 +229,7 @@ async fn pop(
             // Refused a place: at once, or (having waited already) as a wait
             // that ended with nothing.
             if waited {
+                state.figures.popped(0);
                 return Ok(StatusCode::NO_CONTENT.into_response());
             }
             return Err(too_many_waiters(state.config.max_waiters));
@@ -268,7 +279,9 @@ pub async fn ack(
     let job = Job::Ack {
         body: text.to_owned(),
     };
-    json_text(fused_or_alone(&state, job).await?)
+    let answer = fused_or_alone(&state, job).await?;
+    state.figures.acked(&answer);
+    json_text(answer)
 }
 
 /// The answer to `job`: through its fusion lane, or its own call with
@@ -310,6 +323,7 @@ pub async fn transaction(
             .await?
         }
     };
+    state.figures.add(crate::report::Figure::Transactions, 1);
     state.waiters.wake_queue("");
     ok(answer)
 }

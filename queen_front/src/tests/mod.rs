@@ -56,6 +56,7 @@ pub fn state(config: Config) -> AppState {
     AppState {
         pool,
         fusion,
+        figures: Arc::default(),
         auth: crate::auth::Auth::new(&config.jwt).unwrap(),
         waiters: longpoll::Waiters::new(
             config.long_poll_period,

@@ -3,12 +3,15 @@
 //! letter) are computed live from the watermarks, cursors and leases;
 //! throughput comes from the metrics series. Figures Queen's server has
 //! that mean nothing here (its event loop, job queue, free slots, process
-//! CPU and memory) are answered 0, as docs/http.md says.
+//! CPU and memory) are answered 0, as docs/http.md says. The totals over
+//! every producer read the extension's own row (`queen_ext`), which counts
+//! all the work the front-ends' rows count again; a `workerId` picks one.
 
 use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use serde_json::{json, Value};
 
 use super::params::{Params, Range, ANALYTICS_SPAN_US, DEFAULT_SPAN_US, MINUTE_US};
+use super::sample::WORKER_ID;
 use crate::catalog::queues;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
@@ -368,7 +371,7 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let points = if f.any() {
         per_bucket(queue_series(c, &range, bucket, &f))
     } else {
-        worker_series(c, &range, bucket, None, None)
+        worker_series(c, &range, bucket, None, Some(WORKER_ID))
     };
     let pools = pool_by_bucket(c, &range, bucket);
     let throughput: Vec<Value> = points
@@ -755,7 +758,10 @@ pub fn worker_metrics(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let range = p.range(DEFAULT_SPAN_US);
     let bucket = range.bucket_minutes();
     let (host, worker) = (p.text("hostname"), p.text("workerId"));
-    let points = worker_series(c, &range, bucket, host.as_deref(), worker.as_deref());
+    // Without a worker: the database's own count of the work, which the
+    // front-ends' rows count again.
+    let series_worker = worker.as_deref().or(Some(WORKER_ID));
+    let points = worker_series(c, &range, bucket, host.as_deref(), series_worker);
     let series: Vec<Value> = points
         .iter()
         .map(|pt| {
@@ -1101,7 +1107,14 @@ pub fn system_metrics(c: &mut SpiClient<'_>, p: &Params) -> Value {
 
 /// `GET /metrics`, in Queen's JSON shape.
 pub fn metrics_summary(c: &mut SpiClient<'_>) -> Value {
-    let r = exec(c, query!("metrics_summary"), &[], &[]).next().unwrap();
+    let r = exec(
+        c,
+        query!("metrics_summary"),
+        &[spi::TEXT],
+        &[WORKER_ID.into()],
+    )
+    .next()
+    .unwrap();
     json!({
         "uptime": i(&r, "uptime_s"),
         "requests": {"total": i(&r, "requests"), "rate": 0},
