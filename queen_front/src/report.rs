@@ -85,29 +85,29 @@ impl Figures {
     pub fn acked(&self, answer: &str) {
         self.add(Figure::AckRequests, 1);
         #[derive(Deserialize)]
-        struct Result {
+        struct Result<'a> {
             #[serde(default)]
             success: bool,
-            #[serde(default)]
-            status: String,
+            #[serde(default, borrow)]
+            status: Option<std::borrow::Cow<'a, str>>,
             #[serde(default)]
             dlq: bool,
         }
-        impl Result {
+        impl Result<'_> {
             fn done(&self) -> bool {
-                self.success && COMPLETED.contains(&self.status.to_ascii_lowercase().as_str())
+                self.success
+                    && self
+                        .status
+                        .as_deref()
+                        .is_some_and(|s| COMPLETED.iter().any(|c| s.eq_ignore_ascii_case(c)))
             }
         }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Answer {
-            Many(Vec<Result>),
-            One(Result),
-        }
-        let results = match serde_json::from_str::<Answer>(answer) {
-            Ok(Answer::Many(r)) => r,
-            Ok(Answer::One(r)) => vec![r],
-            Err(_) => Vec::new(),
+        // One result or a list of them, told apart by the first byte (an
+        // untagged enum would buffer the whole answer to try each shape).
+        let results: Vec<Result<'_>> = match answer.trim_start().as_bytes().first() {
+            Some(b'[') => serde_json::from_str(answer).unwrap_or_default(),
+            Some(b'{') => serde_json::from_str(answer).map(|r| vec![r]).unwrap_or_default(),
+            _ => Vec::new(),
         };
         let done = results.iter().filter(|r| r.done()).count() as u64;
         self.add(Figure::AckSuccess, done);

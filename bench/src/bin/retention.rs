@@ -34,12 +34,13 @@ fn set_system(c: &mut Client, setting: &str, value: Option<&str>) {
 }
 
 fn reset(c: &mut Client) {
-    // A bench cluster: emptied wholesale between figures.
+    // A bench cluster: emptied wholesale between figures (CASCADE: with
+    // every table that refers to a queue).
     c.batch_execute(
         "TRUNCATE queen.queues, queen.log_partitions, queen.log_segments, queen.log_txns,
                   queen.log_consumers, queen.consumer_groups, queen.log_dlq,
                   queen.retention_history, queen.retention_backoff,
-                  queen.queue_terminal_rollups;
+                  queen.queue_terminal_rollups CASCADE;
          UPDATE queen.maintenance_leases SET enabled = false;",
     )
     .unwrap();
