@@ -189,25 +189,28 @@ impl Fusion {
     }
 
     /// Whether requests go through the lanes.
-    pub fn is_on(&self) -> bool {
+    fn is_on(&self) -> bool {
         self.senders.is_some() && self.started.load(Ordering::Acquire)
     }
 
     /// Sends `job` through its lane and waits for its answer (the
-    /// extension's JSON text). None with fusion off: the caller makes the
-    /// request's own call.
-    pub async fn submit(&self, config: &Config, job: Job) -> Option<Result<String, ApiError>> {
-        let senders = self.senders.as_ref().filter(|_| self.is_on())?;
+    /// extension's JSON text). With fusion off the job comes back, for the
+    /// caller to make the request's own call.
+    pub async fn submit(&self, config: &Config, job: Job) -> Result<Result<String, ApiError>, Job> {
+        let Some(senders) = self.senders.as_ref().filter(|_| self.is_on()) else {
+            return Err(job);
+        };
         let (reply, answer) = oneshot::channel();
         let pending = Pending {
             deadline: Instant::now() + config.request_timeout,
             reply,
             job,
         };
-        if senders[pending.job.kind() as usize].send(pending).is_err() {
-            return Some(Err(ApiError::internal()));
+        // A lane that is gone (its thread stopping) hands the job back.
+        if let Err(mpsc::error::SendError(p)) = senders[pending.job.kind() as usize].send(pending) {
+            return Err(p.job);
         }
-        Some(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
+        Ok(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
     }
 }
 
@@ -401,7 +404,7 @@ mod tests {
     use tokio::sync::oneshot;
     use tokio::time::Instant;
 
-    use super::{split, Job, Kind, Lane, Pending, Stats};
+    use super::{split, Fusion, Job, Kind, Lane, Pending, Stats};
     use crate::tests::fakepg::{FakePg, Reply, TEXT};
     use crate::tests::{config, UNREACHABLE};
 
@@ -465,6 +468,23 @@ mod tests {
         // The fused call, then one call per request.
         assert_eq!(stats.calls.load(Ordering::Relaxed), 4);
         assert_eq!(stats.largest_call.load(Ordering::Relaxed), 3);
+    }
+
+    #[tokio::test]
+    async fn with_fusion_off_or_its_lanes_not_running_the_job_comes_back() {
+        let job = || Job::Ack { body: "{}".into() };
+        let off = config(&[("QUEEN_FUSION", "off")]);
+        let fusion = Fusion::new(&off.fusion, Arc::default());
+        assert!(matches!(
+            fusion.submit(&off, job()).await,
+            Err(Job::Ack { .. })
+        ));
+        let on = config(&[]);
+        let fusion = Fusion::new(&on.fusion, Arc::default());
+        assert!(matches!(
+            fusion.submit(&on, job()).await,
+            Err(Job::Ack { .. })
+        ));
     }
 
     #[tokio::test]

@@ -106,7 +106,9 @@ impl Figures {
         // untagged enum would buffer the whole answer to try each shape).
         let results: Vec<Result<'_>> = match answer.trim_start().as_bytes().first() {
             Some(b'[') => serde_json::from_str(answer).unwrap_or_default(),
-            Some(b'{') => serde_json::from_str(answer).map(|r| vec![r]).unwrap_or_default(),
+            Some(b'{') => serde_json::from_str(answer)
+                .map(|r| vec![r])
+                .unwrap_or_default(),
             _ => Vec::new(),
         };
         let done = results.iter().filter(|r| r.done()).count() as u64;

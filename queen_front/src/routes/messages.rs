@@ -287,13 +287,10 @@ pub async fn ack(
 /// The answer to `job`: through its fusion lane, or its own call with
 /// fusion off.
 async fn fused_or_alone(state: &AppState, job: Job) -> Result<String, ApiError> {
-    if state.fusion.is_on() {
-        if let Some(answer) = state.fusion.submit(&state.config, job).await {
-            return answer;
-        }
-        return Err(ApiError::internal());
+    match state.fusion.submit(&state.config, job).await {
+        Ok(answer) => answer,
+        Err(job) => job.alone(&state.pool, state.config.request_timeout).await,
     }
-    job.alone(&state.pool, state.config.request_timeout).await
 }
 
 /// A transaction (JSON or the binary body), stamped with the caller's
