@@ -130,6 +130,28 @@ pub struct LaneStats {
     pub retried_calls: AtomicU64,
     /// The most requests one call held.
     pub largest_call: AtomicU64,
+    /// Calls by the requests they held: `call_sizes[i]` counts the calls
+    /// of more than `CALL_SIZE_BOUNDS[i - 1]` and at most
+    /// `CALL_SIZE_BOUNDS[i]` requests; the last entry, those of more than
+    /// every bound.
+    pub call_sizes: [AtomicU64; CALL_SIZE_BOUNDS.len() + 1],
+}
+
+/// The upper bounds of the call size histogram, in requests per call
+/// (the last one is the most a fused call takes).
+pub const CALL_SIZE_BOUNDS: [u64; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000];
+
+impl LaneStats {
+    /// Counts one call of `requests` requests.
+    fn observe(&self, requests: usize) {
+        let n = requests as u64;
+        let at = CALL_SIZE_BOUNDS
+            .iter()
+            .position(|b| n <= *b)
+            .unwrap_or(CALL_SIZE_BOUNDS.len());
+        self.call_sizes[at].fetch_add(1, Ordering::Relaxed);
+        self.largest_call.fetch_max(n, Ordering::Relaxed);
+    }
 }
 
 /// The lanes' figures, by kind (in the order of `Kind::ALL`).
@@ -266,9 +288,7 @@ impl Lane {
             .requests
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
         stats.calls.fetch_add(1, Ordering::Relaxed);
-        stats
-            .largest_call
-            .fetch_max(batch.len() as u64, Ordering::Relaxed);
+        stats.observe(batch.len());
         if batch.len() == 1 {
             let p = batch.into_iter().next().expect("one request");
             let answer = p.job.alone(&self.pool, left(p.deadline)).await;
@@ -468,6 +488,14 @@ mod tests {
         // The fused call, then one call per request.
         assert_eq!(stats.calls.load(Ordering::Relaxed), 4);
         assert_eq!(stats.largest_call.load(Ordering::Relaxed), 3);
+        // One call of three requests: in the bucket of at most 4 (the
+        // retries are not calls the lane gathered).
+        let sizes: Vec<u64> = stats
+            .call_sizes
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(sizes, [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[tokio::test]

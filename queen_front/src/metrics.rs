@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
-use crate::fusion::{Kind, LaneStats, Stats};
+use crate::fusion::{Kind, LaneStats, Stats, CALL_SIZE_BOUNDS};
 
 use serde_json::Value;
 
@@ -119,6 +119,25 @@ pub fn fusion_text(stats: &Stats) -> String {
             );
         }
     }
+    let metric = "queen_front_fusion_call_requests";
+    let _ = writeln!(
+        out,
+        "# HELP {metric} Requests per call of a fusion lane (a fused call, or a request's own).\n\
+         # TYPE {metric} histogram"
+    );
+    for lane in Kind::ALL {
+        let l = stats.lane(lane);
+        let name = lane.name();
+        let mut seen = 0;
+        let bounds = CALL_SIZE_BOUNDS.iter().map(|b| b.to_string());
+        for (count, le) in l.call_sizes.iter().zip(bounds.chain(["+Inf".into()])) {
+            seen += count.load(Ordering::Relaxed);
+            let _ = writeln!(out, "{metric}_bucket{{lane=\"{name}\",le=\"{le}\"}} {seen}");
+        }
+        let sum = l.requests.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{metric}_sum{{lane=\"{name}\"}} {sum}");
+        let _ = writeln!(out, "{metric}_count{{lane=\"{name}\"}} {seen}");
+    }
     out
 }
 
@@ -129,7 +148,7 @@ mod tests {
     use serde_json::json;
 
     use super::{fusion_text, label_value, prometheus_text};
-    use crate::fusion::{Kind, Stats};
+    use crate::fusion::{Kind, Stats, CALL_SIZE_BOUNDS};
 
     #[test]
     fn every_lane_has_its_series() {
@@ -148,8 +167,39 @@ mod tests {
         assert!(text.contains("queen_front_fusion_calls_total{lane=\"push\"} 20\n"));
         assert!(text.contains("queen_front_fusion_largest_call{lane=\"ack\"} 7\n"));
         assert!(text.contains("queen_front_fusion_requests_total{lane=\"renew\"} 0\n"));
-        // Four metrics, each a HELP, a TYPE and one line per lane.
-        assert_eq!(text.lines().count(), 4 * (2 + 3));
+        // Four metrics, each a HELP, a TYPE and one line per lane; then the
+        // histogram: a HELP, a TYPE, and per lane a line per bucket, a sum
+        // and a count.
+        let buckets = CALL_SIZE_BOUNDS.len() + 1;
+        assert_eq!(text.lines().count(), 4 * (2 + 3) + 2 + 3 * (buckets + 2));
+    }
+
+    #[test]
+    fn the_call_size_histogram_is_cumulative() {
+        let stats = Stats::default();
+        let push = stats.lane(Kind::Push);
+        // Calls of 1, 3, 3 and 2000 requests (more than every bound).
+        push.call_sizes[0].store(1, Ordering::Relaxed);
+        push.call_sizes[2].store(2, Ordering::Relaxed);
+        push.call_sizes[CALL_SIZE_BOUNDS.len()].store(1, Ordering::Relaxed);
+        push.requests.store(2007, Ordering::Relaxed);
+        let text = fusion_text(&stats);
+        let m = "queen_front_fusion_call_requests";
+        for (le, n) in [
+            ("1", 1),
+            ("2", 1),
+            ("4", 3),
+            ("512", 3),
+            ("1000", 3),
+            ("+Inf", 4),
+        ] {
+            let line = format!("{m}_bucket{{lane=\"push\",le=\"{le}\"}} {n}\n");
+            assert!(text.contains(&line), "{line:?} in {text}");
+        }
+        assert!(text.contains(&format!("{m}_sum{{lane=\"push\"}} 2007\n")));
+        assert!(text.contains(&format!("{m}_count{{lane=\"push\"}} 4\n")));
+        assert!(text.contains(&format!("{m}_count{{lane=\"ack\"}} 0\n")));
+        assert!(text.contains(&format!("# TYPE {m} histogram\n")));
     }
 
     #[test]
