@@ -49,6 +49,29 @@ fn push_lane(base: &str) -> (u64, u64) {
     )
 }
 
+/// The push lane's call size histogram from a front-end's Prometheus
+/// figures: (calls of at most one request, sum, count).
+fn push_call_sizes(base: &str) -> (u64, u64, u64) {
+    let text = ureq::get(&format!("{base}/metrics/prometheus"))
+        .call()
+        .expect("prometheus")
+        .into_string()
+        .unwrap();
+    let m = "queen_front_fusion_call_requests";
+    let figure = |series: String| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{series} ")))
+            .unwrap_or_else(|| panic!("{series} missing in {text}"))
+            .parse::<u64>()
+            .unwrap()
+    };
+    (
+        figure(format!("{m}_bucket{{lane=\"push\",le=\"1\"}}")),
+        figure(format!("{m}_sum{{lane=\"push\"}}")),
+        figure(format!("{m}_count{{lane=\"push\"}}")),
+    )
+}
+
 /// Runs `f(k)` for k in 0..n on n threads released at once; the answers in
 /// order of k.
 fn at_once<T: Send + 'static>(n: usize, f: impl Fn(usize) -> T + Send + Sync + 'static) -> Vec<T> {
@@ -82,6 +105,7 @@ fn partition_log(c: &mut Client, queue: &str, partition: &str) -> Vec<Value> {
 fn sixty_four_producers_keep_their_order_per_partition_and_fuse() {
     let base = fused_base();
     let (requests_before, calls_before) = push_lane(&base);
+    let (alone_before, sum_before, count_before) = push_call_sizes(&base);
     let q = unique("fuse-order");
     const PRODUCERS: usize = 64;
     const EACH: usize = 25;
@@ -131,6 +155,15 @@ fn sixty_four_producers_keep_their_order_per_partition_and_fuse() {
     assert!(
         calls < requests,
         "no request was fused: {calls} calls for {requests} requests"
+    );
+    // The histogram saw these requests, in calls of which some held more
+    // than one (other tests may push meanwhile: only lower bounds hold).
+    let (alone_after, sum_after, count_after) = push_call_sizes(&base);
+    assert!(sum_after - sum_before >= (PRODUCERS * EACH) as u64);
+    let counted = count_after - count_before;
+    assert!(
+        alone_after - alone_before < counted,
+        "no call held more than one request: {counted} calls counted"
     );
 }
 
