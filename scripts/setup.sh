@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the project needs and is missing: Debian packages, cargo-pgrx
-# pinned to the pgrx version of the workspace, and pgrx's PostgreSQL 15 config.
+# pinned to the pgrx version of the workspace, pgrx's PostgreSQL 15 config,
+# and the dashboard's npm packages (its bundler and libraries, as
+# dashboard/package-lock.json pins them).
 source "$(dirname "$0")/common.sh"
 
 packages=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo pkg-config python3-venv curl)
 # What one caller needs beyond these (the fusion bench: wrk).
 read -r -a extra <<< "${QUEEN_SETUP_EXTRA:-}"
 packages+=("${extra[@]}")
+# Node.js and npm build the dashboard; a Node.js already installed (say
+# from its vendor's packages) is used as it is.
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,4 +34,12 @@ fi
 if ! grep -q "pg${PG_MAJOR}" "${PGRX_HOME:-$HOME/.pgrx}/config.toml" 2>/dev/null; then
     say "pointing pgrx at the system PostgreSQL $PG_MAJOR"
     cargo pgrx init --pg${PG_MAJOR} "$PG_CONFIG" >/dev/null
+fi
+
+# The dashboard's packages, again whenever its lock file changed.
+dashboard="$ROOT/dashboard"
+if ! cmp -s "$dashboard/package-lock.json" "$dashboard/node_modules/.queen-installed-lock"; then
+    say "installing the dashboard's npm packages"
+    (cd "$dashboard" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+    cp "$dashboard/package-lock.json" "$dashboard/node_modules/.queen-installed-lock"
 fi

@@ -10,7 +10,8 @@ source "$(dirname "$0")/common.sh"
 DIR="$ROOT/.queen-test"
 PORT="${QUEEN_TEST_PG_PORT:-6533}"
 
-"$ROOT/scripts/setup.sh"
+# The dashboard's browser tests drive Debian's Chromium.
+QUEEN_SETUP_EXTRA="chromium chromium-driver ${QUEEN_SETUP_EXTRA:-}" "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 
 say "lint: rustfmt and clippy over the workspace"
@@ -80,13 +81,18 @@ say "the SQL API's regression tests (pg_regress)"
 say "the upgrade from the previous version"
 QUEEN_UPGRADE_PREBUILT=1 "$ROOT/scripts/upgrade.sh"
 
-say "the queen-mq Python client against the front-end"
+say "the queen-mq Python client and the dashboard in Chromium against the front-end"
 VENV="$ROOT/.queen-test/venv"
-if [ ! -x "$VENV/bin/pytest" ]; then
-    python3 -m venv "$VENV"
+if ! cmp -s "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"; then
+    [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q -r "$ROOT/tests/python/requirements.txt"
+    cp "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"
 fi
-QUEEN_URL=http://127.0.0.1:6633 "$VENV/bin/pytest" -q "$ROOT/tests/python"
+# The dashboard's browser tests (test_dashboard.py) also use the JWT and the
+# database-down front-ends, and read back through SQL.
+QUEEN_URL=http://127.0.0.1:6633 QUEEN_URL_JWT=http://127.0.0.1:6634 QUEEN_URL_DOWN=http://127.0.0.1:6635 \
+    QUEEN_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_TEST_DSN="$DSN" QUEEN_SCREENSHOTS="$ROOT/target/dashboard" \
+    "$VENV/bin/pytest" -q "$ROOT/tests/python"
 
 say "the fault suite"
 QUEEN_FAULTS_PREBUILT=1 "$ROOT/scripts/faults.sh"

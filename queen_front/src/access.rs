@@ -8,7 +8,8 @@
 //! (`write-only`); pops, acks, transactions, leases, KV and lock writes,
 //! configure, seek, subscription, DLQ retry and message deletion change
 //! consumer state (`read-write`); deleting a queue or a consumer group
-//! needs `admin`. `/health`, `/metrics` and `/metrics/prometheus` are public.
+//! needs `admin`. `/health`, `/metrics`, `/metrics/prometheus` and the
+//! dashboard's page and assets (`/`, `/dashboard/{file}`) are public.
 
 use std::marker::PhantomData;
 
@@ -120,7 +121,9 @@ pub fn level(method: &Method, template: &str) -> Level {
         method.as_str()
     };
     match (method, template) {
-        ("GET", "/health" | "/metrics" | "/metrics/prometheus") => Public,
+        ("GET", "/" | "/dashboard/{file}" | "/health" | "/metrics" | "/metrics/prometheus") => {
+            Public
+        }
         ("POST", "/api/v1/stats/refresh") => ReadOnly,
         (
             "GET",
@@ -136,6 +139,10 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/resources/queues"
             | "/api/v1/resources/queues/{queue}"
             | "/api/v1/resources/queues/{queue}/depth"
+            | "/api/v1/resources/queues/{queue}/retention"
+            | "/api/v1/resources/queues/{queue}/counts"
+            | "/api/v1/resources/sweeper"
+            | "/api/v1/resources/kv/usage"
             | "/api/v1/resources/namespaces"
             | "/api/v1/resources/tasks"
             | "/api/v1/resources/partitions"

@@ -33,6 +33,8 @@ pub struct Config {
     /// How often the front-end's own figures go to `queen.worker_metrics`
     /// (`QUEEN_METRICS_REPORT_MS`, 60000; 0, None: never).
     pub metrics_report: Option<Duration>,
+    /// Serve the dashboard at `/` (`QUEEN_DASHBOARD`, on; `off`: not).
+    pub dashboard: bool,
 }
 
 /// How bearer tokens are checked (`auth.rs`).
@@ -188,6 +190,11 @@ impl Config {
                 ))
             }
         };
+        let dashboard = match var("QUEEN_DASHBOARD").as_deref() {
+            None | Some("on") | Some("1") => true,
+            Some("off") | Some("0") => false,
+            Some(other) => return Err(format!("QUEEN_DASHBOARD={other:?} is not on or off")),
+        };
         let config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
@@ -228,6 +235,7 @@ impl Config {
                 0 => None,
                 ms => Some(Duration::from_millis(ms)),
             },
+            dashboard,
         };
         if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
             return Err(format!(

@@ -11,6 +11,12 @@
 //! configure or delete, whatever content type it picks. Requests without
 //! `Origin` (curl, the clients) are not affected. Reads from an unlisted
 //! origin are served, without the headers that would let the page read them.
+//!
+//! The dashboard's own page is not cross-origin: a request whose `Origin` is
+//! the very scheme and `Host` it was sent to is let through when that host is
+//! an IP address or `localhost`. Through a DNS name the origin must be listed,
+//! since a page elsewhere can make its own name resolve to this front-end
+//! (DNS rebinding) and would then look like the front-end's own.
 
 use std::sync::Arc;
 
@@ -73,6 +79,32 @@ impl Origins {
     }
 }
 
+/// Whether `origin` is the page's own: `http://` or `https://` and then
+/// exactly the request's `Host`, which names an IP address or `localhost`.
+fn own_page(origin: &HeaderValue, headers: &HeaderMap) -> bool {
+    let (Ok(origin), Some(Ok(host))) = (
+        origin.to_str(),
+        headers.get(header::HOST).map(HeaderValue::to_str),
+    ) else {
+        return false;
+    };
+    let lower = origin.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    if !rest.eq_ignore_ascii_case(host) {
+        return false;
+    }
+    let name = match rest.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map(|(addr, _)| addr),
+        None => Some(rest.rsplit_once(':').map_or(rest, |(name, _)| name)),
+    };
+    name.is_some_and(|n| n == "localhost" || n.parse::<std::net::IpAddr>().is_ok())
+}
+
 fn changes_state(method: &Method, path: &str) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
         || path.starts_with("/api/v1/pop")
@@ -93,6 +125,7 @@ fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
 pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> Response {
     let origin = req.headers().get(header::ORIGIN).cloned();
     let allowed = origin.as_ref().is_some_and(|o| origins.allows(o));
+    let own = origin.as_ref().is_some_and(|o| own_page(o, req.headers()));
     let preflight = req.method() == Method::OPTIONS
         && req
             .headers()
@@ -115,7 +148,7 @@ pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> 
             response
         }
         _ => {
-            if changes_state(req.method(), req.uri().path()) && !allowed {
+            if changes_state(req.method(), req.uri().path()) && !allowed && !own {
                 if let Some(o) = &origin {
                     return refused(format!(
                         "a {} from origin {:?} is refused: the origin is not allowed",

@@ -7,6 +7,7 @@ mod auth;
 mod body;
 mod config;
 mod cors;
+mod dashboard;
 mod db;
 mod error;
 mod fusion;

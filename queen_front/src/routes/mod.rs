@@ -59,6 +59,8 @@ pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
 /// no layer.
 pub fn router(state: AppState) -> Router {
     Router::new()
+        .route("/", get(crate::dashboard::page))
+        .route("/dashboard/{file}", get(crate::dashboard::asset))
         .route("/health", get(status::health))
         .route("/api/v1/configure", post(queues::configure))
         .route("/api/v1/push", post(messages::push))
@@ -98,6 +100,16 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/resources/queues/{queue}/depth",
             get(resources::depth),
         )
+        .route(
+            "/api/v1/resources/queues/{queue}/retention",
+            get(resources::retention),
+        )
+        .route(
+            "/api/v1/resources/queues/{queue}/counts",
+            get(resources::counts),
+        )
+        .route("/api/v1/resources/sweeper", get(resources::sweeper))
+        .route("/api/v1/resources/kv/usage", get(resources::kv_usage))
         .route("/api/v1/resources/namespaces", get(resources::namespaces))
         .route("/api/v1/resources/tasks", get(resources::tasks))
         .route("/api/v1/resources/partitions", get(resources::partitions))

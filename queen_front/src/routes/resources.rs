@@ -191,3 +191,33 @@ pub async fn kv_list(
     let body = json_body(&body)?;
     ok(call(&state, "SELECT queen.kv_list($1::jsonb)", &[&body]).await?)
 }
+
+/// Why a queue's disk does or does not shrink: per partition, what the next
+/// retention cycle deletes and what pins the rest; 404 when unknown.
+pub async fn retention(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.retention_explain($1)", &[&queue]).await?)
+}
+
+/// A queue's counts, with the dead letters DLQ retention removed; 404 when
+/// unknown.
+pub async fn counts(
+    _: Authorized<ReadOnly>,
+    State(state): State<AppState>,
+    Path(queue): Path<String>,
+) -> Answer {
+    ok(call(&state, "SELECT queen.queue_counts($1)", &[&queue]).await?)
+}
+
+/// What the timer and KV sweepers did, and how late they fire.
+pub async fn sweeper(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.sweeper_metrics()", &[]).await?)
+}
+
+/// KV usage per namespace as of the last rollup, beside its quota.
+pub async fn kv_usage(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.kv_usage()", &[]).await?)
+}

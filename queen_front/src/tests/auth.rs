@@ -84,6 +84,14 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
     const B: Option<&str> =
         Some(r#"{"queue": "q", "subscriptionTimestamp": "2026-01-01T00:00:00Z"}"#);
     &[
+        ("GET", "/", "/", None, Public),
+        (
+            "GET",
+            "/dashboard/{file}",
+            "/dashboard/app.js",
+            None,
+            Public,
+        ),
         ("GET", "/health", "/health", None, Public),
         (
             "GET",
@@ -176,6 +184,34 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
             "GET",
             "/api/v1/resources/queues/{queue}/depth",
             "/api/v1/resources/queues/q/depth?group=g",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/queues/{queue}/retention",
+            "/api/v1/resources/queues/q/retention",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/queues/{queue}/counts",
+            "/api/v1/resources/queues/q/counts",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/sweeper",
+            "/api/v1/resources/sweeper",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/kv/usage",
+            "/api/v1/resources/kv/usage",
             None,
             ReadOnly,
         ),

@@ -148,8 +148,12 @@ async fn an_unknown_route_is_a_json_404() {
         answer.body,
         json!({"success": false, "error": "no route for GET /api/v1/nothing/here", "code": "no_such_route"})
     );
+    let answer = send(&app(&[]), bare("POST", "/nothing")).await;
+    assert_eq!(answer.body["error"], "no route for POST /nothing");
+    // The dashboard's page is served to a GET only.
     let answer = send(&app(&[]), bare("POST", "/")).await;
-    assert_eq!(answer.body["error"], "no route for POST /");
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.body["code"], "method_not_allowed");
 }
 
 #[tokio::test]

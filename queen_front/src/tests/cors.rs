@@ -224,3 +224,48 @@ fn the_origin_list_takes_exact_origins_only() {
     .unwrap_err();
     assert!(err.contains("not accepted"), "{err}");
 }
+
+#[tokio::test]
+async fn the_dashboard_page_served_here_may_write_when_its_host_is_an_address() {
+    let (pg, app) = front().await;
+    let json = ("content-type", "application/json");
+    // A page loaded from this front-end by IP address or as localhost: its
+    // Origin is the Host it sends to.
+    for (origin, host) in [
+        ("http://127.0.0.1:6632", "127.0.0.1:6632"),
+        ("http://localhost:6632", "localhost:6632"),
+        ("http://[::1]:6632", "[::1]:6632"),
+        ("https://10.1.2.3", "10.1.2.3"),
+    ] {
+        let headers = [("origin", origin), ("host", host), json];
+        let answer = send(
+            &app,
+            request("POST", "/api/v1/configure", &headers, CONFIGURE),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{origin}: {}", answer.body);
+    }
+    assert_eq!(pg.executed("queen.configure("), 4);
+    // A DNS name is not enough (a page elsewhere can make its name resolve
+    // here); nor an Origin that is not the Host sent to.
+    for (origin, host) in [
+        ("http://evil.example:6632", "evil.example:6632"),
+        ("http://127.0.0.1:6632", "127.0.0.1:6633"),
+        ("http://127.0.0.1:6632", "evil.example"),
+        ("http://127.0.0.1.evil.example", "127.0.0.1.evil.example"),
+        ("null", "null"),
+    ] {
+        let headers = [("origin", origin), ("host", host), json];
+        let answer = send(
+            &app,
+            request("POST", "/api/v1/configure", &headers, CONFIGURE),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{origin} to {host}");
+    }
+    assert_eq!(
+        pg.executed("queen.configure("),
+        4,
+        "nothing more reached the database"
+    );
+}

@@ -5,6 +5,7 @@
 mod auth;
 mod bodies;
 mod cors;
+mod dashboard;
 mod errors;
 pub mod fakepg;
 mod longpolls;

@@ -53,3 +53,12 @@ fn a_public_address_needs_authentication_or_the_explicit_opt_out() {
     let err = from(&[("QUEEN_ALLOW_UNAUTHENTICATED", "yes")]).unwrap_err();
     assert!(err.contains("QUEEN_ALLOW_UNAUTHENTICATED"), "{err}");
 }
+
+#[test]
+fn the_dashboard_is_on_unless_turned_off() {
+    assert!(from(&[]).unwrap().dashboard);
+    assert!(from(&[("QUEEN_DASHBOARD", "on")]).unwrap().dashboard);
+    assert!(!from(&[("QUEEN_DASHBOARD", "off")]).unwrap().dashboard);
+    let err = from(&[("QUEEN_DASHBOARD", "maybe")]).unwrap_err();
+    assert!(err.contains("QUEEN_DASHBOARD=\"maybe\""), "{err}");
+}

@@ -1,0 +1,310 @@
+"""The dashboard in a real browser (Debian's Chromium, headless, driven by
+Selenium) against running front-ends: every page loads with no console
+error and shows what the test wrote; a retry from the dead-letter page
+re-delivers; an option edited on the queue page is visible through SQL; a
+read-only token sees no button that changes state; a database that is down
+is said so. Each page's screenshot goes under target/dashboard/."""
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from urllib.request import urlopen
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
+
+from queen import Queen
+
+URL = os.environ.get("QUEEN_URL", "http://127.0.0.1:6633")
+URL_JWT = os.environ.get("QUEEN_URL_JWT", "http://127.0.0.1:6634")
+URL_DOWN = os.environ.get("QUEEN_URL_DOWN", "http://127.0.0.1:6635")
+JWT_SECRET = os.environ.get("QUEEN_JWT_SECRET", "queen-test-secret")
+DSN = os.environ.get("QUEEN_TEST_DSN", "host=127.0.0.1 port=6533 user=postgres dbname=queen")
+SHOTS = Path(os.environ.get("QUEEN_SCREENSHOTS", Path(__file__).resolve().parents[2] / "target" / "dashboard"))
+CHROMIUM = os.environ.get("QUEEN_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("QUEEN_CHROMEDRIVER", "/usr/bin/chromedriver")
+WAIT_S = 20
+
+
+def name(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def sql(query: str) -> str:
+    """One value through psql, as the database holds it."""
+    out = subprocess.run(
+        ["psql", DSN, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", query],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip()
+
+
+def token(roles, sub="dash-test"):
+    """An HS256 token for the JWT front-end."""
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    claims = b64(json.dumps({"sub": sub, "roles": roles, "exp": int(time.time()) + 3600}).encode())
+    signed = f"{header}.{claims}".encode()
+    mac = hmac.new(JWT_SECRET.encode(), signed, hashlib.sha256).digest()
+    return f"{header}.{claims}.{b64(mac)}"
+
+
+async def _populate():
+    """A queue with two partitions, a group behind, a dead letter, a timer
+    and retention history; answers what a page must show."""
+    w = {
+        "queue": name("dash"),
+        "kept": name("dash-kept"),
+        "group": name("billing"),
+        "dead_txn": f"dead-{uuid.uuid4().hex[:8]}",
+    }
+    async with Queen(URL) as q:
+        queue = w["queue"]
+        await q.queue(queue).config({"retry_limit": 0}).create()
+        await q.queue(queue).partition("p1").push([{"data": {"n": i}} for i in range(5)])
+        await q.queue(queue).partition("p2").push([{"data": {"n": i}} for i in range(3)])
+        # A group that read one message of five and is behind.
+        msgs = await q.queue(queue).group(w["group"]).batch(1).autopilot(False).wait(False).pop()
+        await q.ack(msgs, True, {"group": w["group"]})
+        # A dead letter: pushed, popped in queue mode and failed.
+        await q.queue(queue).partition("p3").push(
+            [{"data": {"order": 42, "why": "poisoned"}, "transactionId": w["dead_txn"]}]
+        )
+        failed = []
+        for _ in range(10):
+            got = await q.queue(queue).partition("p3").batch(1).autopilot(False).wait(False).pop()
+            failed.extend(got)
+            if failed:
+                break
+        assert failed, "the message to fail was popped"
+        await q.ack(failed, False, {"error": "payment API timed out"})
+        # Retention history: a queue whose messages are past their retention.
+        kept = w["kept"]
+        await q.queue(kept).config({"retention_enabled": True, "retention_seconds": 1}).create()
+        await q.queue(kept).push([{"data": {"old": i}} for i in range(4)])
+    time.sleep(2.2)
+    sql("SELECT queen_internal.retention_run_cycle()")
+    # A sample of the per-minute series the charts draw.
+    sql("SELECT queen_internal.metrics_sample()")
+    w["partition_id"] = sql(
+        "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+        f"WHERE q.name = '{w['queue']}' AND p.name = 'p3'"
+    )
+    return w
+
+
+@pytest.fixture(scope="module")
+def written():
+    return asyncio.run(_populate())
+
+
+def _browser(width=1280, height=900):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}"]:
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_window_size(width, height)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = _browser()
+    yield driver
+    driver.quit()
+
+
+def errors(driver):
+    """The console's errors since the last call."""
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def open_page(driver, base, page):
+    driver.get(f"{base}/#{page}")
+
+
+def shows(driver, text, timeout=WAIT_S):
+    """Waits until the page's text holds `text`."""
+    try:
+        WebDriverWait(driver, timeout).until(lambda d: text in d.find_element(By.TAG_NAME, "main").text)
+    except TimeoutException:
+        shown = driver.find_element(By.TAG_NAME, "body").text
+        raise AssertionError(f"{text!r} is not on {driver.current_url}:\n{shown}") from None
+
+
+def shot(driver, file):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / file))
+
+
+def button(driver, label, within=None):
+    scope = within or driver
+    return WebDriverWait(driver, WAIT_S).until(
+        lambda d: next((b for b in scope.find_elements(By.TAG_NAME, "button") if b.text == label and b.is_enabled()), None)
+    )
+
+
+def test_every_page_loads_and_shows_what_was_written(written, browser):
+    pages = [
+        ("/", [written["queue"], "Consumer groups behind", "Tables of the extension"], "overview"),
+        (f"/queues/{written['queue']}", ["p1", "p2", written["group"], "leaseTime", "What keeps the rest"], "queue"),
+        ("/groups", [written["group"], written["queue"]], "groups"),
+        (f"/groups/{written['group']}", ["cursor per partition", "p1"], "group"),
+        ("/dlq", [written["dead_txn"], "payment API timed out"], "dlq"),
+        ("/messages", ["Look a message up"], "messages"),
+        ("/timers", ["Timer and KV sweepers", "KV namespaces"], "timers"),
+    ]
+    for page, texts, file in pages:
+        open_page(browser, URL, page)
+        for text in texts:
+            shows(browser, text)
+        time.sleep(0.3)
+        shot(browser, f"{file}.png")
+        assert errors(browser) == [], f"console errors on {page}"
+    # Retention history: the queue kept one second lost its four messages.
+    open_page(browser, URL, "/")
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: "Deleted 0 messages past" not in d.find_element(By.ID, "workers").text
+        and "Deleted" in d.find_element(By.ID, "workers").text
+    )
+    # The groups behind list names the group, as far behind as the API says.
+    lag = json.loads(urlopen(f"{URL}/api/v1/consumer-groups").read())
+    mine = next(g for g in lag if g["name"] == written["group"])
+    assert mine["totalLag"] > 0
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: any(
+            written["group"] in row.text and str(mine["totalLag"]) in row.text.split()
+            for row in d.find_elements(By.CSS_SELECTOR, "#behind tbody tr")
+        )
+    )
+
+
+def test_a_message_is_found_by_its_transaction_id(written, browser):
+    open_page(browser, URL, "/messages")
+    browser.find_element(By.ID, "look-partition").send_keys(written["partition_id"])
+    browser.find_element(By.ID, "look-txn").send_keys(written["dead_txn"])
+    browser.find_element(By.ID, "look-go").click()
+    shows(browser, f"Message {written['dead_txn']}")
+    shows(browser, "poisoned")
+    shot(browser, "message.png")
+    assert errors(browser) == []
+
+
+def test_the_pages_fit_a_narrow_screen(written):
+    driver = _browser(390, 844)
+    try:
+        for page, text, file in [
+            ("/", written["queue"], "overview-390"),
+            (f"/queues/{written['queue']}", "leaseTime", "queue-390"),
+            ("/dlq", written["dead_txn"], "dlq-390"),
+        ]:
+            open_page(driver, URL, page)
+            shows(driver, text)
+            wide = driver.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= 400, f"{page} is {wide} px wide at 390"
+            shot(driver, f"{file}.png")
+        assert errors(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_a_retry_from_the_dead_letter_page_redelivers(written, browser):
+    open_page(browser, URL, "/dlq")
+    browser.find_element(By.ID, "dlq-queue").send_keys(written["queue"])
+    browser.find_element(By.ID, "dlq-apply").click()
+    shows(browser, written["dead_txn"])
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if written["dead_txn"] in r.text)
+    button(browser, "Retry", row).click()
+    shows(browser, "pushed back to")
+    shows(browser, "No dead letter matches.")
+    assert errors(browser) == []
+
+    async def redelivered():
+        async with Queen(URL) as q:
+            for _ in range(20):
+                got = await q.queue(written["queue"]).partition("p3").batch(1).autopilot(False).wait(False).pop()
+                if got:
+                    return got
+                await asyncio.sleep(0.2)
+        return []
+
+    got = asyncio.run(redelivered())
+    assert len(got) == 1
+    assert got[0]["data"] == {"order": 42, "why": "poisoned"}
+
+
+def test_an_option_edited_on_the_queue_page_is_visible_through_sql(written, browser):
+    queue = written["queue"]
+    before = json.loads(sql(f"SELECT queen.resource_queue('{queue}')::json -> 'options'"))
+    open_page(browser, URL, f"/queues/{queue}")
+    button(browser, "Edit options").click()
+    lease = browser.find_element(By.ID, "opt-leaseTime")
+    lease.clear()
+    lease.send_keys("123")
+    browser.find_element(By.ID, "save-options").click()
+    shows(browser, "Saved: leaseTime.")
+    after = json.loads(sql(f"SELECT queen.resource_queue('{queue}')::json -> 'options'"))
+    assert after["leaseTime"] == 123
+    # Merge: every other option kept its value.
+    assert {k: v for k, v in after.items() if k != "leaseTime"} == {k: v for k, v in before.items() if k != "leaseTime"}
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, '[data-option="leaseTime"]').text == "123"
+    )
+    assert errors(browser) == []
+
+
+def test_a_token_is_asked_for_and_a_read_only_one_sees_no_state_changing_button(written, browser):
+    queue = written["queue"]
+    open_page(browser, URL_JWT, f"/queues/{queue}")
+    box = WebDriverWait(browser, WAIT_S).until(ec.visibility_of_element_located((By.ID, "token-input")))
+    box.send_keys(token(["read-only"]))
+    button(browser, "Use this token").click()
+    shows(browser, "p1")
+    shows(browser, "leaseTime")
+    shot(browser, "queue-read-only.png")
+    labels = {b.text for b in browser.find_elements(By.CSS_SELECTOR, "main button")}
+    assert not labels & {"Edit options", "To beginning", "To end", "Seek", "Delete", "Retry"}, labels
+    open_page(browser, URL_JWT, "/dlq")
+    shows(browser, "Dead letters")
+    labels = {b.text for b in browser.find_elements(By.CSS_SELECTOR, "main button")}
+    assert "Retry" not in labels, labels
+    # A token that may change state sees the buttons, and still no admin ones.
+    browser.find_element(By.XPATH, "//button[text()='change']").click()
+    box = WebDriverWait(browser, WAIT_S).until(ec.visibility_of_element_located((By.ID, "token-input")))
+    box.send_keys(token(["read-write"]))
+    button(browser, "Use this token").click()
+    open_page(browser, URL_JWT, f"/queues/{queue}")
+    button(browser, "Edit options")
+    button(browser, "To beginning")
+    labels = {b.text for b in browser.find_elements(By.CSS_SELECTOR, "main button")}
+    assert "Delete" not in labels, labels
+    # 401s are what asks for the token; nothing else may log an error.
+    unexpected = [e for e in errors(browser) if "401" not in e["message"]]
+    assert unexpected == []
+
+
+def test_a_database_that_is_down_is_said_so(browser):
+    open_page(browser, URL_DOWN, "/")
+    banner = WebDriverWait(browser, WAIT_S).until(ec.visibility_of_element_located((By.CLASS_NAME, "banner")))
+    assert "The database is down or unreachable" in banner.text
+    shows(browser, "The database is not answering")
+    shot(browser, "database-down.png")
