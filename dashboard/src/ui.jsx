@@ -122,9 +122,13 @@ export function Action({ label, action, confirm, danger, onDone, disabled }) {
 }
 
 // A line chart: `series` [{ label, values }] over `times` (seconds).
-export function Chart({ title, times, series, height = 180 }) {
+// `span` [from, to] (seconds) fixes the time axis, so a series of few
+// points still reads as the window it covers.
+export function Chart({ title, times, series, span, height = 180 }) {
   const box = useRef(null);
   const plot = useRef(null);
+  const spanRef = useRef(span);
+  spanRef.current = span;
   useEffect(() => {
     if (!box.current) return undefined;
     const colors = ["#2563eb", "#16a34a", "#dc2626", "#9333ea"];
@@ -132,7 +136,7 @@ export function Chart({ title, times, series, height = 180 }) {
       width: Math.max(240, box.current.clientWidth),
       height,
       legend: { show: true },
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: (u, min, max) => spanRef.current || [min, max] } },
       axes: [{}, { size: 60 }],
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: colors[i % colors.length], width: 1.5, points: { show: times.length < 40 } }))],
     };

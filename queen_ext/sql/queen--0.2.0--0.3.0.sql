@@ -468,6 +468,12 @@ STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'front_metrics_report_wrapper';
 
+-- The maintenance tasks' state, for an operator (api/observe.rs).
+CREATE  FUNCTION "maintenance_status"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'maintenance_status_wrapper';
+
 -- ---------------------------------------------------------------------
 -- Ephemeral queues
 -- ---------------------------------------------------------------------
@@ -726,7 +732,8 @@ GRANT EXECUTE ON FUNCTION
     queen.consumer_groups_list, queen.consumer_group_get,
     queen.consumer_groups_summary, queen.consumer_group_detail, queen.consumer_groups_lagging,
     queen.consumer_group_positions, queen.dlq_list,
-    queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics
+    queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics,
+    queen.maintenance_status
     TO queen_app;
 
 -- The resource views, the timer reads and the reads by offset.
@@ -771,7 +778,7 @@ GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_admin;
 GRANT EXECUTE ON FUNCTION
     queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
     queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
-    queen.consumer_groups_summary, queen.consumer_groups_lagging
+    queen.consumer_groups_summary, queen.consumer_groups_lagging, queen.maintenance_status
     TO pg_monitor;
 GRANT EXECUTE ON FUNCTION
     queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,

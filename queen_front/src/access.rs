@@ -142,6 +142,7 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/resources/queues/{queue}/retention"
             | "/api/v1/resources/queues/{queue}/counts"
             | "/api/v1/resources/sweeper"
+            | "/api/v1/resources/maintenance"
             | "/api/v1/resources/kv/usage"
             | "/api/v1/resources/namespaces"
             | "/api/v1/resources/tasks"

@@ -48,3 +48,11 @@ SELECT queen.retention_timeseries(now() - interval '1 day', 'minute')::text AS b
 
 -- sweeper_metrics: shared memory since the server started; its fields.
 SELECT json_agg(k ORDER BY k) AS metrics FROM json_object_keys(queen.sweeper_metrics()) k;
+
+-- maintenance_status: one entry per maintenance task, by name, with its
+-- schedule and last outcome.
+SELECT t->>'task' AS task, (t->>'enabled')::bool AS enabled,
+       t->'nextDueAt' IS NOT NULL AS has_due
+  FROM json_array_elements(queen.maintenance_status()) t;
+SELECT json_agg(k ORDER BY k) AS fields
+  FROM json_object_keys(queen.maintenance_status()->0) k;

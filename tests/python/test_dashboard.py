@@ -74,6 +74,7 @@ async def _populate():
         "kept": name("dash-kept"),
         "group": name("billing"),
         "dead_txn": f"dead-{uuid.uuid4().hex[:8]}",
+        "doomed_txn": f"doomed-{uuid.uuid4().hex[:8]}",
     }
     async with Queen(URL) as q:
         queue = w["queue"]
@@ -95,6 +96,11 @@ async def _populate():
                 break
         assert failed, "the message to fail was popped"
         await q.ack(failed, False, {"error": "payment API timed out"})
+        # A second dead letter, for the delete.
+        await q.queue(queue).partition("p4").push([{"data": {"order": 43}, "transactionId": w["doomed_txn"]}])
+        doomed = await q.queue(queue).partition("p4").batch(1).autopilot(False).wait(False).pop()
+        assert doomed, "the second message to fail was popped"
+        await q.ack(doomed, False, {"error": "card declined"})
         # Retention history: a queue whose messages are past their retention.
         kept = w["kept"]
         await q.queue(kept).config({"retention_enabled": True, "retention_seconds": 1}).create()
@@ -103,6 +109,13 @@ async def _populate():
     sql("SELECT queen_internal.retention_run_cycle()")
     # A sample of the per-minute series the charts draw.
     sql("SELECT queen_internal.metrics_sample()")
+    # A timer an hour away, and a KV key.
+    sql(f"SELECT queen.timer_schedule('{w['queue']}', 'remind-42', '{{\"invoice\": 42}}', 3600000)")
+    w["kv_ns"] = name("carts")
+    sql(
+        "SELECT queen.kv('{\"operations\": [{\"op\": \"put\", \"ns\": \"%s\", "
+        "\"key\": \"c-1\", \"value\": {\"items\": 2}, \"ttlSeconds\": 3600}]}')" % w["kv_ns"]
+    )
     w["partition_id"] = sql(
         "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
         f"WHERE q.name = '{w['queue']}' AND p.name = 'p3'"
@@ -165,18 +178,23 @@ def button(driver, label, within=None):
 
 def test_every_page_loads_and_shows_what_was_written(written, browser):
     pages = [
-        ("/", [written["queue"], "Consumer groups behind", "Tables of the extension"], "overview"),
+        ("/", [written["queue"], "Consumer groups behind", "Tables of the extension", "partition_cleanup", "retention_watermark"], "overview"),
         (f"/queues/{written['queue']}", ["p1", "p2", written["group"], "leaseTime", "What keeps the rest"], "queue"),
         ("/groups", [written["group"], written["queue"]], "groups"),
         (f"/groups/{written['group']}", ["cursor per partition", "p1"], "group"),
         ("/dlq", [written["dead_txn"], "payment API timed out"], "dlq"),
         ("/messages", ["Look a message up"], "messages"),
-        ("/timers", ["Timer and KV sweepers", "KV namespaces"], "timers"),
+        ("/timers", ["Timer and KV sweepers", written["kv_ns"]], "timers"),
     ]
     for page, texts, file in pages:
         open_page(browser, URL, page)
         for text in texts:
             shows(browser, text)
+        if page == "/timers":
+            browser.find_element(By.ID, "timers-queue").send_keys(written["queue"])
+            browser.find_element(By.ID, "timers-go").click()
+            shows(browser, "remind-42")
+            shows(browser, "in 60 min")
         time.sleep(0.3)
         shot(browser, f"{file}.png")
         assert errors(browser) == [], f"console errors on {page}"
@@ -235,7 +253,7 @@ def test_a_retry_from_the_dead_letter_page_redelivers(written, browser):
     row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if written["dead_txn"] in r.text)
     button(browser, "Retry", row).click()
     shows(browser, "pushed back to")
-    shows(browser, "No dead letter matches.")
+    WebDriverWait(browser, WAIT_S).until(lambda d: written["dead_txn"] not in d.find_element(By.TAG_NAME, "tbody").text)
     assert errors(browser) == []
 
     async def redelivered():
@@ -250,6 +268,21 @@ def test_a_retry_from_the_dead_letter_page_redelivers(written, browser):
     got = asyncio.run(redelivered())
     assert len(got) == 1
     assert got[0]["data"] == {"order": 42, "why": "poisoned"}
+
+
+def test_a_delete_from_the_dead_letter_page_removes_it(written, browser):
+    open_page(browser, URL, "/dlq")
+    # The page asks before it deletes: the test says yes.
+    browser.execute_script("window.confirm = () => true")
+    browser.find_element(By.ID, "dlq-queue").send_keys(written["queue"])
+    browser.find_element(By.ID, "dlq-apply").click()
+    shows(browser, written["doomed_txn"])
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if written["doomed_txn"] in r.text)
+    button(browser, "Delete", row).click()
+    shows(browser, f"Message {written['doomed_txn']} deleted with 1 dead letters.")
+    left = json.loads(urlopen(f"{URL}/api/v1/dlq?queue={written['queue']}").read())
+    assert written["doomed_txn"] not in [m["transactionId"] for m in left["messages"]]
+    assert errors(browser) == []
 
 
 def test_an_option_edited_on_the_queue_page_is_visible_through_sql(written, browser):

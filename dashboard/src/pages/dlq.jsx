@@ -81,6 +81,17 @@ export function DeadLetters() {
     }
     return moved;
   };
+  // Deleting a dead letter deletes its message: the live copy too, for
+  // every group, with every dead letter of it.
+  const remove = (m) => api(`/api/v1/messages/${enc(m.partitionId)}/${enc(m.transactionId)}`, { method: "DELETE" });
+  const removePicked = async () => {
+    let deleted = 0;
+    for (const m of rows.filter((r) => picked.has(r.id))) {
+      await remove(m);
+      deleted++;
+    }
+    return deleted;
+  };
   const dl = status.data && status.data.deadLetterQueue;
   return (
     <>
@@ -112,6 +123,17 @@ export function DeadLetters() {
             onDone={(n) => {
               setPicked(new Set());
               setDone(`${n} dead letters pushed back to their queues.`);
+              poll.refresh();
+            }}
+          />
+          <Action
+            label={`Delete ${picked.size} selected`}
+            danger
+            confirm={`Delete the ${picked.size} messages picked, and their dead letters, for good?`}
+            action={removePicked}
+            onDone={(n) => {
+              setPicked(new Set());
+              setDone(`${n} messages and their dead letters deleted.`);
               poll.refresh();
             }}
           />
@@ -176,6 +198,18 @@ export function DeadLetters() {
                         action={() => retry(m.id)}
                         onDone={(r) => {
                           setDone(`Dead letter ${m.id} pushed back to ${r.queue} / ${r.partition} (${r.result}).`);
+                          poll.refresh();
+                        }}
+                      />
+                    )}
+                    {g.write && (
+                      <Action
+                        label="Delete"
+                        danger
+                        confirm={`Delete message ${m.transactionId} and its dead letters for good?`}
+                        action={() => remove(m)}
+                        onDone={(r) => {
+                          setDone(`Message ${m.transactionId} deleted with ${r.deadLettersDeleted} dead letters.`);
                           poll.refresh();
                         }}
                       />

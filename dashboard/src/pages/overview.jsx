@@ -41,10 +41,12 @@ function Throughput() {
   // Newest first, buckets without samples left out.
   const points = [...(s.throughput || [])].reverse();
   const times = points.map((p) => Date.parse(p.timestamp) / 1000);
+  const span = [Date.parse(s.timeRange.from) / 1000, Date.parse(s.timeRange.to) / 1000];
   if (points.length === 0) return <p class="note">No sample in the last hour yet: the series gains a point a minute.</p>;
   return (
     <div class="charts">
       <Chart
+        span={span}
         title="Messages per second, last hour"
         times={times}
         series={[
@@ -52,7 +54,7 @@ function Throughput() {
           { label: "out", values: points.map((p) => p.processedPerSecond) },
         ]}
       />
-      <Chart title="Pop lag (ms), last hour" times={times} series={[{ label: "avg", values: points.map((p) => p.avgLagMs) }, { label: "max", values: points.map((p) => p.maxLagMs) }]} />
+      <Chart span={span} title="Pop lag (ms), last hour" times={times} series={[{ label: "avg", values: points.map((p) => p.avgLagMs) }, { label: "max", values: points.map((p) => p.maxLagMs) }]} />
     </div>
   );
 }
@@ -124,10 +126,28 @@ function Sizes() {
 export function Workers() {
   const sweeper = usePoll(() => api("/api/v1/resources/sweeper"), "sweeper");
   const retention = usePoll(() => api("/api/v1/analytics/retention"), "retention", 30000);
+  const tasks = usePoll(() => api("/api/v1/resources/maintenance"), "maintenance");
   const s = sweeper.data;
   const r = retention.data;
   return (
     <div id="workers">
+      <h3>Maintenance tasks</h3>
+      {tasks.data ? (
+        <Table
+          rows={tasks.data}
+          rowKey={(t) => t.task}
+          columns={[
+            { label: "Task", cell: (t) => t.task },
+            { label: "State", cell: (t) => (!t.enabled ? <span class="warn">off</span> : t.running ? `running${t.holder ? ` (${t.holder})` : ""}` : "waiting") },
+            { label: "Last started", cell: (t) => when(t.lastStartedAt) },
+            { label: "Last finished", cell: (t) => when(t.lastFinishedAt) },
+            { label: "Last error", cell: (t) => (t.lastError ? <span class="bad">{t.lastError}</span> : "none") },
+            { label: "Next due", cell: (t) => (!t.enabled ? "–" : Date.parse(t.nextDueAt) <= Date.now() ? `now (due ${when(t.nextDueAt)})` : when(t.nextDueAt)) },
+          ]}
+        />
+      ) : (
+        <Loading poll={tasks} />
+      )}
       <h3>Retention, last hour</h3>
       {r ? (
         <p>

@@ -1,5 +1,6 @@
 //! The readers an operator looks at: the overview, why retention keeps what
-//! it keeps, its time series, table sizes, and the sweepers' metrics.
+//! it keeps, its time series, table sizes, the sweepers' metrics and the
+//! maintenance tasks' state.
 
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::prelude::*;
@@ -43,4 +44,12 @@ fn sweeper_metrics() -> JsonOut {
     // Set aside for good: counted from the table, so it survives a restart.
     m["timersSetAside"] = json!(spi::spi(crate::timers::set_aside_count));
     JsonOut::of(&m)
+}
+
+/// The maintenance tasks (retention, its watermark walk, partition cleanup,
+/// the metrics series): on or off, running now and where, last started and
+/// finished, last error, next due.
+#[pg_extern]
+fn maintenance_status() -> JsonOut {
+    JsonOut::of(&spi::spi(crate::maintenance::status::status))
 }

@@ -4,5 +4,6 @@
 pub mod bgworker;
 pub mod metrics;
 pub mod retention;
+pub mod status;
 pub mod sweeper;
 pub mod unit;

@@ -109,6 +109,7 @@ pub fn router(state: AppState) -> Router {
             get(resources::counts),
         )
         .route("/api/v1/resources/sweeper", get(resources::sweeper))
+        .route("/api/v1/resources/maintenance", get(resources::maintenance))
         .route("/api/v1/resources/kv/usage", get(resources::kv_usage))
         .route("/api/v1/resources/namespaces", get(resources::namespaces))
         .route("/api/v1/resources/tasks", get(resources::tasks))

@@ -221,3 +221,9 @@ pub async fn sweeper(_: Authorized<ReadOnly>, State(state): State<AppState>) -> 
 pub async fn kv_usage(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     ok(call(&state, "SELECT queen.kv_usage()", &[]).await?)
 }
+
+/// The maintenance tasks: on or off, running now, last started and
+/// finished, last error, next due.
+pub async fn maintenance(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    ok(call(&state, "SELECT queen.maintenance_status()", &[]).await?)
+}

@@ -210,6 +210,13 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
         ),
         (
             "GET",
+            "/api/v1/resources/maintenance",
+            "/api/v1/resources/maintenance",
+            None,
+            ReadOnly,
+        ),
+        (
+            "GET",
             "/api/v1/resources/kv/usage",
             "/api/v1/resources/kv/usage",
             None,

@@ -1,0 +1,36 @@
+//! The maintenance tasks as an operator sees them: whether each is on, who
+//! holds it now, when it last started and finished, how its last run ended,
+//! and when it is next due.
+
+use pgrx::spi::SpiClient;
+use serde_json::{json, Value};
+
+use crate::pg::spi::{self, exec};
+use crate::pg::time::micros_to_iso;
+use crate::query;
+
+fn iso(us: Option<i64>) -> Value {
+    us.map_or(Value::Null, |us| Value::String(micros_to_iso(us)))
+}
+
+/// One entry per task of `queen.maintenance_leases`, by name.
+pub fn status(client: &mut SpiClient<'_>) -> Value {
+    let rows = exec(client, query!("maintenance_status"), &[], &[]);
+    Value::Array(
+        rows.map(|r| {
+            let leased = spi::opt::<bool>(&r, "leased").unwrap_or(false);
+            json!({
+                "task": spi::col::<String>(&r, "task"),
+                "enabled": spi::col::<bool>(&r, "enabled"),
+                "running": leased,
+                "holder": if leased { spi::opt::<String>(&r, "lease_holder") } else { None },
+                "leaseExpiresAt": if leased { iso(spi::opt(&r, "lease_expires_us")) } else { Value::Null },
+                "nextDueAt": iso(spi::opt(&r, "next_due_us")),
+                "lastStartedAt": iso(spi::opt(&r, "last_started_us")),
+                "lastFinishedAt": iso(spi::opt(&r, "last_finished_us")),
+                "lastError": spi::opt::<String>(&r, "last_error"),
+            })
+        })
+        .collect(),
+    )
+}
