@@ -14,10 +14,25 @@ export function token() {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+// Whether the front-end answered 401 to a call without a token: it checks
+// tokens, and a tab without one may do nothing.
+let required = false;
+export function tokenRequired() {
+  return required;
+}
+
+// Keeps `value` for the tab (null forgets it). A token is three base64url
+// parts joined by dots; whitespace pasted with it is dropped. Answers an
+// error message for anything else, and keeps nothing.
 export function setToken(value) {
-  if (value) sessionStorage.setItem(TOKEN_KEY, value);
+  const t = value ? value.replace(/\s+/g, "") : "";
+  if (t && !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(t)) {
+    return "that is not a JWT: three base64url parts joined by dots";
+  }
+  if (t) sessionStorage.setItem(TOKEN_KEY, t);
   else sessionStorage.removeItem(TOKEN_KEY);
   listeners.forEach((f) => f());
+  return null;
 }
 
 const listeners = new Set();
@@ -61,7 +76,13 @@ export async function api(path, { method = "GET", body, query } = {}) {
   if (!response.ok) {
     const message = (data && (data.error || data.message)) || `${response.status} ${response.statusText}`;
     const error = new ApiError(response.status, (data && data.code) || "error", message);
-    if (response.status === 401) unauthorized.forEach((f) => f(error));
+    if (response.status === 401) {
+      if (!t && !required) {
+        required = true;
+        listeners.forEach((f) => f());
+      }
+      unauthorized.forEach((f) => f(error, t));
+    }
     throw error;
   }
   return data;
@@ -74,3 +95,8 @@ export function onUnauthorized(f) {
 }
 
 export const enc = encodeURIComponent;
+
+// A name as one segment of a page's address (#/queues/NAME): the router
+// decodes the address once (decodeURI, which turns %25 back into %) before
+// the page decodes the segment, so % is encoded twice.
+export const segment = (name) => enc(name).replace(/%25/g, "%2525");

@@ -1,8 +1,8 @@
 // The dashboard: a page per area, over the front-end's API routes.
 
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
-import { Link, Route, Router, Switch } from "wouter-preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Link, Route, Router, Switch, useLocation } from "wouter-preact";
 import { useHashLocation } from "wouter-preact/use-hash-location";
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
@@ -37,20 +37,32 @@ function Health() {
   );
 }
 
+// The token dialog: a modal <dialog>, so the page behind takes no focus;
+// Escape or Cancel closes it.
 function TokenForm({ onClose, reason }) {
   const [value, setValue] = useState("");
+  const [problem, setProblem] = useState(null);
+  const box = useRef(null);
+  const field = useRef(null);
+  useEffect(() => {
+    const d = box.current;
+    if (d && !d.open) d.showModal();
+    if (field.current) field.current.focus();
+  }, []);
   const submit = (e) => {
     e.preventDefault();
-    setToken(value.trim());
-    onClose();
+    const refused = setToken(value);
+    if (refused) setProblem(refused);
+    else onClose();
   };
   return (
-    <div class="overlay">
-      <form class="dialog" onSubmit={submit} aria-labelledby="token-title">
+    <dialog ref={box} class="dialog" aria-labelledby="token-title" onCancel={onClose}>
+      <form onSubmit={submit}>
         <h2 id="token-title">Token</h2>
         <p>{reason || "This front-end checks bearer tokens. Paste yours; it is kept for this tab only."}</p>
         <label for="token-input">Bearer token (JWT)</label>
-        <textarea id="token-input" rows="4" value={value} onInput={(e) => setValue(e.currentTarget.value)} required autofocus />
+        <textarea id="token-input" ref={field} rows="4" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
+        {problem && <p class="error">{problem}</p>}
         <div class="row">
           <button type="submit">Use this token</button>
           <button type="button" onClick={onClose}>
@@ -58,13 +70,21 @@ function TokenForm({ onClose, reason }) {
           </button>
         </div>
       </form>
-    </div>
+    </dialog>
   );
 }
 
 function Who({ ask }) {
   const g = useGrants();
-  if (!g.token) return null;
+  if (!g.token) {
+    return g.read ? null : (
+      <span class="who">
+        <button type="button" class="link" onClick={ask}>
+          give a token
+        </button>
+      </span>
+    );
+  }
   return (
     <span class="who">
       {g.subject ? `${g.subject} · ` : ""}
@@ -73,19 +93,53 @@ function Who({ ask }) {
         forget token
       </button>
       <button type="button" class="link" onClick={ask}>
-        change
+        change token
       </button>
     </span>
   );
 }
 
+function NavLink({ href, label }) {
+  const [location] = useLocation();
+  const active = location === href || (href !== "/" && location.startsWith(`${href}/`));
+  return (
+    <Link href={href} class={active ? "active" : ""} aria-current={active ? "page" : undefined}>
+      {label}
+    </Link>
+  );
+}
+
+// The page the URL names; one that fails to draw does not hold the others.
+function Pages() {
+  const [location] = useLocation();
+  return (
+    <Guard key={location}>
+      <Switch>
+        <Route path="/" component={Overview} />
+        <Route path="/queues/:name">{(p) => <Queue name={decodeURIComponent(p.name)} />}</Route>
+        <Route path="/groups" component={Groups} />
+        <Route path="/groups/:group">{(p) => <Groups group={decodeURIComponent(p.group)} />}</Route>
+        <Route path="/dlq" component={DeadLetters} />
+        <Route path="/messages" component={Messages} />
+        <Route path="/timers" component={TimersKv} />
+        <Route>
+          <p class="note">No such page.</p>
+        </Route>
+      </Switch>
+    </Guard>
+  );
+}
+
 function App() {
   const [asking, setAsking] = useState(null);
-  const [, setRev] = useState(0);
+  // The token a 401 was answered to when the dialog was last closed: the
+  // same refusal does not ask again, a new token or a first refusal does.
+  const dismissed = useRef(undefined);
   useEffect(
     () =>
-      onUnauthorized((e) => {
-        setAsking(token() ? `The token was refused: ${e.message}` : "This front-end needs a bearer token.");
+      onUnauthorized((e, sent) => {
+        if (dismissed.current === (sent || null)) return;
+        setAsking(sent ? `The token was refused: ${e.message}` : "This front-end needs a bearer token.");
       }),
     [],
   );
@@ -97,9 +151,7 @@ function App() {
         </Link>
         <nav aria-label="Pages">
           {PAGES.map(([href, label]) => (
-            <Link href={href} class={(active) => (active ? "active" : "")}>
-              {label}
-            </Link>
+            <NavLink href={href} label={label} />
           ))}
         </nav>
         <Who ask={() => setAsking("")} />
@@ -109,26 +161,13 @@ function App() {
         <TokenForm
           reason={asking}
           onClose={() => {
+            dismissed.current = token();
             setAsking(null);
-            setRev((r) => r + 1);
           }}
         />
       )}
       <main>
-        <Guard>
-        <Switch>
-          <Route path="/" component={Overview} />
-          <Route path="/queues/:name">{(p) => <Queue name={decodeURIComponent(p.name)} />}</Route>
-          <Route path="/groups" component={Groups} />
-          <Route path="/groups/:group">{(p) => <Groups group={decodeURIComponent(p.group)} />}</Route>
-          <Route path="/dlq" component={DeadLetters} />
-          <Route path="/messages" component={Messages} />
-          <Route path="/timers" component={TimersKv} />
-          <Route>
-            <p class="note">No such page.</p>
-          </Route>
-        </Switch>
-        </Guard>
+        <Pages />
       </main>
     </Router>
   );

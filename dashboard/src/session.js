@@ -5,12 +5,15 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { jwtDecode } from "jwt-decode";
-import { onTokenChange, token } from "./api.js";
+import { onTokenChange, token, tokenRequired } from "./api.js";
 
 export function grants(t = token()) {
-  // No token: authentication is off, or not yet given. The front-end says
-  // which on the first call (a 401 asks for a token).
-  if (!t) return { token: false, read: true, write: true, admin: true };
+  // No token: authentication is off, or the token is not given yet. The
+  // first call tells which: a 401 means nothing may be done without one.
+  if (!t) {
+    const open = !tokenRequired();
+    return { token: false, read: open, write: open, admin: open };
+  }
   let claims = {};
   try {
     claims = jwtDecode(t);

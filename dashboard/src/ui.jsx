@@ -42,7 +42,7 @@ export function stamp(t) {
 export function Note({ error, children }) {
   if (error) {
     return (
-      <p class="note error" role="alert">
+      <p class="note error">
         {error.status === 503 || error.status === 0
           ? `The database is not answering: ${error.message}`
           : `${error.message}${error.code && error.code !== "error" ? ` (${error.code})` : ""}`}
@@ -58,17 +58,48 @@ export function Loading({ poll }) {
   return null;
 }
 
+// The error of a poll that answered before: its figures are the last ones.
+export function Stale({ poll }) {
+  if (!poll.error || poll.data === null || poll.data === undefined) return null;
+  return <Note error={{ ...poll.error, message: `${poll.error.message}; showing the last answer` }} />;
+}
+
+// `view` with, above it, the error of a later call of `poll` that failed:
+// old figures never pass for current ones.
+export function withStale(poll, view) {
+  if (!poll.error) return view;
+  return (
+    <>
+      <Note error={{ ...poll.error, message: `${poll.error.message}; showing the last answer` }} />
+      {view}
+    </>
+  );
+}
+
+// What a poll answered, drawn by `children(data)`; until the first answer,
+// "Loading" or its error; after it, the last answer with the error of a
+// later call above it, so old figures never pass for current ones.
+export function Polled({ poll, children }) {
+  if (poll.data === null || poll.data === undefined) return <Loading poll={poll} />;
+  return (
+    <>
+      <Stale poll={poll} />
+      {children(poll.data)}
+    </>
+  );
+}
+
 // A table: `columns` [{ label, cell(row), num? }], `rows`, `empty` text.
 export function Table({ caption, columns, rows, empty = "Nothing here.", rowKey }) {
   if (!rows || rows.length === 0) return <p class="note empty">{empty}</p>;
   return (
     <div class="scroll">
-      <table>
+      <table role="table">
         {caption && <caption>{caption}</caption>}
         <thead>
-          <tr>
+          <tr role="row">
             {columns.map((c) => (
-              <th scope="col" class={c.num ? "num" : ""}>
+              <th scope="col" role="columnheader" class={c.num ? "num" : ""}>
                 {c.label}
               </th>
             ))}
@@ -76,9 +107,9 @@ export function Table({ caption, columns, rows, empty = "Nothing here.", rowKey 
         </thead>
         <tbody>
           {rows.map((r, i) => (
-            <tr key={rowKey ? rowKey(r) : i}>
+            <tr role="row" key={rowKey ? rowKey(r) : i}>
               {columns.map((c) => (
-                <td class={c.num ? "num" : ""} data-label={c.label}>
+                <td role="cell" class={c.num ? "num" : ""} data-label={c.label}>
                   {c.cell(r)}
                 </td>
               ))}
@@ -91,7 +122,7 @@ export function Table({ caption, columns, rows, empty = "Nothing here.", rowKey 
 }
 
 // A button that runs `action`, shows it is busy, and reports its error.
-export function Action({ label, action, confirm, danger, onDone, disabled }) {
+export function Action({ label, action, confirm, danger, onDone, disabled, name }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
   const run = async () => {
@@ -109,8 +140,8 @@ export function Action({ label, action, confirm, danger, onDone, disabled }) {
   };
   return (
     <span class="action">
-      <button type="button" class={danger ? "danger" : ""} disabled={busy || disabled} onClick={run}>
-        {busy ? "…" : label}
+      <button type="button" class={danger ? "danger" : ""} disabled={busy || disabled} aria-busy={busy ? "true" : undefined} aria-label={name} onClick={run}>
+        {label}
       </button>
       {error && (
         <span class="error" role="alert">

@@ -189,12 +189,13 @@ export function DeadLetters() {
                 label: "Actions",
                 cell: (m) => (
                   <span class="row">
-                    <button type="button" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
+                    <button type="button" aria-expanded={open === m.id} aria-label={`${open === m.id ? "Hide" : "Inspect"} dead letter ${m.transactionId}`} onClick={() => setOpen(open === m.id ? null : m.id)}>
                       {open === m.id ? "Hide" : "Inspect"}
                     </button>
                     {g.write && (
                       <Action
                         label="Retry"
+                        name={`Retry dead letter ${m.transactionId}`}
                         action={() => retry(m.id)}
                         onDone={(r) => {
                           setDone(`Dead letter ${m.id} pushed back to ${r.queue} / ${r.partition} (${r.result}).`);
@@ -205,6 +206,7 @@ export function DeadLetters() {
                     {g.write && (
                       <Action
                         label="Delete"
+                        name={`Delete dead letter ${m.transactionId}`}
                         danger
                         confirm={`Delete message ${m.transactionId} and its dead letters for good?`}
                         action={() => remove(m)}

@@ -2,10 +2,10 @@
 
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { api, enc } from "../api.js";
+import { api, enc, segment } from "../api.js";
 import { usePoll } from "../hooks.js";
 import { useGrants } from "../session.js";
-import { Action, Loading, num, Table, when } from "../ui.jsx";
+import { Action, Loading, Table, num, when, withStale } from "../ui.jsx";
 
 export const QUEUE_MODE = "__QUEUE_MODE__";
 export const groupName = (g) => (g === QUEUE_MODE ? "(queue mode)" : g);
@@ -34,8 +34,8 @@ export function GroupRows({ rows, refresh }) {
       rowKey={(r) => `${r.name}/${r.queueName}`}
       empty="No consumer group reads this yet."
       columns={[
-        { label: "Group", cell: (r) => <Link href={`/groups/${enc(r.name)}`}>{groupName(r.name)}</Link> },
-        { label: "Queue", cell: (r) => <Link href={`/queues/${enc(r.queueName)}`}>{r.queueName}</Link> },
+        { label: "Group", cell: (r) => <Link href={`/groups/${segment(r.name)}`}>{groupName(r.name)}</Link> },
+        { label: "Queue", cell: (r) => <Link href={`/queues/${segment(r.queueName)}`}>{r.queueName}</Link> },
         { label: "Behind", num: true, cell: (r) => num(r.totalLag) },
         { label: "Oldest unread", num: true, cell: (r) => `${num(r.maxTimeLag)} s` },
         { label: "Partitions", num: true, cell: (r) => `${num(r.partitionsWithLag)} of ${num(r.partitionCursors)} behind` },
@@ -71,7 +71,7 @@ function Detail({ group }) {
   const poll = usePoll(() => api(`/api/v1/consumer-groups/${enc(group)}`), `group-${group}`);
   if (!poll.data) return <Loading poll={poll} />;
   const rows = Object.entries(poll.data).flatMap(([queue, d]) => d.partitions.map((p) => ({ queue, ...p })));
-  return (
+  return withStale(poll, (
     <Table
       caption={`${groupName(group)}: cursor per partition`}
       rows={rows}
@@ -88,7 +88,7 @@ function Detail({ group }) {
         { label: "Last consumed", cell: (p) => when(p.lastConsumedAt) },
       ]}
     />
-  );
+  ));
 }
 
 export function Groups({ group }) {

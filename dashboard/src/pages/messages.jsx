@@ -61,7 +61,10 @@ function Browse({ onPick }) {
             { label: "Transaction", cell: (m) => <button type="button" class="linkish" onClick={() => onPick(m.partitionId, m.transactionId)}>{m.transactionId}</button> },
             { label: "Status", cell: (m) => m.status },
             { label: "Pushed", cell: (m) => stamp(m.createdAt) },
-            { label: "Payload", cell: (m) => <code>{m.data === null ? "(encrypted)" : JSON.stringify(m.data).slice(0, 80)}</code> },
+            {
+              label: "Payload",
+              cell: (m) => <code>{m.isEncrypted ? "(encrypted)" : !m.payloadAvailable ? "(not available)" : String(JSON.stringify(m.data) ?? "").slice(0, 80)}</code>,
+            },
           ]}
         />
       ) : (

@@ -2,9 +2,9 @@
 // table sizes and the background workers.
 
 import { Link } from "wouter-preact";
-import { api, enc } from "../api.js";
+import { api, enc, segment } from "../api.js";
 import { usePoll } from "../hooks.js";
-import { bytes, Chart, Loading, num, Table, when } from "../ui.jsx";
+import { Chart, Loading, Table, bytes, num, when, withStale } from "../ui.jsx";
 
 function Card({ label, value, bad }) {
   return (
@@ -19,7 +19,7 @@ function Totals() {
   const poll = usePoll(() => api("/api/v1/resources/overview"), "overview");
   const o = poll.data;
   if (!o) return <Loading poll={poll} />;
-  return (
+  return withStale(poll, (
     <div class="cards" id="totals">
       <Card label="Queues" value={num(o.queues)} />
       <Card label="Partitions" value={num(o.partitions)} />
@@ -31,7 +31,7 @@ function Totals() {
       <Card label="Out / s (5 min)" value={num(o.throughput.processedPerSecond)} />
       <Card label="Worst lag" value={`${num(o.lag.time.max)} s`} bad={o.lag.time.max > 300} />
     </div>
-  );
+  ));
 }
 
 function Throughput() {
@@ -43,7 +43,7 @@ function Throughput() {
   const times = points.map((p) => Date.parse(p.timestamp) / 1000);
   const span = [Date.parse(s.timeRange.from) / 1000, Date.parse(s.timeRange.to) / 1000];
   if (points.length === 0) return <p class="note">No sample in the last hour yet: the series gains a point a minute.</p>;
-  return (
+  return withStale(poll, (
     <div class="charts">
       <Chart
         span={span}
@@ -56,20 +56,20 @@ function Throughput() {
       />
       <Chart span={span} title="Pop lag (ms), last hour" times={times} series={[{ label: "avg", values: points.map((p) => p.avgLagMs) }, { label: "max", values: points.map((p) => p.maxLagMs) }]} />
     </div>
-  );
+  ));
 }
 
 function Queues() {
   const poll = usePoll(() => api("/api/v1/status/queues", { query: { limit: 1000 } }), "queues");
   if (!poll.data) return <Loading poll={poll} />;
-  return (
+  return withStale(poll, (
     <Table
       caption="Queues, newest first"
       rows={poll.data.queues}
       rowKey={(q) => q.id}
       empty="No queue yet: push to one, or configure it."
       columns={[
-        { label: "Queue", cell: (q) => <Link href={`/queues/${enc(q.name)}`}>{q.name}</Link> },
+        { label: "Queue", cell: (q) => <Link href={`/queues/${segment(q.name)}`}>{q.name}</Link> },
         { label: "Namespace", cell: (q) => q.namespace || "–" },
         { label: "Partitions", num: true, cell: (q) => num(q.partitions) },
         { label: "Depth", num: true, cell: (q) => num(q.messages.pending) },
@@ -79,21 +79,21 @@ function Queues() {
         { label: "Created", cell: (q) => when(q.createdAt) },
       ]}
     />
-  );
+  ));
 }
 
 function Behind() {
   const poll = usePoll(() => api("/api/v1/consumer-groups"), "groups");
   if (!poll.data) return <Loading poll={poll} />;
   const behind = poll.data.filter((g) => g.totalLag > 0).sort((a, b) => b.maxTimeLag - a.maxTimeLag);
-  return (
+  return withStale(poll, (
     <Table
       caption="Consumer groups with messages left to read, most behind first"
       rows={behind}
       empty="Every consumer group is caught up."
       columns={[
         { label: "Group", cell: (g) => (g.name === "__QUEUE_MODE__" ? "(queue mode)" : g.name) },
-        { label: "Queue", cell: (g) => <Link href={`/queues/${enc(g.queueName)}`}>{g.queueName}</Link> },
+        { label: "Queue", cell: (g) => <Link href={`/queues/${segment(g.queueName)}`}>{g.queueName}</Link> },
         { label: "Messages behind", num: true, cell: (g) => num(g.totalLag) },
         { label: "Oldest unread", num: true, cell: (g) => `${num(g.maxTimeLag)} s` },
         { label: "Partitions behind", num: true, cell: (g) => num(g.partitionsWithLag) },
@@ -101,7 +101,7 @@ function Behind() {
         { label: "State", cell: (g) => <span class={g.state === "Lagging" ? "warn" : ""}>{g.state}</span> },
       ]}
     />
-  );
+  ));
 }
 
 function Sizes() {
@@ -109,7 +109,7 @@ function Sizes() {
   if (!poll.data) return <Loading poll={poll} />;
   const rows = [...poll.data].sort((a, b) => b.totalBytes - a.totalBytes);
   const total = rows.reduce((n, r) => n + Number(r.totalBytes || 0), 0);
-  return (
+  return withStale(poll, (
     <Table
       caption={`Tables of the extension: ${bytes(total)} in all`}
       rows={rows}
@@ -120,7 +120,7 @@ function Sizes() {
         { label: "Indexes", num: true, cell: (r) => bytes(r.indexBytes) },
       ]}
     />
-  );
+  ));
 }
 
 export function Workers() {

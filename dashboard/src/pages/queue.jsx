@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
 import { useGrants } from "../session.js";
-import { Loading, Note, num, stamp, Table, when } from "../ui.jsx";
+import { Loading, Note, Table, num, stamp, when, withStale } from "../ui.jsx";
 import { GroupRows } from "./groups.jsx";
 
 // Options as configure takes them: the kind of input each is edited with.
@@ -142,7 +142,7 @@ function Retention({ queue }) {
     c.deadLetters && `Dead letters that failed before ${stamp(c.deadLetters)} are deleted (dlqRetentionSeconds).`,
     c.transactionIds && `Transaction ids pushed before ${stamp(c.transactionIds)} are forgotten (dedupWindowSeconds): a push that sends one again is no longer a duplicate.`,
   ].filter(Boolean);
-  return (
+  return withStale(poll, (
     <div id="retention">
       {!c.retention && !c.completedRetention && !c.maxWait && (
         <p>No retention rule deletes this queue's messages by age: they stay until the queue or its partitions are deleted.</p>
@@ -191,13 +191,13 @@ function Retention({ queue }) {
         ]}
       />
     </div>
-  );
+  ));
 }
 
 function Groups({ queue }) {
   const poll = usePoll(() => api("/api/v1/consumer-groups"), `groups-${queue}`);
   if (!poll.data) return <Loading poll={poll} />;
-  return <GroupRows rows={poll.data.filter((g) => g.queueName === queue)} refresh={poll.refresh} />;
+  return withStale(poll, <GroupRows rows={poll.data.filter((g) => g.queueName === queue)} refresh={poll.refresh} />);
 }
 
 export function Queue({ name }) {

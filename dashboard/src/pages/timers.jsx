@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
-import { bytes, Loading, num, stamp, Table, when } from "../ui.jsx";
+import { Loading, Table, bytes, num, stamp, when, withStale } from "../ui.jsx";
 import { Workers } from "./overview.jsx";
 
 function Timers() {
@@ -58,7 +58,7 @@ function Kv() {
   if (!spaces.data) return <Loading poll={spaces} />;
   const used = new Map(((usage.data && usage.data.namespaces) || []).map((u) => [u.ns, u]));
   const quota = (n, max, fmt) => (max === null || max === undefined ? `${fmt(n)} (no limit)` : `${fmt(n)} of ${fmt(max)}`);
-  return (
+  return withStale(spaces, (
     <Table
       rows={spaces.data}
       rowKey={(s) => s.namespace}
@@ -72,7 +72,7 @@ function Kv() {
         { label: "Counted", cell: (s) => (used.has(s.namespace) ? when(used.get(s.namespace).rolledUpAt) : "–") },
       ]}
     />
-  );
+  ));
 }
 
 export function TimersKv() {
