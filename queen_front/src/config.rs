@@ -195,7 +195,7 @@ impl Config {
             Some("off") | Some("0") => false,
             Some(other) => return Err(format!("QUEEN_DASHBOARD={other:?} is not on or off")),
         };
-        let config = Config {
+        let mut config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: vars.parsed("PORT", 6632)?,
@@ -237,6 +237,9 @@ impl Config {
             },
             dashboard,
         };
+        if !config.jwt.is_on() && is_loopback(&config.host) {
+            config.cors_origins = config.cors_origins.guard_hosts();
+        }
         if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
             return Err(format!(
                 "HOST={} is not a loopback address and no authentication is configured: \

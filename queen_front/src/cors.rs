@@ -17,6 +17,11 @@
 //! an IP address or `localhost`. Through a DNS name the origin must be listed,
 //! since a page elsewhere can make its own name resolve to this front-end
 //! (DNS rebinding) and would then look like the front-end's own.
+//!
+//! For the same reason a front-end that listens on loopback without
+//! authentication answers only requests whose `Host` is an IP address,
+//! `localhost` or the host of a listed origin: through any other name a
+//! page elsewhere could read it (a 403 before anything else runs).
 
 use std::sync::Arc;
 
@@ -37,9 +42,11 @@ const ALLOW_HEADERS: &str = "authorization, content-type";
 /// The answer headers a page may read besides the simple ones.
 const EXPOSE_HEADERS: &str = "retry-after, www-authenticate";
 
-/// The origins allowed to make cross-origin requests, lower-cased.
+/// The origins allowed to make cross-origin requests, lower-cased, and
+/// whether the `Host` a request names is checked (a loopback front-end
+/// without authentication, see [`Origins::guard_hosts`]).
 #[derive(Clone, Debug, Default)]
-pub struct Origins(Arc<[String]>);
+pub struct Origins(Arc<[String]>, bool);
 
 impl Origins {
     /// Parses the comma-separated list of `QUEEN_CORS_ORIGINS`: each entry
@@ -63,7 +70,28 @@ impl Origins {
             }
             origins.push(entry.to_ascii_lowercase());
         }
-        Ok(Origins(origins.into()))
+        Ok(Origins(origins.into(), false))
+    }
+
+    /// Checks the `Host` of every request: for a front-end that serves
+    /// only this machine without authentication. A page elsewhere can make
+    /// its own name resolve to 127.0.0.1 (DNS rebinding) and then read
+    /// what the front-end answers as if it were its own; naming the
+    /// front-end by such a name is refused.
+    pub fn guard_hosts(self) -> Origins {
+        Origins(self.0, true)
+    }
+
+    /// Whether a request naming `host` may be served: an IP address,
+    /// `localhost`, or the host of a listed origin.
+    fn host_allowed(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        plain_host(&host)
+            .is_some_and(|name| name == "localhost" || name.parse::<std::net::IpAddr>().is_ok())
+            || self.0.iter().any(|o| {
+                o.split_once("://")
+                    .is_some_and(|(_, rest)| rest == host || plain_host(rest) == plain_host(&host))
+            })
     }
 
     /// Whether no origin is listed (read by the tests).
@@ -98,11 +126,19 @@ fn own_page(origin: &HeaderValue, headers: &HeaderMap) -> bool {
     if !rest.eq_ignore_ascii_case(host) {
         return false;
     }
-    let name = match rest.strip_prefix('[') {
+    plain_host(rest).is_some_and(|n| n == "localhost" || n.parse::<std::net::IpAddr>().is_ok())
+}
+
+/// `host[:port]` without its port (an IPv6 address without its brackets).
+fn plain_host(authority: &str) -> Option<&str> {
+    match authority.strip_prefix('[') {
         Some(v6) => v6.split_once(']').map(|(addr, _)| addr),
-        None => Some(rest.rsplit_once(':').map_or(rest, |(name, _)| name)),
-    };
-    name.is_some_and(|n| n == "localhost" || n.parse::<std::net::IpAddr>().is_ok())
+        None => Some(
+            authority
+                .rsplit_once(':')
+                .map_or(authority, |(name, _)| name),
+        ),
+    }
 }
 
 fn changes_state(method: &Method, path: &str) -> bool {
@@ -123,6 +159,21 @@ fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
 }
 
 pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> Response {
+    if origins.1 {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_owned)
+            .or_else(|| req.uri().authority().map(|a| a.as_str().to_owned()));
+        if let Some(host) = host.filter(|h| !origins.host_allowed(h)) {
+            return refused(format!(
+                "a request for host {host:?} is refused: without authentication this \
+                 front-end answers only to an IP address, localhost or the host of an \
+                 origin QUEEN_CORS_ORIGINS lists"
+            ));
+        }
+    }
     let origin = req.headers().get(header::ORIGIN).cloned();
     let allowed = origin.as_ref().is_some_and(|o| origins.allows(o));
     let own = origin.as_ref().is_some_and(|o| own_page(o, req.headers()));

@@ -269,3 +269,65 @@ async fn the_dashboard_page_served_here_may_write_when_its_host_is_an_address() 
         "nothing more reached the database"
     );
 }
+
+#[tokio::test]
+async fn without_authentication_only_an_address_localhost_or_a_listed_host_is_answered() {
+    let (pg, app) = front().await;
+    // A page elsewhere whose name was made to resolve to 127.0.0.1 sends
+    // its own name as Host, on a read as on a write, with no Origin on a
+    // same-origin GET.
+    for host in [
+        "evil.example:6632",
+        "evil.example",
+        "127.0.0.1.evil.example",
+        "localhost.evil",
+    ] {
+        for (method, uri) in [
+            ("GET", "/api/v1/resources/queues"),
+            ("POST", "/api/v1/configure"),
+        ] {
+            let headers = [("host", host), ("content-type", "application/json")];
+            let answer = send(&app, request(method, uri, &headers, CONFIGURE)).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::FORBIDDEN,
+                "{method} {uri} for {host}"
+            );
+            assert!(
+                answer.body["error"].as_str().unwrap().contains(host),
+                "{}",
+                answer.body
+            );
+        }
+    }
+    assert_eq!(pg.executed("queen.configure("), 0);
+    for host in [
+        "127.0.0.1:6632",
+        "localhost:6632",
+        "LOCALHOST",
+        "[::1]:6632",
+        "console.example",
+    ] {
+        let headers = [("host", host), ("content-type", "application/json")];
+        let answer = send(
+            &app,
+            request("POST", "/api/v1/configure", &headers, CONFIGURE),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{host}: {}", answer.body);
+    }
+    // With tokens checked, a name is no way in: any Host is served.
+    let url = pg.url();
+    let checked = super::app(&[("DATABASE_URL", url.as_str()), ("JWT_SECRET", "s")]);
+    let answer = send(
+        &checked,
+        request(
+            "GET",
+            "/api/v1/resources/queues",
+            &[("host", "queen.internal")],
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+}
