@@ -15,7 +15,7 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from urllib.request import urlopen
+from urllib.request import Request, urlopen
 
 import pytest
 from selenium import webdriver
@@ -109,16 +109,26 @@ async def _populate():
     sql("SELECT queen_internal.retention_run_cycle()")
     # A sample of the per-minute series the charts draw.
     sql("SELECT queen_internal.metrics_sample()")
+    w["partition_id"] = sql(
+        "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+        f"WHERE q.name = '{w['queue']}' AND p.name = 'p3'"
+    )
+    # A trace event on the message that failed.
+    req = Request(
+        f"{URL}/api/v1/traces",
+        data=json.dumps(
+            {"transactionId": w["dead_txn"], "partitionId": w["partition_id"], "eventType": "info",
+             "traceNames": ["order-42"], "data": {"step": "charge card"}}
+        ).encode(),
+        headers={"content-type": "application/json"},
+    )
+    urlopen(req).read()
     # A timer an hour away, and a KV key.
     sql(f"SELECT queen.timer_schedule('{w['queue']}', 'remind-42', '{{\"invoice\": 42}}', 3600000)")
     w["kv_ns"] = name("carts")
     sql(
         "SELECT queen.kv('{\"operations\": [{\"op\": \"put\", \"ns\": \"%s\", "
         "\"key\": \"c-1\", \"value\": {\"items\": 2}, \"ttlSeconds\": 3600}]}')" % w["kv_ns"]
-    )
-    w["partition_id"] = sql(
-        "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
-        f"WHERE q.name = '{w['queue']}' AND p.name = 'p3'"
     )
     return w
 
@@ -267,6 +277,8 @@ def test_messages_are_browsed_and_one_is_found_by_its_transaction_id(written, br
     browser.find_element(By.ID, "look-go").click()
     shows(browser, f"Message {written['dead_txn']}")
     shows(browser, "poisoned")
+    shows(browser, "charge card")
+    shows(browser, "order-42")
     shot(browser, "message.png")
     assert errors(browser) == []
 
@@ -276,7 +288,7 @@ def test_the_pages_fit_a_narrow_screen(written):
     try:
         assert driver.execute_script("return window.innerWidth") == 390
         for page, texts, file in [
-            ("/", [written["queue"], "queen.log_segments", "partition_cleanup"], "overview-390"),
+            ("/", [written["queue"], "Tables of the extension: ", "partition_cleanup"], "overview-390"),
             (f"/queues/{written['queue']}", ["leaseTime", written["group"], "Transaction ids pushed before"], "queue-390"),
             ("/groups", [written["group"]], "groups-390"),
             ("/dlq", [written["dead_txn"]], "dlq-390"),
@@ -338,6 +350,23 @@ def test_a_delete_from_the_dead_letter_page_removes_it(written, dead, browser):
     shows(browser, f"Message {dead} deleted with 1 dead letters.")
     assert dead not in dlq_txns(written["queue"])
     assert written["dead_txn"] in dlq_txns(written["queue"]), "another dead letter is untouched"
+    assert errors(browser) == []
+
+
+def test_a_seek_to_the_beginning_from_the_group_page_rewinds_its_cursor(written, browser):
+    def lag():
+        groups = json.loads(urlopen(f"{URL}/api/v1/consumer-groups").read())
+        return next(g["totalLag"] for g in groups if g["name"] == written["group"] and g["queueName"] == written["queue"])
+
+    before = lag()
+    open_page(browser, URL, f"/groups/{written['group']}")
+    browser.execute_script("window.confirm = () => true")
+    shows(browser, "cursor per partition")
+    row = WebDriverWait(browser, WAIT_S).until(
+        lambda d: next((r for r in d.find_elements(By.CSS_SELECTOR, "#groups tbody tr") if written["group"] in r.text), None)
+    )
+    button(browser, "To beginning", row).click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: lag() > before)
     assert errors(browser) == []
 
 
