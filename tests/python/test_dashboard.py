@@ -242,6 +242,10 @@ def test_every_page_loads_and_shows_what_was_written(written, browser):
             # An hour away, as the test scheduled it.
             row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#timers tbody tr") if "remind-42" in r.text)
             assert "in 60 min" in row.text or "in 59 min" in row.text, row.text
+            # The totals count the test's timer and key among any others.
+            held = browser.find_element(By.ID, "held").text.splitlines()
+            assert int(held[held.index("Timers set") + 1].replace(",", "")) >= 1, held
+            assert int(held[held.index("KV rows") + 1].replace(",", "")) >= 1, held
         shot(browser, f"{file}.png")
         assert errors(browser) == [], f"console errors on {page}"
     # Retention history: the queue kept one second lost its four messages

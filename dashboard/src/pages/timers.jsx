@@ -75,10 +75,39 @@ function Kv() {
   ));
 }
 
+// What the timers and the KV store hold over every queue and namespace.
+function Held() {
+  const poll = usePoll(() => api("/api/v1/resources/queues"), "held", 15000);
+  if (!poll.data) return <Loading poll={poll} />;
+  const r = poll.data;
+  return withStale(
+    poll,
+    <div class="cards" id="held">
+      <div class="card">
+        <div class="label">Timers set</div>
+        <div class="value">{num(r.timerRows)}</div>
+      </div>
+      <div class="card">
+        <div class="label">Timers' bytes</div>
+        <div class="value">{bytes(r.timerBytes)}</div>
+      </div>
+      <div class="card">
+        <div class="label">KV rows</div>
+        <div class="value">{num(r.kvRows)}</div>
+      </div>
+      <div class="card">
+        <div class="label">KV bytes</div>
+        <div class="value">{bytes(r.kvBytes)}</div>
+      </div>
+    </div>,
+  );
+}
+
 export function TimersKv() {
   return (
     <>
       <h1>Timers and KV</h1>
+      <Held />
       <section>
         <h2>Sweepers</h2>
         <Workers />
