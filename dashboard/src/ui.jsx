@@ -210,3 +210,14 @@ export function Guard({ children }) {
   }
   return children;
 }
+
+// A labelled input of a filter form: `value` and `set` are the field's
+// draft and its setter.
+export function Field({ id, label, type = "text", value, set, required }) {
+  return (
+    <div>
+      <label for={id}>{label}</label>
+      <input id={id} type={type} step="1" value={value} required={required} onInput={(e) => set(e.currentTarget.value)} />
+    </div>
+  );
+}

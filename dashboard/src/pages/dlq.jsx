@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
 import { useGrants } from "../session.js";
-import { Action, Loading, Note, num, stamp, Table, when } from "../ui.jsx";
+import { Action, Field, Loading, Note, num, stamp, Table, when } from "../ui.jsx";
 import { groupName } from "./groups.jsx";
 
 const PAGE = 100;
@@ -15,12 +15,7 @@ function iso(local) {
 
 function Filters({ value, onChange }) {
   const [draft, setDraft] = useState(value);
-  const field = (k, label, type = "text") => (
-    <div>
-      <label for={`dlq-${k}`}>{label}</label>
-      <input id={`dlq-${k}`} type={type} step="1" value={draft[k]} onInput={(e) => setDraft({ ...draft, [k]: e.currentTarget.value })} />
-    </div>
-  );
+  const field = (k, label, type = "text") => <Field id={`dlq-${k}`} label={label} type={type} value={draft[k]} set={(v) => setDraft({ ...draft, [k]: v })} />;
   return (
     <form
       class="filters"

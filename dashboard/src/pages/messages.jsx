@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
-import { Loading, Note, num, stamp, Table } from "../ui.jsx";
+import { Field, Loading, Note, num, stamp, Table } from "../ui.jsx";
 import { groupName } from "./groups.jsx";
 
 const PAGE = 50;
@@ -17,12 +17,7 @@ function Browse({ onPick }) {
     JSON.stringify(filter),
     15000,
   );
-  const field = (k, label) => (
-    <div>
-      <label for={`msg-${k}`}>{label}</label>
-      <input id={`msg-${k}`} value={draft[k]} onInput={(e) => setDraft({ ...draft, [k]: e.currentTarget.value })} />
-    </div>
-  );
+  const field = (k, label) => <Field id={`msg-${k}`} label={label} value={draft[k]} set={(v) => setDraft({ ...draft, [k]: v })} />;
   return (
     <>
       <form
@@ -137,14 +132,8 @@ export function Messages() {
             setShown({ ...look });
           }}
         >
-          <div>
-            <label for="look-partition">Partition id</label>
-            <input id="look-partition" required value={look.partitionId} onInput={(e) => setLook({ ...look, partitionId: e.currentTarget.value })} />
-          </div>
-          <div>
-            <label for="look-txn">Transaction id</label>
-            <input id="look-txn" required value={look.txn} onInput={(e) => setLook({ ...look, txn: e.currentTarget.value })} />
-          </div>
+          <Field id="look-partition" label="Partition id" required value={look.partitionId} set={(v) => setLook({ ...look, partitionId: v })} />
+          <Field id="look-txn" label="Transaction id" required value={look.txn} set={(v) => setLook({ ...look, txn: v })} />
           <div>
             <button type="submit" id="look-go">
               Look up
