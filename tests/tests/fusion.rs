@@ -29,47 +29,51 @@ fn post(base: &str, path: &str, body: &str, auth: Option<&str>) -> (u16, Value) 
     http::send_text(req, body)
 }
 
-/// The push lane's (requests, calls) from a front-end's Prometheus figures.
-fn push_lane(base: &str) -> (u64, u64) {
+/// The named series of a front-end's Prometheus figures, each as its
+/// whole name (labels included).
+fn prometheus(base: &str, series: &[String]) -> Vec<u64> {
     let text = ureq::get(&format!("{base}/metrics/prometheus"))
         .call()
         .expect("prometheus")
         .into_string()
         .unwrap();
-    let figure = |metric: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{metric}{{lane=\"push\"}} ")))
-            .unwrap_or_else(|| panic!("{metric} missing in {text}"))
-            .parse::<u64>()
-            .unwrap()
-    };
-    (
-        figure("queen_front_fusion_requests_total"),
-        figure("queen_front_fusion_calls_total"),
-    )
+    series
+        .iter()
+        .map(|s| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{s} ")))
+                .unwrap_or_else(|| panic!("{s} missing in {text}"))
+                .parse::<u64>()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The push lane's (requests, calls) from a front-end's Prometheus figures.
+fn push_lane(base: &str) -> (u64, u64) {
+    let f = prometheus(
+        base,
+        &[
+            "queen_front_fusion_requests_total{lane=\"push\"}".to_owned(),
+            "queen_front_fusion_calls_total{lane=\"push\"}".to_owned(),
+        ],
+    );
+    (f[0], f[1])
 }
 
 /// The push lane's call size histogram from a front-end's Prometheus
 /// figures: (calls of at most one request, sum, count).
 fn push_call_sizes(base: &str) -> (u64, u64, u64) {
-    let text = ureq::get(&format!("{base}/metrics/prometheus"))
-        .call()
-        .expect("prometheus")
-        .into_string()
-        .unwrap();
     let m = "queen_front_fusion_call_requests";
-    let figure = |series: String| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{series} ")))
-            .unwrap_or_else(|| panic!("{series} missing in {text}"))
-            .parse::<u64>()
-            .unwrap()
-    };
-    (
-        figure(format!("{m}_bucket{{lane=\"push\",le=\"1\"}}")),
-        figure(format!("{m}_sum{{lane=\"push\"}}")),
-        figure(format!("{m}_count{{lane=\"push\"}}")),
-    )
+    let f = prometheus(
+        base,
+        &[
+            format!("{m}_bucket{{lane=\"push\",le=\"1\"}}"),
+            format!("{m}_sum{{lane=\"push\"}}"),
+            format!("{m}_count{{lane=\"push\"}}"),
+        ],
+    );
+    (f[0], f[1], f[2])
 }
 
 /// Runs `f(k)` for k in 0..n on n threads released at once; the answers in
