@@ -58,12 +58,6 @@ export function Loading({ poll }) {
   return null;
 }
 
-// The error of a poll that answered before: its figures are the last ones.
-export function Stale({ poll }) {
-  if (!poll.error || poll.data === null || poll.data === undefined) return null;
-  return <Note error={{ ...poll.error, message: `${poll.error.message}; showing the last answer` }} />;
-}
-
 // `view` with, above it, the error of a later call of `poll` that failed:
 // old figures never pass for current ones.
 export function withStale(poll, view) {
@@ -76,16 +70,13 @@ export function withStale(poll, view) {
   );
 }
 
-// What a poll answered, drawn by `children(data)`; until the first answer,
-// "Loading" or its error; after it, the last answer with the error of a
-// later call above it, so old figures never pass for current ones.
-export function Polled({ poll, children }) {
-  if (poll.data === null || poll.data === undefined) return <Loading poll={poll} />;
+// One figure of a row of cards.
+export function Card({ label, value, bad }) {
   return (
-    <>
-      <Stale poll={poll} />
-      {children(poll.data)}
-    </>
+    <div class={`card${bad ? " bad" : ""}`}>
+      <div class="label">{label}</div>
+      <div class="value">{value}</div>
+    </div>
   );
 }
 

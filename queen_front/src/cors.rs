@@ -86,8 +86,7 @@ impl Origins {
     /// `localhost`, or the host of a listed origin.
     fn host_allowed(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();
-        plain_host(&host)
-            .is_some_and(|name| name == "localhost" || name.parse::<std::net::IpAddr>().is_ok())
+        is_address(&host)
             || self.0.iter().any(|o| {
                 o.split_once("://")
                     .is_some_and(|(_, rest)| rest == host || plain_host(rest) == plain_host(&host))
@@ -123,10 +122,13 @@ fn own_page(origin: &HeaderValue, headers: &HeaderMap) -> bool {
     else {
         return false;
     };
-    if !rest.eq_ignore_ascii_case(host) {
-        return false;
-    }
-    plain_host(rest).is_some_and(|n| n == "localhost" || n.parse::<std::net::IpAddr>().is_ok())
+    rest.eq_ignore_ascii_case(host) && is_address(rest)
+}
+
+/// Whether `host[:port]` names an IP address or `localhost`: names no page
+/// elsewhere can make resolve here.
+fn is_address(authority: &str) -> bool {
+    plain_host(authority).is_some_and(|n| n == "localhost" || n.parse::<std::net::IpAddr>().is_ok())
 }
 
 /// `host[:port]` without its port (an IPv6 address without its brackets).
@@ -164,8 +166,7 @@ pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> 
             .headers()
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
-            .map(str::to_owned)
-            .or_else(|| req.uri().authority().map(|a| a.as_str().to_owned()));
+            .or_else(|| req.uri().authority().map(|a| a.as_str()));
         if let Some(host) = host.filter(|h| !origins.host_allowed(h)) {
             return refused(format!(
                 "a request for host {host:?} is refused: without authentication this \

@@ -6,11 +6,10 @@
 
 use axum::extract::{Path, State};
 use axum::http::header::{self, HeaderName, HeaderValue};
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
 
 use crate::access::{Authorized, Public};
-use crate::error::ApiError;
 use crate::state::AppState;
 
 include!(concat!(env!("OUT_DIR"), "/dashboard/dashboard_assets.rs"));
@@ -24,12 +23,7 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
 const ASSET_CACHE: &str = "public, max-age=31536000, immutable";
 
 fn unknown(method: &Method, uri: &Uri) -> Response {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "no_such_route",
-        format!("no route for {method} {}", uri.path()),
-    )
-    .into_response()
+    crate::routes::unknown_route(method, uri).into_response()
 }
 
 fn headers(kind: &'static str, cache: &'static str) -> [(HeaderName, HeaderValue); 3] {

@@ -2,18 +2,10 @@
 // table sizes and the background workers.
 
 import { Link } from "wouter-preact";
-import { api, enc, segment } from "../api.js";
+import { api, segment } from "../api.js";
+import { groupName } from "./groups.jsx";
 import { usePoll } from "../hooks.js";
-import { Chart, Loading, Table, bytes, num, when, withStale } from "../ui.jsx";
-
-function Card({ label, value, bad }) {
-  return (
-    <div class={`card${bad ? " bad" : ""}`}>
-      <div class="label">{label}</div>
-      <div class="value">{value}</div>
-    </div>
-  );
-}
+import { Card, Chart, Loading, Table, bytes, num, when, withStale } from "../ui.jsx";
 
 function Totals() {
   const poll = usePoll(() => api("/api/v1/resources/overview"), "overview");
@@ -92,7 +84,7 @@ function Behind() {
       rows={behind}
       empty="Every consumer group is caught up."
       columns={[
-        { label: "Group", cell: (g) => (g.name === "__QUEUE_MODE__" ? "(queue mode)" : g.name) },
+        { label: "Group", cell: (g) => groupName(g.name) },
         { label: "Queue", cell: (g) => <Link href={`/queues/${segment(g.queueName)}`}>{g.queueName}</Link> },
         { label: "Messages behind", num: true, cell: (g) => num(g.totalLag) },
         { label: "Oldest unread", num: true, cell: (g) => `${num(g.maxTimeLag)} s` },

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
 import { useGrants } from "../session.js";
-import { Loading, Note, Table, num, stamp, when, withStale } from "../ui.jsx";
+import { Card, Loading, Note, Table, num, stamp, when, withStale } from "../ui.jsx";
 import { GroupRows } from "./groups.jsx";
 
 // Options as configure takes them: the kind of input each is edited with.
@@ -212,26 +212,11 @@ export function Queue({ name }) {
       ) : (
         <>
           <div class="cards">
-            <div class="card">
-              <div class="label">Partitions</div>
-              <div class="value">{num(q.totals.partitions)}</div>
-            </div>
-            <div class="card">
-              <div class="label">Depth</div>
-              <div class="value">{num(q.totals.pending)}</div>
-            </div>
-            <div class="card">
-              <div class="label">Leased</div>
-              <div class="value">{num(q.totals.processing)}</div>
-            </div>
-            <div class={`card${q.totals.deadLetter ? " bad" : ""}`}>
-              <div class="label">Dead letters</div>
-              <div class="value">{num(q.totals.deadLetter)}</div>
-            </div>
-            <div class="card">
-              <div class="label">Dead letters pruned</div>
-              <div class="value">{counts.data ? num(counts.data.pruned_failed) : "–"}</div>
-            </div>
+            <Card label="Partitions" value={num(q.totals.partitions)} />
+            <Card label="Depth" value={num(q.totals.pending)} />
+            <Card label="Leased" value={num(q.totals.processing)} />
+            <Card label="Dead letters" value={num(q.totals.deadLetter)} bad={q.totals.deadLetter > 0} />
+            <Card label="Dead letters pruned" value={counts.data ? num(counts.data.pruned_failed) : "–"} />
           </div>
           <section>
             <h2>Partitions</h2>

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.js";
 import { usePoll } from "../hooks.js";
-import { Loading, Table, bytes, num, stamp, when, withStale } from "../ui.jsx";
+import { Card, Loading, Table, bytes, num, stamp, when, withStale } from "../ui.jsx";
 import { Workers } from "./overview.jsx";
 
 function Timers() {
@@ -83,22 +83,10 @@ function Held() {
   return withStale(
     poll,
     <div class="cards" id="held">
-      <div class="card">
-        <div class="label">Timers set</div>
-        <div class="value">{num(r.timerRows)}</div>
-      </div>
-      <div class="card">
-        <div class="label">Timers' bytes</div>
-        <div class="value">{bytes(r.timerBytes)}</div>
-      </div>
-      <div class="card">
-        <div class="label">KV rows</div>
-        <div class="value">{num(r.kvRows)}</div>
-      </div>
-      <div class="card">
-        <div class="label">KV bytes</div>
-        <div class="value">{bytes(r.kvBytes)}</div>
-      </div>
+      <Card label="Timers set" value={num(r.timerRows)} />
+      <Card label="Timers' bytes" value={bytes(r.timerBytes)} />
+      <Card label="KV rows" value={num(r.kvRows)} />
+      <Card label="KV bytes" value={bytes(r.kvBytes)} />
     </div>,
   );
 }

@@ -14,17 +14,13 @@ use crate::catalog::queues::{self, default_tenant};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
-use crate::pg::time::micros_to_iso;
+use crate::pg::time::{micros_to_iso, micros_to_iso_or_null as iso};
 use crate::query;
 use crate::wire::json::check_name;
 use crate::wire::QUEUE_MODE;
 
 /// The partitions one backlog listing answers when no limit is given.
 pub const DEFAULT_BACKLOG_ROWS: i64 = 100;
-
-fn iso(us: Option<i64>) -> Value {
-    us.map_or(Value::Null, |us| Value::String(micros_to_iso(us)))
-}
 
 /// One row of `resources_queue_stats`.
 struct QueueStats {

@@ -6,12 +6,8 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use crate::pg::spi::{self, exec};
-use crate::pg::time::micros_to_iso;
+use crate::pg::time::micros_to_iso_or_null as iso;
 use crate::query;
-
-fn iso(us: Option<i64>) -> Value {
-    us.map_or(Value::Null, |us| Value::String(micros_to_iso(us)))
-}
 
 /// One entry per task of `queen.maintenance_leases`, by name.
 pub fn status(client: &mut SpiClient<'_>) -> Value {

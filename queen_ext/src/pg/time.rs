@@ -5,6 +5,13 @@
 /// PostgreSQL's own timestamps count from.
 pub const PG_EPOCH_OFFSET_US: i64 = 946_684_800_000_000;
 
+/// A timestamp that may be absent, as JSON: its ISO form, or null.
+pub fn micros_to_iso_or_null(us: Option<i64>) -> serde_json::Value {
+    us.map_or(serde_json::Value::Null, |us| {
+        serde_json::Value::String(micros_to_iso(us))
+    })
+}
+
 /// The epoch-microseconds form every query returns timestamps in.
 pub fn micros_to_iso(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);
