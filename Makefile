@@ -1,7 +1,7 @@
-# queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak
-# and the upgrade test.
+# queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak,
+# the upgrade test and a sharded deployment to try by hand (cluster-run).
 
-.PHONY: run test bench setup fuzz faults soak upgrade
+.PHONY: run test bench setup fuzz faults soak upgrade cluster-run
 
 run:
 	@scripts/run.sh
@@ -26,3 +26,6 @@ soak:
 
 upgrade:
 	@scripts/upgrade.sh
+
+cluster-run:
+	@scripts/cluster.sh run

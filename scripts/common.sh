@@ -29,8 +29,18 @@ pg_dir() {
 }
 
 # Initialises (once) and starts a cluster: pg_start DIR PORT [extra conf lines]
+# Its database queen holds the extension, its workers preloaded.
 pg_start() {
     local dir="$1" port="$2"; shift 2
+    QUEEN_DB=queen pg_start_db "$dir" "$port" "$@"
+}
+
+# As pg_start, with the database named $QUEEN_DB (default queen) and, with
+# QUEEN_PRELOAD=off, nothing preloaded and no extension made (a sharding
+# proxy's cluster: scripts/cluster.sh).
+pg_start_db() {
+    local dir="$1" port="$2"; shift 2
+    local db="${QUEEN_DB:-queen}" preload="${QUEEN_PRELOAD:-on}"
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         say "initialising a PostgreSQL cluster in $dir/data"
         pg_dir "$dir"
@@ -40,8 +50,10 @@ pg_start() {
             echo "listen_addresses = '127.0.0.1'"
             echo "port = $port"
             echo "unix_socket_directories = '$dir'"
-            echo "shared_preload_libraries = 'queen'"
-            echo "queen.database_name = 'queen'"
+            if [ "$preload" = on ]; then
+                echo "shared_preload_libraries = 'queen'"
+                echo "queen.database_name = '$db'"
+            fi
             echo "max_connections = 200"
             echo "shared_buffers = 512MB"
             echo "logging_collector = off"
@@ -53,15 +65,17 @@ pg_start() {
         as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null
     fi
     as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -qAt \
-        -c "SELECT 1 FROM pg_database WHERE datname = 'queen'" | grep -q 1 \
-        || as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U postgres queen
-    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d queen -q -v ON_ERROR_STOP=1 \
-        -c "CREATE EXTENSION IF NOT EXISTS queen"
+        -c "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 \
+        || as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U postgres "$db"
+    if [ "$preload" = on ]; then
+        as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 \
+            -c "CREATE EXTENSION IF NOT EXISTS queen"
+    fi
 }
 
-# Creates (or refreshes) the role the front-end logs in as: front_role PORT
+# Creates (or refreshes) the role the front-end logs in as: front_role PORT [DB]
 front_role() {
-    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d queen -q -v ON_ERROR_STOP=1 -f "$ROOT/scripts/front_role.sql" >/dev/null
+    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d "${2:-queen}" -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -f "$ROOT/scripts/front_role.sql" >/dev/null
 }
 
 pg_stop() {
@@ -92,4 +106,12 @@ install_extension() {
     local sudo_flag=()
     is_root || sudo_flag=(--sudo)
     (cd "$ROOT/queen_ext" && cargo pgrx install --release --pg-config "$PG_CONFIG" "${sudo_flag[@]}" >/dev/null)
+}
+
+# Builds the sharding proxy's extension and installs it (scripts/cluster.sh).
+install_proxy_extension() {
+    say "building and installing the queen_proxy extension"
+    local sudo_flag=()
+    is_root || sudo_flag=(--sudo)
+    (cd "$ROOT/queen_proxy" && cargo pgrx install --release --pg-config "$PG_CONFIG" "${sudo_flag[@]}" >/dev/null)
 }

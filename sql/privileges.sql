@@ -95,7 +95,7 @@ GRANT EXECUTE ON FUNCTION
     queen.consumer_group_drop, queen.consumer_group_set_timestamp,
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
     queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
-    queen.system_switches
+    queen.system_switches, queen.shard_set
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 

@@ -474,6 +474,14 @@ STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'maintenance_status_wrapper';
 
+-- This database as one shard of several behind a proxy (api/shard.rs).
+CREATE  FUNCTION "shard_set"(
+	"shard" INT /* i32 */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'shard_set_wrapper';
+
 -- ---------------------------------------------------------------------
 -- Ephemeral queues
 -- ---------------------------------------------------------------------
@@ -753,7 +761,7 @@ GRANT EXECUTE ON FUNCTION
     queen.consumer_group_drop, queen.consumer_group_set_timestamp,
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
     queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
-    queen.system_switches
+    queen.system_switches, queen.shard_set
     TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
 

@@ -4,6 +4,7 @@
 //! - [`segment`]: `count` consecutive frames kept as one zstd frame.
 //! - [`push_body`]: the binary push body `QPB1` the queen-mq clients send.
 //! - [`pop_body`]: the framed pop answer `QPF1` the queen-mq clients read.
+//! - [`route`]: the shard of a queue or an id behind a sharding proxy.
 //!
 //! Every decoder here works on untrusted bytes: it never panics, never reads
 //! past its input, and allocates only in proportion to the bytes it was given
@@ -14,6 +15,7 @@ pub mod frame;
 pub mod pop_body;
 pub mod push_body;
 pub mod reader;
+pub mod route;
 pub mod segment;
 
 pub use error::FrameError;

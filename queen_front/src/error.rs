@@ -145,6 +145,7 @@ impl ApiError {
     /// The answer to an ERROR the extension raised: its SQLSTATE, message
     /// and detail (one request's of a fused call).
     pub fn from_sql(state: &str, message: &str, detail: Option<&str>) -> ApiError {
+        let (state, message, detail) = as_shard_raised(state, message, detail);
         sql_answer(state, message, detail, None, None)
     }
 }
@@ -187,15 +188,32 @@ fn sql_answer(
     answer
 }
 
+/// The ERROR as the shard raised it, when the database is a sharding proxy
+/// (queen_proxy, docs/scale.md): PL/Proxy passes a shard's SQLSTATE on but
+/// prefixes its message (`f(n): [db] REMOTE ERROR: `) and its detail
+/// (`Remote detail: `); an ERROR of PL/Proxy's own (XX000 `PL/Proxy
+/// function ...`) is a shard it could not reach, the database being away
+/// for that call (08006).
+fn as_shard_raised<'a>(
+    state: &'a str,
+    message: &'a str,
+    detail: Option<&'a str>,
+) -> (&'a str, &'a str, Option<&'a str>) {
+    const REMOTE: &str = "REMOTE ERROR: ";
+    if let Some(at) = message.find(REMOTE) {
+        let detail = detail.map(|d| d.strip_prefix("Remote detail: ").unwrap_or(d));
+        return (state, &message[at + REMOTE.len()..], detail);
+    }
+    if state == "XX000" && message.starts_with("PL/Proxy function") {
+        return ("08006", message, detail);
+    }
+    (state, message, detail)
+}
+
 impl From<&DbError> for ApiError {
     fn from(db: &DbError) -> ApiError {
-        sql_answer(
-            db.code().code(),
-            db.message(),
-            db.detail(),
-            db.hint(),
-            db.where_(),
-        )
+        let (state, message, detail) = as_shard_raised(db.code().code(), db.message(), db.detail());
+        sql_answer(state, message, detail, db.hint(), db.where_())
     }
 }
 

@@ -1,6 +1,7 @@
 //! Consumer-group administration: list, inspect, delete, seek, and change a
 //! group's subscription.
 
+use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 

@@ -1,6 +1,7 @@
 //! The failures surface: listing, retrying and deleting dead letters, and
 //! the counts that make DLQ retention's losses visible.
 
+use crate::wire::datum::ArgValue;
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::prelude::*;
 use serde_json::{json, Value};

@@ -3,6 +3,7 @@
 //! deletion of a message (live or dead-lettered). Answers are shaped as
 //! Queen's server shapes them (the trace readers in its snake_case keys).
 
+use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 

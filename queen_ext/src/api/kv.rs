@@ -4,6 +4,7 @@
 //! answers `{"results": [...]}`, index-aligned. The scalar functions are
 //! conveniences over the same ops. Usage and quota are per namespace.
 
+use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 

@@ -15,10 +15,12 @@ pub mod observe;
 pub mod queues;
 pub mod reads;
 pub mod resources;
+pub mod shard;
 pub mod status;
 pub mod system;
 pub mod timers;
 
+use crate::wire::datum::ArgValue;
 use crate::pg::errors;
 use crate::wire::datum::JsonbArg;
 

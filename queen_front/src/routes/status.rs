@@ -24,13 +24,18 @@ const ENGINE: &str = "queen-postgres";
 /// Both carry `engine` and `version` (the front-end's), as Queen's server does.
 pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Response {
     let version = env!("CARGO_PKG_VERSION");
-    let sql = "SELECT json_build_object('extension', \
-               (SELECT extversion FROM pg_extension WHERE extname = 'queen'))";
+    // A sharding proxy's database (queen_proxy, docs/scale.md) answers for
+    // its shards.
+    let sql = "SELECT json_build_object('extension', coalesce(\
+               (SELECT extversion FROM pg_extension WHERE extname = 'queen'), \
+               (SELECT extversion FROM pg_extension WHERE extname = 'queen_proxy')), \
+               'sharded', EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_proxy'))";
     let (error, code) = match call(&state, sql, &[]).await {
         Ok(v) if v["extension"].is_string() => {
             return Json(
                 json!({"status": "healthy", "database": "connected", "engine": ENGINE,
-                       "version": version, "extension": v["extension"]}),
+                       "version": version, "extension": v["extension"],
+                       "sharded": v["sharded"].as_bool().unwrap_or(false)}),
             )
             .into_response()
         }

@@ -1,0 +1,123 @@
+//! Acks and lease renewals through the proxy. An ack names its partition
+//! by id, and the id names its shard; a body of acks on several shards is
+//! split by shard and answered in the caller's order, as a push is. A lease
+//! id names no shard: a renewal is asked of every shard at once and the
+//! shard that holds the lease answers it.
+
+use std::collections::BTreeMap;
+
+use pgrx::prelude::*;
+use queen_datum::JsonOut;
+use serde_json::{Map, Value};
+
+use crate::errors::{self, Caught};
+use crate::push::{merge_items, Split};
+use crate::remote;
+use crate::route::Router;
+
+/// A `partitionId` (a number or a numeric string).
+fn partition_id(ack: &Value) -> Option<i64> {
+    match ack.get("partitionId")? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Splits an ack body (one ack, an array, or `{"acknowledgments": [...]}`
+/// with its other keys) by shard.
+pub fn split(body: &str, router: &Router) -> Split<String> {
+    let Ok(value) = serde_json::from_str::<Value>(body) else {
+        return Split::Whole(0);
+    };
+    let (acks, outer): (Vec<Value>, Option<Map<String, Value>>) = match value {
+        Value::Array(a) => (a, None),
+        Value::Object(mut o) => match o.remove("acknowledgments") {
+            Some(Value::Array(a)) => (a, Some(o)),
+            Some(_) => return Split::Whole(0),
+            None => (vec![Value::Object(o)], None),
+        },
+        _ => return Split::Whole(0),
+    };
+    let mut parts: BTreeMap<i32, (Vec<Value>, Vec<usize>)> = BTreeMap::new();
+    for (k, ack) in acks.into_iter().enumerate() {
+        let Some(id) = partition_id(&ack) else {
+            return Split::Whole(0);
+        };
+        let part = parts.entry(router.id("partitionId", id)).or_default();
+        part.0.push(ack);
+        part.1.push(k);
+    }
+    if parts.len() <= 1 {
+        return Split::Whole(parts.keys().next().copied().unwrap_or(0));
+    }
+    Split::Parts(
+        parts
+            .into_iter()
+            .map(|(shard, (acks, at))| {
+                let body = match &outer {
+                    Some(o) => {
+                        let mut o = o.clone();
+                        o.insert("acknowledgments".into(), Value::Array(acks));
+                        Value::Object(o)
+                    }
+                    None => Value::Array(acks),
+                };
+                (shard, body.to_string(), at)
+            })
+            .collect(),
+    )
+}
+
+const ACK_TEXT: &str = "SELECT queen_remote.ack_text($1, $2)::text";
+
+/// An ack body, split by shard.
+pub fn ack_body(body: &str, router: &Router) -> Result<String, Caught> {
+    match split(body, router) {
+        Split::Whole(shard) => remote::try_one::<String>(ACK_TEXT, &[shard.into(), body.into()])
+            .map(Option::unwrap_or_default),
+        Split::Parts(parts) => {
+            let mut answers = Vec::with_capacity(parts.len());
+            for (shard, part, at) in parts {
+                let a = remote::try_one::<String>(ACK_TEXT, &[shard.into(), part.as_str().into()])?
+                    .unwrap_or_default();
+                answers.push((a, at));
+            }
+            Ok(merge_items(answers))
+        }
+    }
+}
+
+#[pg_extern(volatile)]
+fn ack(acks: Option<pgrx::JsonB>) -> JsonOut {
+    let acks = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
+    ack_text(Some(&acks.0.to_string()))
+}
+
+#[pg_extern(volatile)]
+fn ack_text(acks: Option<&str>) -> JsonOut {
+    let body = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
+    JsonOut(ack_body(body, &Router::load()).unwrap_or_else(|e| e.raise()))
+}
+
+/// Of the shards' answers to one renewal, the one that renewed; else the
+/// first (every shard answers a lease it does not hold alike).
+pub fn renewed(answers: Vec<Value>) -> Value {
+    let held = answers
+        .iter()
+        .position(|a| a.get("success").and_then(Value::as_bool) == Some(true));
+    answers
+        .into_iter()
+        .nth(held.unwrap_or(0))
+        .unwrap_or(Value::Null)
+}
+
+#[pg_extern(volatile)]
+fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonOut {
+    let answers: Vec<String> = remote::all(
+        "SELECT queen_remote.renew_lease_all($1, $2)::text",
+        &[lease_id.into(), seconds.into()],
+    );
+    let answers = answers.iter().map(|a| remote::parse("a shard's renewal", a)).collect();
+    JsonOut(renewed(answers).to_string())
+}

@@ -1,0 +1,173 @@
+//! Fused calls through the proxy (a front-end's many requests in one call):
+//! the requests whose items all live on one shard go to that shard as one
+//! fused call; a request spanning shards is made on its own, split as a
+//! push or an ack alone is. One answer per request, in request order, each
+//! `{"ok": ...}` or `{"sqlstate", "error", "detail"}`, as a shard answers;
+//! a shard that fails fails only the requests it was given.
+
+use std::collections::BTreeMap;
+
+use pgrx::prelude::*;
+use queen_datum::JsonOut;
+use serde_json::{json, Value};
+
+use crate::ack;
+use crate::errors::{self, Caught};
+use crate::push::{self, Split};
+use crate::remote;
+use crate::route::Router;
+
+/// One request's answer in a fused answer.
+fn answer(r: Result<String, Caught>) -> Value {
+    match r {
+        Ok(a) => json!({ "ok": remote::parse("a shard's answer", &a) }),
+        Err(e) => e.to_json(),
+    }
+}
+
+/// Runs the requests of each shard as one fused call (`call(shard, ks)`,
+/// answering one element per request) and puts the answers at the
+/// requests' places.
+fn per_shard(
+    answers: &mut [Value],
+    groups: BTreeMap<i32, Vec<usize>>,
+    call: impl Fn(i32, &[usize]) -> Result<Option<String>, Caught>,
+) {
+    for (shard, ks) in groups {
+        match call(shard, &ks) {
+            Ok(Some(a)) => match remote::parse("a shard's fused answer", &a) {
+                Value::Array(each) if each.len() == ks.len() => {
+                    for (k, v) in ks.iter().zip(each) {
+                        answers[*k] = v;
+                    }
+                }
+                other => panic!("a shard's fused answer has not one element per request: {other}"),
+            },
+            Ok(None) => panic!("a shard answered a fused call with NULL"),
+            Err(e) => {
+                let failed = e.to_json();
+                for k in ks {
+                    answers[k] = failed.clone();
+                }
+            }
+        }
+    }
+}
+
+fn bounded<T>(field: &str, v: Option<Vec<T>>) -> Vec<T> {
+    v.unwrap_or_else(|| errors::raise("22023", format!("{field}: is required")))
+}
+
+#[pg_extern(volatile)]
+fn push_fused(
+    bodies: Option<pgrx::Array<'_, &[u8]>>,
+    binary: Option<Vec<Option<bool>>>,
+    producers: Option<Vec<Option<String>>>,
+) -> JsonOut {
+    let bodies = bodies.unwrap_or_else(|| errors::raise("22023", "bodies: is required"));
+    let bodies: Vec<Option<&[u8]>> = bodies.iter().collect();
+    let binary = bounded("binary", binary);
+    let producers = producers.unwrap_or_else(|| vec![None; bodies.len()]);
+    if binary.len() != bodies.len() || producers.len() != bodies.len() {
+        errors::raise("22023", "binary, producers: must have one element per body");
+    }
+    let router = Router::load();
+    let mut answers = vec![Value::Null; bodies.len()];
+    let mut groups: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
+    for k in 0..bodies.len() {
+        let body = bodies[k].unwrap_or_default();
+        let producer = producers[k].as_deref();
+        let split = if binary[k].unwrap_or(false) {
+            push::split_binary(body, &router).0.map_whole()
+        } else {
+            match std::str::from_utf8(body) {
+                Ok(text) => push::split_json(text, &router).map_whole(),
+                Err(_) => Some(0),
+            }
+        };
+        match split {
+            Some(shard) => groups.entry(shard).or_default().push(k),
+            None if binary[k].unwrap_or(false) => answers[k] = answer(push::push_qpb(body, producer, &router)),
+            None => {
+                let text = std::str::from_utf8(body).expect("checked above");
+                answers[k] = answer(push::push_json(text, producer, &router));
+            }
+        }
+    }
+    per_shard(&mut answers, groups, |shard, ks| {
+        let b: Vec<Option<&[u8]>> = ks.iter().map(|&k| bodies[k]).collect();
+        let f: Vec<Option<bool>> = ks.iter().map(|&k| binary[k]).collect();
+        let p: Vec<Option<&str>> = ks.iter().map(|&k| producers[k].as_deref()).collect();
+        remote::try_one::<String>(
+            "SELECT queen_remote.push_fused($1, $2, $3, $4)::text",
+            &[shard.into(), b.into(), f.into(), p.into()],
+        )
+    });
+    JsonOut(Value::Array(answers).to_string())
+}
+
+#[pg_extern(volatile)]
+fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
+    let bodies = bounded("bodies", bodies);
+    let router = Router::load();
+    let mut answers = vec![Value::Null; bodies.len()];
+    let mut groups: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
+    for (k, body) in bodies.iter().enumerate() {
+        let body = body.as_deref().unwrap_or_default();
+        match errors::catch(|| ack::split(body, &router)) {
+            Ok(split) => match split.map_whole() {
+                Some(shard) => groups.entry(shard).or_default().push(k),
+                None => answers[k] = answer(ack::ack_body(body, &router)),
+            },
+            Err(e) => answers[k] = e.to_json(),
+        }
+    }
+    per_shard(&mut answers, groups, |shard, ks| {
+        let b: Vec<Option<&str>> = ks.iter().map(|&k| bodies[k].as_deref()).collect();
+        remote::try_one::<String>(
+            "SELECT queen_remote.ack_fused($1, $2)::text",
+            &[shard.into(), b.into()],
+        )
+    });
+    JsonOut(Value::Array(answers).to_string())
+}
+
+/// Renewals: asked of every shard at once; for each request, the answer of
+/// the shard that renewed it.
+#[pg_extern(volatile)]
+fn renew_fused(lease_ids: Option<Vec<Option<String>>>, seconds: Option<Vec<Option<i32>>>) -> JsonOut {
+    let lease_ids = bounded("lease_ids", lease_ids);
+    let seconds = seconds.unwrap_or_else(|| vec![None; lease_ids.len()]);
+    let answers: Vec<String> = remote::all(
+        "SELECT queen_remote.renew_fused_all($1, $2)::text",
+        &[lease_ids.into(), seconds.into()],
+    );
+    let mut per_shard: Vec<Vec<Value>> = answers
+        .iter()
+        .map(|a| match remote::parse("a shard's fused renewal", a) {
+            Value::Array(each) => each,
+            other => panic!("a shard's fused renewal is not an array: {other}"),
+        })
+        .collect();
+    let n = per_shard.first().map_or(0, Vec::len);
+    let merged: Vec<Value> = (0..n)
+        .map(|k| {
+            let each: Vec<Value> = per_shard.iter_mut().map(|s| s[k].take()).collect();
+            let held = each.iter().position(|a| {
+                a.pointer("/ok/success").and_then(Value::as_bool) == Some(true)
+            });
+            each.into_iter().nth(held.unwrap_or(0)).unwrap_or(Value::Null)
+        })
+        .collect();
+    JsonOut(Value::Array(merged).to_string())
+}
+
+impl<T> Split<T> {
+    /// The shard, when all of it goes to one.
+    pub fn map_whole(self) -> Option<i32> {
+        match self {
+            Split::Whole(shard) => Some(shard),
+            Split::Parts(_) => None,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! queen_proxy: the queen SQL API in a proxy database that holds no queue
+//! data, each call made on the shard (an ordinary queen database) that owns
+//! its queue, namespace or id, with PL/Proxy (docs/scale.md).
+//!
+//! Calls routed by one argument are PL/Proxy functions (sql/proxy/
+//! routed.sql). Calls whose key is inside a body (pushes, acks,
+//! transactions), that ask every shard (renewals, namespace pops, the
+//! global readers) or that are fused are here: they split, route and merge,
+//! through the one-shard and all-shard functions of `queen_remote`
+//! (sql/proxy/remote.sql).
+
+use pgrx::prelude::*;
+
+pub mod ack;
+pub mod admin;
+pub mod errors;
+pub mod fused;
+pub mod global;
+pub mod pop;
+pub mod push;
+pub mod remote;
+pub mod route;
+pub mod txn;
+
+::pgrx::pg_module_magic!(name, version);
+
+extension_sql_file!("../../sql/proxy/bootstrap.sql", name = "bootstrap", bootstrap);
+extension_sql_file!("../../sql/proxy/remote.sql", name = "remote", requires = ["bootstrap"]);
+extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);

@@ -1,0 +1,137 @@
+//! Pops through the proxy. A pop of one queue runs on the queue's shard. A
+//! pop by namespace or task (no queue) asks the shards one after the
+//! other, starting at the next shard each call, and answers the first that
+//! claimed something: one pop is one lease on one shard, as without a
+//! proxy, and no shard is always asked first.
+
+use std::cell::Cell;
+
+use pgrx::prelude::*;
+use queen_datum::{JsonOut, JsonbArg};
+use queen_frames::pop_body::decode_pop_answer;
+use serde_json::Value;
+
+use crate::errors;
+use crate::remote;
+use crate::route::Router;
+
+thread_local! {
+    /// The shard a namespace pop of this backend asks first next time.
+    static NEXT: Cell<i32> = const { Cell::new(0) };
+}
+
+/// The shards a pop asks, in order.
+fn shards_for(router: &Router, queue: Option<&str>) -> Vec<i32> {
+    if let Some(q) = queue {
+        return vec![router.name(q)];
+    }
+    let all: Vec<i32> = router.all().collect();
+    if all.is_empty() {
+        errors::raise("55000", "the proxy has no shards yet: add them with queen.shard_add(dsn)");
+    }
+    let start = NEXT.with(|n| {
+        let s = n.get();
+        n.set(s.wrapping_add(1));
+        s.rem_euclid(all.len() as i32) as usize
+    });
+    all[start..].iter().chain(&all[..start]).copied().collect()
+}
+
+fn json_popped(answer: &str) -> bool {
+    let v: Value = remote::parse("a shard's pop", answer);
+    v.get("messages")
+        .and_then(Value::as_array)
+        .is_some_and(|m| !m.is_empty())
+}
+
+fn frames_popped(answer: &[u8]) -> bool {
+    decode_pop_answer(answer).is_ok_and(|a| !a.claims.is_empty())
+}
+
+#[pg_extern(volatile)]
+fn pop(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> JsonOut {
+    let router = Router::load();
+    let options = options.map(|o| o.0);
+    let mut last = None;
+    for shard in shards_for(&router, queue) {
+        let a: Option<String> = remote::one(
+            "SELECT queen_remote.pop($1, $2, $3, $4, $5, $6::jsonb)::text",
+            &[
+                shard.into(),
+                queue.into(),
+                partition.into(),
+                consumer_group.into(),
+                batch.into(),
+                options.as_deref().into(),
+            ],
+        );
+        let a = a.unwrap_or_else(|| "null".to_owned());
+        if json_popped(&a) {
+            return JsonOut(a);
+        }
+        last = Some(a);
+    }
+    JsonOut(last.expect("one shard asked"))
+}
+
+#[pg_extern(volatile)]
+fn pop_frames(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> Vec<u8> {
+    let router = Router::load();
+    let options = options.map(|o| o.0);
+    let mut last = None;
+    for shard in shards_for(&router, queue) {
+        let a: Vec<u8> = remote::one(
+            "SELECT queen_remote.pop_frames($1, $2, $3, $4, $5, $6::jsonb)",
+            &[
+                shard.into(),
+                queue.into(),
+                partition.into(),
+                consumer_group.into(),
+                batch.into(),
+                options.as_deref().into(),
+            ],
+        )
+        .unwrap_or_default();
+        if frames_popped(&a) {
+            return a;
+        }
+        last = Some(a);
+    }
+    last.expect("one shard asked")
+}
+
+/// A queue's version (what a long poll watches); for a namespace or task,
+/// the sum over the shards (it only grows, as each shard's does).
+#[pg_extern(volatile)]
+fn queue_version(
+    queue: Option<&str>,
+    namespace: default!(Option<&str>, "NULL"),
+    task: default!(Option<&str>, "NULL"),
+) -> i64 {
+    if let Some(q) = queue {
+        let shard = Router::load().name(q);
+        return remote::one::<i64>(
+            "SELECT queen_remote.queue_version($1, $2, $3, $4)",
+            &[shard.into(), q.into(), namespace.into(), task.into()],
+        )
+        .unwrap_or(0);
+    }
+    remote::all::<i64>(
+        "SELECT queen_remote.queue_version_all($1, $2)",
+        &[namespace.into(), task.into()],
+    )
+    .into_iter()
+    .sum()
+}

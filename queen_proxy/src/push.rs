@@ -1,0 +1,217 @@
+//! Pushes through the proxy. A body whose items all live on one shard goes
+//! to that shard unchanged, and its answer comes back unchanged. A body
+//! naming queues on several shards is split by shard, each part pushed on
+//! its shard, and the answers put back in the order of the caller's items
+//! (`index` counts the caller's items). Such a push is made shard by shard:
+//! if one shard fails, the ERROR names it and the other shards' messages are
+//! stored; pushing again with the same `transactionId`s stores each once.
+//! A body the proxy can not read goes whole to one shard, which refuses it
+//! with the error it gives when called directly.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use pgrx::prelude::*;
+use queen_datum::JsonOut;
+use queen_frames::push_body::{decode_push_body, encode_push_body, PushGroup};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::errors::{self, Caught};
+use crate::remote;
+use crate::route::Router;
+
+/// Where the parts of a body go.
+pub enum Split<T> {
+    /// All of it to one shard, unchanged.
+    Whole(i32),
+    /// Part by part: each shard's part and, for each of its items, the
+    /// caller's index of that item.
+    Parts(Vec<(i32, T, Vec<usize>)>),
+}
+
+#[derive(Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    queue: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Wrapped<'a> {
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+}
+
+/// The items of a JSON push body (an array, or `{"items": [...]}`) and the
+/// shard of each; None when the body or an item can not be read (the shard
+/// then says what is wrong).
+fn json_items<'a>(body: &'a str, router: &Router) -> Option<Vec<(&'a RawValue, i32)>> {
+    let items: Vec<&RawValue> = match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).ok()?,
+        Some(b'{') => serde_json::from_str::<Wrapped<'_>>(body).ok()?.items,
+        _ => return None,
+    };
+    items
+        .into_iter()
+        .map(|raw| {
+            let named: Named<'_> = serde_json::from_str(raw.get()).ok()?;
+            Some((raw, router.name(&named.queue?)))
+        })
+        .collect()
+}
+
+/// Splits a JSON push body by shard.
+pub fn split_json(body: &str, router: &Router) -> Split<String> {
+    let Some(items) = json_items(body, router) else {
+        return Split::Whole(0);
+    };
+    let mut parts: BTreeMap<i32, (Vec<&str>, Vec<usize>)> = BTreeMap::new();
+    for (k, (raw, shard)) in items.iter().enumerate() {
+        let part = parts.entry(*shard).or_default();
+        part.0.push(raw.get());
+        part.1.push(k);
+    }
+    match parts.len() {
+        0 => Split::Whole(0),
+        1 => Split::Whole(*parts.keys().next().expect("one part")),
+        _ => Split::Parts(
+            parts
+                .into_iter()
+                .map(|(shard, (raws, at))| (shard, format!("[{}]", raws.join(",")), at))
+                .collect(),
+        ),
+    }
+}
+
+/// Splits a binary push body (QPB1) by shard; with whether it asks for
+/// counts only.
+pub fn split_binary(body: &[u8], router: &Router) -> (Split<Vec<u8>>, bool) {
+    let Ok(decoded) = decode_push_body(body) else {
+        return (Split::Whole(0), false);
+    };
+    let counts_only = decoded.counts_only;
+    let mut parts: BTreeMap<i32, (Vec<PushGroup>, Vec<usize>)> = BTreeMap::new();
+    let mut next = 0usize;
+    for g in decoded.groups {
+        let n = g.len();
+        let part = parts.entry(router.name(&g.queue)).or_default();
+        part.1.extend(next..next + n);
+        part.0.push(g);
+        next += n;
+    }
+    let split = match parts.len() {
+        0 => Split::Whole(0),
+        1 => Split::Whole(*parts.keys().next().expect("one part")),
+        _ => Split::Parts(
+            parts
+                .into_iter()
+                .map(|(shard, (groups, at))| {
+                    let part = encode_push_body(&groups, counts_only)
+                        .unwrap_or_else(|e| errors::raise("22P03", format!("binary push body: {e}")));
+                    (shard, part, at)
+                })
+                .collect(),
+        ),
+    };
+    (split, counts_only)
+}
+
+/// The answers of the parts, as the caller's answer: each item's answer at
+/// the caller's index, `index` set to it.
+pub fn merge_items(answers: Vec<(String, Vec<usize>)>) -> String {
+    let mut merged: Vec<(usize, Value)> = Vec::new();
+    for (answer, at) in answers {
+        let Value::Array(items) = remote::parse("a shard's push", &answer) else {
+            panic!("a shard's item answer is not an array: {answer}");
+        };
+        for mut item in items {
+            let local = item.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let global = at.get(local).copied().unwrap_or(local);
+            if let Some(o) = item.as_object_mut() {
+                o.insert("index".into(), Value::from(global));
+            }
+            merged.push((global, item));
+        }
+    }
+    merged.sort_by_key(|(k, _)| *k);
+    Value::Array(merged.into_iter().map(|(_, v)| v).collect()).to_string()
+}
+
+/// Counts-only answers (`{"count","queued","duplicate","error"}`) added up.
+fn merge_counts(answers: &[String]) -> String {
+    let mut sum = serde_json::Map::new();
+    for a in answers {
+        if let Value::Object(o) = remote::parse("a shard's push", a) {
+            for (k, v) in o {
+                let total = sum.get(&k).and_then(Value::as_i64).unwrap_or(0) + v.as_i64().unwrap_or(0);
+                sum.insert(k, Value::from(total));
+            }
+        }
+    }
+    Value::Object(sum).to_string()
+}
+
+const PUSH_TEXT: &str = "SELECT queen_remote.push_text($1, $2, $3)::text";
+const PUSH_BINARY: &str = "SELECT queen_remote.push_binary($1, $2, $3)::text";
+
+/// A JSON push, split by shard: the answer, or the ERROR of the shard that
+/// failed.
+pub fn push_json(body: &str, producer: Option<&str>, router: &Router) -> Result<String, Caught> {
+    match split_json(body, router) {
+        Split::Whole(shard) => text(remote::try_one(PUSH_TEXT, &[shard.into(), body.into(), producer.into()])),
+        Split::Parts(parts) => {
+            let mut answers = Vec::with_capacity(parts.len());
+            for (shard, part, at) in parts {
+                let a = text(remote::try_one(PUSH_TEXT, &[shard.into(), part.as_str().into(), producer.into()]))?;
+                answers.push((a, at));
+            }
+            Ok(merge_items(answers))
+        }
+    }
+}
+
+/// A binary push, split by shard.
+pub fn push_qpb(body: &[u8], producer: Option<&str>, router: &Router) -> Result<String, Caught> {
+    match split_binary(body, router) {
+        (Split::Whole(shard), _) => text(remote::try_one(PUSH_BINARY, &[shard.into(), body.into(), producer.into()])),
+        (Split::Parts(parts), counts_only) => {
+            let mut answers = Vec::with_capacity(parts.len());
+            for (shard, part, at) in parts {
+                let a = text(remote::try_one(PUSH_BINARY, &[shard.into(), part.as_slice().into(), producer.into()]))?;
+                answers.push((a, at));
+            }
+            if counts_only {
+                let texts: Vec<String> = answers.into_iter().map(|(a, _)| a).collect();
+                Ok(merge_counts(&texts))
+            } else {
+                Ok(merge_items(answers))
+            }
+        }
+    }
+}
+
+fn text(r: Result<Option<String>, Caught>) -> Result<String, Caught> {
+    r.map(|a| a.unwrap_or_else(|| "null".to_owned()))
+}
+
+/// Queen's push: an array of items, or `{"items": [...]}`.
+#[pg_extern(volatile)]
+fn push(items: Option<pgrx::JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let items = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
+    push_text(Some(&items.0.to_string()), producer)
+}
+
+/// `push` with the body as text.
+#[pg_extern(volatile)]
+fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let body = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
+    JsonOut(push_json(body, producer, &Router::load()).unwrap_or_else(|e| e.raise()))
+}
+
+/// `push` with a binary body (QPB1).
+#[pg_extern(volatile)]
+fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+    let body = body.unwrap_or_else(|| errors::raise("22023", "body: is required"));
+    JsonOut(push_qpb(body, producer, &Router::load()).unwrap_or_else(|e| e.raise()))
+}

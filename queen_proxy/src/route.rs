@@ -1,0 +1,94 @@
+//! Routing: which shard owns a queue, a KV namespace or an id, by the
+//! hash of `queen_frames::route` and the proxy's slot map.
+
+use pgrx::prelude::*;
+use pgrx::spi::Spi;
+use queen_frames::route::{slot_of, SHARD_ID_BITS, SLOTS};
+
+use crate::errors;
+
+/// The slot map, read once per call: `shards[slot]`.
+pub struct Router {
+    shards: Vec<i32>,
+    count: i32,
+}
+
+impl Router {
+    pub fn load() -> Router {
+        let (shards, count) = Spi::get_two::<Vec<i32>, i64>(
+            "SELECT (SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots), \
+                    (SELECT pg_catalog.count(*) FROM queen.proxy_shards)",
+        )
+        .unwrap_or_else(|e| panic!("reading the slot map: {e}"));
+        let shards = shards.unwrap_or_default();
+        if shards.len() != SLOTS as usize {
+            errors::raise(
+                "55000",
+                "the proxy has no shards yet: add them with queen.shard_add(dsn)",
+            );
+        }
+        Router {
+            shards,
+            count: count.unwrap_or(0) as i32,
+        }
+    }
+
+    /// The shard of a queue or namespace.
+    pub fn name(&self, name: &str) -> i32 {
+        self.shards[slot_of(name) as usize]
+    }
+
+    /// The shard of a partition or dead-letter id; `field` names it in the
+    /// refusal of an id no shard gave.
+    pub fn id(&self, field: &str, id: i64) -> i32 {
+        let shard = id >> SHARD_ID_BITS;
+        if id <= 0 || shard >= i64::from(self.count) {
+            errors::raise(
+                "22023",
+                format!("{field}: {id} is not an id any shard of this proxy gave"),
+            );
+        }
+        shard as i32
+    }
+
+    /// Every shard, in order.
+    pub fn all(&self) -> std::ops::Range<i32> {
+        0..self.count
+    }
+}
+
+/// The slot of a name, for an operator (which shard it lives on is
+/// `queen.route_queue`).
+#[pg_extern(immutable, parallel_safe)]
+fn queue_slot(name: &str) -> i32 {
+    slot_of(name)
+}
+
+/// The shard that owns a queue: the `RUN ON` of every call routed by queue.
+#[pg_extern(stable)]
+fn route_queue(queue: Option<&str>) -> i32 {
+    let queue = queue.unwrap_or_else(|| errors::raise("22023", "queue: is required"));
+    Router::load().name(queue)
+}
+
+/// The shard that owns a KV namespace (the same hash as queues: a namespace
+/// and the queues of the same shard key live together).
+#[pg_extern(stable)]
+fn route_namespace(ns: Option<&str>) -> i32 {
+    let ns = ns.unwrap_or_else(|| errors::raise("22023", "ns: is required"));
+    Router::load().name(ns)
+}
+
+/// The shard that gave a partition id.
+#[pg_extern(stable)]
+fn route_partition(partition_id: Option<i64>) -> i32 {
+    let id = partition_id.unwrap_or_else(|| errors::raise("22023", "partition_id: is required"));
+    Router::load().id("partition_id", id)
+}
+
+/// The shard that gave a dead-letter id.
+#[pg_extern(stable)]
+fn route_dlq(id: Option<i64>) -> i32 {
+    let id = id.unwrap_or_else(|| errors::raise("22023", "id: is required"));
+    Router::load().id("id", id)
+}

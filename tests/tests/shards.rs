@@ -1,0 +1,404 @@
+//! queen sharded over three databases behind a PL/Proxy proxy
+//! (scripts/cluster.sh, docs/scale.md), through the proxy's SQL API: queues
+//! land on the shard the routing hash gives and live there whole, answers
+//! come back as one database gives them, bodies naming several shards are
+//! split and answered in the caller's order, and a transaction stays on one
+//! shard or is refused with nothing written.
+
+use postgres::{Client, NoTls};
+use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup, PushItem};
+use queen_frames::route::{slot_of, SHARD_ID_BITS};
+use queen_it::unique;
+use serde_json::{json, Value};
+
+/// The proxy (`make test` starts the deployment and sets these).
+fn proxy() -> Client {
+    let dsn = std::env::var("QUEEN_CLUSTER_DSN")
+        .unwrap_or_else(|_| "host=127.0.0.1 port=6550 user=postgres dbname=queen".to_owned());
+    Client::connect(&dsn, NoTls).unwrap_or_else(|e| panic!("connecting to the proxy {dsn}: {e}"))
+}
+
+/// The shards, in order, each connected directly.
+fn shards() -> Vec<Client> {
+    let dsns = std::env::var("QUEEN_CLUSTER_SHARD_DSNS").unwrap_or_else(|_| {
+        (0..3)
+            .map(|n| format!("host=127.0.0.1 port={} user=postgres dbname=queen_s{n}", 6551 + n))
+            .collect::<Vec<_>>()
+            .join(";")
+    });
+    dsns.split(';')
+        .map(|d| Client::connect(d, NoTls).unwrap_or_else(|e| panic!("connecting to shard {d}: {e}")))
+        .collect()
+}
+
+fn call(c: &mut Client, sql: &str, args: &[&(dyn postgres::types::ToSql + Sync)]) -> Value {
+    c.query_one(sql, args).unwrap_or_else(|e| panic!("{sql}: {e}")).get(0)
+}
+
+fn route(p: &mut Client, queue: &str) -> usize {
+    p.query_one("SELECT queen.route_queue($1)", &[&queue]).unwrap().get::<_, i32>(0) as usize
+}
+
+/// The shard's own answer for `queue` (NULL json when it has no such queue).
+fn depth_on(shard: &mut Client, queue: &str) -> i64 {
+    let exists: bool = shard
+        .query_one("SELECT EXISTS (SELECT 1 FROM queen.queues WHERE name = $1)", &[&queue])
+        .unwrap()
+        .get(0);
+    if !exists {
+        return -1;
+    }
+    shard
+        .query_one(
+            "SELECT coalesce(sum(last_offset + 1), 0)::bigint FROM queen.log_partitions p \
+               JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0)
+}
+
+/// One queue name per shard, found by trying names until each shard has one.
+fn one_queue_per_shard(p: &mut Client, prefix: &str) -> Vec<String> {
+    let mut found: Vec<Option<String>> = vec![None; 3];
+    for _ in 0..200 {
+        let q = unique(prefix);
+        let s = route(p, &q);
+        if found[s].is_none() {
+            found[s] = Some(q);
+        }
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    found.into_iter().map(|q| q.expect("a name for every shard")).collect()
+}
+
+fn pid(v: &Value) -> i64 {
+    match &v["partitionId"] {
+        Value::String(s) => s.parse().unwrap(),
+        other => other.as_i64().unwrap(),
+    }
+}
+
+#[test]
+fn queues_live_whole_on_the_shard_the_hash_gives() {
+    let mut p = proxy();
+    let mut s = shards();
+    let queues: Vec<String> = (0..30).map(|_| unique("spread")).collect();
+    let mut per_shard = [0usize; 3];
+    for q in &queues {
+        let items = json!([{"queue": q, "payload": {"n": 1}}, {"queue": q, "partition": "p2", "payload": {"n": 2}}]);
+        let answer = call(&mut p, "SELECT queen.push($1)", &[&items]);
+        let shard = route(&mut p, q);
+        per_shard[shard] += 1;
+        // The partition ids carry the shard that gave them.
+        for a in answer.as_array().unwrap() {
+            assert_eq!(pid(a) >> SHARD_ID_BITS, shard as i64, "{a}");
+        }
+        for (n, c) in s.iter_mut().enumerate() {
+            let depth = depth_on(c, q);
+            if n == shard {
+                assert_eq!(depth, 2, "{q} on its shard {n}");
+            } else {
+                assert_eq!(depth, -1, "{q} must not be on shard {n}");
+            }
+        }
+        // The proxy's slot map and the shared hash agree.
+        let slot: i32 = p.query_one("SELECT queen.queue_slot($1)", &[q]).unwrap().get(0);
+        assert_eq!(slot, slot_of(q));
+    }
+    assert!(per_shard.iter().all(|&n| n > 0), "30 queues over 3 shards: {per_shard:?}");
+}
+
+#[test]
+fn push_pop_and_ack_through_the_proxy_answer_as_one_database() {
+    let mut p = proxy();
+    let q = unique("path");
+    let items: Vec<Value> = (0..5)
+        .map(|i| json!({"queue": q, "payload": {"i": i}, "transactionId": format!("{q}-{i}")}))
+        .collect();
+    let pushed = call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items.clone())]);
+    assert_eq!(pushed.as_array().unwrap().len(), 5);
+    assert!(pushed.as_array().unwrap().iter().all(|a| a["status"] == "queued"), "{pushed}");
+    // The same transaction ids again: stored once.
+    let again = call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items)]);
+    assert!(again.as_array().unwrap().iter().all(|a| a["status"] == "duplicate"), "{again}");
+
+    let popped = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 10, '{}')", &[&q]);
+    let messages = popped["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 5, "{popped}");
+    let order: Vec<i64> = messages.iter().map(|m| m["data"]["i"].as_i64().unwrap()).collect();
+    assert_eq!(order, vec![0, 1, 2, 3, 4]);
+    let acks: Vec<Value> = messages
+        .iter()
+        .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                         "leaseId": m["leaseId"], "status": "completed"}))
+        .collect();
+    let acked = call(&mut p, "SELECT queen.ack($1)", &[&Value::Array(acks)]);
+    assert!(acked.as_array().unwrap().iter().all(|a| a["success"] == true), "{acked}");
+    let empty = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 10, '{}')", &[&q]);
+    assert_eq!(empty["messages"].as_array().map_or(0, Vec::len), 0, "{empty}");
+}
+
+#[test]
+fn a_push_naming_every_shard_is_split_and_answered_in_the_callers_order() {
+    let mut p = proxy();
+    let mut s = shards();
+    let queues = one_queue_per_shard(&mut p, "split");
+    let items: Vec<Value> = (0..9)
+        .map(|i| {
+            let q = &queues[i % 3];
+            json!({"queue": q, "payload": {"i": i}, "transactionId": format!("{q}-{i}")})
+        })
+        .collect();
+    let answer = call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items.clone())]);
+    let answers = answer.as_array().unwrap();
+    assert_eq!(answers.len(), 9);
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(a["index"], i, "{a}");
+        assert_eq!(a["queue"], json!(queues[i % 3]), "{a}");
+        assert_eq!(a["status"], "queued");
+        assert_eq!(pid(a) >> SHARD_ID_BITS, (i % 3) as i64);
+    }
+    for (n, q) in queues.iter().enumerate() {
+        assert_eq!(depth_on(&mut s[n], q), 3, "{q} on shard {n}");
+    }
+    // Split again, all duplicates.
+    let again = call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items)]);
+    assert!(again.as_array().unwrap().iter().all(|a| a["status"] == "duplicate"), "{again}");
+
+    // The binary body (QPB1) the clients send, split the same way.
+    let groups: Vec<PushGroup> = queues
+        .iter()
+        .map(|q| PushGroup {
+            queue: q.clone(),
+            partition: "Default".into(),
+            messages: GroupMessages::Items(vec![PushItem { transaction_id: None, payload: b"{\"b\":1}".to_vec() }]),
+        })
+        .collect();
+    let body = encode_push_body(&groups, false).unwrap();
+    let answer = call(&mut p, "SELECT queen.push_binary($1)", &[&body]);
+    let answers = answer.as_array().unwrap();
+    assert_eq!(answers.len(), 3, "{answer}");
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(a["index"], i);
+        assert_eq!(a["queue"], json!(queues[i]));
+    }
+    for (n, q) in queues.iter().enumerate() {
+        assert_eq!(depth_on(&mut s[n], q), 4, "{q} on shard {n}");
+    }
+
+    // Acks of messages of every shard in one body, answered in order.
+    let mut acks = Vec::new();
+    for q in &queues {
+        let popped = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 10, '{\"autoAck\": false}')", &[q]);
+        for m in popped["messages"].as_array().unwrap() {
+            acks.push(json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                             "leaseId": m["leaseId"], "status": "completed"}));
+        }
+    }
+    assert_eq!(acks.len(), 12);
+    let acked = call(&mut p, "SELECT queen.ack($1)", &[&Value::Array(acks.clone())]);
+    let acked = acked.as_array().unwrap();
+    assert_eq!(acked.len(), 12);
+    for (i, a) in acked.iter().enumerate() {
+        assert_eq!(a["index"], i, "{a}");
+        assert_eq!(a["transactionId"], acks[i]["transactionId"]);
+        assert_eq!(a["success"], true, "{a}");
+    }
+}
+
+#[test]
+fn consumer_groups_each_read_every_message_through_the_proxy() {
+    let mut p = proxy();
+    let q = unique("groups");
+    let items: Vec<Value> = (0..4).map(|i| json!({"queue": q, "payload": {"i": i}})).collect();
+    call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items)]);
+    for group in ["g1", "g2"] {
+        let popped = call(
+            &mut p,
+            "SELECT queen.pop($1, NULL, $2, 10, '{\"subscriptionMode\": \"all\"}')",
+            &[&q, &group],
+        );
+        assert_eq!(popped["messages"].as_array().unwrap().len(), 4, "{group}: {popped}");
+    }
+}
+
+#[test]
+fn a_transaction_stays_on_one_shard_or_is_refused_with_nothing_written() {
+    let mut p = proxy();
+    let mut s = shards();
+    // Two queues with one shard key live together.
+    let key = uuid::Uuid::new_v4().simple().to_string();
+    let (a, b) = (format!("orders{{{key}}}"), format!("invoices{{{key}}}"));
+    assert_eq!(route(&mut p, &a), route(&mut p, &b));
+    let shard = route(&mut p, &a);
+    let body = json!({"operations": [
+        {"type": "push", "items": [{"queue": a, "payload": {"x": 1}}]},
+        {"type": "push", "items": [{"queue": b, "payload": {"x": 2}}]}
+    ]});
+    let answer = call(&mut p, "SELECT queen.transaction($1)", &[&body]);
+    assert_eq!(answer["success"], true, "{answer}");
+    assert_eq!(depth_on(&mut s[shard], &a), 1);
+    assert_eq!(depth_on(&mut s[shard], &b), 1);
+
+    // Queues on different shards: refused, naming them, nothing written.
+    let queues = one_queue_per_shard(&mut p, "txn");
+    let body = json!({"operations": [
+        {"type": "push", "items": [{"queue": queues[0], "payload": {}}]},
+        {"type": "push", "items": [{"queue": queues[1], "payload": {}}]}
+    ]});
+    let err = p.query_one("SELECT queen.transaction($1)", &[&body]).unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "0A000", "{db:?}");
+    assert!(db.message().contains(&queues[0]) && db.message().contains(&queues[1]), "{}", db.message());
+    assert_eq!(depth_on(&mut s[0], &queues[0]), -1);
+    assert_eq!(depth_on(&mut s[1], &queues[1]), -1);
+}
+
+#[test]
+fn a_namespace_pop_reads_the_queues_of_every_shard() {
+    let mut p = proxy();
+    let ns = unique("ns");
+    let queues = one_queue_per_shard(&mut p, "nsq");
+    for q in &queues {
+        call(&mut p, "SELECT queen.configure($1, $2)", &[q, &json!({"namespace": ns})]);
+        call(&mut p, "SELECT queen.push($1)", &[&json!([{"queue": q, "payload": {"q": q}}])]);
+    }
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let popped = call(
+            &mut p,
+            "SELECT queen.pop(NULL, NULL, NULL, 10, $1)",
+            &[&json!({"namespace": ns, "autoAck": true})],
+        );
+        for m in popped["messages"].as_array().into_iter().flatten() {
+            seen.push(m["data"]["q"].as_str().unwrap().to_owned());
+        }
+    }
+    seen.sort();
+    let mut want = queues.clone();
+    want.sort();
+    assert_eq!(seen, want);
+    // The version a long poll watches sums the shards', and grows with a push.
+    let before: i64 = p.query_one("SELECT queen.queue_version(NULL, $1, NULL)", &[&ns]).unwrap().get(0);
+    call(&mut p, "SELECT queen.push($1)", &[&json!([{"queue": queues[2], "payload": {}}])]);
+    let after: i64 = p.query_one("SELECT queen.queue_version(NULL, $1, NULL)", &[&ns]).unwrap().get(0);
+    assert!(after > before, "{before} -> {after}");
+}
+
+#[test]
+fn the_global_readers_add_up_the_shards() {
+    let mut p = proxy();
+    let mut s = shards();
+    let queues = one_queue_per_shard(&mut p, "global");
+    for q in &queues {
+        call(&mut p, "SELECT queen.push($1)", &[&json!([{"queue": q, "payload": {}}])]);
+    }
+    let listed = call(&mut p, "SELECT queen.list_queues()", &[]);
+    let names: Vec<&str> = listed["queues"].as_array().unwrap().iter().map(|q| q["name"].as_str().unwrap()).collect();
+    for q in &queues {
+        assert!(names.contains(&q.as_str()), "{q}");
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "listed by name");
+    // Totals: the proxy's equal the shards' added up, read in one go
+    // while nothing else writes these figures' queues.
+    let total: i64 = s
+        .iter_mut()
+        .map(|c| call(c, "SELECT queen.list_queues()", &[])["total"].as_i64().unwrap())
+        .sum();
+    assert!(listed["total"].as_i64().unwrap() >= queues.len() as i64);
+    assert!((listed["total"].as_i64().unwrap() - total).abs() <= 50, "{} vs {total}", listed["total"]);
+}
+
+#[test]
+fn kv_calls_go_to_the_shard_of_their_namespace() {
+    let mut p = proxy();
+    let mut s = shards();
+    let ns = unique("kv");
+    let shard: i32 = p.query_one("SELECT queen.route_namespace($1)", &[&ns]).unwrap().get(0);
+    call(&mut p, "SELECT queen.kv_set($1, 'k', '{\"v\": 1}', NULL, true)", &[&ns]);
+    let got = call(&mut p, "SELECT queen.kv_get($1, 'k')", &[&ns]);
+    assert_eq!(got["v"], 1, "{got}");
+    for (n, c) in s.iter_mut().enumerate() {
+        let rows: i64 = c.query_one("SELECT count(*) FROM queen.kv WHERE ns = $1", &[&ns]).unwrap().get(0);
+        assert_eq!(rows, i64::from(n as i32 == shard), "shard {n}");
+    }
+}
+
+#[test]
+fn fused_calls_are_answered_per_request_across_shards() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "fused");
+    let mut bodies: Vec<Vec<u8>> = queues
+        .iter()
+        .map(|q| json!([{"queue": q, "payload": {"one": q}}]).to_string().into_bytes())
+        .collect();
+    // A body naming two shards, and one that is not a push body.
+    bodies.push(json!([{"queue": queues[0], "payload": 1}, {"queue": queues[1], "payload": 2}]).to_string().into_bytes());
+    bodies.push(b"{not json".to_vec());
+    let binary = vec![false; bodies.len()];
+    let producers: Vec<Option<String>> = vec![None; bodies.len()];
+    let text: String = p
+        .query_one("SELECT queen.push_fused($1, $2, $3)::text", &[&bodies, &binary, &producers])
+        .unwrap()
+        .get(0);
+    let answers: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(answers.len(), 5);
+    for (i, q) in queues.iter().enumerate() {
+        assert_eq!(answers[i]["ok"][0]["queue"], json!(q), "{}", answers[i]);
+    }
+    let split = answers[3]["ok"].as_array().expect("the split body's own answer");
+    assert_eq!(split.len(), 2);
+    assert_eq!(split[1]["index"], 1);
+    assert_eq!(split[1]["queue"], json!(queues[1]));
+    assert!(answers[4]["sqlstate"].as_str().unwrap().starts_with("22"), "{}", answers[4]);
+
+    // A lease renewal reaches the shard that holds the lease.
+    let popped = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[&queues[2]]);
+    let lease = popped["leaseId"].as_str().expect("a lease").to_owned();
+    let renewed = call(&mut p, "SELECT queen.renew_lease($1, 30)", &[&lease]);
+    assert_eq!(renewed["success"], true, "{renewed}");
+    let fused: String = p
+        .query_one(
+            "SELECT queen.renew_fused($1, $2)::text",
+            &[&vec![lease.clone(), uuid::Uuid::new_v4().to_string()], &vec![Some(30), Some(30)]],
+        )
+        .unwrap()
+        .get(0);
+    let fused: Vec<Value> = serde_json::from_str(&fused).unwrap();
+    assert_eq!(fused[0]["ok"]["success"], true, "{fused:?}");
+    assert_ne!(fused[1]["ok"]["success"], true, "{fused:?}");
+}
+
+#[test]
+fn an_unreachable_shard_fails_its_own_calls_only() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "down");
+    // Shard 2 unreachable for this session alone: its server entry points
+    // at a closed port inside a transaction no one else sees.
+    let mut t = p.transaction().unwrap();
+    t.batch_execute("ALTER SERVER queen OPTIONS (SET p2 'host=127.0.0.1 port=1 dbname=queen_s2')")
+        .unwrap();
+    let err = t
+        .query_one("SELECT queen.push($1)", &[&json!([{"queue": queues[2], "payload": {}}])])
+        .unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert!(matches!(db.code().code(), "08006" | "XX000"), "{db:?}");
+    assert!(db.message().contains("queen_s2"), "{}", db.message());
+    t.rollback().unwrap();
+    let mut t = p.transaction().unwrap();
+    t.batch_execute("ALTER SERVER queen OPTIONS (SET p2 'host=127.0.0.1 port=1 dbname=queen_s2')")
+        .unwrap();
+    for q in &queues[..2] {
+        let ok: Value = t
+            .query_one("SELECT queen.push($1)", &[&json!([{"queue": q, "payload": {}}])])
+            .unwrap()
+            .get(0);
+        assert_eq!(ok[0]["status"], "queued", "{ok}");
+    }
+    t.rollback().unwrap();
+}
