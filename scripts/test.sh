@@ -3,8 +3,9 @@
 # Rust unit and property tests, the extension's tests
 # inside PostgreSQL (cargo pgrx test), then the integration tests and the SQL
 # API's regression tests (pg_regress) against a cluster started here
-# (.queen-test/, 127.0.0.1:6533) and stopped at the end, the upgrade test
-# (scripts/upgrade.sh, a cluster of its own) and the fault suite.
+# (.queen-test/, 127.0.0.1:6533) and a sharded deployment (three shards
+# behind a proxy, 127.0.0.1:6550-6553), both stopped at the end, the upgrade
+# test (scripts/upgrade.sh, a cluster of its own) and the fault suite.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -34,10 +35,16 @@ fi
 install_extension
 cargo build --release -p queen_front
 
+install_proxy_extension
+source "$ROOT/scripts/cluster.sh"
+CLUSTER_DIR="$DIR/cluster"
+CLUSTER_PORT=6550
+
 fronts=()
 stop_all() {
     for pid in "${fronts[@]+"${fronts[@]}"}"; do kill "$pid" 2>/dev/null || true; done
     pg_stop "$DIR"
+    cluster_down "$CLUSTER_DIR"
 }
 trap stop_all EXIT
 # A fresh cluster every run: the tests assert on what they alone wrote.
@@ -63,7 +70,17 @@ DATABASE_URL="host=127.0.0.1 port=1 user=postgres dbname=queen" PORT=6635 QUEEN_
 DATABASE_URL="$FRONT_DSN" PORT=6639 QUEEN_LONG_POLL_MS=600000 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
 # One with request fusion off: every request its own call.
 DATABASE_URL="$FRONT_DSN" PORT=6631 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
-for port in 6631 6633 6634 6635 6639; do
+# The sharded deployment (scripts/cluster.sh), fresh: three shards behind a
+# PL/Proxy proxy, and a front-end pointed at the proxy.
+cluster_down "$CLUSTER_DIR"
+rm -rf "$CLUSTER_DIR"
+cluster_up "$CLUSTER_DIR" "$CLUSTER_PORT"
+DATABASE_URL="host=127.0.0.1 port=$CLUSTER_PORT user=queen_front dbname=queen" PORT=6630 RUST_LOG=warn \
+    "$ROOT/target/release/queen_front" & fronts+=($!)
+CLUSTER_DSN="host=127.0.0.1 port=$CLUSTER_PORT user=postgres dbname=queen"
+CLUSTER_SHARD_DSNS="$(for n in 0 1 2; do printf 'host=127.0.0.1 port=%s user=postgres dbname=queen_s%s;' $((CLUSTER_PORT + 1 + n)) "$n"; done)"
+CLUSTER_SHARD_DSNS="${CLUSTER_SHARD_DSNS%;}"
+for port in 6630 6631 6633 6634 6635 6639; do
     for _ in $(seq 1 100); do
         curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
         sleep 0.1
@@ -73,7 +90,8 @@ done
 say "integration tests"
 QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127.0.0.1:6634 \
     QUEEN_HTTP_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_HTTP_DOWN=http://127.0.0.1:6635 QUEEN_HTTP_NO_POLL=http://127.0.0.1:6639 \
-    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6631 cargo test --release -p queen_it
+    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6631 QUEEN_CLUSTER_DSN="$CLUSTER_DSN" QUEEN_CLUSTER_SHARD_DSNS="$CLUSTER_SHARD_DSNS" \
+    cargo test --release -p queen_it
 
 say "the SQL API's regression tests (pg_regress)"
 "$ROOT/scripts/regress.sh" "$PORT"
@@ -92,6 +110,8 @@ fi
 # database-down front-ends, and read back through SQL.
 QUEEN_URL=http://127.0.0.1:6633 QUEEN_URL_JWT=http://127.0.0.1:6634 QUEEN_URL_DOWN=http://127.0.0.1:6635 \
     QUEEN_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_TEST_DSN="$DSN" QUEEN_SCREENSHOTS="$ROOT/target/dashboard" \
+    QUEEN_URL_SHARDED=http://127.0.0.1:6630 QUEEN_CLUSTER_DSN="$CLUSTER_DSN" QUEEN_PG_CTL="$PG_BIN/pg_ctl" \
+    QUEEN_CLUSTER_SHARD_DIRS="$CLUSTER_DIR/s0;$CLUSTER_DIR/s1;$CLUSTER_DIR/s2" QUEEN_AS_PG="$(is_root && echo 'runuser -u postgres --')" \
     "$VENV/bin/pytest" -q "$ROOT/tests/python"
 
 say "the fault suite"

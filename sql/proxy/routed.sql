@@ -304,3 +304,14 @@ GRANT EXECUTE ON FUNCTION
     queen.retention_explain, queen.resource_queue, queen.queue_depth, queen.status_queue,
     queen.ephemeral_depth
     TO pg_monitor;
+
+-- A front-end's report of its own figures goes to shard 0 alone, so the
+-- merged worker series counts it once.
+CREATE FUNCTION queen.front_metrics_report(worker_id text, hostname text, figures jsonb) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON 0;
+$$;
+ALTER FUNCTION queen.front_metrics_report SET search_path = pg_catalog, pg_temp;
+REVOKE EXECUTE ON FUNCTION queen.front_metrics_report FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_admin;

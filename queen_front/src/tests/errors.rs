@@ -114,6 +114,33 @@ async fn a_refusal_of_the_input_keeps_the_extension_message_and_its_sqlstate() {
 }
 
 #[tokio::test]
+async fn a_shards_refusal_through_the_proxy_is_answered_as_the_shard_raised_it() {
+    let answer = configure_answering(Reply::error(
+        "22023",
+        "queen.configure(3): [queen_s1] REMOTE ERROR: options.leaseTime: must be a positive integer",
+    ))
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.body,
+        json!({"success": false, "error": "options.leaseTime: must be a positive integer",
+               "code": "invalid_request", "sqlstate": "22023"}),
+    );
+}
+
+#[tokio::test]
+async fn a_shard_the_proxy_can_not_reach_is_a_503() {
+    let answer = configure_answering(Reply::error(
+        "XX000",
+        "PL/Proxy function queen.configure(3): [queen_s2] PQconnectPoll: connection to server failed",
+    ))
+    .await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(answer.body["code"], "unavailable");
+    assert!(!answer.body.to_string().contains("PQconnectPoll"));
+}
+
+#[tokio::test]
 async fn a_missing_grant_is_a_403_that_names_no_function() {
     let answer = configure_answering(Reply::error(
         "42501",
@@ -167,6 +194,15 @@ async fn health_says_whether_the_extension_is_installed() {
     let answer = send(&app(&[("DATABASE_URL", &pg.url())]), bare("GET", "/health")).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["extension"], "0.1.0");
+    assert_eq!(answer.body["sharded"], false);
+    let pg = FakePg::start(vec![(
+        "pg_extension",
+        Reply::json(&[], json!({"extension": "0.3.0", "sharded": true})),
+    )])
+    .await;
+    let answer = send(&app(&[("DATABASE_URL", &pg.url())]), bare("GET", "/health")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.body["sharded"], true);
     let pg = FakePg::start(vec![(
         "pg_extension",
         Reply::json(&[], json!({"extension": null})),

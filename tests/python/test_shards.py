@@ -1,0 +1,103 @@
+"""The real queen-mq client against a queen_front pointed, unchanged, at a
+sharding proxy (scripts/cluster.sh, docs/scale.md): queues on every shard
+behave as on one database, and a stopped shard fails only its own queues,
+with a 503, while the others keep serving."""
+
+import os
+import shlex
+import subprocess
+import uuid
+
+import pytest
+
+from queen import Queen
+
+URL = os.environ.get("QUEEN_URL_SHARDED", "http://127.0.0.1:6630")
+PROXY_DSN = os.environ.get("QUEEN_CLUSTER_DSN", "host=127.0.0.1 port=6550 user=postgres dbname=queen")
+SHARD_DIRS = [d for d in os.environ.get("QUEEN_CLUSTER_SHARD_DIRS", "").split(";") if d]
+AS_PG = shlex.split(os.environ.get("QUEEN_AS_PG", ""))
+PG_CTL = os.environ.get("QUEEN_PG_CTL", "/usr/lib/postgresql/15/bin/pg_ctl")
+
+pytestmark = pytest.mark.asyncio
+
+
+def proxy_sql(query: str) -> str:
+    out = subprocess.run(
+        ["psql", PROXY_DSN, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", query],
+        check=True, capture_output=True, text=True,
+    )
+    return out.stdout.strip()
+
+
+def shard_of(queue: str) -> int:
+    return int(proxy_sql(f"SELECT queen.route_queue('{queue}')"))
+
+
+def one_queue_per_shard(prefix: str) -> list:
+    found = {}
+    while len(found) < 3:
+        q = f"{prefix}-{uuid.uuid4().hex[:12]}"
+        found.setdefault(shard_of(q), q)
+    return [found[n] for n in range(3)]
+
+
+def pg_ctl(shard: int, *args: str) -> None:
+    data = os.path.join(SHARD_DIRS[shard], "data")
+    log = os.path.join(SHARD_DIRS[shard], "postgres.log")
+    subprocess.run(AS_PG + [PG_CTL, "-D", data, "-l", log, "-w", "-t", "60", *args],
+                   check=True, capture_output=True)
+
+
+async def test_the_client_reads_and_writes_queues_on_every_shard():
+    queues = one_queue_per_shard("client")
+    async with Queen(URL) as q:
+        health = await q.admin.health()
+        assert health["sharded"] is True, health
+        for queue in queues:
+            await q.queue(queue).create()
+            await q.queue(queue).push([{"data": {"n": i}} for i in range(4)])
+        for queue in queues:
+            msgs = await q.queue(queue).batch(10).autopilot(False).wait(False).pop()
+            assert [m["data"]["n"] for m in msgs] == list(range(4)), queue
+            ack = await q.ack(msgs, True)
+            assert ack["success"], ack
+            assert await q.queue(queue).batch(10).autopilot(False).wait(False).pop() == []
+        # Two groups each read every message of a queue on its shard.
+        await q.queue(queues[1]).push([{"data": "g"}])
+        for group in ("a", "b"):
+            got = await q.queue(queues[1]).group(group).subscription_mode("all").batch(10) \
+                .autopilot(False).wait(False).pop()
+            assert len(got) == 5, (group, got)
+
+
+@pytest.mark.skipif(not SHARD_DIRS, reason="needs the deployment's shard directories")
+async def test_a_stopped_shard_fails_only_its_own_queues():
+    queues = one_queue_per_shard("down")
+    async with Queen(URL) as q:
+        for queue in queues:
+            await q.queue(queue).push([{"data": 1}])
+    pg_ctl(2, "-m", "fast", "stop")
+    try:
+        async with Queen(URL) as q:
+            for queue in queues[:2]:
+                pushed = await q.queue(queue).push([{"data": 2}])
+                assert pushed[0]["status"] == "queued", pushed
+                msgs = await q.queue(queue).batch(10).autopilot(False).wait(False).pop()
+                assert len(msgs) == 2, msgs
+        # The stopped shard's queue: 503 with a JSON body, through HTTP.
+        import urllib.request
+        import urllib.error
+        import json
+        body = json.dumps({"items": [{"queue": queues[2], "payload": {"x": 1}}]}).encode()
+        req = urllib.request.Request(URL + "/api/v1/push", data=body,
+                                     headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=10)
+        assert refused.value.code == 503
+        answer = json.loads(refused.value.read())
+        assert answer["success"] is False and answer["code"] == "unavailable", answer
+    finally:
+        pg_ctl(2, "start")
+    async with Queen(URL) as q:
+        pushed = await q.queue(queues[2]).push([{"data": 3}])
+        assert pushed[0]["status"] == "queued", pushed
