@@ -65,3 +65,27 @@ pub fn sqlstate(e: &postgres::Error) -> String {
         .map(|c| c.code().to_owned())
         .unwrap_or_else(|| format!("no SQLSTATE: {e}"))
 }
+
+/// The id of `queue`'s partition `partition`, read in the database that
+/// holds it.
+pub fn pid_of(c: &mut Client, queue: &str, partition: &str) -> i64 {
+    c.query_one(
+        "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2",
+        &[&queue, &partition],
+    )
+    .unwrap()
+    .get(0)
+}
+
+/// Makes everything of partition `pid` `age` old (a PostgreSQL interval),
+/// as if it had been written then: for retention tests.
+pub fn age_partition(c: &mut Client, pid: i64, age: &str) {
+    c.batch_execute(&format!(
+        "UPDATE queen.log_segments SET created_at = created_at - interval '{age}' WHERE partition_id = {pid};
+         UPDATE queen.log_txns SET created_at = created_at - interval '{age}' WHERE partition_id = {pid};
+         UPDATE queen.log_partitions SET oldest_live_at = oldest_live_at - interval '{age}',
+                oldest_txn_at = oldest_txn_at - interval '{age}', last_write_at = last_write_at - interval '{age}',
+                created_at = created_at - interval '{age}' WHERE id = {pid};"
+    ))
+    .unwrap();
+}

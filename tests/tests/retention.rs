@@ -10,29 +10,13 @@ use std::time::{Duration, Instant};
 use queen_it::*;
 use serde_json::{json, Value};
 
-fn pid_of(c: &mut postgres::Client, queue: &str, partition: &str) -> i64 {
-    c.query_one(
-        "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2",
-        &[&queue, &partition],
-    )
-    .unwrap()
-    .get(0)
-}
-
 /// Pushes `segments` single-message segments and makes them `age` old.
 fn old_backlog(c: &mut postgres::Client, queue: &str, segments: usize, age: &str) -> i64 {
     for i in 0..segments {
         push(c, &json!([{"queue": queue, "payload": i}]));
     }
     let pid = pid_of(c, queue, "Default");
-    c.batch_execute(&format!(
-        "UPDATE queen.log_segments SET created_at = created_at - interval '{age}' WHERE partition_id = {pid};
-         UPDATE queen.log_txns SET created_at = created_at - interval '{age}' WHERE partition_id = {pid};
-         UPDATE queen.log_partitions SET oldest_live_at = oldest_live_at - interval '{age}',
-                oldest_txn_at = oldest_txn_at - interval '{age}', last_write_at = last_write_at - interval '{age}',
-                created_at = created_at - interval '{age}' WHERE id = {pid};"
-    ))
-    .unwrap();
+    age_partition(c, pid, age);
     pid
 }
 

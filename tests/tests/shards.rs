@@ -304,14 +304,24 @@ fn the_global_readers_add_up_the_shards() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted, "listed by name");
-    // Totals: the proxy's equal the shards' added up, read in one go
-    // while nothing else writes these figures' queues.
-    let total: i64 = s
-        .iter_mut()
-        .map(|c| call(c, "SELECT queen.list_queues()", &[])["total"].as_i64().unwrap())
-        .sum();
-    assert!(listed["total"].as_i64().unwrap() >= queues.len() as i64);
-    assert!((listed["total"].as_i64().unwrap() - total).abs() <= 50, "{} vs {total}", listed["total"]);
+    // Totals: the proxy's are the shards' added up. Other tests add queues
+    // meanwhile (none is deleted here), so the proxy's total lies between
+    // the shards' sums read just before and just after it.
+    let mut totals = |s: &mut Vec<Client>| -> (i64, i64) {
+        s.iter_mut().fold((0, 0), |(t, m), c| {
+            let listed = call(c, "SELECT queen.list_queues()", &[]);
+            let overview = call(c, "SELECT queen.overview()", &[]);
+            (t + listed["total"].as_i64().unwrap(), m + overview["queues"].as_i64().unwrap())
+        })
+    };
+    let before = totals(&mut s);
+    let listed = call(&mut p, "SELECT queen.list_queues()", &[]);
+    let overview = call(&mut p, "SELECT queen.overview()", &[]);
+    let after = totals(&mut s);
+    let total = listed["total"].as_i64().unwrap();
+    assert!(before.0 <= total && total <= after.0, "{before:?} {total} {after:?}");
+    let queues_total = overview["queues"].as_i64().unwrap();
+    assert!(before.1 <= queues_total && queues_total <= after.1, "{before:?} {overview} {after:?}");
 }
 
 #[test]
@@ -401,4 +411,50 @@ fn an_unreachable_shard_fails_its_own_calls_only() {
         assert_eq!(ok[0]["status"], "queued", "{ok}");
     }
     t.rollback().unwrap();
+}
+
+#[test]
+fn each_shard_runs_retention_on_its_own_queues() {
+    let mut p = proxy();
+    let mut s = shards();
+    let queues = one_queue_per_shard(&mut p, "retention");
+    let mut pids = Vec::new();
+    for (n, q) in queues.iter().enumerate() {
+        call(
+            &mut p,
+            "SELECT queen.configure($1, '{\"retentionEnabled\": true, \"retentionSeconds\": 60}')",
+            &[q],
+        );
+        for i in 0..3 {
+            call(&mut p, "SELECT queen.push($1)", &[&json!([{"queue": q, "payload": i}])]);
+        }
+        // Written two hours ago, as far as the shard can tell.
+        let pid = queen_it::pid_of(&mut s[n], q, "Default");
+        queen_it::age_partition(&mut s[n], pid, "2 hours");
+        s[n].execute("UPDATE queen.maintenance_leases SET next_due_at = now() WHERE task = 'retention'", &[])
+            .unwrap();
+        pids.push(pid);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    for (n, pid) in pids.iter().enumerate() {
+        loop {
+            let left: i64 = s[n]
+                .query_one("SELECT count(*) FROM queen.log_segments WHERE partition_id = $1", &[pid])
+                .unwrap()
+                .get(0);
+            if left == 0 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "shard {n}'s worker did not sweep within a minute");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let audited: i64 = s[n]
+            .query_one(
+                "SELECT COALESCE(sum(messages_deleted), 0)::int8 FROM queen.retention_history WHERE partition_id = $1",
+                &[pid],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(audited, 3, "shard {n}");
+    }
 }
