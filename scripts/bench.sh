@@ -2,7 +2,7 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention, http, fusion, sweeper) runs one of them.
+# (engine, retention, http, fusion, sweeper, shards) runs one of them.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
@@ -57,12 +57,34 @@ run_sweeper() {
     "$ROOT/target/release/queen_bench_sweeper" "$DSN" kv
     "$ROOT/target/release/queen_bench_sweeper" "$DSN" quiet
 }
+# The sharded deployment (scripts/cluster.sh) on 127.0.0.1:6540-6543, and a
+# second proxy database of its shard 0 alone.
+run_shards() {
+    install_proxy_extension
+    source "$ROOT/scripts/cluster.sh"
+    local cdir="$DIR/cluster" base=6540
+    cluster_down "$cdir"
+    rm -rf "$cdir"
+    cluster_up "$cdir" "$base"
+    local psql=(as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$base" -U postgres -qAt -v ON_ERROR_STOP=1)
+    "${psql[@]}" -d postgres -c "CREATE DATABASE queen_one"
+    "${psql[@]}" -d queen_one -c "SET client_min_messages = warning" -c "CREATE EXTENSION plproxy" \
+        -c "CREATE EXTENSION queen_proxy" \
+        -c "SELECT queen.shard_add('host=127.0.0.1 port=$((base + 1)) dbname=queen_s0')" \
+        -c "CREATE USER MAPPING FOR PUBLIC SERVER queen" >/dev/null
+    "$ROOT/target/release/queen_bench_shards" \
+        "host=127.0.0.1 port=$((base + 1)) user=postgres dbname=queen_s0" \
+        "host=127.0.0.1 port=$base user=postgres dbname=queen_one" \
+        "host=127.0.0.1 port=$base user=postgres dbname=queen" "${QUEEN_BENCH_SECONDS:-5}"
+    cluster_down "$cdir"
+}
 case "${1:-all}" in
     engine) "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
     http) run_http ;;
     fusion) run_fusion ;;
     sweeper) run_sweeper ;;
+    shards) run_shards ;;
     *)
         "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo
@@ -73,5 +95,7 @@ case "${1:-all}" in
         run_fusion
         echo
         run_sweeper
+        echo
+        run_shards
         ;;
 esac

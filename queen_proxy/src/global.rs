@@ -5,9 +5,11 @@ use pgrx::prelude::*;
 use queen_datum::JsonOut;
 use serde_json::{Map, Value};
 
+use queen_datum::JsonbArg;
+
 use crate::remote;
 
-fn each(sql: &str) -> Vec<Value> {
+fn each(sql: &'static str) -> Vec<Value> {
     remote::all::<String>(sql, &[])
         .iter()
         .map(|a| remote::parse(sql, a))
@@ -61,4 +63,409 @@ fn overview() -> JsonOut {
         }
     }
     JsonOut(Value::Object(sum).to_string())
+}
+
+fn by_text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+fn by_number(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// The elements of each shard's answer (the answer itself when it is an
+/// array, else its array at `key`), put together.
+fn concat(answers: &[Value], key: Option<&str>) -> Vec<Value> {
+    answers
+        .iter()
+        .flat_map(|a| match key {
+            Some(k) => a.get(k),
+            None => Some(a),
+        })
+        .filter_map(Value::as_array)
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// Rows of every shard with the same `key` added up into one (numbers added
+/// key by key), in the order of `key`.
+fn grouped(rows: Vec<Value>, key: &str) -> Vec<Value> {
+    let mut by: std::collections::BTreeMap<String, Map<String, Value>> = Default::default();
+    for row in rows {
+        if let Value::Object(o) = row {
+            let k = o.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+            match by.get_mut(&k) {
+                Some(into) => add(into, &o),
+                None => {
+                    by.insert(k, o);
+                }
+            }
+        }
+    }
+    by.into_values().map(Value::Object).collect()
+}
+
+/// Every shard's queues, newest first, with the KV and timer figures added up.
+#[pg_extern(volatile)]
+fn resource_queues() -> JsonOut {
+    let answers = each("SELECT queen_remote.resource_queues_all()::text");
+    let mut queues = concat(&answers, Some("queues"));
+    queues.sort_by(|a, b| by_text(b, "createdAt").cmp(&by_text(a, "createdAt")));
+    let mut out = Map::new();
+    for a in &answers {
+        if let Value::Object(o) = a {
+            let mut figures = o.clone();
+            figures.remove("queues");
+            add(&mut out, &figures);
+        }
+    }
+    out.insert("queues".into(), Value::Array(queues));
+    JsonOut(Value::Object(out).to_string())
+}
+
+/// Namespaces over every shard: a namespace's queues may live on several.
+#[pg_extern(volatile)]
+fn resource_namespaces() -> JsonOut {
+    let answers = each("SELECT queen_remote.resource_namespaces_all()::text");
+    let rows = grouped(concat(&answers, Some("namespaces")), "namespace");
+    JsonOut(serde_json::json!({ "namespaces": rows }).to_string())
+}
+
+#[pg_extern(volatile)]
+fn resource_tasks() -> JsonOut {
+    let answers = each("SELECT queen_remote.resource_tasks_all()::text");
+    let rows = grouped(concat(&answers, Some("tasks")), "task");
+    JsonOut(serde_json::json!({ "tasks": rows }).to_string())
+}
+
+/// Every group, its queues on every shard put together.
+#[pg_extern(volatile)]
+fn consumer_groups_list() -> JsonOut {
+    let answers = each("SELECT queen_remote.consumer_groups_list_all()::text");
+    let mut by: std::collections::BTreeMap<String, Value> = Default::default();
+    for g in concat(&answers, Some("consumerGroups")) {
+        let name = by_text(&g, "consumerGroup");
+        match by.get_mut(&name) {
+            Some(into) => {
+                if let (Some(Value::Array(q)), Some(Value::Array(more))) = (into.get_mut("queues"), g.get("queues")) {
+                    q.extend(more.iter().cloned());
+                }
+            }
+            None => {
+                by.insert(name, g);
+            }
+        }
+    }
+    let total = by.len();
+    let groups: Vec<Value> = by.into_values().collect();
+    JsonOut(serde_json::json!({ "consumerGroups": groups, "total": total }).to_string())
+}
+
+/// One row per group and queue, by group then queue.
+#[pg_extern(volatile)]
+fn consumer_groups_summary() -> JsonOut {
+    let mut rows = concat(&each("SELECT queen_remote.consumer_groups_summary_all()::text"), None);
+    rows.sort_by(|a, b| (by_text(a, "name"), by_text(a, "queueName")).cmp(&(by_text(b, "name"), by_text(b, "queueName"))));
+    JsonOut(Value::Array(rows).to_string())
+}
+
+/// The most lagging cursors of every shard, most lagging first.
+#[pg_extern(volatile)]
+fn consumer_groups_lagging(min_lag_seconds: default!(i64, 3600)) -> JsonOut {
+    let answers: Vec<Value> = remote::all::<String>(
+        "SELECT queen_remote.consumer_groups_lagging_all($1)::text",
+        &[min_lag_seconds.into()],
+    )
+    .iter()
+    .map(|a| remote::parse("consumer_groups_lagging", a))
+    .collect();
+    let mut rows = concat(&answers, None);
+    rows.sort_by(|a, b| by_number(b, "time_lag_seconds").total_cmp(&by_number(a, "time_lag_seconds")));
+    JsonOut(Value::Array(rows).to_string())
+}
+
+/// A group's queues on every shard (queues are on one shard each).
+#[pg_extern(volatile)]
+fn consumer_group_detail(consumer_group: &str) -> JsonOut {
+    let mut out = Map::new();
+    for a in remote::all::<String>(
+        "SELECT queen_remote.consumer_group_detail_all($1)::text",
+        &[consumer_group.into()],
+    ) {
+        if let Value::Object(o) = remote::parse("consumer_group_detail", &a) {
+            out.extend(o);
+        }
+    }
+    JsonOut(Value::Object(out).to_string())
+}
+
+#[pg_extern(volatile)]
+fn kv_namespaces() -> JsonOut {
+    let mut rows = concat(&each("SELECT queen_remote.kv_namespaces_all()::text"), None);
+    rows.sort_by_key(|r| by_text(r, "namespace"));
+    JsonOut(Value::Array(rows).to_string())
+}
+
+/// A namespace's usage on its shard; every namespace's, over all shards.
+#[pg_extern(volatile)]
+fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
+    if let Some(ns) = ns {
+        let shard = crate::route::Router::load().name(ns);
+        return JsonOut(
+            remote::one::<String>("SELECT queen_remote.kv_usage($1, $2)::text", &[shard.into(), ns.into()])
+                .unwrap_or_else(|| "null".into()),
+        );
+    }
+    let mut rows = concat(&each("SELECT queen_remote.kv_usage_all()::text"), Some("namespaces"));
+    rows.sort_by_key(|r| by_text(r, "ns"));
+    JsonOut(serde_json::json!({ "namespaces": rows }).to_string())
+}
+
+/// Each shard's maintenance tasks, each marked with its shard.
+#[pg_extern(volatile)]
+fn maintenance_status() -> JsonOut {
+    let mut rows = Vec::new();
+    for shard in crate::route::Router::load().all() {
+        let a = remote::one::<String>("SELECT queen_remote.maintenance_status($1)::text", &[shard.into()])
+            .unwrap_or_else(|| "[]".into());
+        for mut task in concat(&[remote::parse("maintenance_status", &a)], None) {
+            if let Some(o) = task.as_object_mut() {
+                o.insert("shard".into(), Value::from(shard));
+            }
+            rows.push(task);
+        }
+    }
+    JsonOut(Value::Array(rows).to_string())
+}
+
+/// Table sizes added up over the shards, table by table.
+#[pg_extern(volatile)]
+fn table_sizes() -> JsonOut {
+    let rows = grouped(concat(&each("SELECT queen_remote.table_sizes_all()::text"), None), "table");
+    JsonOut(Value::Array(rows).to_string())
+}
+
+/// Objects of every shard added up (numbers added, the rest the first
+/// shard's).
+fn summed(answers: Vec<Value>) -> Map<String, Value> {
+    let mut sum = Map::new();
+    for a in answers {
+        if let Value::Object(o) = a {
+            add(&mut sum, &o);
+        }
+    }
+    sum
+}
+
+fn parsed(answers: Vec<String>, what: &str) -> Vec<Value> {
+    answers.iter().map(|a| remote::parse(what, a)).collect()
+}
+
+/// A group deleted from a queue on its shard, or from every queue of every
+/// shard; the counts added up.
+#[pg_extern(volatile)]
+fn consumer_group_delete(
+    consumer_group: &str,
+    queue: default!(Option<&str>, "NULL"),
+    delete_metadata: default!(bool, true),
+) -> JsonOut {
+    if let Some(q) = queue {
+        let shard = crate::route::Router::load().name(q);
+        return JsonOut(
+            remote::one::<String>(
+                "SELECT queen_remote.consumer_group_delete($1, $2, $3, $4)::text",
+                &[shard.into(), consumer_group.into(), q.into(), delete_metadata.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
+        );
+    }
+    let answers = remote::all::<String>(
+        "SELECT queen_remote.consumer_group_delete_all($1, NULL, $2)::text",
+        &[consumer_group.into(), delete_metadata.into()],
+    );
+    JsonOut(Value::Object(summed(parsed(answers, "consumer_group_delete"))).to_string())
+}
+
+#[pg_extern(volatile)]
+fn consumer_group_drop(
+    consumer_group: &str,
+    queue: default!(Option<&str>, "NULL"),
+    delete_metadata: default!(bool, true),
+) -> JsonOut {
+    if let Some(q) = queue {
+        let shard = crate::route::Router::load().name(q);
+        return JsonOut(
+            remote::one::<String>(
+                "SELECT queen_remote.consumer_group_drop($1, $2, $3, $4)::text",
+                &[shard.into(), consumer_group.into(), q.into(), delete_metadata.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
+        );
+    }
+    let answers = remote::all::<String>(
+        "SELECT queen_remote.consumer_group_drop_all($1, NULL, $2)::text",
+        &[consumer_group.into(), delete_metadata.into()],
+    );
+    JsonOut(Value::Object(summed(parsed(answers, "consumer_group_drop"))).to_string())
+}
+
+/// The partitions with the most pending, of a queue on its shard or of
+/// every shard, most pending first, cut to the limit each shard applied.
+#[pg_extern(volatile)]
+fn partition_backlog(queue: default!(Option<&str>, "NULL"), max_rows: default!(Option<i64>, "NULL")) -> JsonOut {
+    if let Some(q) = queue {
+        let shard = crate::route::Router::load().name(q);
+        return JsonOut(
+            remote::one::<String>(
+                "SELECT queen_remote.partition_backlog($1, $2, $3)::text",
+                &[shard.into(), q.into(), max_rows.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
+        );
+    }
+    let answers = parsed(
+        remote::all::<String>("SELECT queen_remote.partition_backlog_all(NULL, $1)::text", &[max_rows.into()]),
+        "partition_backlog",
+    );
+    let limit = answers.first().and_then(|a| a.get("limit")).and_then(Value::as_u64).unwrap_or(100);
+    let mut rows = concat(&answers, Some("partitions"));
+    rows.sort_by(|a, b| {
+        by_number(b, "pending")
+            .total_cmp(&by_number(a, "pending"))
+            .then_with(|| (by_text(a, "queue"), by_text(a, "partition")).cmp(&(by_text(b, "queue"), by_text(b, "partition"))))
+    });
+    rows.truncate(limit as usize);
+    JsonOut(serde_json::json!({ "partitions": rows, "limit": limit }).to_string())
+}
+
+/// Dead letters of a queue on its shard; of every shard, newest failure
+/// first, each shard asked for the first offset + limit and the page cut
+/// from them all.
+fn dead_letters(options: Option<JsonbArg>, one: &'static str, all: &'static str, what: &str) -> JsonOut {
+    let mut o: Value = options
+        .as_ref()
+        .and_then(|a| serde_json::from_str(&a.0).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    if let Some(q) = o.get("queue").and_then(Value::as_str) {
+        let shard = crate::route::Router::load().name(q);
+        let text = options.map(|a| a.0);
+        return JsonOut(remote::one::<String>(one, &[shard.into(), text.as_deref().into()]).unwrap_or_else(|| "null".into()));
+    }
+    let limit = o.get("limit").and_then(Value::as_u64).unwrap_or(100);
+    let offset = o.get("offset").and_then(Value::as_u64).unwrap_or(0);
+    if let Some(m) = o.as_object_mut() {
+        m.insert("limit".into(), Value::from(limit + offset));
+        m.insert("offset".into(), Value::from(0));
+    }
+    let text = o.to_string();
+    let answers = parsed(remote::all::<String>(all, &[text.as_str().into()]), what);
+    let mut rows = concat(&answers, Some("messages"));
+    rows.sort_by(|a, b| by_text(b, "failedAt").cmp(&by_text(a, "failedAt")));
+    let page: Vec<Value> = rows.into_iter().skip(offset as usize).take(limit as usize).collect();
+    let mut out = summed(answers);
+    let shown = page.len();
+    out.insert("messages".into(), Value::Array(page));
+    if out.contains_key("pagination") {
+        out.insert("pagination".into(), serde_json::json!({"limit": limit, "offset": offset}));
+        out.insert("total".into(), Value::from(shown));
+    } else {
+        out.insert("limit".into(), Value::from(limit));
+        out.insert("offset".into(), Value::from(offset));
+    }
+    JsonOut(Value::Object(out).to_string())
+}
+
+#[pg_extern(volatile)]
+fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    dead_letters(
+        options,
+        "SELECT queen_remote.dlq_list($1, $2::jsonb)::text",
+        "SELECT queen_remote.dlq_list_all($1::jsonb)::text",
+        "dlq_list",
+    )
+}
+
+#[pg_extern(volatile)]
+fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    dead_letters(
+        options,
+        "SELECT queen_remote.dlq_messages($1, $2::jsonb)::text",
+        "SELECT queen_remote.dlq_messages_all($1::jsonb)::text",
+        "dlq_messages",
+    )
+}
+
+/// The operator's switches: read on shard 0 (every shard is set alike),
+/// set on every shard.
+#[pg_extern(volatile)]
+fn system_switches(surface: &str, changes: default!(Option<JsonbArg>, "NULL")) -> JsonOut {
+    let changes = changes.map(|c| c.0);
+    let Some(changes) = changes else {
+        return JsonOut(
+            remote::one::<String>("SELECT queen_remote.system_switches($1, $2, NULL)::text", &[0.into(), surface.into()])
+                .unwrap_or_else(|| "null".into()),
+        );
+    };
+    let answers = remote::all::<String>(
+        "SELECT queen_remote.system_switches_all($1, $2::jsonb)::text",
+        &[surface.into(), changes.as_str().into()],
+    );
+    JsonOut(answers.into_iter().next().unwrap_or_else(|| "null".into()))
+}
+
+#[pg_extern(volatile)]
+fn ephemeral_queues() -> JsonOut {
+    let answers = each("SELECT queen_remote.ephemeral_queues_all()::text");
+    let queues = concat(&answers, Some("queues"));
+    let mut out = summed(answers);
+    out.insert("queues".into(), Value::Array(queues));
+    JsonOut(Value::Object(out).to_string())
+}
+
+/// The request and message figures added up; the longest uptime.
+#[pg_extern(volatile)]
+fn metrics_summary() -> JsonOut {
+    let answers = each("SELECT queen_remote.metrics_summary_all()::text");
+    let uptime = answers.iter().map(|a| by_number(a, "uptime")).fold(0.0, f64::max);
+    let mut out = summed(answers);
+    out.insert("uptime".into(), serde_json::json!(uptime));
+    JsonOut(Value::Object(out).to_string())
+}
+
+/// The overview of every shard: counts added up; namespaces and tasks
+/// counted once over the shards; lag minimum and maximum over the shards,
+/// its average and median weighted by each shard's partitions (the median
+/// of the whole can not be had from the shards' medians).
+#[pg_extern(volatile)]
+fn system_overview() -> JsonOut {
+    let answers = each("SELECT queen_remote.system_overview_all()::text");
+    let weights: Vec<f64> = answers.iter().map(|a| by_number(a, "partitions")).collect();
+    let total_weight: f64 = weights.iter().sum();
+    let mut out = summed(answers.clone());
+    for kind in ["time", "offset"] {
+        let stats: Vec<&Value> = answers.iter().filter_map(|a| a.pointer(&format!("/lag/{kind}"))).collect();
+        if stats.is_empty() {
+            continue;
+        }
+        let min = stats.iter().map(|s| by_number(s, "min")).fold(f64::INFINITY, f64::min);
+        let max = stats.iter().map(|s| by_number(s, "max")).fold(f64::NEG_INFINITY, f64::max);
+        let weighted = |key: &str| {
+            if total_weight == 0.0 {
+                return stats.iter().map(|s| by_number(s, key)).sum::<f64>() / stats.len() as f64;
+            }
+            stats.iter().zip(&weights).map(|(s, w)| by_number(s, key) * w).sum::<f64>() / total_weight
+        };
+        let merged = serde_json::json!({"avg": weighted("avg"), "median": weighted("median"), "min": min, "max": max});
+        if let Some(Value::Object(lag)) = out.get_mut("lag") {
+            lag.insert(kind.into(), merged);
+        }
+    }
+    let namespaces = concat(&each("SELECT queen_remote.resource_namespaces_all()::text"), Some("namespaces"));
+    let tasks = concat(&each("SELECT queen_remote.resource_tasks_all()::text"), Some("tasks"));
+    out.insert("namespaces".into(), Value::from(grouped(namespaces, "namespace").len()));
+    out.insert("tasks".into(), Value::from(grouped(tasks, "task").len()));
+    let latest = |key: &str| answers.iter().map(|a| by_text(a, key)).max().unwrap_or_default();
+    out.insert("timestamp".into(), Value::from(latest("timestamp")));
+    JsonOut(Value::Object(out).to_string())
 }

@@ -13,6 +13,7 @@ use pgrx::prelude::*;
 
 pub mod ack;
 pub mod admin;
+pub mod bodies;
 pub mod errors;
 pub mod fused;
 pub mod global;
@@ -27,3 +28,8 @@ pub mod txn;
 extension_sql_file!("../../sql/proxy/bootstrap.sql", name = "bootstrap", bootstrap);
 extension_sql_file!("../../sql/proxy/remote.sql", name = "remote", requires = ["bootstrap"]);
 extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    route::register_invalidation();
+}

@@ -58,8 +58,9 @@ fn pop(
 ) -> JsonOut {
     let router = Router::load();
     let options = options.map(|o| o.0);
+    let shards = shards_for(&router, queue);
     let mut last = None;
-    for shard in shards_for(&router, queue) {
+    for &shard in &shards {
         let a: Option<String> = remote::one(
             "SELECT queen_remote.pop($1, $2, $3, $4, $5, $6::jsonb)::text",
             &[
@@ -72,7 +73,8 @@ fn pop(
             ],
         );
         let a = a.unwrap_or_else(|| "null".to_owned());
-        if json_popped(&a) {
+        // One shard asked: its answer, not read.
+        if shards.len() == 1 || json_popped(&a) {
             return JsonOut(a);
         }
         last = Some(a);
@@ -90,8 +92,9 @@ fn pop_frames(
 ) -> Vec<u8> {
     let router = Router::load();
     let options = options.map(|o| o.0);
+    let shards = shards_for(&router, queue);
     let mut last = None;
-    for shard in shards_for(&router, queue) {
+    for &shard in &shards {
         let a: Vec<u8> = remote::one(
             "SELECT queen_remote.pop_frames($1, $2, $3, $4, $5, $6::jsonb)",
             &[
@@ -104,7 +107,7 @@ fn pop_frames(
             ],
         )
         .unwrap_or_default();
-        if frames_popped(&a) {
+        if shards.len() == 1 || frames_popped(&a) {
             return a;
         }
         last = Some(a);

@@ -1,36 +1,68 @@
 //! Calls on one shard, or on every shard, through the PL/Proxy functions of
-//! schema `queen_remote` (sql/proxy/remote.sql); a shard's ERROR comes back
-//! as the shard raised it (`errors::passed_on`).
+//! schema `queen_remote` (sql/proxy/remote.sql), each statement planned
+//! once per backend and kept; a shard's ERROR comes back as the shard
+//! raised it (`errors::passed_on`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use pgrx::datum::DatumWithOid;
-use pgrx::spi::Spi;
+use pgrx::pg_sys::PgOid;
+use pgrx::spi::{OwnedPreparedStatement, Spi, SpiTupleTable};
 
 use crate::errors::{self, Caught};
 
-/// The one value `sql` answers (a call of a `queen_remote` function).
-pub fn one<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &str, args: &[DatumWithOid<'_>]) -> Option<T> {
-    errors::passed_on(|| {
-        Spi::get_one_with_args::<T>(sql, args).unwrap_or_else(|e| panic!("{sql}: {e}"))
+thread_local! {
+    static PLANS: RefCell<HashMap<&'static str, OwnedPreparedStatement>> = RefCell::new(HashMap::new());
+}
+
+/// Runs `sql` (a static text, also the key of its kept plan) with `args`
+/// and reads its rows with `read`.
+fn exec<R>(sql: &'static str, args: &[DatumWithOid<'_>], read: impl FnOnce(SpiTupleTable<'_>) -> R) -> R {
+    Spi::connect_mut(|client| {
+        if !PLANS.with(|p| p.borrow().contains_key(sql)) {
+            let types: Vec<PgOid> = args.iter().map(|a| PgOid::from(a.oid())).collect();
+            let stmt = client
+                .prepare_mut(sql, &types)
+                .unwrap_or_else(|e| panic!("preparing {sql}: {e}"))
+                .keep();
+            PLANS.with(|p| p.borrow_mut().insert(sql, stmt));
+        }
+        PLANS.with(|p| {
+            let plans = p.borrow();
+            let stmt = plans.get(sql).expect("kept above");
+            read(client.update(stmt, None, args).unwrap_or_else(|e| panic!("{sql}: {e}")))
+        })
     })
+}
+
+fn first<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Option<T> {
+    exec(sql, args, |rows| {
+        rows.first()
+            .get_one::<T>()
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    })
+}
+
+/// The one value `sql` answers (a call of a `queen_remote` function).
+pub fn one<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Option<T> {
+    errors::passed_on(|| first(sql, args))
 }
 
 /// As [`one`], the ERROR caught: for a request of a fused call, which fails
 /// alone.
 pub fn try_one<T: pgrx::FromDatum + pgrx::IntoDatum>(
-    sql: &str,
+    sql: &'static str,
     args: &[DatumWithOid<'_>],
 ) -> Result<Option<T>, Caught> {
-    errors::catch(|| Spi::get_one_with_args::<T>(sql, args).unwrap_or_else(|e| panic!("{sql}: {e}")))
+    errors::catch(|| first(sql, args))
 }
 
 /// Every value `sql` answers (a `RUN ON ALL` function: one per shard).
-pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &str, args: &[DatumWithOid<'_>]) -> Vec<T> {
+pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Vec<T> {
     errors::passed_on(|| {
-        Spi::connect(|client| {
-            client
-                .select(sql, None, args)
-                .unwrap_or_else(|e| panic!("{sql}: {e}"))
-                .filter_map(|row| row.get::<T>(1).unwrap_or_else(|e| panic!("{sql}: {e}")))
+        exec(sql, args, |rows| {
+            rows.filter_map(|row| row.get::<T>(1).unwrap_or_else(|e| panic!("{sql}: {e}")))
                 .collect()
         })
     })

@@ -1,20 +1,55 @@
 //! Routing: which shard owns a queue, a KV namespace or an id, by the
 //! hash of `queen_frames::route` and the proxy's slot map.
 
+use pgrx::pg_sys;
 use pgrx::prelude::*;
 use pgrx::spi::Spi;
 use queen_frames::route::{slot_of, SHARD_ID_BITS, SLOTS};
 
 use crate::errors;
 
-/// The slot map, read once per call: `shards[slot]`.
+/// The slot map: `shards[slot]`, and how many shards there are.
+#[derive(Clone)]
 pub struct Router {
-    shards: Vec<i32>,
+    shards: std::rc::Rc<Vec<i32>>,
     count: i32,
 }
 
+thread_local! {
+    /// The slot map as last read by this backend. It changes only with the
+    /// server `queen` (`queen.shard_add` alters it in the same
+    /// transaction), whose invalidation empties this.
+    static CACHED: std::cell::RefCell<Option<Router>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Empties the cached slot map; a syscache callback on foreign servers.
+unsafe extern "C-unwind" fn forget(_arg: pg_sys::Datum, _cache: std::ffi::c_int, _hash: u32) {
+    CACHED.with(|c| c.borrow_mut().take());
+}
+
+/// Registers [`forget`] (once per backend, from `_PG_init`).
+pub fn register_invalidation() {
+    unsafe {
+        pg_sys::CacheRegisterSyscacheCallback(
+            pg_sys::SysCacheIdentifier::FOREIGNSERVEROID as std::ffi::c_int,
+            Some(forget),
+            pg_sys::Datum::from(0usize),
+        );
+    }
+}
+
 impl Router {
+    /// The slot map, read once and kept until the server changes.
     pub fn load() -> Router {
+        if let Some(r) = CACHED.with(|c| c.borrow().clone()) {
+            return r;
+        }
+        let r = Router::read();
+        CACHED.with(|c| *c.borrow_mut() = Some(r.clone()));
+        r
+    }
+
+    fn read() -> Router {
         let (shards, count) = Spi::get_two::<Vec<i32>, i64>(
             "SELECT (SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots), \
                     (SELECT pg_catalog.count(*) FROM queen.proxy_shards)",
@@ -28,7 +63,7 @@ impl Router {
             );
         }
         Router {
-            shards,
+            shards: std::rc::Rc::new(shards),
             count: count.unwrap_or(0) as i32,
         }
     }

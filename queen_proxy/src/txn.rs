@@ -1,10 +1,11 @@
 //! Transactions through the proxy: all or nothing on one shard. Every part
 //! of the body that names a queue, a partition or a KV namespace must live
 //! on the same shard; a body whose parts live on several is refused
-//! (0A000, naming them) with nothing written anywhere. Queues and
-//! namespaces with the same shard key (`orders{acme}`, `{acme}`) always
-//! live together. A required lease names no shard: it is checked on the
-//! transaction's shard, where the lease of a queue of that shard is held.
+//! (0A000, naming them) with nothing written anywhere. Queues with the
+//! same shard key (`orders{acme}`, `invoices{acme}`) always live together,
+//! and with the KV namespace of that name (`acme`). A required lease names
+//! no shard: it is checked on the transaction's shard, where the lease of a
+//! queue of that shard is held.
 
 use std::collections::BTreeMap;
 
@@ -19,14 +20,14 @@ use crate::route::Router;
 
 /// What a transaction body touches, by shard: a name for each part.
 #[derive(Default)]
-struct Touches(BTreeMap<i32, Vec<String>>);
+pub struct Touches(BTreeMap<i32, Vec<String>>);
 
 impl Touches {
-    fn add(&mut self, shard: i32, what: String) {
+    pub fn add(&mut self, shard: i32, what: String) {
         self.0.entry(shard).or_default().push(what);
     }
 
-    fn queue(&mut self, router: &Router, v: Option<&Value>) {
+    pub fn queue(&mut self, router: &Router, v: Option<&Value>) {
         if let Some(q) = v.and_then(Value::as_str) {
             self.add(router.name(q), format!("queue {q:?}"));
         }
@@ -40,9 +41,7 @@ impl Touches {
             Value::Array(a) => Some(a),
             Value::Object(o) => {
                 for kv in o.get("kv").and_then(Value::as_array).into_iter().flatten() {
-                    if let Some(ns) = kv.get("ns").and_then(Value::as_str) {
-                        self.add(router.name(ns), format!("KV namespace {ns:?}"));
-                    }
+                    self.namespace(router, kv.get("ns"));
                 }
                 for t in o.get("timers").and_then(Value::as_array).into_iter().flatten() {
                     self.queue(router, t.get("queue"));
@@ -56,19 +55,29 @@ impl Touches {
                 Some(items) => items.iter().for_each(|i| self.queue(router, i.get("queue"))),
                 None => self.queue(router, op.get("queue")),
             }
-            let id = match op.get("partitionId") {
-                Some(Value::Number(n)) => n.as_i64(),
-                Some(Value::String(s)) => s.parse().ok(),
-                _ => None,
-            };
-            if let Some(id) = id {
-                self.add(router.id("partitionId", id), format!("partition {id}"));
-            }
+            self.partition(router, op.get("partitionId"));
+        }
+    }
+
+    pub fn namespace(&mut self, router: &Router, v: Option<&Value>) {
+        if let Some(ns) = v.and_then(Value::as_str) {
+            self.add(router.name(ns), format!("KV namespace {ns:?}"));
+        }
+    }
+
+    pub fn partition(&mut self, router: &Router, v: Option<&Value>) {
+        let id = match v {
+            Some(Value::Number(n)) => n.as_i64(),
+            Some(Value::String(s)) => s.parse().ok(),
+            _ => None,
+        };
+        if let Some(id) = id {
+            self.add(router.id("partitionId", id), format!("partition {id}"));
         }
     }
 
     /// The one shard of the body; refused when it spans several.
-    fn shard(self) -> i32 {
+    pub fn shard(self) -> i32 {
         match self.0.len() {
             0 => 0,
             1 => *self.0.keys().next().expect("one shard"),
@@ -81,9 +90,9 @@ impl Touches {
                 errors::raise(
                     "0A000",
                     format!(
-                        "a transaction must stay on one shard, and this one spans several ({}); \
-                         give queues and namespaces that change together the same shard key, \
-                         as in orders{{acme}} and invoices{{acme}}",
+                        "a call made in one transaction must stay on one shard, and this one spans several ({}); \
+                         give queues used together the same shard key, as in orders{{acme}} and \
+                         invoices{{acme}}, which live with the KV namespace acme",
                         parts.join("; ")
                     ),
                 )

@@ -121,3 +121,262 @@ LANGUAGE plproxy AS $$
     RUN ON ALL;
     SELECT queen.kv_namespaces();
 $$;
+
+CREATE FUNCTION queen_remote.kv(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.kv(body);
+$$;
+
+CREATE FUNCTION queen_remote.locks(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.locks(body);
+$$;
+
+CREATE FUNCTION queen_remote.timers(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.timers(body);
+$$;
+
+CREATE FUNCTION queen_remote.ephemeral_push(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.ephemeral_push(body);
+$$;
+
+CREATE FUNCTION queen_remote.ephemeral_ack(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.ephemeral_ack(body);
+$$;
+
+CREATE FUNCTION queen_remote.kv_list(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.kv_list(body);
+$$;
+
+CREATE FUNCTION queen_remote.trace_record(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.trace_record(body);
+$$;
+
+CREATE FUNCTION queen_remote.fetch(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.fetch(body);
+$$;
+
+CREATE FUNCTION queen_remote.partitions_changed(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.partitions_changed(body);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_positions(shard integer, body jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.consumer_group_positions(body);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_positions_all(body jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_group_positions(body);
+$$;
+
+CREATE FUNCTION queen_remote.resource_queues_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.resource_queues();
+$$;
+
+CREATE FUNCTION queen_remote.resource_namespaces_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.resource_namespaces();
+$$;
+
+CREATE FUNCTION queen_remote.resource_tasks_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.resource_tasks();
+$$;
+
+CREATE FUNCTION queen_remote.consumer_groups_list_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_groups_list();
+$$;
+
+CREATE FUNCTION queen_remote.consumer_groups_summary_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_groups_summary();
+$$;
+
+CREATE FUNCTION queen_remote.table_sizes_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.table_sizes();
+$$;
+
+CREATE FUNCTION queen_remote.ephemeral_queues_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.ephemeral_queues();
+$$;
+
+CREATE FUNCTION queen_remote.metrics_summary_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.metrics_summary();
+$$;
+
+CREATE FUNCTION queen_remote.system_overview_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.system_overview();
+$$;
+
+CREATE FUNCTION queen_remote.kv_usage_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.kv_usage(NULL);
+$$;
+
+CREATE FUNCTION queen_remote.kv_usage(shard integer, ns text) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.kv_usage(ns);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_groups_lagging_all(min_lag_seconds bigint) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_groups_lagging(min_lag_seconds);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_detail_all(consumer_group text) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_group_detail(consumer_group);
+$$;
+
+CREATE FUNCTION queen_remote.maintenance_status(shard integer) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.maintenance_status();
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_delete(shard integer, consumer_group text, queue text, delete_metadata boolean) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.consumer_group_delete(consumer_group, queue, delete_metadata);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_delete_all(consumer_group text, queue text, delete_metadata boolean) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_group_delete(consumer_group, queue, delete_metadata);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_drop(shard integer, consumer_group text, queue text, delete_metadata boolean) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.consumer_group_drop(consumer_group, queue, delete_metadata);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_drop_all(consumer_group text, queue text, delete_metadata boolean) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_group_drop(consumer_group, queue, delete_metadata);
+$$;
+
+CREATE FUNCTION queen_remote.partition_backlog(shard integer, queue text, max_rows bigint) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.partition_backlog(queue, max_rows);
+$$;
+
+CREATE FUNCTION queen_remote.partition_backlog_all(queue text, max_rows bigint) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.partition_backlog(queue, max_rows);
+$$;
+
+CREATE FUNCTION queen_remote.dlq_list(shard integer, options jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.dlq_list(options);
+$$;
+
+CREATE FUNCTION queen_remote.dlq_list_all(options jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.dlq_list(options);
+$$;
+
+CREATE FUNCTION queen_remote.dlq_messages(shard integer, options jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.dlq_messages(options);
+$$;
+
+CREATE FUNCTION queen_remote.dlq_messages_all(options jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.dlq_messages(options);
+$$;
+
+CREATE FUNCTION queen_remote.system_switches(shard integer, surface text, changes jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.system_switches(surface, changes);
+$$;
+
+CREATE FUNCTION queen_remote.system_switches_all(surface text, changes jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.system_switches(surface, changes);
+$$;

@@ -292,6 +292,25 @@ GRANT EXECUTE ON FUNCTION
     queen.get_dlq_message
     TO queen_app;
 GRANT EXECUTE ON FUNCTION
+    queen.kv, queen.locks, queen.timers, queen.ephemeral_push, queen.ephemeral_ack,
+    queen.kv_list, queen.trace_record, queen.fetch, queen.partitions_changed,
+    queen.consumer_group_positions, queen.resource_queues, queen.resource_namespaces,
+    queen.resource_tasks, queen.consumer_groups_list, queen.consumer_groups_summary,
+    queen.consumer_groups_lagging, queen.consumer_group_detail, queen.kv_namespaces,
+    queen.kv_usage, queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
+    queen.dlq_list, queen.dlq_messages, queen.ephemeral_queues, queen.metrics_summary,
+    queen.system_overview
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION
+    queen.consumer_group_delete, queen.consumer_group_drop, queen.system_switches
+    TO queen_admin;
+GRANT EXECUTE ON FUNCTION
+    queen.resource_queues, queen.resource_namespaces, queen.resource_tasks,
+    queen.consumer_groups_summary, queen.consumer_groups_lagging, queen.kv_usage,
+    queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
+    queen.ephemeral_queues, queen.metrics_summary, queen.system_overview
+    TO pg_monitor;
+GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue, queen.delete_queue_if_exists,
     queen.retry_failed_by_queue, queen.dlq_purge, queen.consumer_group_seek,
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,

@@ -458,3 +458,115 @@ fn each_shard_runs_retention_on_its_own_queues() {
         assert_eq!(audited, 3, "shard {n}");
     }
 }
+
+#[test]
+fn listings_groups_and_dead_letters_read_every_shard() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "listing");
+    let group = unique("g");
+    for q in &queues {
+        call(&mut p, "SELECT queen.push($1)", &[&json!([{"queue": q, "payload": {"q": q}, "transactionId": "t-1"}])]);
+        // One message read by a group and left behind, one dead-lettered.
+        call(&mut p, "SELECT queen.pop($1, NULL, $2, 1, '{\"subscriptionMode\": \"all\"}')", &[q, &group]);
+        let popped = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[q]);
+        let m = &popped["messages"][0];
+        let ack = json!([{"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                          "leaseId": m["leaseId"], "status": "dlq"}]);
+        call(&mut p, "SELECT queen.ack($1)", &[&ack]);
+    }
+    let names = |v: &Value, list: &str, key: &str| -> Vec<String> {
+        v[list].as_array().unwrap().iter().map(|r| r[key].as_str().unwrap_or("").to_owned()).collect()
+    };
+    let resources = call(&mut p, "SELECT queen.resource_queues()", &[]);
+    let listed = names(&resources, "queues", "name");
+    assert!(queues.iter().all(|q| listed.contains(q)), "{listed:?}");
+
+    let detail = call(&mut p, "SELECT queen.consumer_group_detail($1)", &[&group]);
+    for q in &queues {
+        assert!(detail.get(q).is_some(), "{q} in {detail}");
+    }
+    let groups = call(&mut p, "SELECT queen.consumer_groups_list()", &[]);
+    let ours = groups["consumerGroups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["consumerGroup"] == json!(group))
+        .expect("the group listed once");
+    let its: Vec<String> = ours["queues"].as_array().unwrap().iter().map(|q| q["queue"].as_str().unwrap().to_owned()).collect();
+    assert!(queues.iter().all(|q| its.contains(q)), "{its:?}");
+
+    for (i, q) in queues.iter().enumerate() {
+        let page = call(&mut p, "SELECT queen.dlq_list($1)", &[&json!({"queue": q})]);
+        assert_eq!(page["messages"].as_array().unwrap().len(), 1, "{q}: {page}");
+        let id: i64 = page["messages"][0]["id"].as_str().map_or_else(|| page["messages"][0]["id"].as_i64().unwrap(), |s| s.parse().unwrap());
+        assert_eq!(id >> SHARD_ID_BITS, i as i64, "a dead letter's id names its shard");
+    }
+    let all = call(&mut p, "SELECT queen.dlq_list($1)", &[&json!({"limit": 1000})]);
+    let dead: Vec<String> = all["messages"].as_array().unwrap().iter().map(|m| m["queue"].as_str().unwrap().to_owned()).collect();
+    assert!(queues.iter().all(|q| dead.contains(q)), "{dead:?}");
+    let failed_at: Vec<&str> = all["messages"].as_array().unwrap().iter().map(|m| m["failedAt"].as_str().unwrap()).collect();
+    let mut sorted = failed_at.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(failed_at, sorted, "newest failure first");
+
+    let tasks = call(&mut p, "SELECT queen.maintenance_status()", &[]);
+    let shards: std::collections::BTreeSet<i64> = tasks.as_array().unwrap().iter().map(|t| t["shard"].as_i64().unwrap()).collect();
+    assert_eq!(shards.into_iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+    let overview = call(&mut p, "SELECT queen.system_overview()", &[]);
+    assert!(overview["queues"].as_i64().unwrap() >= 3, "{overview}");
+}
+
+#[test]
+fn kv_batches_and_locks_stay_on_one_shard() {
+    let mut p = proxy();
+    let key = uuid::Uuid::new_v4().simple().to_string();
+    // A namespace lives with the queues whose shard key is its name.
+    let (a, queue) = (key.clone(), format!("orders{{{key}}}"));
+    assert_eq!(
+        p.query_one("SELECT queen.route_namespace($1)", &[&a]).unwrap().get::<_, i32>(0) as usize,
+        route(&mut p, &queue)
+    );
+    let ok = call(
+        &mut p,
+        "SELECT queen.kv($1)",
+        &[&json!({"operations": [
+            {"op": "put", "ns": a, "key": "k", "value": 1, "ttlSeconds": 60},
+            {"op": "put", "ns": a, "key": "k1", "value": 2, "ttlSeconds": 60}
+        ]})],
+    );
+    assert_eq!(ok["results"].as_array().unwrap().len(), 2, "{ok}");
+    let body = json!({"kv": [{"op": "put", "ns": a, "key": "t", "value": 3, "ttlSeconds": 60}],
+                      "operations": [{"type": "push", "items": [{"queue": queue, "payload": {}}]}]});
+    let answer = call(&mut p, "SELECT queen.transaction($1)", &[&body]);
+    assert_eq!(answer["success"], true, "{answer}");
+    // Two namespaces on different shards in one batch: refused, nothing written.
+    let mut far = None;
+    for _ in 0..200 {
+        let ns = unique("far");
+        let s: i32 = p.query_one("SELECT queen.route_namespace($1)", &[&ns]).unwrap().get(0);
+        let here: i32 = p.query_one("SELECT queen.route_namespace($1)", &[&a]).unwrap().get(0);
+        if s != here {
+            far = Some(ns);
+            break;
+        }
+    }
+    let far = far.expect("a namespace on another shard");
+    let err = p
+        .query_one(
+            "SELECT queen.kv($1)",
+            &[&json!({"operations": [
+                {"op": "put", "ns": a, "key": "k2", "value": 1, "ttlSeconds": 60},
+                {"op": "put", "ns": far, "key": "k2", "value": 2, "ttlSeconds": 60}
+            ]})],
+        )
+        .unwrap_err();
+    assert_eq!(err.as_db_error().unwrap().code().code(), "0A000", "{err}");
+    let got: Option<Value> = p.query_one("SELECT queen.kv_get($1, 'k2')", &[&a]).unwrap().get(0);
+    assert!(got.is_none(), "{got:?}");
+
+    let name = unique("lock");
+    let first = call(&mut p, "SELECT queen.locks($1)", &[&json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "one"}]})]);
+    assert_eq!(first["results"][0]["acquired"], true, "{first}");
+    let second = call(&mut p, "SELECT queen.locks($1)", &[&json!({"operations": [{"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "two"}]})]);
+    assert_ne!(second["results"][0]["acquired"], true, "{second}");
+}

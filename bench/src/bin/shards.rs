@@ -1,0 +1,183 @@
+//! queen sharded behind a PL/Proxy proxy (docs/scale.md), side by side in
+//! one run: the same calls on one shard directly, through a proxy of that
+//! one shard, and through a proxy of three shards.
+//!
+//! - The proxy's cost per call: one connection, calls one after another,
+//!   direct against through the proxy of one shard (pushes of 1 and of 100
+//!   messages, a pop of 100 and its ack).
+//! - Throughput: pushes of 100 from 8 connections, and pops of 100 with
+//!   their acks from 8 connections, each connection on a queue of its own.
+//!   On this machine the three shards share its two cores with the proxy
+//!   and the load, so this shows what the proxy costs, not what more
+//!   machines give: that is worked out from these figures in docs/scale.md.
+//!
+//! Usage: queen_bench_shards DIRECT_DSN PROXY1_DSN PROXY3_DSN [SECONDS]
+
+use std::time::Instant;
+
+use postgres::types::Json;
+use queen_bench::connect::Conn;
+use queen_bench::payload::Popped;
+use queen_bench::rounds::{interleave, run, Cell};
+
+const CONNECTIONS: usize = 8;
+const BATCH: i32 = 100;
+
+struct Target {
+    name: &'static str,
+    dsn: String,
+}
+
+fn body(queue: &str, n: usize) -> String {
+    let items: Vec<String> = (0..n)
+        .map(|i| format!("{{\"queue\":\"{queue}\",\"payload\":{{\"orderId\":{i},\"amount\":12.5,\"sku\":\"sku-{i}\"}}}}"))
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+fn queue_name(t: &Target, k: usize) -> String {
+    format!("bench-shards-{}-{k}", t.name)
+}
+
+/// Pushes of `n` messages per call from `conns` connections, each on its
+/// own queue.
+fn push(t: &Target, conns: usize, n: usize, secs: f64) -> (u64, f64) {
+    let workers: Vec<_> = (0..conns)
+        .map(|k| {
+            let mut c = Conn::new(&t.dsn);
+            let b = body(&queue_name(t, k), n);
+            move || {
+                c.query_one("SELECT queen.push_text($1, NULL)::text", &[&b]);
+                n as u64
+            }
+        })
+        .collect();
+    run(workers, secs)
+}
+
+/// Pops of `BATCH` with their acks, in a consumer group of its own each
+/// time, so a cell reads the same backlog from its start.
+fn pop_ack(t: &Target, conns: usize, secs: f64, group: &str) -> (u64, f64) {
+    let workers: Vec<_> = (0..conns)
+        .map(|k| {
+            let mut c = Conn::new(&t.dsn);
+            let queue = queue_name(t, k);
+            let group = group.to_owned();
+            move || {
+                let row = c.query_one(
+                    "SELECT queen.pop($1, NULL, $2, $3, '{\"subscriptionMode\": \"all\"}')",
+                    &[&queue, &group, &BATCH],
+                );
+                let Json(popped): Json<Popped> = row.get(0);
+                if popped.messages.is_empty() {
+                    return 0;
+                }
+                let acks = ack_with_group(&popped.acks(), &group);
+                c.query_one("SELECT queen.ack_text($1)::text", &[&acks]);
+                popped.messages.len() as u64
+            }
+        })
+        .collect();
+    run(workers, secs)
+}
+
+fn ack_with_group(acks: &str, group: &str) -> String {
+    format!("{{\"consumerGroup\":{},\"acknowledgments\":{acks}}}", serde_json::to_string(group).unwrap())
+}
+
+/// Mean microseconds per call of `f`, one call after another for `secs`.
+fn per_call(secs: f64, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed().as_secs_f64() < secs {
+        f();
+        calls += 1;
+    }
+    start.elapsed().as_secs_f64() * 1e6 / calls as f64
+}
+
+fn latency_pair(direct: &Target, proxy: &Target, secs: f64, label: &str, call: impl Fn(&mut Conn, &str)) {
+    let mut d = Conn::new(&direct.dsn);
+    let mut p = Conn::new(&proxy.dsn);
+    let qd = format!("bench-shards-lat-{label}-direct");
+    let qp = format!("bench-shards-lat-{label}-proxy");
+    // Warm both (plans, the proxy's connections to its shard).
+    call(&mut d, &qd);
+    call(&mut p, &qp);
+    let (mut td, mut tp) = (0.0, 0.0);
+    let rounds = 5;
+    for r in 0..rounds {
+        let slice = secs / rounds as f64 / 2.0;
+        if r % 2 == 0 {
+            td += per_call(slice, || call(&mut d, &qd));
+            tp += per_call(slice, || call(&mut p, &qp));
+        } else {
+            tp += per_call(slice, || call(&mut p, &qp));
+            td += per_call(slice, || call(&mut d, &qd));
+        }
+    }
+    let (td, tp) = (td / rounds as f64, tp / rounds as f64);
+    println!(
+        "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}",
+        tp / td
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let direct = Target { name: "direct", dsn: args.next().expect("DIRECT_DSN") };
+    let proxy1 = Target { name: "proxy1", dsn: args.next().expect("PROXY1_DSN") };
+    let proxy3 = Target { name: "proxy3", dsn: args.next().expect("PROXY3_DSN") };
+    let secs: f64 = args.next().map_or(5.0, |s| s.parse().expect("SECONDS"));
+
+    println!("queen behind a PL/Proxy proxy: one shard directly, a proxy of it, a proxy of three shards");
+    println!("(all on this machine's two cores; ratios are side by side in one run)");
+    println!();
+    println!("Per call, one connection, calls one after another:");
+    let push1 = body("", 1);
+    let push100 = body("", 100);
+    latency_pair(&direct, &proxy1, secs, "push of 1", |c, q| {
+        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
+    });
+    latency_pair(&direct, &proxy1, secs, "push of 100", |c, q| {
+        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
+    });
+    latency_pair(&direct, &proxy1, secs, "pop of 100 and its ack", |c, q| {
+        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
+        let row = c.query_one("SELECT queen.pop($1, NULL, NULL, 100, '{}')", &[&q, ]);
+        let Json(popped): Json<Popped> = row.get(0);
+        c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
+    });
+    println!("  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together)");
+
+    println!();
+    println!("Throughput, {CONNECTIONS} connections, {BATCH} messages per call, msgs/s:");
+    let targets = [&direct, &proxy1, &proxy3];
+    let cells: Vec<Cell<'_>> = targets
+        .iter()
+        .map(|t| -> Cell<'_> { Box::new(move |s| push(t, CONNECTIONS, BATCH as usize, s)) })
+        .collect();
+    let pushes = interleave(secs * 3.0, &cells);
+    let groups = std::cell::Cell::new(0u32);
+    let cells: Vec<Cell<'_>> = targets
+        .iter()
+        .map(|t| -> Cell<'_> {
+            let groups = &groups;
+            Box::new(move |s| {
+                groups.set(groups.get() + 1);
+                pop_ack(t, CONNECTIONS, s, &format!("bench-{}", groups.get()))
+            })
+        })
+        .collect();
+    let pops = interleave(secs * 3.0, &cells);
+    println!("  {:<22} {:>12} {:>16} {:>16}", "", "one shard", "proxy, 1 shard", "proxy, 3 shards");
+    println!("  {:<22} {:>12.0} {:>16.0} {:>16.0}", "push", pushes[0], pushes[1], pushes[2]);
+    println!("  {:<22} {:>12.0} {:>16.0} {:>16.0}", "pop + ack", pops[0], pops[1], pops[2]);
+    println!(
+        "  proxy, 1 shard / direct: push {:.2}, pop + ack {:.2}; 3 shards / 1 shard through the proxy: push {:.2}, pop + ack {:.2}",
+        pushes[1] / pushes[0],
+        pops[1] / pops[0],
+        pushes[2] / pushes[1],
+        pops[2] / pops[1]
+    );
+}
