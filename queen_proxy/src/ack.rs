@@ -118,6 +118,9 @@ fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -
         "SELECT queen_remote.renew_lease_all($1, $2)::text",
         &[lease_id.into(), seconds.into()],
     );
-    let answers = answers.iter().map(|a| remote::parse("a shard's renewal", a)).collect();
+    let answers = answers
+        .iter()
+        .map(|a| remote::parse("a shard's renewal", a))
+        .collect();
     JsonOut(renewed(answers).to_string())
 }

@@ -21,7 +21,12 @@ fn occupied() -> BTreeSet<i32> {
     let mut slots = BTreeSet::new();
     for a in remote::all::<String>("SELECT queen_remote.list_queues_all()::text", &[]) {
         let v = remote::parse("list_queues", &a);
-        for q in v.get("queues").and_then(Value::as_array).into_iter().flatten() {
+        for q in v
+            .get("queues")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(name) = q.get("name").and_then(Value::as_str) {
                 slots.insert(slot_of(name));
             }
@@ -61,14 +66,18 @@ fn shard_add(dsn: &str) -> JsonOut {
     )
     .expect("look up the server")
     .unwrap_or(false);
-    let quoted = Spi::get_one_with_args::<String>("SELECT pg_catalog.quote_literal($1)", &[dsn.into()])
-        .expect("quote")
-        .expect("quoted");
+    let quoted =
+        Spi::get_one_with_args::<String>("SELECT pg_catalog.quote_literal($1)", &[dsn.into()])
+            .expect("quote")
+            .expect("quoted");
     if server {
         Spi::run(&format!("ALTER SERVER queen OPTIONS (ADD p{n} {quoted})")).expect("alter server");
     } else {
         if n > 0 {
-            errors::raise("55000", "the PL/Proxy server queen is gone while shards are listed");
+            errors::raise(
+                "55000",
+                "the PL/Proxy server queen is gone while shards are listed",
+            );
         }
         Spi::run(&format!(
             "CREATE SERVER queen FOREIGN DATA WRAPPER plproxy OPTIONS (modular_mapping '1', p0 {quoted})"
@@ -103,10 +112,11 @@ fn shard_add(dsn: &str) -> JsonOut {
         (0..SLOTS).collect()
     } else {
         let busy = occupied();
-        let owners: Vec<i32> =
-            Spi::get_one::<Vec<i32>>("SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots")
-                .expect("read the slot map")
-                .unwrap_or_default();
+        let owners: Vec<i32> = Spi::get_one::<Vec<i32>>(
+            "SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots",
+        )
+        .expect("read the slot map")
+        .unwrap_or_default();
         // The empty slots of each shard, and how many each owns.
         let mut free: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
         let mut owned: BTreeMap<i32, usize> = BTreeMap::new();

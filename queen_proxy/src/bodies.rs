@@ -29,7 +29,10 @@ fn operations(body: &Value) -> impl Iterator<Item = &Value> {
 }
 
 fn entries(body: &Value) -> impl Iterator<Item = &Value> {
-    body.get("entries").and_then(Value::as_array).into_iter().flatten()
+    body.get("entries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
 }
 
 /// The one shard of a body, by what `touch` finds in it.
@@ -44,68 +47,115 @@ fn shard_of(body: Option<&JsonbArg>, touch: impl FnOnce(&Router, &Value, &mut To
 
 fn on(sql: &'static str, shard: i32, body: Option<JsonbArg>) -> JsonOut {
     let body = body.map(|b| b.0);
-    JsonOut(remote::one::<String>(sql, &[shard.into(), body.as_deref().into()]).unwrap_or_else(|| "null".into()))
+    JsonOut(
+        remote::one::<String>(sql, &[shard.into(), body.as_deref().into()])
+            .unwrap_or_else(|| "null".into()),
+    )
 }
 
 #[pg_extern(volatile)]
 fn kv(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| operations(b).for_each(|op| t.namespace(r, op.get("ns"))));
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        operations(b).for_each(|op| t.namespace(r, op.get("ns")))
+    });
     on("SELECT queen_remote.kv($1, $2::jsonb)::text", shard, body)
 }
 
 #[pg_extern(volatile)]
 fn locks(body: Option<JsonbArg>) -> JsonOut {
     let shard = Router::load().name(LOCKS_NAMESPACE);
-    on("SELECT queen_remote.locks($1, $2::jsonb)::text", shard, body)
+    on(
+        "SELECT queen_remote.locks($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn timers(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| operations(b).for_each(|op| t.queue(r, op.get("queue"))));
-    on("SELECT queen_remote.timers($1, $2::jsonb)::text", shard, body)
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        operations(b).for_each(|op| t.queue(r, op.get("queue")))
+    });
+    on(
+        "SELECT queen_remote.timers($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn ephemeral_push(body: Option<JsonbArg>) -> JsonOut {
     let shard = shard_of(body.as_ref(), |r, b, t| t.queue(r, b.get("queue")));
-    on("SELECT queen_remote.ephemeral_push($1, $2::jsonb)::text", shard, body)
+    on(
+        "SELECT queen_remote.ephemeral_push($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn ephemeral_ack(body: Option<JsonbArg>) -> JsonOut {
     let shard = shard_of(body.as_ref(), |r, b, t| t.queue(r, b.get("queue")));
-    on("SELECT queen_remote.ephemeral_ack($1, $2::jsonb)::text", shard, body)
+    on(
+        "SELECT queen_remote.ephemeral_ack($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn kv_list(body: Option<JsonbArg>) -> JsonOut {
     let shard = shard_of(body.as_ref(), |r, b, t| t.namespace(r, b.get("namespace")));
-    on("SELECT queen_remote.kv_list($1, $2::jsonb)::text", shard, body)
+    on(
+        "SELECT queen_remote.kv_list($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn trace_record(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| t.partition(r, b.get("partitionId")));
-    on("SELECT queen_remote.trace_record($1, $2::jsonb)::text", shard, body)
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        t.partition(r, b.get("partitionId"))
+    });
+    on(
+        "SELECT queen_remote.trace_record($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn fetch(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| entries(b).for_each(|e| t.queue(r, e.get("queue"))));
-    on("SELECT queen_remote.fetch($1, $2::jsonb)::text", shard, body)
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        entries(b).for_each(|e| t.queue(r, e.get("queue")))
+    });
+    on(
+        "SELECT queen_remote.fetch($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 #[pg_extern(volatile)]
 fn partitions_changed(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| entries(b).for_each(|e| t.queue(r, e.get("queue"))));
-    on("SELECT queen_remote.partitions_changed($1, $2::jsonb)::text", shard, body)
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        entries(b).for_each(|e| t.queue(r, e.get("queue")))
+    });
+    on(
+        "SELECT queen_remote.partitions_changed($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }
 
 /// A group's positions on the queues named in `entries`, on their shard;
 /// without entries, on every shard, the entries of all put together.
 #[pg_extern(volatile)]
 fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
-    let value = body.as_ref().and_then(|b| serde_json::from_str::<Value>(&b.0).ok());
+    let value = body
+        .as_ref()
+        .and_then(|b| serde_json::from_str::<Value>(&b.0).ok());
     if value.as_ref().is_some_and(|v| v.get("entries").is_none()) {
         let text = body.map(|b| b.0);
         let answers: Vec<String> = remote::all(
@@ -128,6 +178,12 @@ fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
         }
         return JsonOut(merged.unwrap_or(Value::Null).to_string());
     }
-    let shard = shard_of(body.as_ref(), |r, b, t| entries(b).for_each(|e| t.queue(r, e.get("queue"))));
-    on("SELECT queen_remote.consumer_group_positions($1, $2::jsonb)::text", shard, body)
+    let shard = shard_of(body.as_ref(), |r, b, t| {
+        entries(b).for_each(|e| t.queue(r, e.get("queue")))
+    });
+    on(
+        "SELECT queen_remote.consumer_group_positions($1, $2::jsonb)::text",
+        shard,
+        body,
+    )
 }

@@ -87,7 +87,9 @@ fn push_fused(
         };
         match split {
             Some(shard) => groups.entry(shard).or_default().push(k),
-            None if binary[k].unwrap_or(false) => answers[k] = answer(push::push_qpb(body, producer, &router)),
+            None if binary[k].unwrap_or(false) => {
+                answers[k] = answer(push::push_qpb(body, producer, &router))
+            }
             None => {
                 let text = std::str::from_utf8(body).expect("checked above");
                 answers[k] = answer(push::push_json(text, producer, &router));
@@ -135,7 +137,10 @@ fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
 /// Renewals: asked of every shard at once; for each request, the answer of
 /// the shard that renewed it.
 #[pg_extern(volatile)]
-fn renew_fused(lease_ids: Option<Vec<Option<String>>>, seconds: Option<Vec<Option<i32>>>) -> JsonOut {
+fn renew_fused(
+    lease_ids: Option<Vec<Option<String>>>,
+    seconds: Option<Vec<Option<i32>>>,
+) -> JsonOut {
     let lease_ids = bounded("lease_ids", lease_ids);
     let seconds = seconds.unwrap_or_else(|| vec![None; lease_ids.len()]);
     let answers: Vec<String> = remote::all(
@@ -153,10 +158,12 @@ fn renew_fused(lease_ids: Option<Vec<Option<String>>>, seconds: Option<Vec<Optio
     let merged: Vec<Value> = (0..n)
         .map(|k| {
             let each: Vec<Value> = per_shard.iter_mut().map(|s| s[k].take()).collect();
-            let held = each.iter().position(|a| {
-                a.pointer("/ok/success").and_then(Value::as_bool) == Some(true)
-            });
-            each.into_iter().nth(held.unwrap_or(0)).unwrap_or(Value::Null)
+            let held = each
+                .iter()
+                .position(|a| a.pointer("/ok/success").and_then(Value::as_bool) == Some(true));
+            each.into_iter()
+                .nth(held.unwrap_or(0))
+                .unwrap_or(Value::Null)
         })
         .collect();
     JsonOut(Value::Array(merged).to_string())

@@ -47,7 +47,12 @@ fn list_queues() -> JsonOut {
         }
     }
     queues.sort_by(|a, b| {
-        let name = |v: &Value| v.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+        let name = |v: &Value| {
+            v.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
         name(a).cmp(&name(b))
     });
     JsonOut(serde_json::json!({"queues": queues, "total": total}).to_string())
@@ -111,7 +116,7 @@ fn grouped(rows: Vec<Value>, key: &str) -> Vec<Value> {
 fn resource_queues() -> JsonOut {
     let answers = each("SELECT queen_remote.resource_queues_all()::text");
     let mut queues = concat(&answers, Some("queues"));
-    queues.sort_by(|a, b| by_text(b, "createdAt").cmp(&by_text(a, "createdAt")));
+    queues.sort_by_key(|q| std::cmp::Reverse(by_text(q, "createdAt")));
     let mut out = Map::new();
     for a in &answers {
         if let Value::Object(o) = a {
@@ -148,7 +153,9 @@ fn consumer_groups_list() -> JsonOut {
         let name = by_text(&g, "consumerGroup");
         match by.get_mut(&name) {
             Some(into) => {
-                if let (Some(Value::Array(q)), Some(Value::Array(more))) = (into.get_mut("queues"), g.get("queues")) {
+                if let (Some(Value::Array(q)), Some(Value::Array(more))) =
+                    (into.get_mut("queues"), g.get("queues"))
+                {
                     q.extend(more.iter().cloned());
                 }
             }
@@ -165,8 +172,14 @@ fn consumer_groups_list() -> JsonOut {
 /// One row per group and queue, by group then queue.
 #[pg_extern(volatile)]
 fn consumer_groups_summary() -> JsonOut {
-    let mut rows = concat(&each("SELECT queen_remote.consumer_groups_summary_all()::text"), None);
-    rows.sort_by(|a, b| (by_text(a, "name"), by_text(a, "queueName")).cmp(&(by_text(b, "name"), by_text(b, "queueName"))));
+    let mut rows = concat(
+        &each("SELECT queen_remote.consumer_groups_summary_all()::text"),
+        None,
+    );
+    rows.sort_by(|a, b| {
+        (by_text(a, "name"), by_text(a, "queueName"))
+            .cmp(&(by_text(b, "name"), by_text(b, "queueName")))
+    });
     JsonOut(Value::Array(rows).to_string())
 }
 
@@ -181,7 +194,9 @@ fn consumer_groups_lagging(min_lag_seconds: default!(i64, 3600)) -> JsonOut {
     .map(|a| remote::parse("consumer_groups_lagging", a))
     .collect();
     let mut rows = concat(&answers, None);
-    rows.sort_by(|a, b| by_number(b, "time_lag_seconds").total_cmp(&by_number(a, "time_lag_seconds")));
+    rows.sort_by(|a, b| {
+        by_number(b, "time_lag_seconds").total_cmp(&by_number(a, "time_lag_seconds"))
+    });
     JsonOut(Value::Array(rows).to_string())
 }
 
@@ -213,11 +228,17 @@ fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
     if let Some(ns) = ns {
         let shard = crate::route::Router::load().name(ns);
         return JsonOut(
-            remote::one::<String>("SELECT queen_remote.kv_usage($1, $2)::text", &[shard.into(), ns.into()])
-                .unwrap_or_else(|| "null".into()),
+            remote::one::<String>(
+                "SELECT queen_remote.kv_usage($1, $2)::text",
+                &[shard.into(), ns.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
         );
     }
-    let mut rows = concat(&each("SELECT queen_remote.kv_usage_all()::text"), Some("namespaces"));
+    let mut rows = concat(
+        &each("SELECT queen_remote.kv_usage_all()::text"),
+        Some("namespaces"),
+    );
     rows.sort_by_key(|r| by_text(r, "ns"));
     JsonOut(serde_json::json!({ "namespaces": rows }).to_string())
 }
@@ -227,8 +248,11 @@ fn kv_usage(ns: default!(Option<&str>, "NULL")) -> JsonOut {
 fn maintenance_status() -> JsonOut {
     let mut rows = Vec::new();
     for shard in crate::route::Router::load().all() {
-        let a = remote::one::<String>("SELECT queen_remote.maintenance_status($1)::text", &[shard.into()])
-            .unwrap_or_else(|| "[]".into());
+        let a = remote::one::<String>(
+            "SELECT queen_remote.maintenance_status($1)::text",
+            &[shard.into()],
+        )
+        .unwrap_or_else(|| "[]".into());
         for mut task in concat(&[remote::parse("maintenance_status", &a)], None) {
             if let Some(o) = task.as_object_mut() {
                 o.insert("shard".into(), Value::from(shard));
@@ -242,7 +266,10 @@ fn maintenance_status() -> JsonOut {
 /// Table sizes added up over the shards, table by table.
 #[pg_extern(volatile)]
 fn table_sizes() -> JsonOut {
-    let rows = grouped(concat(&each("SELECT queen_remote.table_sizes_all()::text"), None), "table");
+    let rows = grouped(
+        concat(&each("SELECT queen_remote.table_sizes_all()::text"), None),
+        "table",
+    );
     JsonOut(Value::Array(rows).to_string())
 }
 
@@ -275,7 +302,12 @@ fn consumer_group_delete(
         return JsonOut(
             remote::one::<String>(
                 "SELECT queen_remote.consumer_group_delete($1, $2, $3, $4)::text",
-                &[shard.into(), consumer_group.into(), q.into(), delete_metadata.into()],
+                &[
+                    shard.into(),
+                    consumer_group.into(),
+                    q.into(),
+                    delete_metadata.into(),
+                ],
             )
             .unwrap_or_else(|| "null".into()),
         );
@@ -298,7 +330,12 @@ fn consumer_group_drop(
         return JsonOut(
             remote::one::<String>(
                 "SELECT queen_remote.consumer_group_drop($1, $2, $3, $4)::text",
-                &[shard.into(), consumer_group.into(), q.into(), delete_metadata.into()],
+                &[
+                    shard.into(),
+                    consumer_group.into(),
+                    q.into(),
+                    delete_metadata.into(),
+                ],
             )
             .unwrap_or_else(|| "null".into()),
         );
@@ -313,7 +350,10 @@ fn consumer_group_drop(
 /// The partitions with the most pending, of a queue on its shard or of
 /// every shard, most pending first, cut to the limit each shard applied.
 #[pg_extern(volatile)]
-fn partition_backlog(queue: default!(Option<&str>, "NULL"), max_rows: default!(Option<i64>, "NULL")) -> JsonOut {
+fn partition_backlog(
+    queue: default!(Option<&str>, "NULL"),
+    max_rows: default!(Option<i64>, "NULL"),
+) -> JsonOut {
     if let Some(q) = queue {
         let shard = crate::route::Router::load().name(q);
         return JsonOut(
@@ -325,15 +365,25 @@ fn partition_backlog(queue: default!(Option<&str>, "NULL"), max_rows: default!(O
         );
     }
     let answers = parsed(
-        remote::all::<String>("SELECT queen_remote.partition_backlog_all(NULL, $1)::text", &[max_rows.into()]),
+        remote::all::<String>(
+            "SELECT queen_remote.partition_backlog_all(NULL, $1)::text",
+            &[max_rows.into()],
+        ),
         "partition_backlog",
     );
-    let limit = answers.first().and_then(|a| a.get("limit")).and_then(Value::as_u64).unwrap_or(100);
+    let limit = answers
+        .first()
+        .and_then(|a| a.get("limit"))
+        .and_then(Value::as_u64)
+        .unwrap_or(100);
     let mut rows = concat(&answers, Some("partitions"));
     rows.sort_by(|a, b| {
         by_number(b, "pending")
             .total_cmp(&by_number(a, "pending"))
-            .then_with(|| (by_text(a, "queue"), by_text(a, "partition")).cmp(&(by_text(b, "queue"), by_text(b, "partition"))))
+            .then_with(|| {
+                (by_text(a, "queue"), by_text(a, "partition"))
+                    .cmp(&(by_text(b, "queue"), by_text(b, "partition")))
+            })
     });
     rows.truncate(limit as usize);
     JsonOut(serde_json::json!({ "partitions": rows, "limit": limit }).to_string())
@@ -342,7 +392,12 @@ fn partition_backlog(queue: default!(Option<&str>, "NULL"), max_rows: default!(O
 /// Dead letters of a queue on its shard; of every shard, newest failure
 /// first, each shard asked for the first offset + limit and the page cut
 /// from them all.
-fn dead_letters(options: Option<JsonbArg>, one: &'static str, all: &'static str, what: &str) -> JsonOut {
+fn dead_letters(
+    options: Option<JsonbArg>,
+    one: &'static str,
+    all: &'static str,
+    what: &str,
+) -> JsonOut {
     let mut o: Value = options
         .as_ref()
         .and_then(|a| serde_json::from_str(&a.0).ok())
@@ -350,7 +405,10 @@ fn dead_letters(options: Option<JsonbArg>, one: &'static str, all: &'static str,
     if let Some(q) = o.get("queue").and_then(Value::as_str) {
         let shard = crate::route::Router::load().name(q);
         let text = options.map(|a| a.0);
-        return JsonOut(remote::one::<String>(one, &[shard.into(), text.as_deref().into()]).unwrap_or_else(|| "null".into()));
+        return JsonOut(
+            remote::one::<String>(one, &[shard.into(), text.as_deref().into()])
+                .unwrap_or_else(|| "null".into()),
+        );
     }
     let limit = o.get("limit").and_then(Value::as_u64).unwrap_or(100);
     let offset = o.get("offset").and_then(Value::as_u64).unwrap_or(0);
@@ -361,13 +419,20 @@ fn dead_letters(options: Option<JsonbArg>, one: &'static str, all: &'static str,
     let text = o.to_string();
     let answers = parsed(remote::all::<String>(all, &[text.as_str().into()]), what);
     let mut rows = concat(&answers, Some("messages"));
-    rows.sort_by(|a, b| by_text(b, "failedAt").cmp(&by_text(a, "failedAt")));
-    let page: Vec<Value> = rows.into_iter().skip(offset as usize).take(limit as usize).collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(by_text(r, "failedAt")));
+    let page: Vec<Value> = rows
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect();
     let mut out = summed(answers);
     let shown = page.len();
     out.insert("messages".into(), Value::Array(page));
     if out.contains_key("pagination") {
-        out.insert("pagination".into(), serde_json::json!({"limit": limit, "offset": offset}));
+        out.insert(
+            "pagination".into(),
+            serde_json::json!({"limit": limit, "offset": offset}),
+        );
         out.insert("total".into(), Value::from(shown));
     } else {
         out.insert("limit".into(), Value::from(limit));
@@ -403,8 +468,11 @@ fn system_switches(surface: &str, changes: default!(Option<JsonbArg>, "NULL")) -
     let changes = changes.map(|c| c.0);
     let Some(changes) = changes else {
         return JsonOut(
-            remote::one::<String>("SELECT queen_remote.system_switches($1, $2, NULL)::text", &[0.into(), surface.into()])
-                .unwrap_or_else(|| "null".into()),
+            remote::one::<String>(
+                "SELECT queen_remote.system_switches($1, $2, NULL)::text",
+                &[0.into(), surface.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
         );
     };
     let answers = remote::all::<String>(
@@ -427,7 +495,10 @@ fn ephemeral_queues() -> JsonOut {
 #[pg_extern(volatile)]
 fn metrics_summary() -> JsonOut {
     let answers = each("SELECT queen_remote.metrics_summary_all()::text");
-    let uptime = answers.iter().map(|a| by_number(a, "uptime")).fold(0.0, f64::max);
+    let uptime = answers
+        .iter()
+        .map(|a| by_number(a, "uptime"))
+        .fold(0.0, f64::max);
     let mut out = summed(answers);
     out.insert("uptime".into(), serde_json::json!(uptime));
     JsonOut(Value::Object(out).to_string())
@@ -444,28 +515,189 @@ fn system_overview() -> JsonOut {
     let total_weight: f64 = weights.iter().sum();
     let mut out = summed(answers.clone());
     for kind in ["time", "offset"] {
-        let stats: Vec<&Value> = answers.iter().filter_map(|a| a.pointer(&format!("/lag/{kind}"))).collect();
+        let stats: Vec<&Value> = answers
+            .iter()
+            .filter_map(|a| a.pointer(&format!("/lag/{kind}")))
+            .collect();
         if stats.is_empty() {
             continue;
         }
-        let min = stats.iter().map(|s| by_number(s, "min")).fold(f64::INFINITY, f64::min);
-        let max = stats.iter().map(|s| by_number(s, "max")).fold(f64::NEG_INFINITY, f64::max);
+        let min = stats
+            .iter()
+            .map(|s| by_number(s, "min"))
+            .fold(f64::INFINITY, f64::min);
+        let max = stats
+            .iter()
+            .map(|s| by_number(s, "max"))
+            .fold(f64::NEG_INFINITY, f64::max);
         let weighted = |key: &str| {
             if total_weight == 0.0 {
                 return stats.iter().map(|s| by_number(s, key)).sum::<f64>() / stats.len() as f64;
             }
-            stats.iter().zip(&weights).map(|(s, w)| by_number(s, key) * w).sum::<f64>() / total_weight
+            stats
+                .iter()
+                .zip(&weights)
+                .map(|(s, w)| by_number(s, key) * w)
+                .sum::<f64>()
+                / total_weight
         };
         let merged = serde_json::json!({"avg": weighted("avg"), "median": weighted("median"), "min": min, "max": max});
         if let Some(Value::Object(lag)) = out.get_mut("lag") {
             lag.insert(kind.into(), merged);
         }
     }
-    let namespaces = concat(&each("SELECT queen_remote.resource_namespaces_all()::text"), Some("namespaces"));
-    let tasks = concat(&each("SELECT queen_remote.resource_tasks_all()::text"), Some("tasks"));
-    out.insert("namespaces".into(), Value::from(grouped(namespaces, "namespace").len()));
+    let namespaces = concat(
+        &each("SELECT queen_remote.resource_namespaces_all()::text"),
+        Some("namespaces"),
+    );
+    let tasks = concat(
+        &each("SELECT queen_remote.resource_tasks_all()::text"),
+        Some("tasks"),
+    );
+    out.insert(
+        "namespaces".into(),
+        Value::from(grouped(namespaces, "namespace").len()),
+    );
     out.insert("tasks".into(), Value::from(grouped(tasks, "task").len()));
-    let latest = |key: &str| answers.iter().map(|a| by_text(a, key)).max().unwrap_or_default();
+    let latest = |key: &str| {
+        answers
+            .iter()
+            .map(|a| by_text(a, key))
+            .max()
+            .unwrap_or_default()
+    };
     out.insert("timestamp".into(), Value::from(latest("timestamp")));
     JsonOut(Value::Object(out).to_string())
+}
+
+/// Objects of every shard folded key by key: `*Max*` figures the largest,
+/// `*Avg*` the mean, other numbers added, texts (timestamps) the latest,
+/// flags true when any shard's is.
+fn folded(answers: Vec<Value>) -> Map<String, Value> {
+    let n = answers.len().max(1) as f64;
+    let mut out = Map::new();
+    for a in answers {
+        let Value::Object(o) = a else { continue };
+        for (k, v) in o {
+            let merged = match (out.get(&k), &v) {
+                (None, _) => v,
+                (Some(Value::Number(x)), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+                    (Some(x), Some(y)) if k.contains("Max") => Value::from(x.max(y)),
+                    (Some(x), Some(y)) => Value::from(x + y),
+                    _ => {
+                        let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
+                        serde_json::json!(if k.contains("Max") { x.max(y) } else { x + y })
+                    }
+                },
+                (Some(Value::String(x)), Value::String(y)) => Value::from(x.clone().max(y.clone())),
+                (Some(Value::Bool(x)), Value::Bool(y)) => Value::from(*x || *y),
+                (Some(old), _) => old.clone(),
+            };
+            out.insert(k, merged);
+        }
+    }
+    for (k, v) in out.iter_mut() {
+        if k.contains("Avg") {
+            *v = serde_json::json!(v.as_f64().unwrap_or(0.0) / n);
+        }
+    }
+    out
+}
+
+#[pg_extern(volatile)]
+fn sweeper_metrics() -> JsonOut {
+    JsonOut(
+        Value::Object(folded(each(
+            "SELECT queen_remote.sweeper_metrics_all()::text",
+        )))
+        .to_string(),
+    )
+}
+
+#[pg_extern(volatile)]
+fn stats_refresh() -> JsonOut {
+    JsonOut(
+        Value::Object(folded(each(
+            "SELECT queen_remote.stats_refresh_all()::text",
+        )))
+        .to_string(),
+    )
+}
+
+/// Retention's deletes per bucket and kind, added up over the shards.
+#[pg_extern(volatile)]
+fn retention_timeseries(
+    since: pgrx::datum::TimestampWithTimeZone,
+    bucket: default!(&str, "'hour'"),
+) -> JsonOut {
+    let answers = parsed(
+        remote::all::<String>(
+            "SELECT queen_remote.retention_timeseries_all($1, $2)::text",
+            &[since.into(), bucket.into()],
+        ),
+        "retention_timeseries",
+    );
+    let mut by: std::collections::BTreeMap<(String, String), Map<String, Value>> =
+        Default::default();
+    for row in concat(&answers, None) {
+        if let Value::Object(o) = row {
+            let k = (
+                o.get("bucket")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                o.get("retentionType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+            );
+            match by.get_mut(&k) {
+                Some(into) => add(into, &o),
+                None => {
+                    by.insert(k, o);
+                }
+            }
+        }
+    }
+    JsonOut(Value::Array(by.into_values().map(Value::Object).collect()).to_string())
+}
+
+/// Timers set aside, of a queue on its shard or of every shard, the latest
+/// failure first.
+#[pg_extern(volatile)]
+fn timers_set_aside(
+    queue: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
+    if let Some(q) = queue {
+        let shard = crate::route::Router::load().name(q);
+        return JsonOut(
+            remote::one::<String>(
+                "SELECT queen_remote.timers_set_aside($1, $2, $3)::text",
+                &[shard.into(), q.into(), max_rows.into()],
+            )
+            .unwrap_or_else(|| "null".into()),
+        );
+    }
+    let answers = parsed(
+        remote::all::<String>(
+            "SELECT queen_remote.timers_set_aside_all(NULL, $1)::text",
+            &[max_rows.into()],
+        ),
+        "timers_set_aside",
+    );
+    let mut rows = concat(&answers, Some("timers"));
+    rows.sort_by_key(|r| std::cmp::Reverse(by_text(r, "failedAt")));
+    rows.truncate(max_rows.max(0) as usize);
+    JsonOut(serde_json::json!({ "timers": rows }).to_string())
+}
+
+/// A group's subscription time set on every queue of every shard.
+#[pg_extern(volatile)]
+fn consumer_group_set_timestamp(consumer_group: &str, subscription_timestamp: &str) -> JsonOut {
+    let answers = remote::all::<String>(
+        "SELECT queen_remote.consumer_group_set_timestamp_all($1, $2)::text",
+        &[consumer_group.into(), subscription_timestamp.into()],
+    );
+    JsonOut(Value::Object(summed(parsed(answers, "consumer_group_set_timestamp"))).to_string())
 }

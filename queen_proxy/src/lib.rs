@@ -25,8 +25,16 @@ pub mod txn;
 
 ::pgrx::pg_module_magic!(name, version);
 
-extension_sql_file!("../../sql/proxy/bootstrap.sql", name = "bootstrap", bootstrap);
-extension_sql_file!("../../sql/proxy/remote.sql", name = "remote", requires = ["bootstrap"]);
+extension_sql_file!(
+    "../../sql/proxy/bootstrap.sql",
+    name = "bootstrap",
+    bootstrap
+);
+extension_sql_file!(
+    "../../sql/proxy/remote.sql",
+    name = "remote",
+    requires = ["bootstrap"]
+);
 extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);
 
 #[pg_guard]

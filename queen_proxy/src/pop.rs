@@ -27,7 +27,10 @@ fn shards_for(router: &Router, queue: Option<&str>) -> Vec<i32> {
     }
     let all: Vec<i32> = router.all().collect();
     if all.is_empty() {
-        errors::raise("55000", "the proxy has no shards yet: add them with queen.shard_add(dsn)");
+        errors::raise(
+            "55000",
+            "the proxy has no shards yet: add them with queen.shard_add(dsn)",
+        );
     }
     let start = NEXT.with(|n| {
         let s = n.get();

@@ -107,8 +107,9 @@ pub fn split_binary(body: &[u8], router: &Router) -> (Split<Vec<u8>>, bool) {
             parts
                 .into_iter()
                 .map(|(shard, (groups, at))| {
-                    let part = encode_push_body(&groups, counts_only)
-                        .unwrap_or_else(|e| errors::raise("22P03", format!("binary push body: {e}")));
+                    let part = encode_push_body(&groups, counts_only).unwrap_or_else(|e| {
+                        errors::raise("22P03", format!("binary push body: {e}"))
+                    });
                     (shard, part, at)
                 })
                 .collect(),
@@ -144,7 +145,8 @@ fn merge_counts(answers: &[String]) -> String {
     for a in answers {
         if let Value::Object(o) = remote::parse("a shard's push", a) {
             for (k, v) in o {
-                let total = sum.get(&k).and_then(Value::as_i64).unwrap_or(0) + v.as_i64().unwrap_or(0);
+                let total =
+                    sum.get(&k).and_then(Value::as_i64).unwrap_or(0) + v.as_i64().unwrap_or(0);
                 sum.insert(k, Value::from(total));
             }
         }
@@ -159,11 +161,17 @@ const PUSH_BINARY: &str = "SELECT queen_remote.push_binary($1, $2, $3)::text";
 /// failed.
 pub fn push_json(body: &str, producer: Option<&str>, router: &Router) -> Result<String, Caught> {
     match split_json(body, router) {
-        Split::Whole(shard) => text(remote::try_one(PUSH_TEXT, &[shard.into(), body.into(), producer.into()])),
+        Split::Whole(shard) => text(remote::try_one(
+            PUSH_TEXT,
+            &[shard.into(), body.into(), producer.into()],
+        )),
         Split::Parts(parts) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
-                let a = text(remote::try_one(PUSH_TEXT, &[shard.into(), part.as_str().into(), producer.into()]))?;
+                let a = text(remote::try_one(
+                    PUSH_TEXT,
+                    &[shard.into(), part.as_str().into(), producer.into()],
+                ))?;
                 answers.push((a, at));
             }
             Ok(merge_items(answers))
@@ -174,11 +182,17 @@ pub fn push_json(body: &str, producer: Option<&str>, router: &Router) -> Result<
 /// A binary push, split by shard.
 pub fn push_qpb(body: &[u8], producer: Option<&str>, router: &Router) -> Result<String, Caught> {
     match split_binary(body, router) {
-        (Split::Whole(shard), _) => text(remote::try_one(PUSH_BINARY, &[shard.into(), body.into(), producer.into()])),
+        (Split::Whole(shard), _) => text(remote::try_one(
+            PUSH_BINARY,
+            &[shard.into(), body.into(), producer.into()],
+        )),
         (Split::Parts(parts), counts_only) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
-                let a = text(remote::try_one(PUSH_BINARY, &[shard.into(), part.as_slice().into(), producer.into()]))?;
+                let a = text(remote::try_one(
+                    PUSH_BINARY,
+                    &[shard.into(), part.as_slice().into(), producer.into()],
+                ))?;
                 answers.push((a, at));
             }
             if counts_only {

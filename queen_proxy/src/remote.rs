@@ -18,7 +18,11 @@ thread_local! {
 
 /// Runs `sql` (a static text, also the key of its kept plan) with `args`
 /// and reads its rows with `read`.
-fn exec<R>(sql: &'static str, args: &[DatumWithOid<'_>], read: impl FnOnce(SpiTupleTable<'_>) -> R) -> R {
+fn exec<R>(
+    sql: &'static str,
+    args: &[DatumWithOid<'_>],
+    read: impl FnOnce(SpiTupleTable<'_>) -> R,
+) -> R {
     Spi::connect_mut(|client| {
         if !PLANS.with(|p| p.borrow().contains_key(sql)) {
             let types: Vec<PgOid> = args.iter().map(|a| PgOid::from(a.oid())).collect();
@@ -31,12 +35,19 @@ fn exec<R>(sql: &'static str, args: &[DatumWithOid<'_>], read: impl FnOnce(SpiTu
         PLANS.with(|p| {
             let plans = p.borrow();
             let stmt = plans.get(sql).expect("kept above");
-            read(client.update(stmt, None, args).unwrap_or_else(|e| panic!("{sql}: {e}")))
+            read(
+                client
+                    .update(stmt, None, args)
+                    .unwrap_or_else(|e| panic!("{sql}: {e}")),
+            )
         })
     })
 }
 
-fn first<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Option<T> {
+fn first<T: pgrx::FromDatum + pgrx::IntoDatum>(
+    sql: &'static str,
+    args: &[DatumWithOid<'_>],
+) -> Option<T> {
     exec(sql, args, |rows| {
         rows.first()
             .get_one::<T>()
@@ -45,7 +56,10 @@ fn first<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumW
 }
 
 /// The one value `sql` answers (a call of a `queen_remote` function).
-pub fn one<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Option<T> {
+pub fn one<T: pgrx::FromDatum + pgrx::IntoDatum>(
+    sql: &'static str,
+    args: &[DatumWithOid<'_>],
+) -> Option<T> {
     errors::passed_on(|| first(sql, args))
 }
 
@@ -59,7 +73,10 @@ pub fn try_one<T: pgrx::FromDatum + pgrx::IntoDatum>(
 }
 
 /// Every value `sql` answers (a `RUN ON ALL` function: one per shard).
-pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[DatumWithOid<'_>]) -> Vec<T> {
+pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(
+    sql: &'static str,
+    args: &[DatumWithOid<'_>],
+) -> Vec<T> {
     errors::passed_on(|| {
         exec(sql, args, |rows| {
             rows.filter_map(|row| row.get::<T>(1).unwrap_or_else(|e| panic!("{sql}: {e}")))
@@ -70,5 +87,6 @@ pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(sql: &'static str, args: &[Datu
 
 /// A JSON answer as a value tree.
 pub fn parse(what: &str, text: &str) -> serde_json::Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("{what} answered JSON that does not parse: {e}"))
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{what} answered JSON that does not parse: {e}"))
 }

@@ -43,7 +43,12 @@ impl Touches {
                 for kv in o.get("kv").and_then(Value::as_array).into_iter().flatten() {
                     self.namespace(router, kv.get("ns"));
                 }
-                for t in o.get("timers").and_then(Value::as_array).into_iter().flatten() {
+                for t in o
+                    .get("timers")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     self.queue(router, t.get("queue"));
                 }
                 o.get("operations").and_then(Value::as_array)
@@ -52,7 +57,9 @@ impl Touches {
         };
         for op in ops.into_iter().flatten() {
             match op.get("items").and_then(Value::as_array) {
-                Some(items) => items.iter().for_each(|i| self.queue(router, i.get("queue"))),
+                Some(items) => items
+                    .iter()
+                    .for_each(|i| self.queue(router, i.get("queue"))),
                 None => self.queue(router, op.get("queue")),
             }
             self.partition(router, op.get("partitionId"));
@@ -106,7 +113,10 @@ fn transaction(ops: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) 
     let body = ops.map(|o| o.0);
     let router = Router::load();
     let mut touches = Touches::default();
-    if let Some(value) = body.as_deref().and_then(|b| serde_json::from_str::<Value>(b).ok()) {
+    if let Some(value) = body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<Value>(b).ok())
+    {
         touches.json(&router, &value);
     }
     let shard = touches.shard();

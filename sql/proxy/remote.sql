@@ -380,3 +380,45 @@ LANGUAGE plproxy AS $$
     RUN ON ALL;
     SELECT queen.system_switches(surface, changes);
 $$;
+
+CREATE FUNCTION queen_remote.sweeper_metrics_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.sweeper_metrics();
+$$;
+
+CREATE FUNCTION queen_remote.stats_refresh_all() RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.stats_refresh();
+$$;
+
+CREATE FUNCTION queen_remote.retention_timeseries_all(since timestamptz, bucket text) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.retention_timeseries(since, bucket);
+$$;
+
+CREATE FUNCTION queen_remote.timers_set_aside(shard integer, queue text, max_rows integer) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.timers_set_aside(queue, max_rows);
+$$;
+
+CREATE FUNCTION queen_remote.timers_set_aside_all(queue text, max_rows integer) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.timers_set_aside(queue, max_rows);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_set_timestamp_all(consumer_group text, subscription_timestamp text) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.consumer_group_set_timestamp(consumer_group, subscription_timestamp);
+$$;

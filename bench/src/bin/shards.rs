@@ -82,7 +82,10 @@ fn pop_ack(t: &Target, conns: usize, secs: f64, group: &str) -> (u64, f64) {
 }
 
 fn ack_with_group(acks: &str, group: &str) -> String {
-    format!("{{\"consumerGroup\":{},\"acknowledgments\":{acks}}}", serde_json::to_string(group).unwrap())
+    format!(
+        "{{\"consumerGroup\":{},\"acknowledgments\":{acks}}}",
+        serde_json::to_string(group).unwrap()
+    )
 }
 
 /// Mean microseconds per call of `f`, one call after another for `secs`.
@@ -96,7 +99,13 @@ fn per_call(secs: f64, mut f: impl FnMut()) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / calls as f64
 }
 
-fn latency_pair(direct: &Target, proxy: &Target, secs: f64, label: &str, call: impl Fn(&mut Conn, &str)) {
+fn latency_pair(
+    direct: &Target,
+    proxy: &Target,
+    secs: f64,
+    label: &str,
+    call: impl Fn(&mut Conn, &str),
+) {
     let mut d = Conn::new(&direct.dsn);
     let mut p = Conn::new(&proxy.dsn);
     let qd = format!("bench-shards-lat-{label}-direct");
@@ -125,26 +134,46 @@ fn latency_pair(direct: &Target, proxy: &Target, secs: f64, label: &str, call: i
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let direct = Target { name: "direct", dsn: args.next().expect("DIRECT_DSN") };
-    let proxy1 = Target { name: "proxy1", dsn: args.next().expect("PROXY1_DSN") };
-    let proxy3 = Target { name: "proxy3", dsn: args.next().expect("PROXY3_DSN") };
+    let direct = Target {
+        name: "direct",
+        dsn: args.next().expect("DIRECT_DSN"),
+    };
+    let proxy1 = Target {
+        name: "proxy1",
+        dsn: args.next().expect("PROXY1_DSN"),
+    };
+    let proxy3 = Target {
+        name: "proxy3",
+        dsn: args.next().expect("PROXY3_DSN"),
+    };
     let secs: f64 = args.next().map_or(5.0, |s| s.parse().expect("SECONDS"));
 
-    println!("queen behind a PL/Proxy proxy: one shard directly, a proxy of it, a proxy of three shards");
+    println!(
+        "queen behind a PL/Proxy proxy: one shard directly, a proxy of it, a proxy of three shards"
+    );
     println!("(all on this machine's two cores; ratios are side by side in one run)");
     println!();
     println!("Per call, one connection, calls one after another:");
     let push1 = body("", 1);
     let push100 = body("", 100);
     latency_pair(&direct, &proxy1, secs, "push of 1", |c, q| {
-        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
+        c.query_one(
+            "SELECT queen.push_text($1, NULL)::text",
+            &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+        );
     });
     latency_pair(&direct, &proxy1, secs, "push of 100", |c, q| {
-        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
+        c.query_one(
+            "SELECT queen.push_text($1, NULL)::text",
+            &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+        );
     });
     latency_pair(&direct, &proxy1, secs, "pop of 100 and its ack", |c, q| {
-        c.query_one("SELECT queen.push_text($1, NULL)::text", &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))]);
-        let row = c.query_one("SELECT queen.pop($1, NULL, NULL, 100, '{}')", &[&q, ]);
+        c.query_one(
+            "SELECT queen.push_text($1, NULL)::text",
+            &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+        );
+        let row = c.query_one("SELECT queen.pop($1, NULL, NULL, 100, '{}')", &[&q]);
         let Json(popped): Json<Popped> = row.get(0);
         c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
     });
@@ -170,9 +199,18 @@ fn main() {
         })
         .collect();
     let pops = interleave(secs * 3.0, &cells);
-    println!("  {:<22} {:>12} {:>16} {:>16}", "", "one shard", "proxy, 1 shard", "proxy, 3 shards");
-    println!("  {:<22} {:>12.0} {:>16.0} {:>16.0}", "push", pushes[0], pushes[1], pushes[2]);
-    println!("  {:<22} {:>12.0} {:>16.0} {:>16.0}", "pop + ack", pops[0], pops[1], pops[2]);
+    println!(
+        "  {:<22} {:>12} {:>16} {:>16}",
+        "", "one shard", "proxy, 1 shard", "proxy, 3 shards"
+    );
+    println!(
+        "  {:<22} {:>12.0} {:>16.0} {:>16.0}",
+        "push", pushes[0], pushes[1], pushes[2]
+    );
+    println!(
+        "  {:<22} {:>12.0} {:>16.0} {:>16.0}",
+        "pop + ack", pops[0], pops[1], pops[2]
+    );
     println!(
         "  proxy, 1 shard / direct: push {:.2}, pop + ack {:.2}; 3 shards / 1 shard through the proxy: push {:.2}, pop + ack {:.2}",
         pushes[1] / pushes[0],

@@ -20,8 +20,8 @@ pub mod status;
 pub mod system;
 pub mod timers;
 
-use crate::wire::datum::ArgValue;
 use crate::pg::errors;
+use crate::wire::datum::ArgValue;
 use crate::wire::datum::JsonbArg;
 
 pub(crate) fn required_text(field: &str, v: Option<JsonbArg>) -> String {

@@ -64,7 +64,10 @@ fn shard_set(shard: i32) -> JsonOut {
             min_value = low.max(1)
         ))
         .unwrap_or_else(|e| panic!("{table}: {e}"));
-        ranges.insert(table.to_owned(), json!({"from": low.max(1), "to": high, "next": next}));
+        ranges.insert(
+            table.to_owned(),
+            json!({"from": low.max(1), "to": high, "next": next}),
+        );
     }
     JsonOut::of(&json!({"shard": shard, "ids": ranges}))
 }
