@@ -3,7 +3,7 @@
 //! `queen-locks`), timer batches (by queue), ephemeral pushes and acks (by
 //! queue), KV listings (by namespace), trace records (by partition id), and
 //! reads by offset (`fetch`, `partitions_changed`, group positions: by
-//! queue). A body spanning shards is refused as a transaction is (0A000);
+//! queue). A body spanning shards is refused as a transaction is (22023);
 //! a body the proxy can not read goes whole to shard 0, which refuses it.
 
 use pgrx::prelude::*;

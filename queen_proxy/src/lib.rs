@@ -21,6 +21,7 @@ pub mod pop;
 pub mod push;
 pub mod remote;
 pub mod route;
+pub mod series;
 pub mod txn;
 
 ::pgrx::pg_module_magic!(name, version);

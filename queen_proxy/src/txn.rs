@@ -1,7 +1,7 @@
 //! Transactions through the proxy: all or nothing on one shard. Every part
 //! of the body that names a queue, a partition or a KV namespace must live
 //! on the same shard; a body whose parts live on several is refused
-//! (0A000, naming them) with nothing written anywhere. Queues with the
+//! (22023, naming them) with nothing written anywhere. Queues with the
 //! same shard key (`orders{acme}`, `invoices{acme}`) always live together,
 //! and with the KV namespace of that name (`acme`). A required lease names
 //! no shard: it is checked on the transaction's shard, where the lease of a
@@ -95,7 +95,7 @@ impl Touches {
                     .map(|(shard, what)| format!("shard {shard}: {}", what.join(", ")))
                     .collect();
                 errors::raise(
-                    "0A000",
+                    "22023",
                     format!(
                         "a call made in one transaction must stay on one shard, and this one spans several ({}); \
                          give queues used together the same shard key, as in orders{{acme}} and \

@@ -422,3 +422,136 @@ LANGUAGE plproxy AS $$
     RUN ON ALL;
     SELECT queen.consumer_group_set_timestamp(consumer_group, subscription_timestamp);
 $$;
+
+CREATE FUNCTION queen_remote.status_queues(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.status_queues(params);
+$$;
+
+CREATE FUNCTION queen_remote.status_analytics(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.status_analytics(params);
+$$;
+
+CREATE FUNCTION queen_remote.queue_lag(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.queue_lag(params);
+$$;
+
+CREATE FUNCTION queen_remote.queue_ops(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.queue_ops(params);
+$$;
+
+CREATE FUNCTION queen_remote.retention_series(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.retention_series(params);
+$$;
+
+CREATE FUNCTION queen_remote.messages_list(shard integer, params jsonb) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.messages_list(params);
+$$;
+
+CREATE FUNCTION queen_remote.status_queues_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.status_queues(params);
+$$;
+
+CREATE FUNCTION queen_remote.status_analytics_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.status_analytics(params);
+$$;
+
+CREATE FUNCTION queen_remote.queue_lag_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.queue_lag(params);
+$$;
+
+CREATE FUNCTION queen_remote.queue_ops_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.queue_ops(params);
+$$;
+
+CREATE FUNCTION queen_remote.retention_series_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.retention_series(params);
+$$;
+
+CREATE FUNCTION queen_remote.messages_list_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.messages_list(params);
+$$;
+
+CREATE FUNCTION queen_remote.system_metrics_series_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.system_metrics_series(params);
+$$;
+
+CREATE FUNCTION queen_remote.worker_metrics_series_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.worker_metrics_series(params);
+$$;
+
+CREATE FUNCTION queen_remote.status_all(params jsonb) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.status(params);
+$$;
+
+CREATE FUNCTION queen_remote.trace_names_all(row_limit integer, row_offset integer) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.trace_names(row_limit, row_offset);
+$$;
+
+CREATE FUNCTION queen_remote.traces_by_name_all(name text, row_limit integer, row_offset integer) RETURNS SETOF json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.traces_by_name(name, row_limit, row_offset);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_get(shard integer, consumer_group text) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.consumer_group_get(consumer_group);
+$$;
+
+CREATE FUNCTION queen_remote.consumer_group_subscription(shard integer, consumer_group text, subscription_timestamp text) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.consumer_group_subscription(consumer_group, subscription_timestamp);
+$$;

@@ -299,18 +299,23 @@ GRANT EXECUTE ON FUNCTION
     queen.consumer_groups_lagging, queen.consumer_group_detail, queen.kv_namespaces,
     queen.kv_usage, queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
     queen.dlq_list, queen.dlq_messages, queen.ephemeral_queues, queen.metrics_summary,
-    queen.system_overview, queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries
+    queen.system_overview, queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries,
+    queen.status, queen.status_queues, queen.status_analytics, queen.queue_lag, queen.queue_ops,
+    queen.retention_series, queen.system_metrics_series, queen.worker_metrics_series,
+    queen.messages_list, queen.trace_names, queen.traces_by_name, queen.consumer_group_get
     TO queen_app;
 GRANT EXECUTE ON FUNCTION
     queen.consumer_group_delete, queen.consumer_group_drop, queen.system_switches,
-    queen.timers_set_aside, queen.consumer_group_set_timestamp
+    queen.timers_set_aside, queen.consumer_group_set_timestamp, queen.consumer_group_subscription
     TO queen_admin;
 GRANT EXECUTE ON FUNCTION
     queen.resource_queues, queen.resource_namespaces, queen.resource_tasks,
     queen.consumer_groups_summary, queen.consumer_groups_lagging, queen.kv_usage,
     queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
     queen.ephemeral_queues, queen.metrics_summary, queen.system_overview,
-    queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries
+    queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries,
+    queen.status, queen.status_queues, queen.status_analytics, queen.queue_lag, queen.queue_ops,
+    queen.retention_series, queen.system_metrics_series, queen.worker_metrics_series
     TO pg_monitor;
 GRANT EXECUTE ON FUNCTION
     queen.configure, queen.delete_queue, queen.delete_queue_if_exists,

@@ -340,7 +340,7 @@ fn a_transaction_stays_on_one_shard_or_is_refused_with_nothing_written() {
         .query_one("SELECT queen.transaction($1)", &[&body])
         .unwrap_err();
     let db = err.as_db_error().expect("an ERROR");
-    assert_eq!(db.code().code(), "0A000", "{db:?}");
+    assert_eq!(db.code().code(), "22023", "{db:?}");
     assert!(
         db.message().contains(&queues[0]) && db.message().contains(&queues[1]),
         "{}",
@@ -794,7 +794,7 @@ fn kv_batches_and_locks_stay_on_one_shard() {
             ]})],
         )
         .unwrap_err();
-    assert_eq!(err.as_db_error().unwrap().code().code(), "0A000", "{err}");
+    assert_eq!(err.as_db_error().unwrap().code().code(), "22023", "{err}");
     let got: Option<Value> = p
         .query_one("SELECT queen.kv_get($1, 'k2')", &[&a])
         .unwrap()
@@ -820,24 +820,8 @@ fn kv_batches_and_locks_stay_on_one_shard() {
     assert_ne!(second["results"][0]["acquired"], true, "{second}");
 }
 
-/// Functions of a shard that the proxy does not offer: `shard_set` is the
-/// shard's own; the others are not routed yet (docs/scale.md says which).
-const NOT_ON_THE_PROXY: [&str; 14] = [
-    "shard_set",
-    "consumer_group_get",
-    "consumer_group_subscription",
-    "messages_list",
-    "queue_lag",
-    "queue_ops",
-    "retention_series",
-    "status",
-    "status_analytics",
-    "status_queues",
-    "system_metrics_series",
-    "trace_names",
-    "traces_by_name",
-    "worker_metrics_series",
-];
+/// The function of a shard that the proxy does not offer: the shard's own.
+const NOT_ON_THE_PROXY: [&str; 1] = ["shard_set"];
 
 #[test]
 fn the_proxy_offers_the_shards_functions_with_their_signatures() {
@@ -869,5 +853,82 @@ fn the_proxy_offers_the_shards_functions_with_their_signatures() {
             Some(&signature),
             "queen.{name} on the proxy"
         );
+    }
+}
+
+/// A database of its own on the main test cluster, with the extension.
+fn fresh_database(name: &str) -> Client {
+    let mut admin = queen_it::connect();
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let dsn = queen_it::dsn().replace("dbname=queen", &format!("dbname={name}"));
+    let mut c = Client::connect(&dsn, NoTls).unwrap();
+    c.batch_execute("SET client_min_messages = warning; CREATE EXTENSION queen")
+        .unwrap();
+    c
+}
+
+#[test]
+fn a_shard_draws_its_ids_from_its_own_range_and_a_used_database_can_only_be_shard_0() {
+    let mut empty = fresh_database("queen_shard_set_empty");
+    let set = call(&mut empty, "SELECT queen.shard_set(3)", &[]);
+    assert_eq!(set["shard"], 3, "{set}");
+    let pushed = call(
+        &mut empty,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": "q", "payload": 1}])],
+    );
+    assert_eq!(pid(&pushed[0]) >> SHARD_ID_BITS, 3, "{pushed}");
+    // Again: nothing changes, the next id follows the last.
+    call(&mut empty, "SELECT queen.shard_set(3)", &[]);
+    let more = call(
+        &mut empty,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": "q2", "payload": 1}])],
+    );
+    assert!(pid(&more[0]) > pid(&pushed[0]), "{more} after {pushed}");
+    let err = empty
+        .query_one("SELECT queen.shard_set(4096)", &[])
+        .unwrap_err();
+    assert_eq!(err.as_db_error().unwrap().code().code(), "22023");
+
+    let mut used = fresh_database("queen_shard_set_used");
+    let before = call(
+        &mut used,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": "q", "payload": 1}])],
+    );
+    let err = used
+        .query_one("SELECT queen.shard_set(5)", &[])
+        .unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "55000", "{db:?}");
+    assert!(db.message().contains("shard 5"), "{}", db.message());
+    // Refused with nothing changed: ids go on from where they were.
+    let after = call(
+        &mut used,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": "q3", "payload": 1}])],
+    );
+    assert_eq!(pid(&after[0]) >> SHARD_ID_BITS, 0);
+    assert!(pid(&after[0]) > pid(&before[0]));
+    // As shard 0 it stays as it was.
+    call(&mut used, "SELECT queen.shard_set(0)", &[]);
+    let last = call(
+        &mut used,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": "q4", "payload": 1}])],
+    );
+    assert!(pid(&last[0]) > pid(&after[0]));
+    drop((empty, used));
+    let mut admin = queen_it::connect();
+    for db in ["queen_shard_set_empty", "queen_shard_set_used"] {
+        admin
+            .batch_execute(&format!("DROP DATABASE {db} WITH (FORCE)"))
+            .unwrap();
     }
 }
