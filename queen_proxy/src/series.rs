@@ -17,7 +17,7 @@ fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
-fn array<'a>(answers: &'a [Value], key: &str) -> Vec<Value> {
+fn array(answers: &[Value], key: &str) -> Vec<Value> {
     answers
         .iter()
         .filter_map(|a| a.get(key).and_then(Value::as_array))
