@@ -289,19 +289,20 @@ fn parsed(answers: Vec<String>, what: &str) -> Vec<Value> {
     answers.iter().map(|a| remote::parse(what, a)).collect()
 }
 
-/// A group deleted from a queue on its shard, or from every queue of every
-/// shard; the counts added up.
-#[pg_extern(volatile)]
-fn consumer_group_delete(
+/// A group deleted (`one`/`all`: the remote delete or drop) from a queue on
+/// its shard, or from every queue of every shard; the counts added up.
+fn group_removed(
+    one: &'static str,
+    all: &'static str,
     consumer_group: &str,
-    queue: default!(Option<&str>, "NULL"),
-    delete_metadata: default!(bool, true),
+    queue: Option<&str>,
+    delete_metadata: bool,
 ) -> JsonOut {
     if let Some(q) = queue {
         let shard = crate::route::Router::load().name(q);
         return JsonOut(
             remote::one::<String>(
-                "SELECT queen_remote.consumer_group_delete($1, $2, $3, $4)::text",
+                one,
                 &[
                     shard.into(),
                     consumer_group.into(),
@@ -312,11 +313,23 @@ fn consumer_group_delete(
             .unwrap_or_else(|| "null".into()),
         );
     }
-    let answers = remote::all::<String>(
+    let answers = remote::all::<String>(all, &[consumer_group.into(), delete_metadata.into()]);
+    JsonOut(Value::Object(summed(parsed(answers, all))).to_string())
+}
+
+#[pg_extern(volatile)]
+fn consumer_group_delete(
+    consumer_group: &str,
+    queue: default!(Option<&str>, "NULL"),
+    delete_metadata: default!(bool, true),
+) -> JsonOut {
+    group_removed(
+        "SELECT queen_remote.consumer_group_delete($1, $2, $3, $4)::text",
         "SELECT queen_remote.consumer_group_delete_all($1, NULL, $2)::text",
-        &[consumer_group.into(), delete_metadata.into()],
-    );
-    JsonOut(Value::Object(summed(parsed(answers, "consumer_group_delete"))).to_string())
+        consumer_group,
+        queue,
+        delete_metadata,
+    )
 }
 
 #[pg_extern(volatile)]
@@ -325,26 +338,13 @@ fn consumer_group_drop(
     queue: default!(Option<&str>, "NULL"),
     delete_metadata: default!(bool, true),
 ) -> JsonOut {
-    if let Some(q) = queue {
-        let shard = crate::route::Router::load().name(q);
-        return JsonOut(
-            remote::one::<String>(
-                "SELECT queen_remote.consumer_group_drop($1, $2, $3, $4)::text",
-                &[
-                    shard.into(),
-                    consumer_group.into(),
-                    q.into(),
-                    delete_metadata.into(),
-                ],
-            )
-            .unwrap_or_else(|| "null".into()),
-        );
-    }
-    let answers = remote::all::<String>(
+    group_removed(
+        "SELECT queen_remote.consumer_group_drop($1, $2, $3, $4)::text",
         "SELECT queen_remote.consumer_group_drop_all($1, NULL, $2)::text",
-        &[consumer_group.into(), delete_metadata.into()],
-    );
-    JsonOut(Value::Object(summed(parsed(answers, "consumer_group_drop"))).to_string())
+        consumer_group,
+        queue,
+        delete_metadata,
+    )
 }
 
 /// The partitions with the most pending, of a queue on its shard or of

@@ -41,6 +41,9 @@ fn shards_for(router: &Router, queue: Option<&str>) -> Vec<i32> {
 }
 
 fn json_popped(answer: &str) -> bool {
+    if answer.is_empty() {
+        return false;
+    }
     let v: Value = remote::parse("a shard's pop", answer);
     v.get("messages")
         .and_then(Value::as_array)
@@ -51,55 +54,25 @@ fn frames_popped(answer: &[u8]) -> bool {
     decode_pop_answer(answer).is_ok_and(|a| !a.claims.is_empty())
 }
 
-#[pg_extern(volatile)]
-fn pop(
+/// A pop (`sql`, the remote pop or framed pop) on the shards in turn: the
+/// first answer that `popped` says claimed something, else the last. With
+/// one shard asked, its answer is not read.
+fn pop_on<T: pgrx::FromDatum + pgrx::IntoDatum + Default>(
+    sql: &'static str,
+    popped: impl Fn(&T) -> bool,
     queue: Option<&str>,
-    partition: default!(Option<&str>, "NULL"),
-    consumer_group: default!(Option<&str>, "NULL"),
-    batch: default!(Option<i32>, 1),
-    options: default!(Option<JsonbArg>, "'{}'"),
-) -> JsonOut {
+    partition: Option<&str>,
+    consumer_group: Option<&str>,
+    batch: Option<i32>,
+    options: Option<JsonbArg>,
+) -> T {
     let router = Router::load();
     let options = options.map(|o| o.0);
     let shards = shards_for(&router, queue);
     let mut last = None;
     for &shard in &shards {
-        let a: Option<String> = remote::one(
-            "SELECT queen_remote.pop($1, $2, $3, $4, $5, $6::jsonb)::text",
-            &[
-                shard.into(),
-                queue.into(),
-                partition.into(),
-                consumer_group.into(),
-                batch.into(),
-                options.as_deref().into(),
-            ],
-        );
-        let a = a.unwrap_or_else(|| "null".to_owned());
-        // One shard asked: its answer, not read.
-        if shards.len() == 1 || json_popped(&a) {
-            return JsonOut(a);
-        }
-        last = Some(a);
-    }
-    JsonOut(last.expect("one shard asked"))
-}
-
-#[pg_extern(volatile)]
-fn pop_frames(
-    queue: Option<&str>,
-    partition: default!(Option<&str>, "NULL"),
-    consumer_group: default!(Option<&str>, "NULL"),
-    batch: default!(Option<i32>, 1),
-    options: default!(Option<JsonbArg>, "'{}'"),
-) -> Vec<u8> {
-    let router = Router::load();
-    let options = options.map(|o| o.0);
-    let shards = shards_for(&router, queue);
-    let mut last = None;
-    for &shard in &shards {
-        let a: Vec<u8> = remote::one(
-            "SELECT queen_remote.pop_frames($1, $2, $3, $4, $5, $6::jsonb)",
+        let a: T = remote::one(
+            sql,
             &[
                 shard.into(),
                 queue.into(),
@@ -110,12 +83,55 @@ fn pop_frames(
             ],
         )
         .unwrap_or_default();
-        if shards.len() == 1 || frames_popped(&a) {
+        if shards.len() == 1 || popped(&a) {
             return a;
         }
         last = Some(a);
     }
     last.expect("one shard asked")
+}
+
+#[pg_extern(volatile)]
+fn pop(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> JsonOut {
+    let answer: String = pop_on(
+        "SELECT queen_remote.pop($1, $2, $3, $4, $5, $6::jsonb)::text",
+        |a: &String| json_popped(a),
+        queue,
+        partition,
+        consumer_group,
+        batch,
+        options,
+    );
+    JsonOut(if answer.is_empty() {
+        "null".to_owned()
+    } else {
+        answer
+    })
+}
+
+#[pg_extern(volatile)]
+fn pop_frames(
+    queue: Option<&str>,
+    partition: default!(Option<&str>, "NULL"),
+    consumer_group: default!(Option<&str>, "NULL"),
+    batch: default!(Option<i32>, 1),
+    options: default!(Option<JsonbArg>, "'{}'"),
+) -> Vec<u8> {
+    pop_on(
+        "SELECT queen_remote.pop_frames($1, $2, $3, $4, $5, $6::jsonb)",
+        |a: &Vec<u8>| frames_popped(a),
+        queue,
+        partition,
+        consumer_group,
+        batch,
+        options,
+    )
 }
 
 /// A queue's version (what a long poll watches); for a namespace or task,
