@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::ack;
 use crate::errors::{self, Caught};
-use crate::push::{self, Split};
+use crate::push;
 use crate::remote;
 use crate::route::Router;
 
@@ -167,14 +167,4 @@ fn renew_fused(
         })
         .collect();
     JsonOut(Value::Array(merged).to_string())
-}
-
-impl<T> Split<T> {
-    /// The shard, when all of it goes to one.
-    pub fn map_whole(self) -> Option<i32> {
-        match self {
-            Split::Whole(shard) => Some(shard),
-            Split::Parts(_) => None,
-        }
-    }
 }

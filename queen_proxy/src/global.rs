@@ -70,7 +70,7 @@ fn overview() -> JsonOut {
     JsonOut(Value::Object(sum).to_string())
 }
 
-fn by_text(v: &Value, key: &str) -> String {
+pub(crate) fn by_text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
@@ -80,7 +80,7 @@ fn by_number(v: &Value, key: &str) -> f64 {
 
 /// The elements of each shard's answer (the answer itself when it is an
 /// array, else its array at `key`), put together.
-fn concat(answers: &[Value], key: Option<&str>) -> Vec<Value> {
+pub(crate) fn concat(answers: &[Value], key: Option<&str>) -> Vec<Value> {
     answers
         .iter()
         .flat_map(|a| match key {
@@ -275,7 +275,7 @@ fn table_sizes() -> JsonOut {
 
 /// Objects of every shard added up (numbers added, the rest the first
 /// shard's).
-fn summed(answers: Vec<Value>) -> Map<String, Value> {
+pub(crate) fn summed(answers: Vec<Value>) -> Map<String, Value> {
     let mut sum = Map::new();
     for a in answers {
         if let Value::Object(o) = a {

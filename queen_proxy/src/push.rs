@@ -141,17 +141,11 @@ pub fn merge_items(answers: Vec<(String, Vec<usize>)>) -> String {
 
 /// Counts-only answers (`{"count","queued","duplicate","error"}`) added up.
 fn merge_counts(answers: &[String]) -> String {
-    let mut sum = serde_json::Map::new();
-    for a in answers {
-        if let Value::Object(o) = remote::parse("a shard's push", a) {
-            for (k, v) in o {
-                let total =
-                    sum.get(&k).and_then(Value::as_i64).unwrap_or(0) + v.as_i64().unwrap_or(0);
-                sum.insert(k, Value::from(total));
-            }
-        }
-    }
-    Value::Object(sum).to_string()
+    let parsed = answers
+        .iter()
+        .map(|a| remote::parse("a shard's push", a))
+        .collect();
+    Value::Object(crate::global::summed(parsed)).to_string()
 }
 
 const PUSH_TEXT: &str = "SELECT queen_remote.push_text($1, $2, $3)::text";
@@ -201,6 +195,16 @@ pub fn push_qpb(body: &[u8], producer: Option<&str>, router: &Router) -> Result<
             } else {
                 Ok(merge_items(answers))
             }
+        }
+    }
+}
+
+impl<T> Split<T> {
+    /// The shard, when all of it goes to one.
+    pub fn map_whole(self) -> Option<i32> {
+        match self {
+            Split::Whole(shard) => Some(shard),
+            Split::Parts(_) => None,
         }
     }
 }

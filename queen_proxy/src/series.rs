@@ -10,21 +10,9 @@ use queen_datum::{JsonOut, JsonbArg};
 use serde_json::{json, Map, Value};
 
 use crate::errors;
+use crate::global::{by_text as text, concat, summed};
 use crate::remote;
 use crate::route::Router;
-
-fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
-}
-
-fn array(answers: &[Value], key: &str) -> Vec<Value> {
-    answers
-        .iter()
-        .filter_map(|a| a.get(key).and_then(Value::as_array))
-        .flatten()
-        .cloned()
-        .collect::<Vec<_>>()
-}
 
 /// Figures of one bucket of every shard folded into one: `max*`/`*Max*` the
 /// largest, `min*` the smallest, `avg*` the mean, other numbers added,
@@ -70,33 +58,6 @@ fn buckets(rows: Vec<Value>, key: &str) -> Vec<Value> {
         by.entry(text(&r, key)).or_default().push(r);
     }
     by.values().map(|rs| fold(rs)).collect()
-}
-
-/// Objects added up, nested objects too (numbers only; the rest the first's).
-fn added(answers: &[Value], key: &str) -> Value {
-    let objects: Vec<Value> = answers.iter().filter_map(|a| a.get(key)).cloned().collect();
-    deep_fold(&objects)
-}
-
-fn deep_fold(objects: &[Value]) -> Value {
-    let mut out = Map::new();
-    for o in objects.iter().filter_map(Value::as_object) {
-        for (k, v) in o {
-            let merged = match (out.get(k), v) {
-                (None, _) => v.clone(),
-                (Some(Value::Object(_)), Value::Object(_)) => {
-                    deep_fold(&[out[k].clone(), v.clone()])
-                }
-                (Some(a), b) if a.is_number() && b.is_number() => match (a.as_i64(), b.as_i64()) {
-                    (Some(x), Some(y)) => Value::from(x + y),
-                    _ => json!(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
-                },
-                (Some(a), _) => a.clone(),
-            };
-            out.insert(k.clone(), merged);
-        }
-    }
-    Value::Object(out)
 }
 
 /// The reader's answer on the shard of `params.queue`, or every shard's.
@@ -179,7 +140,7 @@ fn status_queues(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             true,
         ),
         |all| {
-            let mut queues = array(&all, "queues");
+            let mut queues = concat(&all, Some("queues"));
             queues.sort_by_key(|q| std::cmp::Reverse(text(q, "createdAt")));
             let page: Vec<Value> = queues
                 .into_iter()
@@ -204,7 +165,7 @@ fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             let mut out = first(&all);
             out.insert(
                 "dataPoints".into(),
-                Value::Array(buckets(array(&all, "dataPoints"), "timestamp")),
+                Value::Array(buckets(concat(&all, Some("dataPoints")), "timestamp")),
             );
             Value::Object(out)
         },
@@ -244,13 +205,13 @@ fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         ),
         |all| {
             let mut out = first(&all);
-            let mut queues: Vec<String> = array(&all, "queues")
+            let mut queues: Vec<String> = concat(&all, Some("queues"))
                 .iter()
                 .filter_map(|q| q.as_str().map(str::to_owned))
                 .collect();
             queues.sort();
             queues.dedup();
-            out.insert("series".into(), Value::Array(array(&all, "series")));
+            out.insert("series".into(), Value::Array(concat(&all, Some("series"))));
             out.insert("queues".into(), json!(queues));
             Value::Object(out)
         },
@@ -270,7 +231,7 @@ fn retention_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             let mut out = first(&all);
             out.insert(
                 "series".into(),
-                Value::Array(buckets(array(&all, "series"), "bucket")),
+                Value::Array(buckets(concat(&all, Some("series")), "bucket")),
             );
             out.insert("totals".into(), added(&all, "totals"));
             Value::Object(out)
@@ -295,7 +256,10 @@ fn system_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut 
                     .map(|a| a.get(key).and_then(Value::as_i64).unwrap_or(0))
                     .sum::<i64>()
             };
-            out.insert("replicas".into(), Value::Array(array(&all, "replicas")));
+            out.insert(
+                "replicas".into(),
+                Value::Array(concat(&all, Some("replicas"))),
+            );
             out.insert("replicaCount".into(), Value::from(sum("replicaCount")));
             out.insert("pointCount".into(), Value::from(sum("pointCount")));
             Value::Object(out)
@@ -314,11 +278,14 @@ fn worker_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut 
         ),
         |all| {
             let mut out = first(&all);
-            let series = buckets(array(&all, "timeSeries"), "timestamp");
+            let series = buckets(concat(&all, Some("timeSeries")), "timestamp");
             out.insert("pointCount".into(), Value::from(series.len()));
             out.insert("timeSeries".into(), Value::Array(series));
-            out.insert("workers".into(), Value::Array(array(&all, "workers")));
-            out.insert("queues".into(), Value::Array(array(&all, "queues")));
+            out.insert(
+                "workers".into(),
+                Value::Array(concat(&all, Some("workers"))),
+            );
+            out.insert("queues".into(), Value::Array(concat(&all, Some("queues"))));
             out.insert("summary".into(), added(&all, "summary"));
             Value::Object(out)
         },
@@ -338,11 +305,14 @@ fn status(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         ),
         |all| {
             let mut out = first(&all);
-            let series = buckets(array(&all, "throughput"), "timestamp");
+            let series = buckets(concat(&all, Some("throughput")), "timestamp");
             out.insert("pointCount".into(), Value::from(series.len()));
             out.insert("throughput".into(), Value::Array(series));
-            out.insert("queues".into(), Value::Array(array(&all, "queues")));
-            out.insert("workers".into(), Value::Array(array(&all, "workers")));
+            out.insert("queues".into(), Value::Array(concat(&all, Some("queues"))));
+            out.insert(
+                "workers".into(),
+                Value::Array(concat(&all, Some("workers"))),
+            );
             for key in ["leases", "errors"] {
                 out.insert(key.into(), added(&all, key));
             }
@@ -432,7 +402,7 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         ),
         |all| {
             let mut out = first(&all);
-            let mut rows = array(&all, "messages");
+            let mut rows = concat(&all, Some("messages"));
             rows.sort_by_key(|m| std::cmp::Reverse(text(m, "createdAt")));
             let more = rows.len() as u64 > limit
                 || all
@@ -469,7 +439,7 @@ fn trace_names(
     .map(|a| remote::parse("trace_names", a))
     .collect();
     let mut by: BTreeMap<String, Value> = BTreeMap::new();
-    for row in array(&all, "trace_names") {
+    for row in concat(&all, Some("trace_names")) {
         let name = text(&row, "trace_name");
         match by.get_mut(&name) {
             None => {
@@ -518,7 +488,7 @@ fn traces_by_name(
         .iter()
         .map(|a| a.get("total").and_then(Value::as_i64).unwrap_or(0))
         .sum();
-    let mut rows = array(&all, "traces");
+    let mut rows = concat(&all, Some("traces"));
     rows.sort_by(|a, b| {
         (text(a, "created_at"), text(a, "id")).cmp(&(text(b, "created_at"), text(b, "id")))
     });
@@ -563,7 +533,10 @@ fn consumer_group_get(consumer_group: &str) -> JsonOut {
         &[consumer_group],
     );
     let mut out = first(&all);
-    out.insert("partitions".into(), Value::Array(array(&all, "partitions")));
+    out.insert(
+        "partitions".into(),
+        Value::Array(concat(&all, Some("partitions"))),
+    );
     JsonOut(Value::Object(out).to_string())
 }
 
@@ -580,4 +553,12 @@ fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &st
         .sum();
     out.insert("queues".into(), Value::from(queues));
     JsonOut(Value::Object(out).to_string())
+}
+
+/// The objects at `key` of every shard's answer added up (nested objects
+/// too; numbers added, the rest the first shard's).
+fn added(answers: &[Value], key: &str) -> Value {
+    Value::Object(summed(
+        answers.iter().filter_map(|a| a.get(key)).cloned().collect(),
+    ))
 }

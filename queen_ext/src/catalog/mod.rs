@@ -6,6 +6,7 @@ pub mod options;
 pub mod queues;
 pub mod readers;
 pub mod resources;
+pub mod shard;
 pub mod switches;
 
 /// The shard count of the timers and the KV rows: the schema's generated
