@@ -4,7 +4,9 @@
 //! (`queen.push_fused`, `queen.ack_fused`, `queen.renew_fused`), one
 //! transaction and one commit for all of them.
 //!
-//! Each event-loop thread has one lane per kind. A lane with a free call
+//! A front-end has one lane per kind, shared by its event-loop threads and
+//! run on a thread of its own with its own connections, so that every
+//! request of a kind can fuse with every other. A lane with a free call
 //! slot sends what it holds at once, so a lone request waits for nothing;
 //! while `max_inflight` calls are out, arrivals gather and go as the next
 //! call, up to `max_items` requests and `max_bytes` of bodies. A call of one
@@ -14,7 +16,8 @@
 //! fails as a whole (a deadlock, a serialization failure, a lock or
 //! statement timeout), every request in it is made again on its own.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,7 +25,7 @@ use axum::body::Bytes;
 use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::time::Instant;
 use tokio_postgres::types::ToSql;
 
@@ -166,7 +169,7 @@ impl Stats {
     }
 }
 
-/// One event-loop thread's lanes; cloned into each request it serves.
+/// The front-end's lanes; cloned into each request every thread serves.
 #[derive(Clone)]
 pub struct Fusion {
     /// None with fusion off.
@@ -175,8 +178,55 @@ pub struct Fusion {
     receivers: Arc<Mutex<Vec<mpsc::UnboundedReceiver<Pending>>>>,
     /// Whether `start` ran: until then requests make their own calls.
     started: Arc<AtomicBool>,
+    /// Each lane's calls in flight and requests waiting, by kind.
+    gates: Arc<[Gate; 3]>,
     config: FusionConfig,
     pub stats: Arc<Stats>,
+}
+
+/// What a lane and the requests coming to it share: the calls of its kind in
+/// flight (its own, and the own calls of requests that found it idle) and
+/// the requests waiting in it.
+#[derive(Default)]
+struct Gate {
+    inflight: AtomicUsize,
+    waiting: AtomicUsize,
+    /// Woken when a call of the lane's kind ends.
+    ended: Notify,
+}
+
+impl Gate {
+    /// Takes a call slot if fewer than `max` are taken.
+    fn claim(&self, max: usize) -> bool {
+        let mut busy = self.inflight.load(Ordering::Acquire);
+        while busy < max {
+            match self.inflight.compare_exchange(
+                busy,
+                busy + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => busy = now,
+            }
+        }
+        false
+    }
+
+    fn release(&self) {
+        self.inflight.fetch_sub(1, Ordering::AcqRel);
+        self.ended.notify_one();
+    }
+}
+
+/// A call slot a request took on an idle lane, given back when its call
+/// ends or its request is dropped.
+struct Slot<'a>(&'a Gate);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
 }
 
 impl Fusion {
@@ -190,24 +240,67 @@ impl Fusion {
             senders: config.on.then_some(senders),
             receivers: Arc::new(Mutex::new(receivers)),
             started: Arc::new(AtomicBool::new(false)),
+            gates: Arc::default(),
             config: config.clone(),
             stats,
         }
     }
 
-    /// Runs the lanes on the calling thread's runtime.
-    pub fn start(&self, pool: &Pool) {
+    /// Runs the lanes on the calling thread's runtime, their calls on
+    /// `pool`; answers the tasks, each ending once every clone of this
+    /// `Fusion` is gone and its calls are answered.
+    pub fn start(&self, pool: &Pool) -> Vec<tokio::task::JoinHandle<()>> {
         let receivers = std::mem::take(&mut *self.receivers.lock().expect("lanes"));
-        for (kind, rx) in Kind::ALL.into_iter().zip(receivers) {
-            let lane = Lane {
-                kind,
-                pool: pool.clone(),
-                config: self.config.clone(),
-                stats: Arc::clone(&self.stats),
-            };
-            tokio::spawn(lane.run(rx));
-        }
+        let tasks = Kind::ALL
+            .into_iter()
+            .zip(receivers)
+            .map(|(kind, rx)| {
+                let lane = Lane {
+                    kind,
+                    gates: Arc::clone(&self.gates),
+                    pool: pool.clone(),
+                    config: self.config.clone(),
+                    stats: Arc::clone(&self.stats),
+                };
+                tokio::spawn(lane.run(rx))
+            })
+            .collect();
         self.started.store(true, Ordering::Release);
+        tasks
+    }
+
+    /// The connections the lanes hold: one per call each may have in flight.
+    pub fn connections(&self) -> usize {
+        self.config.max_inflight * Kind::ALL.len()
+    }
+
+    /// Runs the lanes on a thread of their own, their calls on `pool`
+    /// (its connections made on that thread); None with fusion off. The thread ends once every clone
+    /// of this `Fusion` is gone and the last call is answered.
+    pub fn spawn(&self, pool: Pool) -> Option<std::io::Result<std::thread::JoinHandle<()>>> {
+        self.senders.as_ref()?;
+        let fusion = Fusion {
+            senders: None,
+            ..self.clone()
+        };
+        // The lanes count as started from here: a request that comes before
+        // the thread's runtime runs them waits in its lane's channel.
+        self.started.store(true, Ordering::Release);
+        Some(
+            std::thread::Builder::new()
+                .name("queen-front-fusion".into())
+                .spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("a runtime");
+                    runtime.block_on(async move {
+                        for task in fusion.start(&pool) {
+                            let _ = task.await;
+                        }
+                    });
+                }),
+        )
     }
 
     /// Whether requests go through the lanes.
@@ -215,13 +308,31 @@ impl Fusion {
         self.senders.is_some() && self.started.load(Ordering::Acquire)
     }
 
-    /// Sends `job` through its lane and waits for its answer (the
-    /// extension's JSON text). With fusion off the job comes back, for the
-    /// caller to make the request's own call.
-    pub async fn submit(&self, config: &Config, job: Job) -> Result<Result<String, ApiError>, Job> {
+    /// The answer to `job` (the extension's JSON text): on a lane with no
+    /// call in flight and none waiting, its own call at once on `pool` (the
+    /// caller's thread's connections), the lane's slot held meanwhile; else
+    /// through its lane. With fusion off the job comes back, for the caller
+    /// to make the request's own call.
+    pub async fn submit(
+        &self,
+        config: &Config,
+        pool: &Pool,
+        job: Job,
+    ) -> Result<Result<String, ApiError>, Job> {
         let Some(senders) = self.senders.as_ref().filter(|_| self.is_on()) else {
             return Err(job);
         };
+        let kind = job.kind();
+        let gate = &self.gates[kind as usize];
+        if gate.waiting.load(Ordering::Acquire) == 0 && gate.claim(self.config.max_inflight) {
+            let _slot = Slot(gate);
+            let stats = self.stats.lane(kind);
+            stats.requests.fetch_add(1, Ordering::Relaxed);
+            stats.calls.fetch_add(1, Ordering::Relaxed);
+            stats.observe(1);
+            return Ok(job.alone(pool, config.request_timeout).await);
+        }
+        gate.waiting.fetch_add(1, Ordering::AcqRel);
         let (reply, answer) = oneshot::channel();
         let pending = Pending {
             deadline: Instant::now() + config.request_timeout,
@@ -229,56 +340,82 @@ impl Fusion {
             job,
         };
         // A lane that is gone (its thread stopping) hands the job back.
-        if let Err(mpsc::error::SendError(p)) = senders[pending.job.kind() as usize].send(pending) {
+        if let Err(mpsc::error::SendError(p)) = senders[kind as usize].send(pending) {
+            gate.waiting.fetch_sub(1, Ordering::AcqRel);
             return Err(p.job);
         }
         Ok(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
     }
 }
 
-/// One lane: its kind, the thread's pool, the bounds.
+/// One lane: its kind, the connections its calls are made on, the bounds.
 struct Lane {
     kind: Kind,
+    gates: Arc<[Gate; 3]>,
     pool: Pool,
     config: FusionConfig,
     stats: Arc<Stats>,
 }
 
 impl Lane {
-    /// Takes requests until every sender is gone: waits for a free call
-    /// slot, then sends everything waiting, within the bounds, as one call.
+    /// Takes requests until every sender is gone and the last call is
+    /// answered. With no call in flight, whatever waits goes at once; with
+    /// calls in flight and a slot free, the waiting requests go once they are
+    /// as many as the last call held (so that a call is out while the one
+    /// before it commits, and calls do not shrink to a request each); with
+    /// every slot taken, they wait for the next call to end.
     async fn run(self, mut rx: mpsc::UnboundedReceiver<Pending>) {
         let lane = Arc::new(self);
-        let slots = Arc::new(Semaphore::new(lane.config.max_inflight));
-        let mut carried: Option<Pending> = None;
+        let gate = &lane.gates[lane.kind as usize];
+        let max = lane.config.max_inflight;
+        let mut waiting: VecDeque<Pending> = VecDeque::new();
+        let (mut last, mut open) = (0usize, true);
         loop {
-            let first = match carried.take() {
-                Some(p) => p,
-                None => match rx.recv().await {
-                    Some(p) => p,
-                    None => return,
-                },
-            };
-            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-                return;
-            };
-            let mut bytes = first.job.bytes();
-            let mut batch = vec![first];
-            while batch.len() < lane.config.max_items {
-                let Ok(next) = rx.try_recv() else { break };
-                if bytes + next.job.bytes() > lane.config.max_bytes {
-                    carried = Some(next);
-                    break;
-                }
-                bytes += next.job.bytes();
-                batch.push(next);
+            while let Ok(p) = rx.try_recv() {
+                waiting.push_back(p);
             }
-            let lane = Arc::clone(&lane);
-            tokio::spawn(async move {
-                lane.serve(batch).await;
-                drop(slot);
-            });
+            let busy = gate.inflight.load(Ordering::Acquire);
+            let go = !waiting.is_empty() && (busy == 0 || waiting.len() >= last);
+            if go && gate.claim(max) {
+                let batch = lane.take(&mut waiting);
+                gate.waiting.fetch_sub(batch.len(), Ordering::AcqRel);
+                last = batch.len();
+                let lane = Arc::clone(&lane);
+                tokio::spawn(async move {
+                    lane.serve(batch).await;
+                    lane.gates[lane.kind as usize].release();
+                });
+                continue;
+            }
+            if !open && waiting.is_empty() && gate.inflight.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            tokio::select! {
+                p = rx.recv(), if open => match p {
+                    Some(p) => waiting.push_back(p),
+                    None => open = false,
+                },
+                _ = gate.ended.notified() => {}
+            }
         }
+    }
+
+    /// The next call's requests from the front of `waiting`: at most
+    /// `max_items`, and `max_bytes` of bodies (a larger request alone).
+    fn take(&self, waiting: &mut VecDeque<Pending>) -> Vec<Pending> {
+        let mut bytes = 0usize;
+        let mut batch = Vec::new();
+        while let Some(next) = waiting.front() {
+            let more = bytes + next.job.bytes();
+            if batch.len() == self.config.max_items
+                || (!batch.is_empty() && more > self.config.max_bytes)
+            {
+                break;
+            }
+            bytes = more;
+            batch.extend(waiting.pop_front());
+        }
+        batch
     }
 
     /// Makes one call for `batch` and answers each request.
@@ -432,6 +569,7 @@ mod tests {
         let config = config(&[("DATABASE_URL", url), ("QUEEN_POOL_SIZE", "4")]);
         Lane {
             kind: Kind::Push,
+            gates: Arc::default(),
             pool: crate::db::pool(&config, 4).unwrap(),
             config: config.fusion.clone(),
             stats: Arc::new(Stats::default()),
@@ -502,17 +640,121 @@ mod tests {
     async fn with_fusion_off_or_its_lanes_not_running_the_job_comes_back() {
         let job = || Job::Ack { body: "{}".into() };
         let off = config(&[("QUEEN_FUSION", "off")]);
+        let pool = crate::db::pool(&off, 1).unwrap();
         let fusion = Fusion::new(&off.fusion, Arc::default());
         assert!(matches!(
-            fusion.submit(&off, job()).await,
+            fusion.submit(&off, &pool, job()).await,
             Err(Job::Ack { .. })
         ));
         let on = config(&[]);
         let fusion = Fusion::new(&on.fusion, Arc::default());
         assert!(matches!(
-            fusion.submit(&on, job()).await,
+            fusion.submit(&on, &pool, job()).await,
             Err(Job::Ack { .. })
         ));
+    }
+
+    fn push_job(k: usize) -> Job {
+        Job::Push {
+            body: Bytes::from(format!(r#"[{{"queue": "q", "payload": {k}}}]"#)),
+            binary: false,
+            producer: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_to_an_idle_lane_makes_its_own_call_on_its_threads_connections() {
+        let pg = FakePg::start(vec![(
+            "queen.push_text(",
+            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+        )])
+        .await;
+        let nowhere = config(&[("DATABASE_URL", UNREACHABLE)]);
+        let config = config(&[("DATABASE_URL", pg.url().as_str())]);
+        let fusion = Fusion::new(&config.fusion, Arc::default());
+        // The lanes' own connections go nowhere: the call must not use them.
+        let lanes = fusion.spawn(crate::db::pool(&nowhere, 1).unwrap());
+        let lanes = lanes.unwrap().unwrap();
+        let own = crate::db::pool(&config, 1).unwrap();
+        for k in 0..3 {
+            let answer = fusion.submit(&config, &own, push_job(k)).await;
+            assert_eq!(answer.ok().unwrap().unwrap(), r#"[{"index":0}]"#);
+        }
+        assert_eq!(pg.executed("queen.push_text("), 3);
+        let stats = fusion.stats.lane(Kind::Push);
+        assert_eq!(stats.calls.load(Ordering::Relaxed), 3);
+        assert_eq!(
+            fusion.gates[Kind::Push as usize]
+                .inflight
+                .load(Ordering::Relaxed),
+            0
+        );
+        drop(fusion);
+        tokio::task::spawn_blocking(move || lanes.join().unwrap())
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn requests_of_every_thread_gather_in_the_lane_while_a_call_is_out_and_go_as_one() {
+        let fused = r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#;
+        let pg = FakePg::start(vec![(
+            "queen.push_fused(",
+            Reply::text(&[1001, 1000, 1009], fused),
+        )])
+        .await;
+        let config = config(&[("DATABASE_URL", pg.url().as_str())]);
+        let fusion = Fusion::new(&config.fusion, Arc::default());
+        let lanes = fusion
+            .spawn(crate::db::pool(&config, fusion.connections()).unwrap())
+            .unwrap()
+            .unwrap();
+        // A call of the lane's kind is out: what comes now waits in the lane.
+        let gate = &fusion.gates[Kind::Push as usize];
+        assert!(gate.claim(1));
+        // Two event-loop threads, each its own runtime and connections.
+        let servers: Vec<_> = (0..2)
+            .map(|k| {
+                let (fusion, config) = (fusion.clone(), config.clone());
+                std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .unwrap();
+                    rt.block_on(async move {
+                        let own = crate::db::pool(&config, 1).unwrap();
+                        match fusion.submit(&config, &own, push_job(k)).await {
+                            Ok(answer) => answer.unwrap(),
+                            Err(_) => panic!("the lanes are running"),
+                        }
+                    })
+                })
+            })
+            .collect();
+        while gate.waiting.load(Ordering::Acquire) < 2 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        // The call out ends: the two go together.
+        gate.release();
+        for s in servers {
+            assert_eq!(s.join().unwrap(), r#"[{"index":0}]"#);
+        }
+        assert_eq!(pg.executed("queen.push_fused("), 1);
+        let stats = fusion.stats.lane(Kind::Push);
+        assert_eq!(stats.requests.load(Ordering::Relaxed), 2);
+        assert_eq!(stats.largest_call.load(Ordering::Relaxed), 2);
+        drop(fusion);
+        tokio::task::spawn_blocking(move || lanes.join().unwrap())
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn with_fusion_off_no_lane_thread_starts() {
+        let off = config(&[("QUEEN_FUSION", "off")]);
+        let fusion = Fusion::new(&off.fusion, Arc::default());
+        let pool = crate::db::pool(&off, 1).unwrap();
+        assert!(fusion.spawn(pool).is_none());
     }
 
     #[tokio::test]

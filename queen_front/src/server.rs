@@ -1,6 +1,6 @@
 //! The server: one acceptor hands the connections it takes, in turn, to the
 //! event-loop threads, each with its own runtime and its own share of the
-//! pool; on SIGINT or SIGTERM it stops accepting and every thread finishes
+//! pool, and the request fusion lanes run on a thread of their own; on SIGINT or SIGTERM it stops accepting and every thread finishes
 //! its in-flight requests before the process ends.
 
 use std::net::SocketAddr;
@@ -72,7 +72,6 @@ fn serve_thread(
                 .build()
                 .expect("a runtime");
             runtime.block_on(async move {
-                state.fusion.start(&state.pool);
                 // The first thread reports the figures every thread counts.
                 if let (0, Some(period)) = (n, state.config.metrics_report) {
                     tokio::spawn(crate::report::run(
@@ -118,7 +117,12 @@ pub fn run(startup: Startup) {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let mut hands = Vec::with_capacity(config.threads);
         let mut threads = Vec::with_capacity(config.threads);
-        for (n, state) in startup.thread_states().into_iter().enumerate() {
+        let (fusion, lanes_pool) = startup.fusion();
+        if let Some(pool) = lanes_pool {
+            let lanes = fusion.spawn(pool).expect("fusion is on");
+            threads.push(lanes.unwrap_or_else(|e| fail(format!("starting the fusion lanes: {e}"))));
+        }
+        for (n, state) in startup.thread_states(&fusion).into_iter().enumerate() {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
             let thread = serve_thread(n, state, Handed { rx, addr: local }, stop_rx.clone());
             threads.push(
@@ -126,6 +130,8 @@ pub fn run(startup: Startup) {
             );
             hands.push(tx);
         }
+        // The lanes end once the last thread's clone is gone.
+        drop(fusion);
         tracing::info!(addr = %local, threads = config.threads, "listening");
         let signal = shutdown_signal();
         tokio::pin!(signal);

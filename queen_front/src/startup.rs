@@ -9,6 +9,7 @@ use tracing_subscriber::EnvFilter;
 
 use crate::auth::Auth;
 use crate::config::Config;
+use crate::fusion::Fusion;
 use crate::state::AppState;
 use crate::{db, longpoll};
 
@@ -71,11 +72,23 @@ impl Startup {
             .to_owned()
     }
 
+    /// The request fusion lanes, with the connections they hold (none
+    /// with fusion off); `Fusion::spawn` runs them.
+    pub fn fusion(&self) -> (Fusion, Option<deadpool_postgres::Pool>) {
+        let fusion = Fusion::new(&self.config.fusion, Arc::default());
+        let pool = self
+            .config
+            .fusion
+            .on
+            .then(|| db::pool(&self.config, fusion.connections()).unwrap_or_else(|e| fail(e)));
+        (fusion, pool)
+    }
+
     /// The state of each event-loop thread. The pool is shared out: each
     /// thread holds its part of `QUEEN_POOL_SIZE`, at least one connection;
     /// the long polls are common to all. Fails the start on a
     /// `DATABASE_URL` that does not parse.
-    pub fn thread_states(&self) -> Vec<AppState> {
+    pub fn thread_states(&self, fusion: &Fusion) -> Vec<AppState> {
         let config = &self.config;
         let waiters = longpoll::Waiters::new(
             config.long_poll_period,
@@ -83,7 +96,6 @@ impl Startup {
             config.request_timeout,
         );
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
-        let fusion_stats = Arc::new(crate::fusion::Stats::default());
         let figures = Arc::new(crate::report::Figures::default());
         (0..config.threads)
             .map(|_| AppState {
@@ -91,7 +103,7 @@ impl Startup {
                 config: Arc::clone(config),
                 auth: self.auth.clone(),
                 waiters: waiters.clone(),
-                fusion: crate::fusion::Fusion::new(&config.fusion, Arc::clone(&fusion_stats)),
+                fusion: fusion.clone(),
                 figures: Arc::clone(&figures),
             })
             .collect()

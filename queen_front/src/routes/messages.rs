@@ -284,10 +284,10 @@ pub async fn ack(
     json_text(answer)
 }
 
-/// The answer to `job`: through its fusion lane, or its own call with
-/// fusion off.
+/// The answer to `job`: its own call when its fusion lane is idle (or
+/// fusion is off), else through the lane.
 async fn fused_or_alone(state: &AppState, job: Job) -> Result<String, ApiError> {
-    match state.fusion.submit(&state.config, job).await {
+    match state.fusion.submit(&state.config, &state.pool, job).await {
         Ok(answer) => answer,
         Err(job) => job.alone(&state.pool, state.config.request_timeout).await,
     }
