@@ -113,10 +113,12 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
 const FUSED_MAX_REQUESTS: usize = 1000;
 
 /// The fusion settings. The defaults were measured with `make bench
-/// WHAT=fusion` on 2 cores (2026-12-01): one call in flight per lane and
-/// thread gave push of 1 x 64 connections 3.1x unfused, two gave 2.3x
-/// (fused calls to the same partitions wait on each other's locks, so more
-/// of them in flight only makes each smaller); figures in docs/fusion.md.
+/// WHAT=fusion` on 2 cores (2026-12-02): one call in flight per lane gave
+/// push of 1 x 64 connections 3.69x unfused, two gave 3.35x (fused calls
+/// to the same partitions wait on each other's row locks until the first
+/// commits, so a second call in flight only makes each smaller); 256
+/// requests per call is more than 256 connections gather; figures in
+/// docs/fusion.md.
 fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
     let on = match vars.get("QUEEN_FUSION").as_deref() {
         None | Some("on") | Some("1") | Some("true") => true,

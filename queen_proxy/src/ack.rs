@@ -13,16 +13,7 @@ use serde_json::{Map, Value};
 use crate::errors::{self, Caught};
 use crate::push::{merge_items, Split};
 use crate::remote;
-use crate::route::Router;
-
-/// A `partitionId` (a number or a numeric string).
-fn partition_id(ack: &Value) -> Option<i64> {
-    match ack.get("partitionId")? {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.parse().ok(),
-        _ => None,
-    }
-}
+use crate::route::{self, Router};
 
 /// Splits an ack body (one ack, an array, or `{"acknowledgments": [...]}`
 /// with its other keys) by shard.
@@ -41,7 +32,7 @@ pub fn split(body: &str, router: &Router) -> Split<String> {
     };
     let mut parts: BTreeMap<i32, (Vec<Value>, Vec<usize>)> = BTreeMap::new();
     for (k, ack) in acks.into_iter().enumerate() {
-        let Some(id) = partition_id(&ack) else {
+        let Some(id) = route::id_in(ack.get("partitionId")) else {
             return Split::Whole(0);
         };
         let part = parts.entry(router.id("partitionId", id)).or_default();

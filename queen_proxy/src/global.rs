@@ -1,9 +1,11 @@
 //! Readers with no routing key: asked of every shard at once (`RUN ON
 //! ALL`), their answers merged into the one answer a single database gives.
 
+use std::collections::BTreeMap;
+
 use pgrx::prelude::*;
 use queen_datum::JsonOut;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use queen_datum::JsonbArg;
 
@@ -570,35 +572,45 @@ fn system_overview() -> JsonOut {
     JsonOut(Value::Object(out).to_string())
 }
 
-/// Objects of every shard folded key by key: `*Max*` figures the largest,
-/// `*Avg*` the mean, other numbers added, texts (timestamps) the latest,
-/// flags true when any shard's is.
-fn folded(answers: Vec<Value>) -> Map<String, Value> {
-    let n = answers.len().max(1) as f64;
+/// Objects of every shard folded key by key: `max*`/`*Max*` figures the
+/// largest, `min*` the smallest, `avg*`/`*Avg*` the mean of the shards that
+/// have them, other numbers added (whole numbers stay whole), texts
+/// (timestamps, names a bucket shares) the greatest, flags true when any
+/// shard's is; any other value the first shard's.
+pub(crate) fn folded<'a>(answers: impl IntoIterator<Item = &'a Value>) -> Map<String, Value> {
     let mut out = Map::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for a in answers {
-        let Value::Object(o) = a else { continue };
+        let Some(o) = a.as_object() else { continue };
         for (k, v) in o {
-            let merged = match (out.get(&k), &v) {
-                (None, _) => v,
-                (Some(Value::Number(x)), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-                    (Some(x), Some(y)) if k.contains("Max") => Value::from(x.max(y)),
-                    (Some(x), Some(y)) => Value::from(x + y),
-                    _ => {
-                        let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
-                        serde_json::json!(if k.contains("Max") { x.max(y) } else { x + y })
+            *seen.entry(k.clone()).or_default() += 1;
+            let lower = k.to_ascii_lowercase();
+            let largest = lower.starts_with("max") || k.contains("Max");
+            let merged = match (out.get(k), v) {
+                (None, _) => v.clone(),
+                (Some(Value::Number(x)), Value::Number(y)) => {
+                    let (fx, fy) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
+                    match (x.as_i64(), y.as_i64()) {
+                        (Some(x), Some(y)) if largest => Value::from(x.max(y)),
+                        (Some(x), Some(y)) if lower.starts_with("min") => Value::from(x.min(y)),
+                        (Some(x), Some(y)) => Value::from(x + y),
+                        _ if largest => json!(fx.max(fy)),
+                        _ if lower.starts_with("min") => json!(fx.min(fy)),
+                        _ => json!(fx + fy),
                     }
-                },
+                }
                 (Some(Value::String(x)), Value::String(y)) => Value::from(x.clone().max(y.clone())),
                 (Some(Value::Bool(x)), Value::Bool(y)) => Value::from(*x || *y),
                 (Some(old), _) => old.clone(),
             };
-            out.insert(k, merged);
+            out.insert(k.clone(), merged);
         }
     }
-    for (k, v) in out.iter_mut() {
-        if k.contains("Avg") {
-            *v = serde_json::json!(v.as_f64().unwrap_or(0.0) / n);
+    for (k, n) in seen {
+        if k.to_ascii_lowercase().starts_with("avg") || k.contains("Avg") {
+            if let Some(x) = out.get(&k).and_then(Value::as_f64) {
+                out.insert(k, json!(x / n as f64));
+            }
         }
     }
     out
@@ -607,7 +619,7 @@ fn folded(answers: Vec<Value>) -> Map<String, Value> {
 #[pg_extern(volatile)]
 fn sweeper_metrics() -> JsonOut {
     JsonOut(
-        Value::Object(folded(each(
+        Value::Object(folded(&each(
             "SELECT queen_remote.sweeper_metrics_all()::text",
         )))
         .to_string(),
@@ -617,7 +629,7 @@ fn sweeper_metrics() -> JsonOut {
 #[pg_extern(volatile)]
 fn stats_refresh() -> JsonOut {
     JsonOut(
-        Value::Object(folded(each(
+        Value::Object(folded(&each(
             "SELECT queen_remote.stats_refresh_all()::text",
         )))
         .to_string(),

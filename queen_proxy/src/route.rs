@@ -127,3 +127,12 @@ fn route_dlq(id: Option<i64>) -> i32 {
     let id = id.unwrap_or_else(|| errors::raise("22023", "id: is required"));
     Router::load().id("id", id)
 }
+
+/// An id a body names (a `partitionId`, say): a number or a numeric string.
+pub fn id_in(v: Option<&serde_json::Value>) -> Option<i64> {
+    match v? {
+        serde_json::Value::Number(n) => n.as_i64(),
+        serde_json::Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}

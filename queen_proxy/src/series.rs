@@ -10,45 +10,9 @@ use queen_datum::{JsonOut, JsonbArg};
 use serde_json::{json, Map, Value};
 
 use crate::errors;
-use crate::global::{by_text as text, concat, summed};
+use crate::global::{by_text as text, concat, folded, summed};
 use crate::remote;
 use crate::route::Router;
-
-/// Figures of one bucket of every shard folded into one: `max*`/`*Max*` the
-/// largest, `min*` the smallest, `avg*` the mean, other numbers added,
-/// texts and the rest the first shard's.
-fn fold(rows: &[Value]) -> Value {
-    let mut out = Map::new();
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for row in rows {
-        let Some(o) = row.as_object() else { continue };
-        for (k, v) in o {
-            *seen.entry(k.clone()).or_default() += 1;
-            let lower = k.to_ascii_lowercase();
-            let merged = match (out.get(k).and_then(Value::as_f64), v.as_f64()) {
-                (Some(x), Some(y)) if lower.starts_with("max") || k.contains("Max") => {
-                    json!(x.max(y))
-                }
-                (Some(x), Some(y)) if lower.starts_with("min") => json!(x.min(y)),
-                (Some(x), Some(y)) => match (out[k].as_i64(), v.as_i64()) {
-                    (Some(a), Some(b)) => Value::from(a + b),
-                    _ => json!(x + y),
-                },
-                (None, _) => v.clone(),
-                _ => continue,
-            };
-            out.insert(k.clone(), merged);
-        }
-    }
-    for (k, n) in seen {
-        if k.to_ascii_lowercase().starts_with("avg") {
-            if let Some(x) = out.get(&k).and_then(Value::as_f64) {
-                out.insert(k, json!(x / n as f64));
-            }
-        }
-    }
-    Value::Object(out)
-}
 
 /// Rows of every shard grouped by `key` (a bucket's time) and folded, in
 /// the order of `key`.
@@ -57,7 +21,7 @@ fn buckets(rows: Vec<Value>, key: &str) -> Vec<Value> {
     for r in rows {
         by.entry(text(&r, key)).or_default().push(r);
     }
-    by.values().map(|rs| fold(rs)).collect()
+    by.values().map(|rs| Value::Object(folded(rs))).collect()
 }
 
 /// The reader's answer on the shard of `params.queue`, or every shard's.

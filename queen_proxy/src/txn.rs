@@ -73,12 +73,7 @@ impl Touches {
     }
 
     pub fn partition(&mut self, router: &Router, v: Option<&Value>) {
-        let id = match v {
-            Some(Value::Number(n)) => n.as_i64(),
-            Some(Value::String(s)) => s.parse().ok(),
-            _ => None,
-        };
-        if let Some(id) = id {
+        if let Some(id) = crate::route::id_in(v) {
             self.add(router.id("partitionId", id), format!("partition {id}"));
         }
     }
