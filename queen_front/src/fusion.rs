@@ -286,21 +286,14 @@ impl Fusion {
         // The lanes count as started from here: a request that comes before
         // the thread's runtime runs them waits in its lane's channel.
         self.started.store(true, Ordering::Release);
-        Some(
-            std::thread::Builder::new()
-                .name("queen-front-fusion".into())
-                .spawn(move || {
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .expect("a runtime");
-                    runtime.block_on(async move {
-                        for task in fusion.start(&pool) {
-                            let _ = task.await;
-                        }
-                    });
-                }),
-        )
+        Some(crate::server::runtime_thread(
+            "queen-front-fusion".into(),
+            move || async move {
+                for task in fusion.start(&pool) {
+                    let _ = task.await;
+                }
+            },
+        ))
     }
 
     /// Whether requests go through the lanes.

@@ -64,35 +64,45 @@ fn serve_thread(
     handed: Handed,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name(format!("queen-front-{n}"))
-        .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime");
-            runtime.block_on(async move {
-                // The first thread reports the figures every thread counts.
-                if let (0, Some(period)) = (n, state.config.metrics_report) {
-                    tokio::spawn(crate::report::run(
-                        state.pool.clone(),
-                        std::sync::Arc::clone(&state.config),
-                        std::sync::Arc::clone(&state.figures),
-                        period,
-                    ));
-                }
-                let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
-                let stopped = async move {
-                    let _ = stop.wait_for(|s| *s).await;
-                };
-                if let Err(e) = axum::serve(handed, app)
-                    .with_graceful_shutdown(stopped)
-                    .await
-                {
-                    tracing::error!("event-loop thread {n}: {e}");
-                }
-            });
-        })
+    runtime_thread(format!("queen-front-{n}"), move || async move {
+        // The first thread reports the figures every thread counts.
+        if let (0, Some(period)) = (n, state.config.metrics_report) {
+            tokio::spawn(crate::report::run(
+                state.pool.clone(),
+                std::sync::Arc::clone(&state.config),
+                std::sync::Arc::clone(&state.figures),
+                period,
+            ));
+        }
+        let app = routes::app(state).layer(tower_http::trace::TraceLayer::new_for_http());
+        let stopped = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
+        if let Err(e) = axum::serve(handed, app)
+            .with_graceful_shutdown(stopped)
+            .await
+        {
+            tracing::error!("event-loop thread {n}: {e}");
+        }
+    })
+}
+
+/// A thread named `name` running the future `make` gives on a runtime of
+/// its own until it ends.
+pub fn runtime_thread<F>(
+    name: String,
+    make: impl FnOnce() -> F + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>>
+where
+    F: std::future::Future<Output = ()>,
+{
+    std::thread::Builder::new().name(name).spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(make());
+    })
 }
 
 /// Binds the configured address, starts the event-loop threads and accepts
