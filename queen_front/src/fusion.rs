@@ -148,6 +148,8 @@ impl LaneStats {
     /// Counts one call of `requests` requests.
     fn observe(&self, requests: usize) {
         let n = requests as u64;
+        self.requests.fetch_add(n, Ordering::Relaxed);
+        self.calls.fetch_add(1, Ordering::Relaxed);
         let at = CALL_SIZE_BOUNDS
             .iter()
             .position(|b| n <= *b)
@@ -274,9 +276,10 @@ impl Fusion {
         self.config.max_inflight * Kind::ALL.len()
     }
 
-    /// Runs the lanes on a thread of their own, their calls on `pool`
-    /// (its connections made on that thread); None with fusion off. The thread ends once every clone
-    /// of this `Fusion` is gone and the last call is answered.
+    /// Runs the lanes on a thread of their own, their calls on `pool` (its
+    /// connections made on that thread); None with fusion off. The thread
+    /// ends once every clone of this `Fusion` is gone and the last call is
+    /// answered.
     pub fn spawn(&self, pool: Pool) -> Option<std::io::Result<std::thread::JoinHandle<()>>> {
         self.senders.as_ref()?;
         let fusion = Fusion {
@@ -319,10 +322,7 @@ impl Fusion {
         let gate = &self.gates[kind as usize];
         if gate.waiting.load(Ordering::Acquire) == 0 && gate.claim(self.config.max_inflight) {
             let _slot = Slot(gate);
-            let stats = self.stats.lane(kind);
-            stats.requests.fetch_add(1, Ordering::Relaxed);
-            stats.calls.fetch_add(1, Ordering::Relaxed);
-            stats.observe(1);
+            self.stats.lane(kind).observe(1);
             return Ok(job.alone(pool, config.request_timeout).await);
         }
         gate.waiting.fetch_add(1, Ordering::AcqRel);
@@ -351,6 +351,11 @@ struct Lane {
 }
 
 impl Lane {
+    /// What the lane shares with the requests coming to it.
+    fn gate(&self) -> &Gate {
+        &self.gates[self.kind as usize]
+    }
+
     /// Takes requests until every sender is gone and the last call is
     /// answered. With no call in flight, whatever waits goes at once; with
     /// calls in flight and a slot free, the waiting requests go once they are
@@ -359,7 +364,7 @@ impl Lane {
     /// every slot taken, they wait for the next call to end.
     async fn run(self, mut rx: mpsc::UnboundedReceiver<Pending>) {
         let lane = Arc::new(self);
-        let gate = &lane.gates[lane.kind as usize];
+        let gate = lane.gate();
         let max = lane.config.max_inflight;
         let mut waiting: VecDeque<Pending> = VecDeque::new();
         let (mut last, mut open) = (0usize, true);
@@ -376,7 +381,7 @@ impl Lane {
                 let lane = Arc::clone(&lane);
                 tokio::spawn(async move {
                     lane.serve(batch).await;
-                    lane.gates[lane.kind as usize].release();
+                    lane.gate().release();
                 });
                 continue;
             }
@@ -414,10 +419,6 @@ impl Lane {
     /// Makes one call for `batch` and answers each request.
     async fn serve(&self, batch: Vec<Pending>) {
         let stats = self.stats.lane(self.kind);
-        stats
-            .requests
-            .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        stats.calls.fetch_add(1, Ordering::Relaxed);
         stats.observe(batch.len());
         if batch.len() == 1 {
             let p = batch.into_iter().next().expect("one request");

@@ -1,7 +1,8 @@
 //! The server: one acceptor hands the connections it takes, in turn, to the
 //! event-loop threads, each with its own runtime and its own share of the
-//! pool, and the request fusion lanes run on a thread of their own; on SIGINT or SIGTERM it stops accepting and every thread finishes
-//! its in-flight requests before the process ends.
+//! pool, and the request fusion lanes run on a thread of their own; on
+//! SIGINT or SIGTERM it stops accepting and every thread finishes its
+//! in-flight requests before the process ends.
 
 use std::net::SocketAddr;
 

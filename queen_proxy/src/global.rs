@@ -584,21 +584,9 @@ pub(crate) fn folded<'a>(answers: impl IntoIterator<Item = &'a Value>) -> Map<St
         let Some(o) = a.as_object() else { continue };
         for (k, v) in o {
             *seen.entry(k.clone()).or_default() += 1;
-            let lower = k.to_ascii_lowercase();
-            let largest = lower.starts_with("max") || k.contains("Max");
             let merged = match (out.get(k), v) {
                 (None, _) => v.clone(),
-                (Some(Value::Number(x)), Value::Number(y)) => {
-                    let (fx, fy) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
-                    match (x.as_i64(), y.as_i64()) {
-                        (Some(x), Some(y)) if largest => Value::from(x.max(y)),
-                        (Some(x), Some(y)) if lower.starts_with("min") => Value::from(x.min(y)),
-                        (Some(x), Some(y)) => Value::from(x + y),
-                        _ if largest => json!(fx.max(fy)),
-                        _ if lower.starts_with("min") => json!(fx.min(fy)),
-                        _ => json!(fx + fy),
-                    }
-                }
+                (Some(Value::Number(x)), Value::Number(y)) => combined(k, x, y),
                 (Some(Value::String(x)), Value::String(y)) => Value::from(x.clone().max(y.clone())),
                 (Some(Value::Bool(x)), Value::Bool(y)) => Value::from(*x || *y),
                 (Some(old), _) => old.clone(),
@@ -614,6 +602,30 @@ pub(crate) fn folded<'a>(answers: impl IntoIterator<Item = &'a Value>) -> Map<St
         }
     }
     out
+}
+
+/// Two shards' figures named `key`: `max*`/`*Max*` the largest, `min*` the
+/// smallest, others added; whole numbers stay whole.
+fn combined(key: &str, x: &serde_json::Number, y: &serde_json::Number) -> Value {
+    let lower = key.to_ascii_lowercase();
+    let (ints, floats) = ((x.as_i64(), y.as_i64()), (x.as_f64(), y.as_f64()));
+    let (fx, fy) = (floats.0.unwrap_or(0.0), floats.1.unwrap_or(0.0));
+    if lower.starts_with("max") || key.contains("Max") {
+        match ints {
+            (Some(a), Some(b)) => Value::from(a.max(b)),
+            _ => json!(fx.max(fy)),
+        }
+    } else if lower.starts_with("min") {
+        match ints {
+            (Some(a), Some(b)) => Value::from(a.min(b)),
+            _ => json!(fx.min(fy)),
+        }
+    } else {
+        match ints {
+            (Some(a), Some(b)) => Value::from(a + b),
+            _ => json!(fx + fy),
+        }
+    }
 }
 
 #[pg_extern(volatile)]
