@@ -134,8 +134,8 @@ type Delivery = Vec<(oneshot::Sender<Answer>, Answer)>;
 /// A thread's mailbox: a task on that thread's runtime that hands each
 /// answer of a delivery to its request. The answers of a fused call reach
 /// each thread as one wake-up, not one per request: waking a task of
-/// another thread is a system call, and one per request cost a tenth of
-/// the machine's CPU under push of 1 per request.
+/// another thread's runtime is a system call (its event loop's waker),
+/// waking one of the same thread is not.
 #[derive(Clone)]
 struct Home(mpsc::UnboundedSender<Delivery>);
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use pgrx::prelude::*;
-use queen_datum::JsonOut;
+use queen_datum::{JsonOut, JsonbArg};
 use serde_json::{Map, Value};
 
 use crate::errors::{self, Caught};
@@ -80,9 +80,9 @@ pub fn ack_body(body: &str, router: &Router) -> Result<String, Caught> {
 }
 
 #[pg_extern(volatile)]
-fn ack(acks: Option<pgrx::JsonB>) -> JsonOut {
+fn ack(acks: Option<JsonbArg>) -> JsonOut {
     let acks = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
-    ack_text(Some(&acks.0.to_string()))
+    ack_text(Some(&acks.0))
 }
 
 #[pg_extern(volatile)]

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use pgrx::prelude::*;
-use queen_datum::JsonOut;
+use queen_datum::{JsonOut, JsonbArg};
 use queen_frames::push_body::{decode_push_body, encode_push_body, PushGroup};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -38,50 +38,52 @@ struct Named<'a> {
 }
 
 #[derive(Deserialize)]
-struct Wrapped<'a> {
-    #[serde(borrow)]
-    items: Vec<&'a RawValue>,
+struct Wrapped<T> {
+    items: Vec<T>,
 }
 
-/// The items of a JSON push body (an array, or `{"items": [...]}`) and the
-/// shard of each; None when the body or an item can not be read (the shard
-/// then says what is wrong).
-fn json_items<'a>(body: &'a str, router: &Router) -> Option<Vec<(&'a RawValue, i32)>> {
-    let items: Vec<&RawValue> = match body.trim_start().as_bytes().first() {
-        Some(b'[') => serde_json::from_str(body).ok()?,
-        Some(b'{') => serde_json::from_str::<Wrapped<'_>>(body).ok()?.items,
-        _ => return None,
-    };
-    items
-        .into_iter()
-        .map(|raw| {
-            let named: Named<'_> = serde_json::from_str(raw.get()).ok()?;
-            Some((raw, router.name(&named.queue?)))
-        })
-        .collect()
+/// The items of a JSON push body (an array, or `{"items": [...]}`), read as
+/// `T`; None when the body or an item can not be read (the shard then says
+/// what is wrong).
+fn json_items<'a, T: Deserialize<'a>>(body: &'a str) -> Option<Vec<T>> {
+    match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).ok(),
+        Some(b'{') => Some(serde_json::from_str::<Wrapped<T>>(body).ok()?.items),
+        _ => None,
+    }
 }
 
-/// Splits a JSON push body by shard.
+/// Splits a JSON push body by shard. The body is read once for its queues
+/// and, only when they are on several shards, once more for its items.
 pub fn split_json(body: &str, router: &Router) -> Split<String> {
-    let Some(items) = json_items(body, router) else {
+    let Some(shards) = json_items::<Named<'_>>(body).and_then(|items| {
+        items
+            .into_iter()
+            .map(|n| Some(router.name(&n.queue?)))
+            .collect::<Option<Vec<i32>>>()
+    }) else {
+        return Split::Whole(0);
+    };
+    match shards.first() {
+        None => return Split::Whole(0),
+        Some(&first) if shards.iter().all(|s| *s == first) => return Split::Whole(first),
+        Some(_) => {}
+    }
+    let Some(raws) = json_items::<&RawValue>(body).filter(|r| r.len() == shards.len()) else {
         return Split::Whole(0);
     };
     let mut parts: BTreeMap<i32, (Vec<&str>, Vec<usize>)> = BTreeMap::new();
-    for (k, (raw, shard)) in items.iter().enumerate() {
+    for (k, (raw, shard)) in raws.iter().zip(&shards).enumerate() {
         let part = parts.entry(*shard).or_default();
         part.0.push(raw.get());
         part.1.push(k);
     }
-    match parts.len() {
-        0 => Split::Whole(0),
-        1 => Split::Whole(*parts.keys().next().expect("one part")),
-        _ => Split::Parts(
-            parts
-                .into_iter()
-                .map(|(shard, (raws, at))| (shard, format!("[{}]", raws.join(",")), at))
-                .collect(),
-        ),
-    }
+    Split::Parts(
+        parts
+            .into_iter()
+            .map(|(shard, (raws, at))| (shard, format!("[{}]", raws.join(",")), at))
+            .collect(),
+    )
 }
 
 /// Splits a binary push body (QPB1) by shard; with whether it asks for
@@ -215,9 +217,9 @@ fn text(r: Result<Option<String>, Caught>) -> Result<String, Caught> {
 
 /// Queen's push: an array of items, or `{"items": [...]}`.
 #[pg_extern(volatile)]
-fn push(items: Option<pgrx::JsonB>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
+fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let items = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
-    push_text(Some(&items.0.to_string()), producer)
+    push_text(Some(&items.0), producer)
 }
 
 /// `push` with the body as text.
