@@ -3,8 +3,11 @@
 //! `queen-locks`), timer batches (by queue), ephemeral pushes and acks (by
 //! queue), KV listings (by namespace), trace records (by partition id), and
 //! reads by offset (`fetch`, `partitions_changed`, group positions: by
-//! queue). A body spanning shards is refused as a transaction is (22023);
-//! a body the proxy can not read goes whole to shard 0, which refuses it.
+//! queue). A body spanning shards is refused as a transaction is (22023),
+//! but for the reads by offset, which only read: their entries are split by
+//! shard, each shard reads its own, and the answer's entries come back in
+//! the caller's order. A body the proxy can not read goes whole to shard 0,
+//! which refuses it.
 
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
@@ -125,31 +128,114 @@ fn trace_record(body: Option<JsonbArg>) -> JsonOut {
     )
 }
 
+/// A read by offset: `{"entries": [{"queue", ...}], ...}` answering
+/// `{"entries": [...], ...}` with one entry per asked entry, in order. With
+/// entries on one shard, the body goes to it unchanged. With entries on
+/// several, each shard gets the body with its own entries, and their
+/// answers' entries are put back at the caller's indexes; `safeTime` is the
+/// earliest shard's, `safeTimeDegraded` set if any shard's is, the other
+/// fields the first shard's. Each shard applies its own bounds
+/// (`queen.fetch_call_max_bytes`, `queen.fetch_max_entries`) to its part.
+fn read_entries(sql: &'static str, body: Option<JsonbArg>) -> JsonOut {
+    let router = Router::load();
+    let value = body
+        .as_ref()
+        .and_then(|b| serde_json::from_str::<Value>(&b.0).ok());
+    let Some(parts) = value.as_ref().and_then(|v| entry_parts(&router, v)) else {
+        let shard = shard_of(body.as_ref(), |r, b, t| {
+            entries(b).for_each(|e| t.queue(r, e.get("queue")))
+        });
+        return on(sql, shard, body);
+    };
+    let mut merged: Option<Value> = None;
+    let mut slots: Vec<Value> = Vec::new();
+    for (shard, part, at) in parts {
+        let text = part.to_string();
+        let answer: String = remote::one(sql, &[shard.into(), text.as_str().into()])
+            .unwrap_or_else(|| "null".into());
+        let mut answer = remote::parse("a shard's read", &answer);
+        let got = match answer.get_mut("entries").map(Value::take) {
+            Some(Value::Array(got)) => got,
+            _ => panic!("a shard's read answered no entries: {answer}"),
+        };
+        for (k, entry) in at.into_iter().zip(got) {
+            if slots.len() <= k {
+                slots.resize(k + 1, Value::Null);
+            }
+            slots[k] = entry;
+        }
+        merged = Some(match merged {
+            None => answer,
+            Some(mut m) => {
+                fold_read(&mut m, &answer);
+                m
+            }
+        });
+    }
+    let mut merged = merged.unwrap_or_else(|| serde_json::json!({}));
+    merged["entries"] = Value::Array(slots);
+    JsonOut(merged.to_string())
+}
+
+/// The parts of a read body whose entries name queues on several shards:
+/// each shard's body and the caller's index of each of its entries. None
+/// when they are on one shard, or an entry names no queue (the shard then
+/// says what is wrong).
+fn entry_parts(router: &Router, body: &Value) -> Option<Vec<(i32, Value, Vec<usize>)>> {
+    let list = body.get("entries")?.as_array()?;
+    let mut by_shard: std::collections::BTreeMap<i32, (Vec<Value>, Vec<usize>)> =
+        std::collections::BTreeMap::new();
+    for (k, e) in list.iter().enumerate() {
+        let shard = router.name(e.get("queue")?.as_str()?);
+        let part = by_shard.entry(shard).or_default();
+        part.0.push(e.clone());
+        part.1.push(k);
+    }
+    if by_shard.len() < 2 {
+        return None;
+    }
+    Some(
+        by_shard
+            .into_iter()
+            .map(|(shard, (list, at))| {
+                let mut part = body.clone();
+                part["entries"] = Value::Array(list);
+                (shard, part, at)
+            })
+            .collect(),
+    )
+}
+
+/// Folds a further shard's answer fields (all but `entries`) into `into`.
+fn fold_read(into: &mut Value, more: &Value) {
+    if let (Some(a), Some(b)) = (
+        into.get("safeTime").and_then(Value::as_str),
+        more.get("safeTime").and_then(Value::as_str),
+    ) {
+        // The same fixed-width UTC form on every shard: text order is time order.
+        if b < a {
+            into["safeTime"] = Value::from(b);
+        }
+    }
+    if more.get("safeTimeDegraded") == Some(&Value::Bool(true)) {
+        into["safeTimeDegraded"] = Value::Bool(true);
+    }
+}
+
 #[pg_extern(volatile)]
 fn fetch(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| {
-        entries(b).for_each(|e| t.queue(r, e.get("queue")))
-    });
-    on(
-        "SELECT queen_remote.fetch($1, $2::jsonb)::text",
-        shard,
-        body,
-    )
+    read_entries("SELECT queen_remote.fetch($1, $2::jsonb)::text", body)
 }
 
 #[pg_extern(volatile)]
 fn partitions_changed(body: Option<JsonbArg>) -> JsonOut {
-    let shard = shard_of(body.as_ref(), |r, b, t| {
-        entries(b).for_each(|e| t.queue(r, e.get("queue")))
-    });
-    on(
+    read_entries(
         "SELECT queen_remote.partitions_changed($1, $2::jsonb)::text",
-        shard,
         body,
     )
 }
 
-/// A group's positions on the queues named in `entries`, on their shard;
+/// A group's positions on the queues named in `entries`, on their shards;
 /// without entries, on every shard, the entries of all put together.
 #[pg_extern(volatile)]
 fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
@@ -178,12 +264,8 @@ fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
         }
         return JsonOut(merged.unwrap_or(Value::Null).to_string());
     }
-    let shard = shard_of(body.as_ref(), |r, b, t| {
-        entries(b).for_each(|e| t.queue(r, e.get("queue")))
-    });
-    on(
+    read_entries(
         "SELECT queen_remote.consumer_group_positions($1, $2::jsonb)::text",
-        shard,
         body,
     )
 }

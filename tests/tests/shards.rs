@@ -91,6 +91,27 @@ fn one_queue_per_shard(p: &mut Client, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// Acks a pop's `messages` as completed (for `group` when given) through
+/// the proxy; every ack must succeed.
+fn complete(p: &mut Client, messages: &[Value], group: Option<&str>) {
+    let acks: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                   "leaseId": m["leaseId"], "status": "completed", "consumerGroup": group})
+        })
+        .collect();
+    let acked = call(p, "SELECT queen.ack($1)", &[&Value::Array(acks)]);
+    assert!(
+        acked
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["success"] == true),
+        "{acked}"
+    );
+}
+
 fn pid(v: &Value) -> i64 {
     match &v["partitionId"] {
         Value::String(s) => s.parse().unwrap(),
@@ -174,22 +195,7 @@ fn push_pop_and_ack_through_the_proxy_answer_as_one_database() {
         .map(|m| m["data"]["i"].as_i64().unwrap())
         .collect();
     assert_eq!(order, vec![0, 1, 2, 3, 4]);
-    let acks: Vec<Value> = messages
-        .iter()
-        .map(|m| {
-            json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
-                         "leaseId": m["leaseId"], "status": "completed"})
-        })
-        .collect();
-    let acked = call(&mut p, "SELECT queen.ack($1)", &[&Value::Array(acks)]);
-    assert!(
-        acked
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|a| a["success"] == true),
-        "{acked}"
-    );
+    complete(&mut p, &messages, None);
     let empty = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 10, '{}')", &[&q]);
     assert_eq!(
         empty["messages"].as_array().map_or(0, Vec::len),
@@ -288,6 +294,91 @@ fn a_push_naming_every_shard_is_split_and_answered_in_the_callers_order() {
         assert_eq!(a["transactionId"], acks[i]["transactionId"]);
         assert_eq!(a["success"], true, "{a}");
     }
+}
+
+/// A read by offset whose entries name queues on every shard: each entry
+/// answered, in the caller's order, as each shard answers its own.
+#[test]
+fn reads_by_offset_across_shards_answer_every_entry_in_the_callers_order() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "reads");
+    for (k, q) in queues.iter().enumerate() {
+        let items: Vec<Value> = (0..3)
+            .map(|i| json!({"queue": q, "partition": "p", "payload": {"q": k, "i": i}}))
+            .collect();
+        call(&mut p, "SELECT queen.push($1)", &[&Value::Array(items)]);
+    }
+    // Shards 2, 0, 1, 0 again, from different offsets.
+    let asked = [(2, 0), (0, 1), (1, 2), (0, 0)];
+    let body = json!({"entries": asked.iter().map(|(k, from)| json!({
+        "queue": queues[*k], "partition": "p", "offset": from,
+    })).collect::<Vec<_>>()});
+    let fetched = call(&mut p, "SELECT queen.fetch($1)", &[&body]);
+    let entries = fetched["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), asked.len(), "{fetched}");
+    for (e, (k, from)) in entries.iter().zip(asked) {
+        assert_eq!(e["queue"], queues[k], "{fetched}");
+        assert_eq!(e["highWatermark"], 3, "{e}");
+        let got: Vec<(i64, Value)> = e["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["offset"].as_i64().unwrap(), r["payload"].clone()))
+            .collect();
+        let want: Vec<(i64, Value)> = (from..3).map(|i| (i, json!({"q": k, "i": i}))).collect();
+        assert_eq!(got, want, "{e}");
+    }
+
+    let changed = call(
+        &mut p,
+        "SELECT queen.partitions_changed($1)",
+        &[&json!({"entries": [{"queue": queues[1]}, {"queue": queues[0]}, {"queue": queues[2]}]})],
+    );
+    let entries = changed["entries"].as_array().unwrap();
+    for (e, k) in entries.iter().zip([1, 0, 2]) {
+        assert_eq!(e["queue"], queues[k], "{changed}");
+        assert_eq!(e["partitions"][0]["name"], "p", "{changed}");
+        assert_eq!(e["partitions"][0]["lastOffset"], 2, "{changed}");
+    }
+    assert_eq!(entries.len(), 3, "{changed}");
+    // The earliest of the shards' safe times, no later than any shard's own.
+    let safe = changed["safeTime"].as_str().unwrap().to_owned();
+    for (k, q) in queues.iter().enumerate() {
+        let mut shard = shards().swap_remove(k);
+        let own = call(
+            &mut shard,
+            "SELECT queen.partitions_changed($1)",
+            &[&json!({"entries": [{"queue": q}]})],
+        );
+        assert!(
+            safe.as_str() <= own["safeTime"].as_str().unwrap(),
+            "{safe} {own}"
+        );
+    }
+
+    // A group's positions: the queue it read on one shard, none on another.
+    let group = unique("reader");
+    let popped = call(
+        &mut p,
+        "SELECT queen.pop($1, 'p', $2, 10, '{\"subscriptionMode\": \"all\"}')",
+        &[&queues[0], &group],
+    );
+    let messages = popped["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "{popped}");
+    complete(&mut p, messages, Some(&group));
+    let positions = call(
+        &mut p,
+        "SELECT queen.consumer_group_positions($1)",
+        &[&json!({"consumerGroup": group, "entries": [
+            {"queue": queues[2], "partition": "p"}, {"queue": queues[0], "partition": "p"}]})],
+    );
+    let entries = positions["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{positions}");
+    assert_eq!(entries[0]["queue"], queues[2], "{positions}");
+    assert_eq!(entries[0]["offset"], Value::Null, "{positions}");
+    assert_eq!(entries[1]["queue"], queues[0], "{positions}");
+    assert_eq!(entries[1]["offset"], 3, "{positions}");
+    assert_eq!(positions["consumerGroup"], group, "{positions}");
 }
 
 #[test]
