@@ -9,6 +9,8 @@
 //! the caller's order. A body the proxy can not read goes whole to shard 0,
 //! which refuses it.
 
+use std::collections::BTreeMap;
+
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
 use serde_json::Value;
@@ -29,13 +31,6 @@ fn operations(body: &Value) -> impl Iterator<Item = &Value> {
     }
     .into_iter()
     .flatten()
-}
-
-fn entries(body: &Value) -> impl Iterator<Item = &Value> {
-    body.get("entries")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
 }
 
 /// The one shard of a body, by what `touch` finds in it.
@@ -141,69 +136,50 @@ fn read_entries(sql: &'static str, body: Option<JsonbArg>) -> JsonOut {
     let value = body
         .as_ref()
         .and_then(|b| serde_json::from_str::<Value>(&b.0).ok());
-    let Some(parts) = value.as_ref().and_then(|v| entry_parts(&router, v)) else {
-        let shard = shard_of(body.as_ref(), |r, b, t| {
-            entries(b).for_each(|e| t.queue(r, e.get("queue")))
-        });
-        return on(sql, shard, body);
+    let list = value
+        .as_ref()
+        .and_then(|v| v.get("entries"))
+        .and_then(Value::as_array);
+    // Entries the proxy can not read (none, or one naming no queue) go
+    // whole to shard 0, which answers or refuses them as one database does.
+    let Some(shards) = list.and_then(|l| {
+        l.iter()
+            .map(|e| Some(router.name(e.get("queue")?.as_str()?)))
+            .collect::<Option<Vec<i32>>>()
+    }) else {
+        return on(sql, 0, body);
     };
+    let mut parts: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
+    for (k, shard) in shards.iter().enumerate() {
+        parts.entry(*shard).or_default().push(k);
+    }
+    if parts.len() < 2 {
+        return on(sql, shards.first().copied().unwrap_or(0), body);
+    }
+    let (value, list) = (value.as_ref().expect("read"), list.expect("read"));
     let mut merged: Option<Value> = None;
-    let mut slots: Vec<Value> = Vec::new();
-    for (shard, part, at) in parts {
+    let mut slots: Vec<Value> = vec![Value::Null; list.len()];
+    for (shard, at) in parts {
+        let mut part = value.clone();
+        part["entries"] = Value::Array(at.iter().map(|k| list[*k].clone()).collect());
         let text = part.to_string();
         let answer: String = remote::one(sql, &[shard.into(), text.as_str().into()])
             .unwrap_or_else(|| "null".into());
         let mut answer = remote::parse("a shard's read", &answer);
-        let got = match answer.get_mut("entries").map(Value::take) {
-            Some(Value::Array(got)) => got,
-            _ => panic!("a shard's read answered no entries: {answer}"),
+        let Some(Value::Array(got)) = answer.get_mut("entries").map(Value::take) else {
+            panic!("a shard's read answered no entries: {answer}");
         };
         for (k, entry) in at.into_iter().zip(got) {
-            if slots.len() <= k {
-                slots.resize(k + 1, Value::Null);
-            }
             slots[k] = entry;
         }
-        merged = Some(match merged {
-            None => answer,
-            Some(mut m) => {
-                fold_read(&mut m, &answer);
-                m
-            }
-        });
+        match &mut merged {
+            None => merged = Some(answer),
+            Some(m) => fold_read(m, &answer),
+        }
     }
-    let mut merged = merged.unwrap_or_else(|| serde_json::json!({}));
+    let mut merged = merged.expect("two shards asked");
     merged["entries"] = Value::Array(slots);
     JsonOut(merged.to_string())
-}
-
-/// The parts of a read body whose entries name queues on several shards:
-/// each shard's body and the caller's index of each of its entries. None
-/// when they are on one shard, or an entry names no queue (the shard then
-/// says what is wrong).
-fn entry_parts(router: &Router, body: &Value) -> Option<Vec<(i32, Value, Vec<usize>)>> {
-    let list = body.get("entries")?.as_array()?;
-    let mut by_shard: std::collections::BTreeMap<i32, (Vec<Value>, Vec<usize>)> =
-        std::collections::BTreeMap::new();
-    for (k, e) in list.iter().enumerate() {
-        let shard = router.name(e.get("queue")?.as_str()?);
-        let part = by_shard.entry(shard).or_default();
-        part.0.push(e.clone());
-        part.1.push(k);
-    }
-    if by_shard.len() < 2 {
-        return None;
-    }
-    Some(
-        by_shard
-            .into_iter()
-            .map(|(shard, (list, at))| {
-                let mut part = body.clone();
-                part["entries"] = Value::Array(list);
-                (shard, part, at)
-            })
-            .collect(),
-    )
 }
 
 /// Folds a further shard's answer fields (all but `entries`) into `into`.

@@ -329,6 +329,14 @@ fn reads_by_offset_across_shards_answer_every_entry_in_the_callers_order() {
         assert_eq!(got, want, "{e}");
     }
 
+    // An entry naming no queue: refused as one database refuses it.
+    let bad = json!({"entries": [
+        {"queue": queues[0], "offset": 0}, {"offset": 0}, {"queue": queues[1], "offset": 0}]});
+    let err = p.query_one("SELECT queen.fetch($1)", &[&bad]).unwrap_err();
+    let db = err.as_db_error().unwrap();
+    assert_eq!(db.code().code(), "22023", "{err}");
+    assert!(db.message().contains("entries[1].queue"), "{err}");
+
     let changed = call(
         &mut p,
         "SELECT queen.partitions_changed($1)",
