@@ -9,8 +9,6 @@
 //! the caller's order. A body the proxy can not read goes whole to shard 0,
 //! which refuses it.
 
-use std::collections::BTreeMap;
-
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
 use serde_json::Value;
@@ -149,10 +147,7 @@ fn read_entries(sql: &'static str, body: Option<JsonbArg>) -> JsonOut {
     }) else {
         return on(sql, 0, body);
     };
-    let mut parts: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
-    for (k, shard) in shards.iter().enumerate() {
-        parts.entry(*shard).or_default().push(k);
-    }
+    let parts = crate::route::by_shard(&shards);
     if parts.len() < 2 {
         return on(sql, shards.first().copied().unwrap_or(0), body);
     }

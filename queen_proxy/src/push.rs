@@ -64,24 +64,20 @@ pub fn split_json(body: &str, router: &Router) -> Split<String> {
     }) else {
         return Split::Whole(0);
     };
-    match shards.first() {
-        None => return Split::Whole(0),
-        Some(&first) if shards.iter().all(|s| *s == first) => return Split::Whole(first),
-        Some(_) => {}
+    let parts = crate::route::by_shard(&shards);
+    if parts.len() < 2 {
+        return Split::Whole(shards.first().copied().unwrap_or(0));
     }
     let Some(raws) = json_items::<&RawValue>(body).filter(|r| r.len() == shards.len()) else {
         return Split::Whole(0);
     };
-    let mut parts: BTreeMap<i32, (Vec<&str>, Vec<usize>)> = BTreeMap::new();
-    for (k, (raw, shard)) in raws.iter().zip(&shards).enumerate() {
-        let part = parts.entry(*shard).or_default();
-        part.0.push(raw.get());
-        part.1.push(k);
-    }
     Split::Parts(
         parts
             .into_iter()
-            .map(|(shard, (raws, at))| (shard, format!("[{}]", raws.join(",")), at))
+            .map(|(shard, at)| {
+                let part: Vec<&str> = at.iter().map(|k| raws[*k].get()).collect();
+                (shard, format!("[{}]", part.join(",")), at)
+            })
             .collect(),
     )
 }

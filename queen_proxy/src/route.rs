@@ -136,3 +136,13 @@ pub fn id_in(v: Option<&serde_json::Value>) -> Option<i64> {
         _ => None,
     }
 }
+
+/// The indexes of items by their shard (`shards[k]` is item k's), each
+/// shard's in order.
+pub fn by_shard(shards: &[i32]) -> std::collections::BTreeMap<i32, Vec<usize>> {
+    let mut parts: std::collections::BTreeMap<i32, Vec<usize>> = Default::default();
+    for (k, shard) in shards.iter().enumerate() {
+        parts.entry(*shard).or_default().push(k);
+    }
+    parts
+}
