@@ -145,12 +145,8 @@ pub fn decode_push_body(data: &[u8]) -> Result<PushBody, FrameError> {
     decode_push_body_within(data, MAX_PUSH_RAW_BYTES)
 }
 
-/// Parses a `QPB1` body whose compressed form (flag 1) may decompress to at
-/// most `max_raw` bytes; the header's stated length is checked before
-/// anything is allocated. Pre-framed groups (flag 8) stay compressed.
-pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, FrameError> {
-    let max_raw = max_raw.min(MAX_PUSH_RAW_BYTES);
-    let mut r = Reader::new(data);
+/// The head of a `QPB1` body: its flags, checked, and the rest.
+fn push_head<'a>(r: &mut Reader<'a>) -> Result<u8, FrameError> {
     if r.take(4, "magic")? != PUSH_MAGIC {
         return Err(FrameError::invalid(
             "not a binary push body (magic is not QPB1)",
@@ -162,56 +158,96 @@ pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, 
             "binary push body has unknown flags {flags:#04x}"
         )));
     }
+    if flags & FLAG_FRAMES != 0 && flags & (FLAG_ZSTD | FLAG_TXN) != 0 {
+        return Err(FrameError::invalid(
+            "flag 8 (frames) can not be combined with flags 1 or 4",
+        ));
+    }
+    Ok(flags)
+}
+
+/// The decompressed groups of a body with flag 1, at most `max_raw` bytes
+/// (the header's stated length is checked before anything is allocated).
+fn inflate(r: &mut Reader<'_>, max_raw: usize) -> Result<Vec<u8>, FrameError> {
+    let raw_len = r.u32("raw length")? as usize;
+    if raw_len > max_raw {
+        return Err(FrameError::TooLarge {
+            what: "decompressed push body",
+            limit: max_raw,
+        });
+    }
+    let raw = decompress_segment(r.rest(), raw_len)?;
+    if raw.len() != raw_len {
+        return Err(FrameError::invalid(format!(
+            "push body decompressed to {} bytes, header says {raw_len}",
+            raw.len()
+        )));
+    }
+    Ok(raw)
+}
+
+/// Parses a `QPB1` body whose compressed form (flag 1) may decompress to at
+/// most `max_raw` bytes. Pre-framed groups (flag 8) stay compressed.
+pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, FrameError> {
+    let max_raw = max_raw.min(MAX_PUSH_RAW_BYTES);
+    let mut r = Reader::new(data);
+    let flags = push_head(&mut r)?;
     let counts_only = flags & FLAG_COUNTS != 0;
+    let body = |groups| PushBody {
+        counts_only,
+        groups,
+    };
     if flags & FLAG_FRAMES != 0 {
-        if flags & (FLAG_ZSTD | FLAG_TXN) != 0 {
-            return Err(FrameError::invalid(
-                "flag 8 (frames) can not be combined with flags 1 or 4",
-            ));
-        }
         let groups = packed_groups(&mut r)?;
-        return finish(
-            &r,
-            PushBody {
-                counts_only,
-                groups,
-            },
-        );
+        return finish(&r, body(groups));
     }
     let with_txn = flags & FLAG_TXN != 0;
     if flags & FLAG_ZSTD != 0 {
-        let raw_len = r.u32("raw length")? as usize;
-        if raw_len > max_raw {
-            return Err(FrameError::TooLarge {
-                what: "decompressed push body",
-                limit: max_raw,
-            });
-        }
-        let raw = decompress_segment(r.rest(), raw_len)?;
-        if raw.len() != raw_len {
-            return Err(FrameError::invalid(format!(
-                "push body decompressed to {} bytes, header says {raw_len}",
-                raw.len()
-            )));
-        }
+        let raw = inflate(&mut r, max_raw)?;
         let mut inner = Reader::new(&raw);
         let groups = item_groups(&mut inner, with_txn)?;
-        return finish(
-            &inner,
-            PushBody {
-                counts_only,
-                groups,
-            },
-        );
+        return finish(&inner, body(groups));
     }
     let groups = item_groups(&mut r, with_txn)?;
-    finish(
-        &r,
-        PushBody {
-            counts_only,
-            groups,
-        },
-    )
+    finish(&r, body(groups))
+}
+
+/// The queue of each group of a `QPB1` body, in order, and whether the body
+/// asks for counts only: its headers walked, no payload copied (a body
+/// with flag 1 is decompressed to be read). Errors as
+/// [`decode_push_body`] does on a body it can not read.
+pub fn push_body_queues(data: &[u8]) -> Result<(Vec<String>, bool), FrameError> {
+    let mut r = Reader::new(data);
+    let flags = push_head(&mut r)?;
+    let counts_only = flags & FLAG_COUNTS != 0;
+    let with_txn = flags & FLAG_TXN != 0;
+    let raw;
+    let mut inner = if flags & FLAG_ZSTD != 0 {
+        raw = inflate(&mut r, MAX_PUSH_RAW_BYTES)?;
+        Reader::new(&raw)
+    } else {
+        r
+    };
+    let n_groups = inner.u32("group count")?;
+    let mut queues = Vec::with_capacity((n_groups as usize).min(inner.remaining() / 8));
+    for _ in 0..n_groups {
+        queues.push(inner.text16("queue name")?.to_owned());
+        inner.text16("partition name")?;
+        let n = inner.u32("message count")?;
+        if flags & FLAG_FRAMES != 0 {
+            let z_len = inner.u32("compressed group length")? as usize;
+            inner.take(z_len, "compressed group")?;
+            continue;
+        }
+        for _ in 0..n {
+            if with_txn {
+                inner.text16("transaction id")?;
+            }
+            let len = inner.u32("payload length")? as usize;
+            inner.take(len, "payload")?;
+        }
+    }
+    finish(&inner, (queues, counts_only))
 }
 
 /// Parses a `QTB1` body.
@@ -342,6 +378,60 @@ mod tests {
         let mut lie = body.clone();
         lie[5..9].copy_from_slice(&((raw.len() + 1) as u32).to_le_bytes());
         assert!(decode_push_body(&lie).is_err());
+    }
+
+    /// `group(txn)` renamed to queue `q`.
+    fn group_of(q: &str, txn: Option<&str>) -> PushGroup {
+        PushGroup {
+            queue: q.into(),
+            ..group(txn)
+        }
+    }
+
+    #[test]
+    fn queues_are_read_without_decoding_every_layout() {
+        let groups = [
+            group_of("a", Some("t")),
+            group_of("b", None),
+            group_of("a", None),
+        ];
+        let names = |body: &[u8]| push_body_queues(body).unwrap();
+        let want = (vec!["a".to_owned(), "b".into(), "a".into()], true);
+        assert_eq!(names(&encode_push_body(&groups, true).unwrap()), want);
+        // Compressed (flag 1).
+        let plain = encode_push_body(&groups, false).unwrap();
+        let raw = &plain[5..];
+        let mut zipped = PUSH_MAGIC.to_vec();
+        zipped.push(FLAG_ZSTD | FLAG_TXN);
+        zipped.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+        zipped.extend_from_slice(&zstd::bulk::compress(raw, 3).unwrap());
+        assert_eq!(names(&zipped).0, want.0);
+        assert!(!names(&zipped).1);
+        // Pre-framed groups (flag 8).
+        let packed: Vec<PushGroup> = ["x", "y"]
+            .iter()
+            .map(|q| PushGroup {
+                queue: (*q).into(),
+                partition: "p".into(),
+                messages: GroupMessages::Packed {
+                    count: 3,
+                    zstd: vec![7; 11],
+                },
+            })
+            .collect();
+        let body = encode_push_body(&packed, false).unwrap();
+        assert_eq!(names(&body), (vec!["x".to_owned(), "y".into()], false));
+        // What decoding refuses, the walk refuses: a truncated body, bytes
+        // after the last group, unknown flags.
+        for bad in [
+            &plain[..plain.len() - 1],
+            &[plain.as_slice(), &[0]].concat()[..],
+            b"QPB1\x40",
+            &body[..body.len() - 2],
+        ] {
+            assert!(decode_push_body(bad).is_err());
+            assert!(push_body_queues(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

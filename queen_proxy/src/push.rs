@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
-use queen_frames::push_body::{decode_push_body, encode_push_body, PushGroup};
+use queen_frames::push_body::{decode_push_body, encode_push_body, push_body_queues, PushGroup};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -83,37 +83,41 @@ pub fn split_json(body: &str, router: &Router) -> Split<String> {
 }
 
 /// Splits a binary push body (QPB1) by shard; with whether it asks for
-/// counts only.
+/// counts only. The body's headers are walked for its queues; only a body
+/// whose queues are on several shards is decoded, and each shard's part
+/// encoded again.
 pub fn split_binary(body: &[u8], router: &Router) -> (Split<Vec<u8>>, bool) {
+    let Ok((queues, counts_only)) = push_body_queues(body) else {
+        return (Split::Whole(0), false);
+    };
+    let shards: Vec<i32> = queues.iter().map(|q| router.name(q)).collect();
+    if crate::route::by_shard(&shards).len() < 2 {
+        return (
+            Split::Whole(shards.first().copied().unwrap_or(0)),
+            counts_only,
+        );
+    }
     let Ok(decoded) = decode_push_body(body) else {
         return (Split::Whole(0), false);
     };
-    let counts_only = decoded.counts_only;
     let mut parts: BTreeMap<i32, (Vec<PushGroup>, Vec<usize>)> = BTreeMap::new();
     let mut next = 0usize;
-    for g in decoded.groups {
+    for (g, shard) in decoded.groups.into_iter().zip(shards) {
         let n = g.len();
-        let part = parts.entry(router.name(&g.queue)).or_default();
+        let part = parts.entry(shard).or_default();
         part.1.extend(next..next + n);
         part.0.push(g);
         next += n;
     }
-    let split = match parts.len() {
-        0 => Split::Whole(0),
-        1 => Split::Whole(*parts.keys().next().expect("one part")),
-        _ => Split::Parts(
-            parts
-                .into_iter()
-                .map(|(shard, (groups, at))| {
-                    let part = encode_push_body(&groups, counts_only).unwrap_or_else(|e| {
-                        errors::raise("22P03", format!("binary push body: {e}"))
-                    });
-                    (shard, part, at)
-                })
-                .collect(),
-        ),
-    };
-    (split, counts_only)
+    let parts = parts
+        .into_iter()
+        .map(|(shard, (groups, at))| {
+            let part = encode_push_body(&groups, counts_only)
+                .unwrap_or_else(|e| errors::raise("22P03", format!("binary push body: {e}")));
+            (shard, part, at)
+        })
+        .collect();
+    (Split::Parts(parts), counts_only)
 }
 
 /// The answers of the parts, as the caller's answer: each item's answer at

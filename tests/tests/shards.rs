@@ -265,6 +265,34 @@ fn a_push_naming_every_shard_is_split_and_answered_in_the_callers_order() {
     for (n, q) in queues.iter().enumerate() {
         assert_eq!(depth_on(&mut s[n], q), 4, "{q} on shard {n}");
     }
+    // A compressed binary body whose groups are all on one shard (not
+    // shard 0) goes to it whole, read from its headers only.
+    let one: Vec<PushGroup> = ["p1", "p2"]
+        .iter()
+        .map(|part| PushGroup {
+            queue: queues[2].clone(),
+            partition: (*part).into(),
+            messages: GroupMessages::Items(vec![PushItem {
+                transaction_id: None,
+                payload: format!("{{\"fill\":\"{}\"}}", "z".repeat(4096)).into_bytes(),
+            }]),
+        })
+        .collect();
+    let plain = encode_push_body(&one, false).unwrap();
+    let mut packed = plain[..4].to_vec();
+    packed.push(plain[4] | queen_frames::push_body::FLAG_ZSTD);
+    packed.extend_from_slice(&((plain.len() - 5) as u32).to_le_bytes());
+    packed.extend_from_slice(&zstd::bulk::compress(&plain[5..], 3).unwrap());
+    assert!(packed.len() < plain.len() / 4, "compressed");
+    let answer = call(&mut p, "SELECT queen.push_binary($1)", &[&packed]);
+    let answers = answer.as_array().unwrap();
+    assert_eq!(answers.len(), 2, "{answer}");
+    assert!(answers.iter().all(|a| a["status"] == "queued"), "{answer}");
+    assert!(
+        answers.iter().all(|a| pid(a) >> SHARD_ID_BITS == 2),
+        "{answer}"
+    );
+    assert_eq!(depth_on(&mut s[2], &queues[2]), 6);
 
     // Acks of messages of every shard in one body, answered in order.
     let mut acks = Vec::new();
