@@ -10,7 +10,7 @@ use tracing_subscriber::EnvFilter;
 use crate::auth::Auth;
 use crate::config::Config;
 use crate::fusion::Fusion;
-use crate::state::AppState;
+use crate::state::{AppState, ThreadState};
 use crate::{db, longpoll};
 
 /// The exit status of a start refused for its settings (or for an address
@@ -98,13 +98,15 @@ impl Startup {
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let figures = Arc::new(crate::report::Figures::default());
         (0..config.threads)
-            .map(|_| AppState {
-                pool: db::pool(config, per_thread).unwrap_or_else(|e| fail(e)),
-                config: Arc::clone(config),
-                auth: self.auth.clone(),
-                waiters: waiters.clone(),
-                fusion: fusion.clone(),
-                figures: Arc::clone(&figures),
+            .map(|_| {
+                AppState::new(ThreadState {
+                    pool: db::pool(config, per_thread).unwrap_or_else(|e| fail(e)),
+                    config: Arc::clone(config),
+                    auth: self.auth.clone(),
+                    waiters: waiters.clone(),
+                    fusion: fusion.clone(),
+                    figures: Arc::clone(&figures),
+                })
             })
             .collect()
     }

@@ -9,9 +9,27 @@ use crate::fusion::Fusion;
 use crate::longpoll::Waiters;
 use crate::report::Figures;
 
-/// One event-loop thread's state, cloned into each request it serves.
+/// One event-loop thread's state, cloned into each request it serves (and
+/// by each layer that takes it): one reference count, whatever it holds.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<ThreadState>);
+
+impl AppState {
+    pub fn new(state: ThreadState) -> AppState {
+        AppState(Arc::new(state))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = ThreadState;
+
+    fn deref(&self) -> &ThreadState {
+        &self.0
+    }
+}
+
+/// What an `AppState` holds.
+pub struct ThreadState {
     /// This thread's connections (its share of `QUEEN_POOL_SIZE`).
     pub pool: deadpool_postgres::Pool,
     /// The configuration, shared by every thread.

@@ -23,7 +23,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 use crate::config::Config;
-use crate::state::AppState;
+use crate::state::{AppState, ThreadState};
 use crate::{db, longpoll};
 
 /// A database address where nothing listens: every call is a 503.
@@ -54,7 +54,7 @@ pub fn state(config: Config) -> AppState {
     if tokio::runtime::Handle::try_current().is_ok() {
         fusion.start(&pool);
     }
-    AppState {
+    AppState::new(ThreadState {
         pool,
         fusion,
         figures: Arc::default(),
@@ -65,7 +65,7 @@ pub fn state(config: Config) -> AppState {
             config.request_timeout,
         ),
         config,
-    }
+    })
 }
 
 pub fn app(vars: &[(&str, &str)]) -> Router {
