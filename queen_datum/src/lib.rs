@@ -7,6 +7,8 @@
 //! messages is then one serialization, not a tree built, printed and parsed
 //! again.
 
+pub mod errors;
+
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::Datum;
 use pgrx::pg_sys;

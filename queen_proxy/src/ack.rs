@@ -88,7 +88,7 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 #[pg_extern(volatile)]
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let body = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
-    JsonOut(ack_body(body, &Router::load()).unwrap_or_else(|e| e.raise()))
+    JsonOut(ack_body(body, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
 }
 
 /// Of the shards' answers to one renewal, the one that renewed; else the

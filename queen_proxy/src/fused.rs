@@ -21,7 +21,7 @@ use crate::route::Router;
 fn answer(r: Result<String, Caught>) -> Value {
     match r {
         Ok(a) => json!({ "ok": remote::parse("a shard's answer", &a) }),
-        Err(e) => e.to_json(),
+        Err(e) => errors::answer_json(&e),
     }
 }
 
@@ -45,7 +45,7 @@ fn per_shard(
             },
             Ok(None) => panic!("a shard answered a fused call with NULL"),
             Err(e) => {
-                let failed = e.to_json();
+                let failed = errors::answer_json(&e);
                 for k in ks {
                     answers[k] = failed.clone();
                 }
@@ -121,7 +121,7 @@ fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
                 Some(shard) => groups.entry(shard).or_default().push(k),
                 None => answers[k] = answer(ack::ack_body(body, &router)),
             },
-            Err(e) => answers[k] = e.to_json(),
+            Err(e) => answers[k] = errors::answer_json(&e),
         }
     }
     per_shard(&mut answers, groups, |shard, ks| {

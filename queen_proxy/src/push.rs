@@ -226,12 +226,12 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 #[pg_extern(volatile)]
 fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
-    JsonOut(push_json(body, producer, &Router::load()).unwrap_or_else(|e| e.raise()))
+    JsonOut(push_json(body, producer, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
 }
 
 /// `push` with a binary body (QPB1).
 #[pg_extern(volatile)]
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::raise("22023", "body: is required"));
-    JsonOut(push_qpb(body, producer, &Router::load()).unwrap_or_else(|e| e.raise()))
+    JsonOut(push_qpb(body, producer, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
 }

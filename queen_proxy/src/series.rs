@@ -479,12 +479,12 @@ fn each_shard_knowing(sql: &'static str, args: &[&str]) -> Vec<Value> {
         match remote::try_one::<String>(sql, &call) {
             Ok(a) => found.push(remote::parse(sql, &a.unwrap_or_else(|| "null".into()))),
             Err(e) if e.sqlstate == "42704" => unknown = Some(e),
-            Err(e) => e.raise(),
+            Err(e) => errors::reraise(&e),
         }
     }
     if found.is_empty() {
         if let Some(e) = unknown {
-            e.raise();
+            errors::reraise(&e);
         }
     }
     found

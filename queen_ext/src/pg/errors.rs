@@ -3,6 +3,8 @@
 use pgrx::prelude::*;
 use std::fmt::Display;
 
+pub use queen_datum::errors::{sqlstate_code, sqlstate_text};
+
 /// A value is missing, out of range or not one of the allowed ones (22023).
 pub fn invalid(field: &str, msg: impl Display) -> ! {
     ereport!(
@@ -122,21 +124,6 @@ pub fn raise(sqlstate: &str, msg: impl Display) -> ! {
         PgSqlErrorCode::from(sqlstate_code(sqlstate)),
         format!("{msg}")
     );
-}
-
-/// PostgreSQL's packed form of a five-character SQLSTATE.
-fn sqlstate_code(sqlstate: &str) -> i32 {
-    sqlstate.bytes().take(5).enumerate().fold(0, |acc, (i, b)| {
-        acc | (((b.wrapping_sub(b'0')) & 0x3F) as i32) << (6 * i)
-    })
-}
-
-/// The five-character SQLSTATE of a PostgreSQL error code.
-pub fn sqlstate_text(code: pg_sys::errcodes::PgSqlErrorCode) -> String {
-    let v = code as isize;
-    (0..5)
-        .map(|i| (((v >> (6 * i)) & 0x3F) as u8 + b'0') as char)
-        .collect()
 }
 
 /// The SQLSTATE and message of an ERROR caught by a `PgTryBuilder`.
