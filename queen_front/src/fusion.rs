@@ -17,6 +17,7 @@
 //! statement timeout), every request in it is made again on its own.
 
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -241,10 +242,11 @@ impl Stats {
 /// The front-end's lanes; cloned into each request every thread serves.
 #[derive(Clone)]
 pub struct Fusion {
-    /// None with fusion off.
-    senders: Option<Vec<mpsc::UnboundedSender<Pending>>>,
+    /// None with fusion off. Nothing is sent on them: a lane ends once
+    /// every clone of its sender is gone.
+    senders: Option<Vec<mpsc::UnboundedSender<Infallible>>>,
     /// The lanes' ends, until `start` runs them.
-    receivers: Arc<Mutex<Vec<mpsc::UnboundedReceiver<Pending>>>>,
+    receivers: Arc<Mutex<Vec<mpsc::UnboundedReceiver<Infallible>>>>,
     /// Whether `start` ran: until then requests make their own calls.
     started: Arc<AtomicBool>,
     /// Each lane's calls in flight and requests waiting, by kind.
@@ -256,12 +258,21 @@ pub struct Fusion {
 /// What a lane and the requests coming to it share: the calls of its kind in
 /// flight (its own, and the own calls of requests that found it idle) and
 /// the requests waiting in it.
+///
+/// A request joins the queue from its own thread and wakes the lane only
+/// when a call slot is free: while every slot is taken, the end of a call
+/// (on the lane's own thread) wakes it, so arrivals under load cost no
+/// wake-up of another thread.
 #[derive(Default)]
 struct Gate {
     inflight: AtomicUsize,
+    /// Requests given to the lane and not yet taken into a call (counted
+    /// before they are queued, so no later request overtakes them).
     waiting: AtomicUsize,
-    /// Woken when a call of the lane's kind ends.
-    ended: Notify,
+    queue: Mutex<VecDeque<Pending>>,
+    /// Woken when a call of the lane's kind ends, and when a request comes
+    /// while a slot is free.
+    stir: Notify,
 }
 
 impl Gate {
@@ -284,7 +295,11 @@ impl Gate {
 
     fn release(&self) {
         self.inflight.fetch_sub(1, Ordering::AcqRel);
-        self.ended.notify_one();
+        self.stir.notify_one();
+    }
+
+    fn queued(&self) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
+        self.queue.lock().expect("lane queue")
     }
 }
 
@@ -387,18 +402,20 @@ impl Fusion {
             self.stats.lane(kind).observe(1);
             return Ok(job.alone(pool, config.request_timeout).await);
         }
+        // A lane that is gone (its thread stopped) hands the job back.
+        if senders[kind as usize].is_closed() {
+            return Err(job);
+        }
         gate.waiting.fetch_add(1, Ordering::AcqRel);
         let (reply, answer) = oneshot::channel();
-        let pending = Pending {
+        gate.queued().push_back(Pending {
             deadline: Instant::now() + config.request_timeout,
             reply,
             home: Some(Home::here()),
             job,
-        };
-        // A lane that is gone (its thread stopping) hands the job back.
-        if let Err(mpsc::error::SendError(p)) = senders[kind as usize].send(pending) {
-            gate.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err(p.job);
+        });
+        if gate.inflight.load(Ordering::Acquire) < self.config.max_inflight {
+            gate.stir.notify_one();
         }
         Ok(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
     }
@@ -425,20 +442,17 @@ impl Lane {
     /// as many as the last call held (so that a call is out while the one
     /// before it commits, and calls do not shrink to a request each); with
     /// every slot taken, they wait for the next call to end.
-    async fn run(self, mut rx: mpsc::UnboundedReceiver<Pending>) {
+    async fn run(self, mut senders: mpsc::UnboundedReceiver<Infallible>) {
         let lane = Arc::new(self);
         let gate = lane.gate();
         let max = lane.config.max_inflight;
-        let mut waiting: VecDeque<Pending> = VecDeque::new();
         let (mut last, mut open) = (0usize, true);
         loop {
-            while let Ok(p) = rx.try_recv() {
-                waiting.push_back(p);
-            }
             let busy = gate.inflight.load(Ordering::Acquire);
-            let go = !waiting.is_empty() && (busy == 0 || waiting.len() >= last);
+            let queued = gate.queued().len();
+            let go = queued > 0 && (busy == 0 || queued >= last);
             if go && gate.claim(max) {
-                let batch = lane.take(&mut waiting);
+                let batch = lane.take(&mut gate.queued());
                 gate.waiting.fetch_sub(batch.len(), Ordering::AcqRel);
                 last = batch.len();
                 let lane = Arc::clone(&lane);
@@ -448,15 +462,12 @@ impl Lane {
                 });
                 continue;
             }
-            if !open && waiting.is_empty() && gate.inflight.load(Ordering::Acquire) == 0 {
+            if !open && queued == 0 && gate.inflight.load(Ordering::Acquire) == 0 {
                 return;
             }
             tokio::select! {
-                p = rx.recv(), if open => match p {
-                    Some(p) => waiting.push_back(p),
-                    None => open = false,
-                },
-                _ = gate.ended.notified() => {}
+                None = senders.recv(), if open => open = false,
+                _ = gate.stir.notified() => {}
             }
         }
     }
