@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The upgrade test: an existing database of queen 0.2.0 (its install script
-# is kept as tests/upgrade/queen--0.2.0.sql), filled, then
+# The upgrade test: an existing database of queen 0.3.0 (its install script
+# is kept as tests/upgrade/queen--0.3.0.sql), filled, then
 # ALTER EXTENSION queen UPDATE with the library and scripts installed now;
 # every answer must read the same, the messages must still pop and ack, the
 # workers must run, and the schema must equal a fresh CREATE EXTENSION queen
@@ -21,7 +21,7 @@ if [ "${QUEEN_UPGRADE_PREBUILT:-0}" != 1 ]; then
 fi
 # The old version's install script beside the new one's, as an install
 # from then left it.
-as_root install -m 644 "$ROOT/tests/upgrade/queen--0.2.0.sql" \
+as_root install -m 644 "$ROOT/tests/upgrade/queen--0.3.0.sql" \
     "$("$PG_CONFIG" --sharedir)/extension/"
 
 trap 'pg_stop "$DIR"' EXIT

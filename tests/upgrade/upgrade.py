@@ -1,8 +1,8 @@
 """The upgrade test (scripts/upgrade.sh starts its cluster and runs it).
 
 A database is created at the previous version (CREATE EXTENSION queen
-VERSION '0.2.0', from the install script kept as tests/upgrade/
-queen--0.2.0.sql) and filled: queues with options, segments in several
+VERSION '0.3.0', from the install script kept as tests/upgrade/
+queen--0.3.0.sql) and filled: queues with options, segments in several
 partitions, a consumer group part-way, open leases, dead letters, KV rows,
 locks, timers; the privileges of three functions are then changed by hand.
 Every reader's answer and every table's rows are recorded, the extension is
@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "faults"))
 
 import cluster  # noqa: E402
 
-OLD = "0.2.0"
+OLD = "0.3.0"
 FRESH_DB = "queen_fresh"
 
 

@@ -76,11 +76,22 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
     })
 }
 
-/// Deletes a queue in one call: the sidecar and dead-letter rows explicitly
-/// (they have no foreign key), everything else by cascade.
+/// Deletes a queue in one call: the segments, sidecar and dead-letter rows
+/// explicitly (they have no foreign key), everything else by cascade.
 pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     let queue = check_name("queue", queue);
     delete_queue_if_exists(client, queue).unwrap_or_else(|| errors::undefined("queue", queue))
+}
+
+/// Deletes the segments and sidecar rows of partitions about to be deleted,
+/// whose row locks the caller holds (neither table has a foreign key).
+pub fn delete_partitions_log(client: &mut SpiClient<'_>, pids: &[i64]) {
+    for sql in [
+        "DELETE FROM queen.log_segments WHERE partition_id = ANY($1)",
+        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+    ] {
+        exec(client, sql, &[spi::INT8_ARRAY], &[pids.to_vec().into()]);
+    }
 }
 
 /// Deletes a queue as `delete_queue` does; `None` when there is no such queue
@@ -106,12 +117,7 @@ pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option
     )
     .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
-    exec(
-        client,
-        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
-        &[spi::INT8_ARRAY],
-        &[pids.clone().into()],
-    );
+    delete_partitions_log(client, &pids);
     exec(
         client,
         "DELETE FROM queen.queues WHERE id = $1",

@@ -49,12 +49,7 @@ pub fn partition_cleanup_step(
     .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
     if !dead.is_empty() {
-        exec(
-            client,
-            "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
-            &[spi::INT8_ARRAY],
-            &[dead.clone().into()],
-        );
+        crate::catalog::admin::delete_partitions_log(client, &dead);
         exec(
             client,
             query!("retention_cleanup_history"),
