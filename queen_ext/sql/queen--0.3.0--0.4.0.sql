@@ -1,9 +1,10 @@
 -- queen 0.3.0 -> 0.4.0 (ALTER EXTENSION queen UPDATE).
 --
 -- 0.4.0 drops the foreign key of queen.log_segments: a segment is written
--- only by a push holding its partition's row lock, and the two deleters of
--- partitions (queue deletion and empty-partition cleanup) take those locks
--- and delete the segments themselves, as they already did the sidecar rows.
+-- only by a push holding its partition's row lock; queue deletion takes
+-- those locks and deletes the segments itself, as it already did the
+-- sidecar rows, and the empty-partition cleanup takes only partitions with
+-- no segment left, checked under the same locks.
 -- The key was checked on every insert of every push. No function, table or
 -- column is added or changed. The script ends, as every update script does,
 -- by re-applying the privileges of sql/privileges.sql as 0.4.0 ships them.

@@ -47,10 +47,10 @@ CREATE INDEX idx_log_partitions_oldest_txn ON queen.log_partitions (queue_id, ol
 -- The messages: frame_count frames per row, offsets base_offset..end_offset
 -- (inclusive), stored as one zstd frame. The primary key is also the pop path.
 -- No foreign key: a segment is written only by a push holding its
--- partition's row lock, and the two deleters of partitions (queue deletion
--- and empty-partition cleanup) take those locks and delete the segments
--- explicitly. A key checked on every insert was a tenth of a fused push's
--- time in the database.
+-- partition's row lock. Queue deletion takes those locks and deletes the
+-- segments explicitly; the empty-partition cleanup takes only partitions
+-- with no segment left, checked under the same locks. A key checked on
+-- every insert was a tenth of a fused push's time in the database.
 CREATE TABLE queen.log_segments (
     partition_id bigint NOT NULL,
     base_offset  bigint NOT NULL,

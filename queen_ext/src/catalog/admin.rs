@@ -83,17 +83,6 @@ pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     delete_queue_if_exists(client, queue).unwrap_or_else(|| errors::undefined("queue", queue))
 }
 
-/// Deletes the segments and sidecar rows of partitions about to be deleted,
-/// whose row locks the caller holds (neither table has a foreign key).
-pub fn delete_partitions_log(client: &mut SpiClient<'_>, pids: &[i64]) {
-    for sql in [
-        "DELETE FROM queen.log_segments WHERE partition_id = ANY($1)",
-        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
-    ] {
-        exec(client, sql, &[spi::INT8_ARRAY], &[pids.to_vec().into()]);
-    }
-}
-
 /// Deletes a queue as `delete_queue` does; `None` when there is no such queue
 /// (nothing was written).
 pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option<Value> {
@@ -117,7 +106,14 @@ pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option
     )
     .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
-    delete_partitions_log(client, &pids);
+    // Neither the segments nor their sidecar rows have a foreign key; the
+    // partition locks above keep any push from adding to them meanwhile.
+    for sql in [
+        "DELETE FROM queen.log_segments WHERE partition_id = ANY($1)",
+        "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+    ] {
+        exec(client, sql, &[spi::INT8_ARRAY], &[pids.clone().into()]);
+    }
     exec(
         client,
         "DELETE FROM queen.queues WHERE id = $1",

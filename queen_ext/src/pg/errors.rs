@@ -128,15 +128,8 @@ pub fn raise(sqlstate: &str, msg: impl Display) -> ! {
 
 /// The SQLSTATE and message of an ERROR caught by a `PgTryBuilder`.
 pub fn describe(e: &pg_sys::panic::CaughtError) -> (String, String) {
-    match e {
-        pg_sys::panic::CaughtError::PostgresError(r) => {
-            (sqlstate_text(r.sql_error_code()), r.message().to_owned())
-        }
-        pg_sys::panic::CaughtError::ErrorReport(r)
-        | pg_sys::panic::CaughtError::RustPanic { ereport: r, .. } => {
-            (sqlstate_text(r.sql_error_code()), r.message().to_owned())
-        }
-    }
+    let caught = queen_datum::errors::Caught::of(e);
+    (caught.sqlstate, caught.message)
 }
 
 /// A write that would take a namespace past its quota (53400).

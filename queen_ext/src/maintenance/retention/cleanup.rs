@@ -49,7 +49,15 @@ pub fn partition_cleanup_step(
     .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
     if !dead.is_empty() {
-        crate::catalog::admin::delete_partitions_log(client, &dead);
+        // A dead partition has no segment left (its veto, checked again
+        // under the row lock every push takes to write one): only the
+        // sidecar rows, which have no foreign key, go explicitly.
+        exec(
+            client,
+            "DELETE FROM queen.log_txns WHERE partition_id = ANY($1)",
+            &[spi::INT8_ARRAY],
+            &[dead.clone().into()],
+        );
         exec(
             client,
             query!("retention_cleanup_history"),
