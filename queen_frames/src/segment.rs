@@ -38,8 +38,39 @@ thread_local! {
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Compresses raw frame bytes into a segment blob.
+/// Raw frame bytes shorter than this are stored in a zstd frame of one raw
+/// (uncompressed) block, which any zstd decoder reads. Measured on
+/// 2026-12-03 at level 1: one frame of 198 B (a ~130 B JSON payload)
+/// compressed to 0.93 of its size in 5.1 us, one of 425 B to 0.45 in 5.9
+/// us; so below 256 B compressing buys almost nothing, and a push of one
+/// small message spends those microseconds for nothing (zstd's table
+/// building was ~10% of a fused push's backend profile).
+pub const RAW_SEGMENT_BELOW: usize = 256;
+
+/// zstd's frame magic number, little-endian.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// `raw` (shorter than 256 bytes) as one zstd frame: the magic, a frame
+/// header descriptor saying "single segment, one-byte content size, no
+/// checksum, no dictionary", the content size, one last raw block.
+fn stored_frame(raw: &[u8]) -> Vec<u8> {
+    debug_assert!(raw.len() < 256);
+    let block_header = 1u32 | ((raw.len() as u32) << 3);
+    let mut out = Vec::with_capacity(raw.len() + 9);
+    out.extend_from_slice(&ZSTD_MAGIC);
+    out.push(0x20);
+    out.push(raw.len() as u8);
+    out.extend_from_slice(&block_header.to_le_bytes()[..3]);
+    out.extend_from_slice(raw);
+    out
+}
+
+/// Compresses raw frame bytes into a segment blob (a small one is stored
+/// uncompressed, see [`RAW_SEGMENT_BELOW`]).
 pub fn compress_segment(raw: &[u8]) -> Vec<u8> {
+    if raw.len() < RAW_SEGMENT_BELOW {
+        return stored_frame(raw);
+    }
     // zstd can only fail here on allocation failure or an invalid level.
     COMPRESSOR.with(|c| {
         let mut c = c.borrow_mut();
@@ -157,5 +188,50 @@ mod tests {
         assert!(decompress_segment(b"not zstd at all", 100).is_err());
         let blob = compress_segment(b"hello world hello world");
         assert!(decompress_segment(&blob[..blob.len() - 3], 100).is_err());
+    }
+
+    #[test]
+    fn a_small_segment_is_a_stored_zstd_frame_any_decoder_reads() {
+        for len in [
+            0usize,
+            1,
+            7,
+            100,
+            RAW_SEGMENT_BELOW - 1,
+            RAW_SEGMENT_BELOW,
+            1000,
+        ] {
+            let raw: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let blob = compress_segment(&raw);
+            let stored = len < RAW_SEGMENT_BELOW;
+            assert_eq!(
+                blob.len() == len + 9,
+                stored,
+                "{len} bytes: blob of {}",
+                blob.len()
+            );
+            assert_eq!(
+                decompress_segment(&blob, MAX_SEGMENT_RAW_BYTES).unwrap(),
+                raw,
+                "{len}"
+            );
+            // zstd's own streaming decoder, which ignores the stated size.
+            assert_eq!(zstd::stream::decode_all(&blob[..]).unwrap(), raw, "{len}");
+            assert_eq!(
+                zstd::zstd_safe::get_frame_content_size(&blob).unwrap(),
+                Some(len as u64)
+            );
+        }
+        let blob = compress_segment(&[b'x'; 200]);
+        assert!(matches!(
+            decompress_segment(&blob, 100).unwrap_err(),
+            FrameError::TooLarge { .. }
+        ));
+        for cut in 1..blob.len() {
+            assert!(
+                decompress_segment(&blob[..cut], 1000).is_err(),
+                "cut at {cut}"
+            );
+        }
     }
 }

@@ -2,6 +2,12 @@
 //! and checks the settings (`startup`), the server accepts and serves
 //! (`server`), the routes answer (`routes`).
 
+/// Requests allocate and free many small buffers across the event-loop
+/// threads; mimalloc does that for less than the system allocator (the
+/// fused push bench, docs/fusion.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod access;
 mod auth;
 mod body;
