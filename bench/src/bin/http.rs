@@ -27,7 +27,7 @@ const SECS: f64 = 10.0;
 /// Messages queued for each consumer before the pop+ack rounds: more than
 /// either can take in `SECS`, so neither runs dry (the bench says when one
 /// does).
-const BACKLOG: u64 = 1_500_000;
+const BACKLOG: u64 = 3_000_000;
 
 /// A push array of `BATCH` plain orders for `queue` (call `n`, spread over
 /// 16 partitions from the `k`th on).
@@ -128,16 +128,22 @@ fn main() {
     print_cost("push", sql, http);
 
     // The same backlog for each consumer, queued before the clock starts.
-    let mut c = connect(dsn);
-    for queue in ["pop_sql", "pop_http"] {
-        for n in 0..BACKLOG / BATCH as u64 {
-            c.execute(
-                "SELECT queen.push_text($1)",
-                &[&items(queue, n as usize, n).to_string()],
-            )
-            .unwrap();
+    // One connection per consumer's queue, side by side.
+    thread::scope(|s| {
+        for queue in ["pop_sql", "pop_http"] {
+            s.spawn(move || {
+                let mut c = connect(dsn);
+                for n in 0..BACKLOG / BATCH as u64 {
+                    c.execute(
+                        "SELECT queen.push_text($1)",
+                        &[&items(queue, n as usize, n).to_string()],
+                    )
+                    .unwrap();
+                }
+            });
         }
-    }
+    });
+    let mut c = connect(dsn);
     c.batch_execute("VACUUM ANALYZE queen.log_segments, queen.log_txns, queen.log_partitions")
         .unwrap();
     let sql_pop = |_: usize| {
