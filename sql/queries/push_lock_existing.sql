@@ -3,4 +3,4 @@ SELECT k.ord, q.dedup_window_seconds, p.id, p.last_offset, p.txns_start
  JOIN queen.queues q ON q.tenant_id = $1 AND q.name = k.queue
  JOIN queen.log_partitions p ON p.queue_id = q.id AND p.name = k.name
 ORDER BY p.id
-  FOR UPDATE OF p
+  FOR NO KEY UPDATE OF p

@@ -334,3 +334,193 @@ fn moves_and_deletes_beside_pushes_and_retention_never_deadlock() {
         .get(0);
     assert_eq!(wrong, 0);
 }
+
+/// The partition of a queue with `n` messages pushed one per segment and
+/// then made two hours old.
+fn aged_queue(c: &mut Client, prefix: &str, n: i32) -> (String, i64) {
+    let queue = unique(prefix);
+    for i in 0..n {
+        push(
+            c,
+            &json!([{"queue": queue, "transactionId": format!("old{i}"), "payload": {"i": i}}]),
+        );
+    }
+    let pid = pid_of(c, &queue, "Default");
+    age_partition(c, pid, "2 hours");
+    (queue, pid)
+}
+
+/// Waits until backend `pid` is blocked by backend `by`; false after 10 s.
+fn blocked_by(c: &mut Client, pid: i32, by: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let blocked: bool = c
+            .query_one("SELECT $2 = ANY(pg_blocking_pids($1))", &[&pid, &by])
+            .unwrap()
+            .get(0);
+        if blocked {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+const STEP: &str =
+    "SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)::jsonb";
+
+/// A push passes a transaction that holds the partition as a retention step
+/// does while it deletes (KEY SHARE), where a message delete waits for it.
+#[test]
+fn a_push_passes_a_partition_held_as_a_retention_step_holds_it() {
+    let mut c = connect();
+    let (queue, pid) = aged_queue(&mut c, "lock-share", 2);
+    let mut holder = connect();
+    let mut h = holder.transaction().unwrap();
+    h.query(
+        "SELECT 1 FROM queen.log_partitions WHERE id = $1 FOR KEY SHARE",
+        &[&pid],
+    )
+    .unwrap();
+    let mut pusher = connect();
+    pusher.batch_execute("SET lock_timeout = '5s'").unwrap();
+    let pushed = pusher.query_one(
+        "SELECT queen.push($1)::jsonb",
+        &[&json!([{"queue": queue, "payload": {"new": true}}])],
+    );
+    assert!(pushed.is_ok(), "the push waited: {:?}", pushed.err());
+    let mut deleter = connect();
+    deleter.batch_execute("SET lock_timeout = '200ms'").unwrap();
+    let deleted = deleter
+        .query_one("SELECT queen.message_delete($1, 'old0')::jsonb", &[&pid])
+        .map_err(|e| sqlstate(&e));
+    assert_eq!(
+        deleted.err().as_deref(),
+        Some("55P03"),
+        "the delete did not wait"
+    );
+    h.commit().unwrap();
+}
+
+/// A retention step beside a push still open on its partition: the step
+/// deletes without waiting for it, cannot have the partition for its
+/// watermark move in time, undoes its deletes (the segments are free while
+/// it waits again), and once the push commits makes the step again; the
+/// partition's oldest live time is then the pushed segment's.
+#[test]
+fn a_step_gives_way_to_an_open_push_and_then_finishes() {
+    let mut c = connect();
+    let (queue, pid) = aged_queue(&mut c, "lock-giveway", 3);
+    let mut open = connect();
+    let open_pid = backend(&mut open);
+    let mut t = open.transaction().unwrap();
+    t.query_one(
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": queue, "payload": {"new": true}}])],
+    )
+    .unwrap();
+    let mut stepper = connect();
+    let stepper_pid = backend(&mut stepper);
+    let stepping = thread::spawn(move || {
+        stepper
+            .query_one(STEP, &[&pid])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        blocked_by(&mut observer, stepper_pid, open_pid),
+        "the step does not wait for the push"
+    );
+    // Past the short wait the step holds no segment while it waits.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while try_lock(
+        &mut observer,
+        "SELECT 1 FROM queen.log_segments WHERE partition_id = $1 FOR UPDATE NOWAIT",
+        pid,
+    )
+    .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the step keeps the segments it locked"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    t.commit().unwrap();
+    let r = stepping.join().unwrap().expect("the step goes through");
+    assert_eq!(r["deleted"], 3, "{r}");
+    assert_eq!(r["new_log_start"], 3, "{r}");
+    let (start, fresh): (i64, bool) = {
+        let row = c
+            .query_one(
+                "SELECT p.log_start, p.oldest_live_at = s.created_at
+                   FROM queen.log_partitions p JOIN queen.log_segments s
+                     ON s.partition_id = p.id AND s.base_offset = 3
+                  WHERE p.id = $1",
+                &[&pid],
+            )
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert_eq!((start, fresh), (3, true));
+    let popped = pop(&mut c, &queue, None, 10, &json!({}));
+    assert_eq!(messages(&popped).len(), 1);
+    assert_eq!(messages(&popped)[0]["data"], json!({"new": true}));
+}
+
+/// A transaction that pushes to a partition and then dead-letters one of
+/// its old messages, while a retention step deletes that message's
+/// segment: the step gives way, the transaction commits (no deadlock), and
+/// the dead letter keeps its payload once the step has deleted the segment.
+#[test]
+fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
+    let mut c = connect();
+    let (queue, pid) = aged_queue(&mut c, "lock-pushdlq", 1);
+    let popped = pop(&mut c, &queue, None, 1, &json!({}));
+    assert_eq!(messages(&popped).len(), 1);
+    let mut open = connect();
+    let open_pid = backend(&mut open);
+    let mut t = open.transaction().unwrap();
+    t.query_one(
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": queue, "payload": {"new": true}}])],
+    )
+    .unwrap();
+    let mut stepper = connect();
+    let stepper_pid = backend(&mut stepper);
+    let stepping = thread::spawn(move || {
+        stepper
+            .query_one(STEP, &[&pid])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        blocked_by(&mut observer, stepper_pid, open_pid),
+        "the step does not wait for the push"
+    );
+    // The dead-letter write wants the segment the step holds (unless it has
+    // already given way): with a step that waited for the push for good, the
+    // two would deadlock.
+    let acked = t
+        .query_one(
+            "SELECT queen.ack($1)::jsonb",
+            &[&acks_for(&popped, "dlq", None)],
+        )
+        .map(|r| r.get::<_, Value>(0))
+        .map_err(|e| sqlstate(&e));
+    let acked = acked.expect("the ack goes through");
+    assert_eq!(acked[0]["dlq"], true, "{acked}");
+    t.commit().unwrap();
+    let r = stepping.join().unwrap().expect("the step goes through");
+    assert_eq!(r["deleted"], 1, "{r}");
+    let kept: Value = c
+        .query_one(
+            "SELECT (queen.dlq_messages(jsonb_build_object('queue', $1::text))::jsonb)->'messages'->0->'data'",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(kept, json!({"i": 0}));
+}

@@ -420,17 +420,17 @@ pub fn list(
     (read_rows(client, rows), total)
 }
 
-/// Locks partitions ascending by id (FOR UPDATE, as a push takes them):
-/// what a path that pushes dead letters back takes before their rows, the
-/// lock order a retention step widening those rows keeps too. Answers the
-/// ids still there.
+/// Locks partitions ascending by id (FOR UPDATE: a retention step, which
+/// holds its partition KEY SHARE while it widens dead-letter rows, and a
+/// push wait for it): what a path that changes dead letters takes before
+/// their rows. Answers the ids still there.
 pub fn lock_partitions(client: &mut SpiClient<'_>, pids: &[i64]) -> Vec<i64> {
     let mut sorted = pids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
     exec(
         client,
-        query!("push_lock_partitions"),
+        query!("dlq_lock_partitions"),
         &[spi::INT8_ARRAY],
         &[sorted.into()],
     )

@@ -336,6 +336,11 @@ static RETENTION_INTERVAL_MS: GucSetting<i32> = GucSetting::<i32>::new(5000);
 /// `queen.retention_batch_size`: rows one retention step deletes at most
 /// (`p_max_rows`; default 1000, 1 to 100 000).
 static RETENTION_BATCH_SIZE: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.retention_advance_wait_ms`: how long a retention step's
+/// watermark move waits for its partition (the pushes in flight) before the
+/// step is undone and made again holding the partition from its start
+/// (default 50 ms, 1 to 10 000; never past half of `deadlock_timeout`).
+static RETENTION_ADVANCE_WAIT_MS: GucSetting<i32> = GucSetting::<i32>::new(50);
 /// `queen.retention_parallelism`: concurrent step workers in phases 1 to 3
 /// (default 1, at most 16).
 static RETENTION_PARALLELISM: GucSetting<i32> = GucSetting::<i32>::new(1);
@@ -383,6 +388,16 @@ fn register_retention() {
         &RETENTION_BATCH_SIZE,
         1,
         100_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_advance_wait_ms",
+        c"How long a retention step's watermark move waits for its partition, in milliseconds.",
+        c"After that the step is undone and made again holding the partition from its start.",
+        &RETENTION_ADVANCE_WAIT_MS,
+        1,
+        10_000,
         GucContext::Suset,
         GucFlags::default(),
     );
@@ -483,6 +498,12 @@ pub fn retention_interval_ms() -> i64 {
 /// Rows one retention step deletes at most (`queen.retention_batch_size`).
 pub fn retention_batch_size() -> i32 {
     RETENTION_BATCH_SIZE.get()
+}
+
+/// How long a retention step's watermark move waits for its partition, in
+/// milliseconds (`queen.retention_advance_wait_ms`).
+pub fn retention_advance_wait_ms() -> i64 {
+    RETENTION_ADVANCE_WAIT_MS.get() as i64
 }
 
 /// Concurrent retention step workers (`queen.retention_parallelism`).

@@ -1,7 +1,8 @@
 //! The bounded retention steps. One call is one partition, at most
-//! `max_rows` rows, and holds exactly one `log_partitions` row lock (the push
-//! serializer) until its own transaction ends. The caller loops a step until
-//! it answers done.
+//! `max_rows` rows, and holds exactly one `log_partitions` row lock until
+//! its own transaction ends (a retention step in a mode pushes pass but for
+//! its last statements: see [`retention_step`]). The caller loops a step
+//! until it answers done.
 
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::pg_sys;
@@ -10,7 +11,9 @@ use serde::Serialize;
 
 use crate::engine::dlq;
 use crate::pg::errors;
+use crate::pg::settings;
 use crate::pg::spi::{self, exec};
+use crate::pg::subxact;
 use crate::query;
 
 type Ts = TimestampWithTimeZone;
@@ -92,12 +95,6 @@ fn time_boundary(
     last_end.map_or(from, |e| e + 1).max(from)
 }
 
-/// Retention rules 1 (time, regardless of consumption) and 2 (time, consumed
-/// only: capped at the slowest group's next wanted offset) over one batch of
-/// one partition. A NULL cutoff disables its rule. Deletes whole segments
-/// only, moves `log_start` (never backwards) and `oldest_live_at` in the same
-/// row update, widens the dead letters that point into what it deletes, and
-/// writes one `retention_history` row in the same transaction.
 /// A step's carry-forward must see every dead letter committed before its
 /// lock on the doomed segments, which only READ COMMITTED's statement
 /// snapshots do; at a stricter level one committed after the transaction's
@@ -108,6 +105,33 @@ fn require_read_committed() {
     }
 }
 
+/// How a step holds its partition.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    /// KEY SHARE from the start (pushes carry on beside the step), then NO
+    /// KEY UPDATE for the watermark move only, waited for at most
+    /// [`advance_wait_ms`]: a push waits for the move and the commit, not
+    /// for the whole delete.
+    Short,
+    /// FOR UPDATE from the start, before any leaf (the lock order): the
+    /// step's way when the short hold timed out.
+    Whole,
+}
+
+/// Retention rules 1 (time, regardless of consumption) and 2 (time, consumed
+/// only: capped at the slowest group's next wanted offset) over one batch of
+/// one partition. A NULL cutoff disables its rule. Deletes whole segments
+/// only, moves `log_start` (never backwards) and `oldest_live_at` in the same
+/// row update, widens the dead letters that point into what it deletes, and
+/// writes one `retention_history` row in the same transaction.
+///
+/// The step is first made holding its partition only briefly, in a
+/// subtransaction; when the watermark move cannot have the partition in
+/// time, everything that try did is undone (its row locks with it) and the
+/// step is made again holding the partition first. A transaction that holds the partition and then wants
+/// a leaf the step locked (a push and then a dead-letter write of the same
+/// partition, in one transaction) therefore never deadlocks with the step:
+/// the step gives way well inside `deadlock_timeout`.
 pub fn retention_step(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -117,26 +141,74 @@ pub fn retention_step(
     history_type: Option<&str>,
 ) -> StepResult {
     require_read_committed();
-    let Some(log_start) = one_i64(
-        client,
-        "SELECT log_start FROM queen.log_partitions WHERE id = $1 FOR UPDATE",
-        &[spi::INT8],
-        &[pid.into()],
-    ) else {
+    let args = StepArgs {
+        pid,
+        all_cutoff,
+        completed_cutoff,
+        max_rows,
+        history_type,
+    };
+    let started = std::time::Instant::now();
+    match subxact::in_subtransaction(|| spi::spi(|c| step_holding(c, &args, Hold::Short, started)))
+    {
+        Ok(r) => r,
+        Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => {
+            step_holding(client, &args, Hold::Whole, started)
+        }
+        Err(e) => errors::raise(&e.sqlstate, &e.message),
+    }
+}
+
+/// `lock_not_available`: what a lock wait that ran past lock_timeout raises.
+const LOCK_NOT_AVAILABLE: &str = "55P03";
+
+struct StepArgs<'a> {
+    pid: i64,
+    all_cutoff: Option<Ts>,
+    completed_cutoff: Option<Ts>,
+    max_rows: i32,
+    history_type: Option<&'a str>,
+}
+
+/// How long the watermark move of a short hold waits for its partition, in
+/// milliseconds: `queen.retention_advance_wait_ms`, but never past half of
+/// `deadlock_timeout` from the step's start, so that a transaction the
+/// step waits for and that waits for the step (a deadlock) finds the step
+/// gone when its own deadlock check runs. At least 1 (0 would be no limit).
+fn advance_wait_ms(started: std::time::Instant) -> i64 {
+    let deadlock_ms = unsafe { pg_sys::DeadlockTimeout } as i64;
+    let spent = started.elapsed().as_millis() as i64;
+    settings::retention_advance_wait_ms()
+        .min(deadlock_ms / 2 - spent)
+        .max(1)
+}
+
+fn step_holding(
+    client: &mut SpiClient<'_>,
+    a: &StepArgs<'_>,
+    hold: Hold,
+    started: std::time::Instant,
+) -> StepResult {
+    let pid = a.pid;
+    let lock = match hold {
+        Hold::Short => query!("retention_step_lock_shared"),
+        Hold::Whole => query!("retention_step_lock_exclusive"),
+    };
+    let Some(log_start) = one_i64(client, lock, &[spi::INT8], &[pid.into()]) else {
         // Deleted underneath (a queue drop): nothing left to do.
         return StepResult::nothing(true);
     };
-    if all_cutoff.is_none() && completed_cutoff.is_none() {
+    if a.all_cutoff.is_none() && a.completed_cutoff.is_none() {
         return StepResult::nothing(true);
     }
-    let horizon = segment_horizon(client, pid, log_start, max_rows);
+    let horizon = segment_horizon(client, pid, log_start, a.max_rows);
     let (rule1, rule2) = rule_boundaries(
         client,
         pid,
         log_start,
         horizon,
-        all_cutoff,
-        completed_cutoff,
+        a.all_cutoff,
+        a.completed_cutoff,
     );
     let boundary = log_start
         .max(rule1.unwrap_or(log_start))
@@ -147,24 +219,29 @@ pub fn retention_step(
             ..StepResult::nothing(true)
         };
     }
-    let run = lock_doomed(client, pid, log_start, boundary, max_rows);
+    let run = lock_doomed(client, pid, log_start, boundary, a.max_rows);
     if run.rows == 0 {
         return StepResult {
             new_log_start: Some(log_start),
             ..StepResult::nothing(true)
         };
     }
-    let moved_by = match history_type {
+    let moved_by = match a.history_type {
         Some(t) => t,
         None if rule1.unwrap_or(i64::MIN) >= rule2.unwrap_or(i64::MIN) => "retention",
         None => "completed_retention",
     };
-    let new_start = reclaim(client, pid, log_start, &run, moved_by);
+    let advance = match hold {
+        Hold::Short => Some(started),
+        Hold::Whole => None,
+    };
+    let new_start = reclaim(client, pid, log_start, &run, moved_by, advance);
     // More may be deletable when the batch was full or the boundary stopped
     // at the horizon; a run cut short by a held segment waits for the next
     // cycle.
     let held = (run.rows as usize) < run.locked;
-    let clipped = !held && (run.rows == max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
+    let clipped =
+        !held && (run.rows == a.max_rows as i64 || horizon.is_some_and(|h| boundary >= h));
     StepResult {
         deleted: run.rows,
         messages: run.frames,
@@ -174,10 +251,48 @@ pub fn retention_step(
     }
 }
 
+/// Takes the partition for the watermark move (a short hold): waits for
+/// the pushes in flight at most [`advance_wait_ms`], then raises
+/// `lock_not_available`. lock_timeout is put back as it was.
+fn lock_for_advance(client: &mut SpiClient<'_>, pid: i64, started: std::time::Instant) {
+    let wait = format!("{}ms", advance_wait_ms(started));
+    let before: String = exec(
+        client,
+        query!("retention_step_lock_timeout"),
+        &[spi::TEXT],
+        &[wait.as_str().into()],
+    )
+    .next()
+    .map(|r| spi::col(&r, "before"))
+    .expect("one row");
+    exec(
+        client,
+        query!("retention_step_lock_advance"),
+        &[spi::INT8],
+        &[pid.into()],
+    );
+    exec(
+        client,
+        query!("retention_step_lock_timeout"),
+        &[spi::TEXT],
+        &[before.as_str().into()],
+    );
+}
+
 /// Deletes the run (its dead letters made self-contained first), moves the
 /// partition's watermark past it and records the delete; answers the new
-/// log start.
-fn reclaim(client: &mut SpiClient<'_>, pid: i64, log_start: i64, run: &Run, moved_by: &str) -> i64 {
+/// log start. With `advance` (a short hold, started then), the partition is
+/// taken for the move only, after the deletes: the move's statement then
+/// sees every push that committed before it, and so sets `oldest_live_at`
+/// right even when the step deleted every segment it saw.
+fn reclaim(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    log_start: i64,
+    run: &Run,
+    moved_by: &str,
+    advance: Option<std::time::Instant>,
+) -> i64 {
     // Dead letters pointing into the doomed segments become self-contained
     // first, in this same transaction. At READ COMMITTED this statement sees
     // every dead letter committed into them: none can be written any more.
@@ -191,6 +306,9 @@ fn reclaim(client: &mut SpiClient<'_>, pid: i64, log_start: i64, run: &Run, move
     // Tombstones go with the segments they point into.
     crate::engine::deleted::drop_through(client, pid, run.max_end);
     let new_start = run.max_end + 1;
+    if let Some(started) = advance {
+        lock_for_advance(client, pid, started);
+    }
     exec(
         client,
         query!("retention_step_advance_start"),
