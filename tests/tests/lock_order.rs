@@ -451,6 +451,7 @@ fn a_step_gives_way_to_an_open_push_and_then_finishes() {
     let r = stepping.join().unwrap().expect("the step goes through");
     assert_eq!(r["deleted"], 3, "{r}");
     assert_eq!(r["new_log_start"], 3, "{r}");
+    assert_eq!(r["redone"], true, "{r}");
     let (start, fresh): (i64, bool) = {
         let row = c
             .query_one(
@@ -515,6 +516,7 @@ fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
     t.commit().unwrap();
     let r = stepping.join().unwrap().expect("the step goes through");
     assert_eq!(r["deleted"], 1, "{r}");
+    assert_eq!(r["redone"], true, "{r}");
     let kept: Value = c
         .query_one(
             "SELECT (queen.dlq_messages(jsonb_build_object('queue', $1::text))::jsonb)->'messages'->0->'data'",
@@ -523,4 +525,46 @@ fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
         .unwrap()
         .get(0);
     assert_eq!(kept, json!({"i": 0}));
+}
+
+/// Two retention steps on one partition take turns, as they did when a step
+/// held its partition FOR UPDATE: the second waits for the first to commit
+/// and then deletes the next batch, instead of finding the first batch held
+/// and answering that there is nothing to delete.
+#[test]
+fn two_steps_on_one_partition_take_turns() {
+    let mut c = connect();
+    let (_queue, pid) = aged_queue(&mut c, "lock-twosteps", 4);
+    let two = |n: i32| {
+        format!(
+            "SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, {n})::jsonb"
+        )
+    };
+    let mut first = connect();
+    let first_pid = backend(&mut first);
+    let mut t = first.transaction().unwrap();
+    let r1: Value = t.query_one(&two(2), &[&pid]).unwrap().get(0);
+    assert_eq!(r1["deleted"], 2, "{r1}");
+    let mut second = connect();
+    let second_pid = backend(&mut second);
+    let sql = two(2);
+    let stepping = thread::spawn(move || {
+        second
+            .query_one(&sql, &[&pid])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        blocked_by(&mut observer, second_pid, first_pid),
+        "the second step does not wait for the first"
+    );
+    t.commit().unwrap();
+    let r2 = stepping
+        .join()
+        .unwrap()
+        .expect("the second step goes through");
+    assert_eq!(r2["deleted"], 2, "{r2}");
+    assert_eq!(r2["new_log_start"], 4, "{r2}");
+    assert_eq!(r2.get("redone"), None, "{r2}");
 }

@@ -181,7 +181,7 @@ fn try_creation_lock(client: &mut SpiClient<'_>, what: u32, id: i64, group: &str
     // The two-int4 key space is separate from the bigint keys of the
     // maintenance locks; a collision only makes a pop skip a candidate.
     let k1 = (xxhash_rust::xxh3::xxh3_64(group.as_bytes()) as u32 ^ what) as i32;
-    let k2 = (id as u64 ^ (id as u64 >> 32)) as u32 as i32;
+    let k2 = spi::advisory_id(id);
     exec(
         client,
         "SELECT pg_try_advisory_xact_lock($1, $2)",

@@ -32,6 +32,12 @@ pub const TIMESTAMPTZ: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZOID);
 pub const TIMESTAMPTZ_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZARRAYOID);
 pub const INT2_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT2ARRAYOID);
 
+/// An id (int8) folded into the second half of a two-int4 advisory lock
+/// key. A collision only makes two holders take turns, or a try fail.
+pub fn advisory_id(id: i64) -> i32 {
+    (id as u64 ^ (id as u64 >> 32)) as u32 as i32
+}
+
 /// Runs `sql` (a static statement text, also the cache key) with `args`,
 /// whose types are `types`.
 pub fn exec<'conn>(

@@ -218,6 +218,7 @@ fn drain<R: Runner>(
         new_log_start: None,
         new_txns_start: None,
         done: true,
+        redone: false,
     };
     loop {
         let r = run_retrying(runner, &mut step)?;

@@ -30,6 +30,10 @@ pub struct StepResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_txns_start: Option<i64>,
     pub done: bool,
+    /// The step gave way to the pushes in flight and was made again
+    /// holding its partition throughout (only when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub redone: bool,
 }
 
 impl StepResult {
@@ -40,6 +44,7 @@ impl StepResult {
             new_log_start: None,
             new_txns_start: None,
             done,
+            redone: false,
         }
     }
 }
@@ -148,16 +153,30 @@ pub fn retention_step(
         max_rows,
         history_type,
     };
+    // Two steps on one partition take turns: the short hold does not keep
+    // a second step out, and that one would find the first one's batch
+    // held (SKIP LOCKED) and answer nothing to delete.
+    exec(
+        client,
+        query!("retention_step_lock_steps"),
+        &[spi::INT4, spi::INT4],
+        &[STEP_LOCK.into(), spi::advisory_id(pid).into()],
+    );
     let started = std::time::Instant::now();
     match subxact::in_subtransaction(|| spi::spi(|c| step_holding(c, &args, Hold::Short, started)))
     {
         Ok(r) => r,
-        Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => {
-            step_holding(client, &args, Hold::Whole, started)
-        }
+        Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => StepResult {
+            redone: true,
+            ..step_holding(client, &args, Hold::Whole, started)
+        },
         Err(e) => errors::raise(&e.sqlstate, &e.message),
     }
 }
+
+/// The first half of the two-int4 advisory key two steps on one partition
+/// take turns on (the second half is the partition's id, folded).
+const STEP_LOCK: i32 = 0x5155_0003;
 
 /// `lock_not_available`: what a lock wait that ran past lock_timeout raises.
 const LOCK_NOT_AVAILABLE: &str = "55P03";
@@ -248,6 +267,7 @@ fn step_holding(
         new_log_start: Some(new_start),
         new_txns_start: None,
         done: !clipped,
+        redone: false,
     }
 }
 
@@ -367,7 +387,7 @@ struct Run {
 
 /// Whole segments only: a segment the boundary cuts keeps its tail. The
 /// doomed segments are locked first, skipping any that a dead-letter
-/// write holds (it takes its segment KEY SHARE until it commits): the
+/// write holds (it takes its segment FOR SHARE until it commits): the
 /// step never waits on one while it holds the partition, and deletes only
 /// the run of segments from the watermark up to the first held one. A
 /// dead-letter write that comes after this lock waits for the step, then
@@ -478,5 +498,6 @@ pub fn txns_purge_step(
         new_log_start: None,
         new_txns_start: Some(new_start),
         done: rows < max_rows as i64,
+        redone: false,
     }
 }
