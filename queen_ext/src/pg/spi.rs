@@ -40,6 +40,13 @@ pub fn advisory_id(id: i64) -> i32 {
 
 /// Runs `sql` (a static statement text, also the cache key) with `args`,
 /// whose types are `types`.
+///
+/// Kept plans are prepared as mutating, so every statement runs with a
+/// snapshot of its own (what READ COMMITTED gives) whether it writes or
+/// not; they run through `select`, which does not take a transaction id
+/// up front as `update` does. A call that only reads (an empty pop, a
+/// queue version, a listing) then leaves its transaction without one, and
+/// its commit writes no WAL.
 pub fn exec<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
@@ -59,7 +66,7 @@ pub fn exec<'conn>(
         let plans = plans.borrow();
         let stmt = plans.get(sql).expect("plan was just kept");
         client
-            .update(stmt, None, args)
+            .select(stmt, None, args)
             .unwrap_or_else(|e| panic!("{e}"))
     })
 }
