@@ -50,10 +50,18 @@ impl Router {
     }
 
     fn read() -> Router {
-        let (shards, count) = Spi::get_two::<Vec<i32>, i64>(
-            "SELECT (SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots), \
-                    (SELECT pg_catalog.count(*) FROM queen.proxy_shards)",
-        )
+        // A read (`select`): the proxy's transaction takes no transaction
+        // id for it.
+        let (shards, count) = Spi::connect(|c| {
+            c.select(
+                "SELECT (SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots), \
+                        (SELECT pg_catalog.count(*) FROM queen.proxy_shards)",
+                Some(1),
+                &[],
+            )?
+            .first()
+            .get_two::<Vec<i32>, i64>()
+        })
         .unwrap_or_else(|e| panic!("reading the slot map: {e}"));
         let shards = shards.unwrap_or_default();
         if shards.len() != SLOTS as usize {

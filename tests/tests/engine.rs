@@ -844,3 +844,45 @@ fn only_an_ack_only_commit_skips_the_wal_flush() {
     assert_eq!(data, (6..12).map(|i| json!(i)).collect::<Vec<_>>());
     c.batch_execute(&format!("DROP TABLE {table}")).unwrap();
 }
+
+/// The transaction id the current transaction holds, if any.
+fn xid(t: &mut postgres::Transaction<'_>) -> Option<String> {
+    t.query_one("SELECT pg_current_xact_id_if_assigned()::text", &[])
+        .unwrap()
+        .get(0)
+}
+
+/// A call that writes nothing (a pop that finds no message, the queue
+/// version a long poll checks) takes no transaction id, so its commit
+/// writes no WAL; a push takes one.
+#[test]
+fn a_call_that_writes_nothing_takes_no_transaction_id() {
+    let mut c = connect();
+    let queue = unique("noxid");
+    push(&mut c, &json!([{"queue": queue, "payload": 1}]));
+    let taken = pop(&mut c, &queue, None, 10, &json!({"autoAck": true}));
+    assert_eq!(messages(&taken).len(), 1);
+    let mut t = c.transaction().unwrap();
+    let empty: Value = t
+        .query_one(
+            "SELECT queen.pop($1, NULL, NULL, 1, '{}')::jsonb",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(empty["messages"], json!([]), "{empty}");
+    assert_eq!(xid(&mut t), None, "an empty pop took a transaction id");
+    t.query_one("SELECT queen.queue_version($1)", &[&queue])
+        .unwrap();
+    assert_eq!(xid(&mut t), None, "a queue version took a transaction id");
+    t.query_one(
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": queue, "payload": 2}])],
+    )
+    .unwrap();
+    assert!(
+        xid(&mut t).is_some(),
+        "a push wrote without a transaction id"
+    );
+    t.commit().unwrap();
+}

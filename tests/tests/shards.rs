@@ -1059,3 +1059,39 @@ fn a_shard_draws_its_ids_from_its_own_range_and_a_used_database_can_only_be_shar
             .unwrap();
     }
 }
+
+/// The proxy writes nothing of its own: a push and a pop through it leave
+/// its transaction without a transaction id (its commit writes no WAL),
+/// while the push is stored on its shard.
+#[test]
+fn a_call_through_the_proxy_takes_no_transaction_id_there() {
+    let mut p = proxy();
+    let q = unique("noxid");
+    let mut t = p.transaction().unwrap();
+    let pushed: Value = t
+        .query_one(
+            "SELECT queen.push($1)::jsonb",
+            &[&json!([{"queue": q, "payload": {"n": 1}}])],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(pushed[0]["status"], "queued", "{pushed}");
+    let popped: Value = t
+        .query_one("SELECT queen.pop($1, NULL, NULL, 1, '{}')::jsonb", &[&q])
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        popped["messages"].as_array().map(Vec::len),
+        Some(1),
+        "{popped}"
+    );
+    let xid: Option<String> = t
+        .query_one("SELECT pg_current_xact_id_if_assigned()::text", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(xid, None, "the proxy took a transaction id");
+    t.commit().unwrap();
+    let mut s = shards();
+    let shard = route(&mut p, &q);
+    assert_eq!(depth_on(&mut s[shard], &q), 1);
+}
