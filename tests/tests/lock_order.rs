@@ -369,6 +369,26 @@ fn blocked_by(c: &mut Client, pid: i32, by: i32) -> bool {
 const STEP: &str =
     "SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)::jsonb";
 
+/// Makes `sql` (a retention step of partition `pid`) on a connection of its
+/// own, in a thread, once it is blocked by backend `holder`.
+fn step_blocked_by(sql: &str, pid: i64, holder: i32) -> thread::JoinHandle<Result<Value, String>> {
+    let mut stepper = connect();
+    let stepper_pid = backend(&mut stepper);
+    let sql = sql.to_owned();
+    let stepping = thread::spawn(move || {
+        stepper
+            .query_one(sql.as_str(), &[&pid])
+            .map(|r| r.get::<_, Value>(0))
+            .map_err(|e| sqlstate(&e))
+    });
+    let mut observer = connect();
+    assert!(
+        blocked_by(&mut observer, stepper_pid, holder),
+        "the step does not wait for backend {holder}"
+    );
+    stepping
+}
+
 /// A push passes a transaction that holds the partition as a retention step
 /// does while it deletes (KEY SHARE), where a message delete waits for it.
 #[test]
@@ -419,19 +439,8 @@ fn a_step_gives_way_to_an_open_push_and_then_finishes() {
         &[&json!([{"queue": queue, "payload": {"new": true}}])],
     )
     .unwrap();
-    let mut stepper = connect();
-    let stepper_pid = backend(&mut stepper);
-    let stepping = thread::spawn(move || {
-        stepper
-            .query_one(STEP, &[&pid])
-            .map(|r| r.get::<_, Value>(0))
-            .map_err(|e| sqlstate(&e))
-    });
+    let stepping = step_blocked_by(STEP, pid, open_pid);
     let mut observer = connect();
-    assert!(
-        blocked_by(&mut observer, stepper_pid, open_pid),
-        "the step does not wait for the push"
-    );
     // Past the short wait the step holds no segment while it waits.
     let deadline = Instant::now() + Duration::from_secs(10);
     while try_lock(
@@ -488,19 +497,7 @@ fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
         &[&json!([{"queue": queue, "payload": {"new": true}}])],
     )
     .unwrap();
-    let mut stepper = connect();
-    let stepper_pid = backend(&mut stepper);
-    let stepping = thread::spawn(move || {
-        stepper
-            .query_one(STEP, &[&pid])
-            .map(|r| r.get::<_, Value>(0))
-            .map_err(|e| sqlstate(&e))
-    });
-    let mut observer = connect();
-    assert!(
-        blocked_by(&mut observer, stepper_pid, open_pid),
-        "the step does not wait for the push"
-    );
+    let stepping = step_blocked_by(STEP, pid, open_pid);
     // The dead-letter write wants the segment the step holds (unless it has
     // already given way): with a step that waited for the push for good, the
     // two would deadlock.
@@ -545,20 +542,7 @@ fn two_steps_on_one_partition_take_turns() {
     let mut t = first.transaction().unwrap();
     let r1: Value = t.query_one(&two(2), &[&pid]).unwrap().get(0);
     assert_eq!(r1["deleted"], 2, "{r1}");
-    let mut second = connect();
-    let second_pid = backend(&mut second);
-    let sql = two(2);
-    let stepping = thread::spawn(move || {
-        second
-            .query_one(&sql, &[&pid])
-            .map(|r| r.get::<_, Value>(0))
-            .map_err(|e| sqlstate(&e))
-    });
-    let mut observer = connect();
-    assert!(
-        blocked_by(&mut observer, second_pid, first_pid),
-        "the second step does not wait for the first"
-    );
+    let stepping = step_blocked_by(&two(2), pid, first_pid);
     t.commit().unwrap();
     let r2 = stepping
         .join()

@@ -81,7 +81,7 @@ fn named_candidates(
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
     const SQL: &str = query!("pop_named_candidates");
     let limit = req.partitions * settings::pop_candidates();
-    let rows = exec(
+    let rows = spi::exec_indexed(
         client,
         SQL,
         &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT, spi::INT8],
@@ -135,7 +135,7 @@ fn candidates(
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
     let limit = req.partitions * settings::pop_candidates();
-    let rows = exec(
+    let rows = spi::exec_indexed(
         client,
         SQL,
         &[
