@@ -1,8 +1,8 @@
 //! The bounded retention steps. One call is one partition, at most
 //! `max_rows` rows, and holds exactly one `log_partitions` row lock until
-//! its own transaction ends (a retention step in a mode pushes pass but for
-//! its last statements: see [`retention_step`]). The caller loops a step
-//! until it answers done.
+//! its own transaction ends (a retention step holds it in a mode pushes
+//! pass, but for its last statements: see [`retention_step`]). The caller
+//! loops a step until it answers done.
 
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::pg_sys;
@@ -133,10 +133,11 @@ enum Hold {
 /// The step is first made holding its partition only briefly, in a
 /// subtransaction; when the watermark move cannot have the partition in
 /// time, everything that try did is undone (its row locks with it) and the
-/// step is made again holding the partition first. A transaction that holds the partition and then wants
-/// a leaf the step locked (a push and then a dead-letter write of the same
-/// partition, in one transaction) therefore never deadlocks with the step:
-/// the step gives way well inside `deadlock_timeout`.
+/// step is made again holding the partition first. A transaction that
+/// holds the partition and then wants a leaf the step locked (a push and
+/// then a dead-letter write of the same partition, in one transaction)
+/// therefore never deadlocks with the step: the step gives way well inside
+/// `deadlock_timeout`.
 pub fn retention_step(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -170,7 +171,7 @@ pub fn retention_step(
             redone: true,
             ..step_holding(client, &args, Hold::Whole, started)
         },
-        Err(e) => errors::raise(&e.sqlstate, &e.message),
+        Err(e) => e.raise("queen"),
     }
 }
 
