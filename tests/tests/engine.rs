@@ -853,8 +853,8 @@ fn xid(t: &mut postgres::Transaction<'_>) -> Option<String> {
 }
 
 /// A call that writes nothing (a pop that finds no message, the queue
-/// version a long poll checks) takes no transaction id, so its commit
-/// writes no WAL; a push takes one.
+/// version a long poll checks, a status or a listing) takes no transaction
+/// id, so its commit writes no WAL; a push takes one.
 #[test]
 fn a_call_that_writes_nothing_takes_no_transaction_id() {
     let mut c = connect();
@@ -872,9 +872,15 @@ fn a_call_that_writes_nothing_takes_no_transaction_id() {
         .get(0);
     assert_eq!(empty["messages"], json!([]), "{empty}");
     assert_eq!(xid(&mut t), None, "an empty pop took a transaction id");
-    t.query_one("SELECT queen.queue_version($1)", &[&queue])
-        .unwrap();
-    assert_eq!(xid(&mut t), None, "a queue version took a transaction id");
+    for read in [
+        "SELECT queen.queue_version($1)::text",
+        "SELECT queen.status_queue($1)::text",
+        "SELECT queen.dlq_messages(jsonb_build_object('queue', $1::text))::text",
+        "SELECT queen.messages_list(jsonb_build_object('queue', $1::text))::text",
+    ] {
+        t.query_one(read, &[&queue]).unwrap();
+        assert_eq!(xid(&mut t), None, "{read} took a transaction id");
+    }
     t.query_one(
         "SELECT queen.push($1)",
         &[&json!([{"queue": queue, "payload": 2}])],

@@ -400,23 +400,35 @@ pub fn list(
     .next()
     .and_then(|r| spi::opt(&r, "total"))
     .unwrap_or(0);
-    let sql_text =
-        format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7");
-    let rows = client
-        .update(
-            sql_text.as_str(),
-            None,
-            &[
-                queue_id.into(),
-                group.into(),
-                from.into(),
-                to.into(),
-                partition.into(),
-                limit.into(),
-                offset.into(),
-            ],
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    // One text for the life of the backend, so it is a kept statement like
+    // the others (a read that takes no transaction id), planned for each
+    // call's filters as before.
+    static PAGE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let page = PAGE.get_or_init(|| {
+        format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7")
+    });
+    let rows = spi::exec_custom(
+        client,
+        page.as_str(),
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8,
+        ],
+        &[
+            queue_id.into(),
+            group.into(),
+            from.into(),
+            to.into(),
+            partition.into(),
+            limit.into(),
+            offset.into(),
+        ],
+    );
     (read_rows(client, rows), total)
 }
 

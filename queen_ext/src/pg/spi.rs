@@ -45,8 +45,8 @@ pub fn advisory_id(id: i64) -> i32 {
 /// snapshot of its own (what READ COMMITTED gives) whether it writes or
 /// not; they run through `select`, which does not take a transaction id
 /// up front as `update` does. A call that only reads (an empty pop, a
-/// queue version) then leaves its transaction without one, and its commit
-/// writes no WAL.
+/// queue version, a status, a listing) then leaves its transaction without
+/// one, and its commit writes no WAL.
 pub fn exec<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
