@@ -376,9 +376,6 @@ pub fn list(
     limit: i64,
     offset: i64,
 ) -> (Vec<DeadLetter>, i64) {
-    const FILTER: &str = " WHERE ($1::int8 IS NULL OR d.queue_id = $1) AND ($2::text IS NULL OR d.consumer_group = $2)
-                            AND ($3::timestamptz IS NULL OR d.failed_at >= $3) AND ($4::timestamptz IS NULL OR d.failed_at < $4)
-                            AND ($5::text IS NULL OR p.name = $5)";
     let total: i64 = exec(
         client,
         query!("dlq_list"),
@@ -400,36 +397,8 @@ pub fn list(
     .next()
     .and_then(|r| spi::opt(&r, "total"))
     .unwrap_or(0);
-    // One text for the life of the backend, so it is a kept statement like
-    // the others (a read that takes no transaction id), planned for each
-    // call's filters as before.
-    static PAGE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let page = PAGE.get_or_init(|| {
-        format!("{DLQ_SELECT}{FILTER} ORDER BY d.failed_at DESC, d.id DESC LIMIT $6 OFFSET $7")
-    });
-    let rows = spi::exec_custom(
-        client,
-        page.as_str(),
-        &[
-            spi::INT8,
-            spi::TEXT,
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::TEXT,
-            spi::INT8,
-            spi::INT8,
-        ],
-        &[
-            queue_id.into(),
-            group.into(),
-            from.into(),
-            to.into(),
-            partition.into(),
-            limit.into(),
-            offset.into(),
-        ],
-    );
-    (read_rows(client, rows), total)
+    let rows = page_rows(client, queue_id, group, partition, from, to, limit, offset);
+    (rows, total)
 }
 
 /// Locks partitions ascending by id (FOR UPDATE: a retention step, which
@@ -674,6 +643,24 @@ pub fn page(
     limit: i64,
     offset: i64,
 ) -> Vec<ListedDeadLetter> {
+    page_rows(client, queue_id, group, partition, from, to, limit, offset)
+        .into_iter()
+        .map(ListedDeadLetter::from)
+        .collect()
+}
+
+/// The rows of one page of dead letters (`page`, `list`).
+#[allow(clippy::too_many_arguments)]
+fn page_rows(
+    client: &mut SpiClient<'_>,
+    queue_id: Option<i64>,
+    group: Option<&str>,
+    partition: Option<&str>,
+    from: Option<pgrx::datum::TimestampWithTimeZone>,
+    to: Option<pgrx::datum::TimestampWithTimeZone>,
+    limit: i64,
+    offset: i64,
+) -> Vec<DeadLetter> {
     let rows = exec(
         client,
         query!("dlq_page"),
@@ -697,9 +684,6 @@ pub fn page(
         ],
     );
     read_rows(client, rows)
-        .into_iter()
-        .map(ListedDeadLetter::from)
-        .collect()
 }
 
 /// Where a moved dead letter goes instead of its own queue and partition.
