@@ -369,6 +369,20 @@ fn blocked_by(c: &mut Client, pid: i32, by: i32) -> bool {
 const STEP: &str =
     "SELECT queen_internal.log_retention_step_v1($1, now() - interval '1 hour', NULL, 100)::jsonb";
 
+/// A connection with a transaction open that pushed one message to
+/// `queue` (and so holds its partition), and its backend pid.
+fn open_push(queue: &str) -> (Client, i32) {
+    let mut open = connect();
+    let open_pid = backend(&mut open);
+    open.batch_execute("BEGIN").unwrap();
+    open.query_one(
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": queue, "payload": {"new": true}}])],
+    )
+    .unwrap();
+    (open, open_pid)
+}
+
 /// Makes `sql` (a retention step of partition `pid`) on a connection of its
 /// own, in a thread, once it is blocked by backend `holder`.
 fn step_blocked_by(sql: &str, pid: i64, holder: i32) -> thread::JoinHandle<Result<Value, String>> {
@@ -431,14 +445,7 @@ fn a_push_passes_a_partition_held_as_a_retention_step_holds_it() {
 fn a_step_gives_way_to_an_open_push_and_then_finishes() {
     let mut c = connect();
     let (queue, pid) = aged_queue(&mut c, "lock-giveway", 3);
-    let mut open = connect();
-    let open_pid = backend(&mut open);
-    let mut t = open.transaction().unwrap();
-    t.query_one(
-        "SELECT queen.push($1)",
-        &[&json!([{"queue": queue, "payload": {"new": true}}])],
-    )
-    .unwrap();
+    let (mut open, open_pid) = open_push(&queue);
     let stepping = step_blocked_by(STEP, pid, open_pid);
     let mut observer = connect();
     // Past the short wait the step holds no segment while it waits.
@@ -456,7 +463,7 @@ fn a_step_gives_way_to_an_open_push_and_then_finishes() {
         );
         thread::sleep(Duration::from_millis(20));
     }
-    t.commit().unwrap();
+    open.batch_execute("COMMIT").unwrap();
     let r = stepping.join().unwrap().expect("the step goes through");
     assert_eq!(r["deleted"], 3, "{r}");
     assert_eq!(r["new_log_start"], 3, "{r}");
@@ -489,19 +496,12 @@ fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
     let (queue, pid) = aged_queue(&mut c, "lock-pushdlq", 1);
     let popped = pop(&mut c, &queue, None, 1, &json!({}));
     assert_eq!(messages(&popped).len(), 1);
-    let mut open = connect();
-    let open_pid = backend(&mut open);
-    let mut t = open.transaction().unwrap();
-    t.query_one(
-        "SELECT queen.push($1)",
-        &[&json!([{"queue": queue, "payload": {"new": true}}])],
-    )
-    .unwrap();
+    let (mut open, open_pid) = open_push(&queue);
     let stepping = step_blocked_by(STEP, pid, open_pid);
     // The dead-letter write wants the segment the step holds (unless it has
     // already given way): with a step that waited for the push for good, the
     // two would deadlock.
-    let acked = t
+    let acked = open
         .query_one(
             "SELECT queen.ack($1)::jsonb",
             &[&acks_for(&popped, "dlq", None)],
@@ -510,7 +510,7 @@ fn a_push_then_a_dead_letter_in_one_transaction_never_deadlocks_with_a_step() {
         .map_err(|e| sqlstate(&e));
     let acked = acked.expect("the ack goes through");
     assert_eq!(acked[0]["dlq"], true, "{acked}");
-    t.commit().unwrap();
+    open.batch_execute("COMMIT").unwrap();
     let r = stepping.join().unwrap().expect("the step goes through");
     assert_eq!(r["deleted"], 1, "{r}");
     assert_eq!(r["redone"], true, "{r}");
