@@ -793,7 +793,8 @@ mod tests {
                 })
             })
             .collect();
-        while gate.waiting.load(Ordering::Acquire) < 2 {
+        // Counted waiting before it is queued: wait for both in the queue.
+        while gate.queued().len() < 2 {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
         // The call out ends: the two go together.
