@@ -18,6 +18,19 @@ fn sample() {
         .unwrap();
 }
 
+/// What `route` answers once `done` holds of it, or after 10 s (200 OK).
+fn sampled(route: &str, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (status, body) = get(route);
+        assert_eq!(status, 200, "{route}: {body}");
+        if done(&body) || std::time::Instant::now() > deadline {
+            return body;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 const RANGED: [&str; 8] = [
     "/api/v1/status",
     "/api/v1/status/analytics",
@@ -100,18 +113,24 @@ fn a_sample_shows_pushes_in_queue_ops_and_queue_lag() {
     ));
     assert_eq!(status, 200, "{popped}");
     sample();
-    let (status, ops) = get(&format!("/api/v1/analytics/queue-ops?queue={q}"));
-    assert_eq!(status, 200);
+    // The background sampler may have taken the counters first: what it
+    // took shows once its transaction commits.
+    let pushed = |ops: &serde_json::Value| -> i64 {
+        ops["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["pushMessages"].as_i64().unwrap())
+            .sum()
+    };
+    let ops = sampled(&format!("/api/v1/analytics/queue-ops?queue={q}"), |ops| {
+        pushed(ops) == 2
+    });
     assert_eq!(ops["queues"], json!([q]));
-    let pushed: i64 = ops["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["pushMessages"].as_i64().unwrap())
-        .sum();
-    assert_eq!(pushed, 2, "{ops}");
-    let (status, lag) = get(&format!("/api/v1/analytics/queue-lag?queue={q}"));
-    assert_eq!(status, 200);
+    assert_eq!(pushed(&ops), 2, "{ops}");
+    let lag = sampled(&format!("/api/v1/analytics/queue-lag?queue={q}"), |lag| {
+        lag[0]["popCount"] == 2
+    });
     let rows = lag.as_array().unwrap();
     assert!(!rows.is_empty(), "{lag}");
     assert_eq!(rows[0]["queueName"], q.as_str());

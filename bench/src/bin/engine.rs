@@ -351,9 +351,14 @@ fn main() {
     c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'")
         .unwrap();
 
-    // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch.
+    // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch;
+    // wide the wide queue's push alone.
     let only = std::env::var("QUEEN_BENCH_ONLY").unwrap_or_default();
     println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
+    if only == "wide" {
+        wide_queue_cell(&b, &mut c);
+        return;
+    }
     if !only.starts_with("pop") {
         push_cells(&b, &mut c);
     }
@@ -470,6 +475,83 @@ fn push_cells(b: &Bench, c: &mut Client) {
         rates[1],
         rates[0] / rates[2],
         rates[2]
+    );
+    wide_queue_cell(b, c);
+}
+
+/// Partitions a wide queue holds beside the ones its pushes write to.
+const WIDE_IDLE_PARTITIONS: usize = 10_000;
+
+/// Pushes of 16 groups of 10 messages a call, connection `k`'s groups to
+/// its own partitions `p{16k}` .. `p{16k+15}` of `queue`.
+fn queen_push_groups(b: &Bench, secs: f64, queue: &str) -> (u64, f64) {
+    b.run(secs, |k| {
+        let mut cursor = k * 1000;
+        move |c: &mut Conn| {
+            let payloads = take(&mut cursor, 160);
+            let mut text = String::with_capacity(160 * 320);
+            text.push('[');
+            for (i, p) in payloads.into_iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                let partition = format!("p{}", k * 16 + i / 10);
+                text.push_str(&format!(
+                    "{{\"queue\":\"{queue}\",\"partition\":\"{partition}\",\"payload\":{p}}}"
+                ));
+            }
+            text.push(']');
+            c.execute("SELECT queen.push_text($1)", &[&text]);
+            160
+        }
+    })
+}
+
+/// A push spanning 16 partitions, into a queue of only those partitions
+/// and into one that also holds [`WIDE_IDLE_PARTITIONS`] others: what a
+/// push costs must not grow with the partitions it does not write.
+fn wide_queue_cell(b: &Bench, c: &mut Client) {
+    for q in ["bench_narrow", "bench_wide"] {
+        let items: Vec<String> = (0..16 * b.conns)
+            .map(|p| push_item(q, Some(&format!("p{p}")), Value::from(p as i64)).to_string())
+            .collect();
+        c.execute(
+            "SELECT queen.push_text($1)",
+            &[&format!("[{}]", items.join(","))],
+        )
+        .unwrap();
+    }
+    for chunk in (0..WIDE_IDLE_PARTITIONS).collect::<Vec<_>>().chunks(1000) {
+        let items: Vec<String> = chunk
+            .iter()
+            .map(|p| {
+                push_item(
+                    "bench_wide",
+                    Some(&format!("idle-{p}")),
+                    Value::from(*p as i64),
+                )
+                .to_string()
+            })
+            .collect();
+        c.execute(
+            "SELECT queen.push_text($1)",
+            &[&format!("[{}]", items.join(","))],
+        )
+        .unwrap();
+    }
+    c.batch_execute("ANALYZE queen.log_partitions").unwrap();
+    let cells: Vec<Cell<'_>> = vec![
+        Box::new(|s| queen_push_groups(b, s, "bench_narrow")),
+        Box::new(|s| queen_push_groups(b, s, "bench_wide")),
+    ];
+    let rates = interleave(b.secs, &cells);
+    println!(
+        "
+push of 16 partitions x 10 messages: queue of 16 per connection {:.0} msgs/s, \
+         queue of {WIDE_IDLE_PARTITIONS} more {:.0} msgs/s; wide/narrow {:.2}",
+        rates[0],
+        rates[1],
+        rates[1] / rates[0]
     );
 }
 

@@ -71,8 +71,13 @@ pub fn version(
     exec(
         c,
         query!("queues_version"),
-        &[spi::TEXT, spi::TEXT, spi::TEXT],
-        &[queue.into(), namespace.into(), task.into()],
+        &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
+        &[
+            crate::catalog::queues::default_tenant().into(),
+            queue.into(),
+            namespace.into(),
+            task.into(),
+        ],
     )
     .next()
     .and_then(|r| spi::opt::<i64>(&r, "version"))
