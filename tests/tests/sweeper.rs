@@ -254,3 +254,56 @@ fn a_broken_rollup_degrades_to_off_and_the_fire_goes_on() {
     assert!(m["firedTotal"].as_i64().unwrap() > fired_before, "{m}");
     assert!(m["probesTotal"].as_i64().unwrap() > 0);
 }
+
+/// Rows of `queen.log_timers` this transaction has read so far, by index or
+/// by scan.
+fn timer_rows_read(t: &mut postgres::Transaction<'_>) -> i64 {
+    t.query_one(
+        "SELECT (COALESCE(idx_tup_fetch, 0) + seq_tup_read)::int8 FROM pg_stat_xact_user_tables
+          WHERE relid = 'queen.log_timers'::regclass",
+        &[],
+    )
+    .unwrap()
+    .get(0)
+}
+
+/// A claim's timers are fired by their keys: beside thousands of timers
+/// scheduled for later, a sweep that fires one due timer reads a handful of
+/// rows, not every timer scheduled (no index serves a claim's token).
+#[test]
+fn a_sweep_reads_the_timers_it_fires_not_every_timer_scheduled() {
+    const LATER: i32 = 10_000;
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut c = connect();
+    let later = unique("later");
+    c.execute(
+        "SELECT count(*) FROM (SELECT queen.timer_schedule($1, 'k' || g, '1', 86400000)
+                                 FROM generate_series(1, $2) g) s",
+        &[&later, &LATER],
+    )
+    .unwrap();
+    let due = unique("due");
+    // Scheduled in the sweep's own transaction: no worker sees it first.
+    let mut t = c.transaction().unwrap();
+    t.query_one(
+        "SELECT queen.timer_schedule($1, 'k', '\"now\"', 0)",
+        &[&due],
+    )
+    .unwrap();
+    let before = timer_rows_read(&mut t);
+    let text: String = t
+        .query_one("SELECT queen_internal.sweeper_run_once()::text", &[])
+        .unwrap()
+        .get(0);
+    let read = timer_rows_read(&mut t) - before;
+    let swept: Value = serde_json::from_str(&text).unwrap();
+    assert!(swept["fired"].as_i64().unwrap() >= 1, "{swept}");
+    assert!(
+        read <= 100,
+        "a sweep of one due timer among {LATER} read {read} timer rows"
+    );
+    t.commit().unwrap();
+    assert_eq!(messages_in(&mut c, &due), 1);
+    c.execute("DELETE FROM queen.log_timers WHERE queue = $1", &[&later])
+        .unwrap();
+}

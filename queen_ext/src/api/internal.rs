@@ -191,7 +191,7 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
         errors::invalid("p_batch", "batch and lease must be positive");
     }
     JsonOut::of(&spi::spi(|c| {
-        drain::claim(c, p_start_shard, p_batch, p_lease_ms)
+        drain::claim(c, p_start_shard, p_batch, p_lease_ms).json()
     }))
 }
 

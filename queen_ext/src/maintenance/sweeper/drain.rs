@@ -41,14 +41,28 @@ pub fn probe(c: &mut SpiClient<'_>) -> Value {
     json!({"nextInMs": next, "due": due, "latenessMs": next.map(|n| (-n).max(0))})
 }
 
+/// A claim: its token and the (queue, timer_key) of the timers it took,
+/// in that order.
+pub struct Claim {
+    pub token: uuid::Uuid,
+    pub keys: Vec<(String, String)>,
+}
+
+impl Claim {
+    /// `{"token", "claimed"}`.
+    pub fn json(&self) -> Value {
+        json!({"token": self.token.to_string(), "claimed": self.keys.len()})
+    }
+}
+
 /// Claims up to `batch` due, unclaimed (or claim-expired) timers, shard by
 /// shard from `start_shard`, skipping rows another sweeper holds.
-pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Value {
+pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Claim {
     let token = uuid::Uuid::new_v4();
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     // One statement: a bounded seek per shard, from this worker's starting
     // shard on, stopping once `batch` rows are taken.
-    let claimed = exec_custom(
+    let mut keys: Vec<(String, String)> = exec_custom(
         c,
         query!("sweeper_drain_claim"),
         &[spi::INT4, spi::INT8, spi::UUID, spi::INT4],
@@ -59,32 +73,38 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
             lease_ms.into(),
         ],
     )
-    .len() as i64;
-    json!({"token": token.to_string(), "claimed": claimed})
+    .map(|r| (spi::col(&r, "queue"), spi::col(&r, "timer_key")))
+    .collect();
+    keys.sort();
+    Claim { token, keys }
 }
 
 /// Fires timers claimed under `token` (verifying the claim is still this
 /// token's) into the log, at most `max_bytes` of payload in this
 /// transaction, and deletes them. Timer rows are locked by (queue,
-/// timer_key) before any partition: the declared order.
+/// timer_key) before any partition: the declared order. The timers are
+/// found by their keys (`claimed`, a claim's keys), not by the token: no
+/// index serves the token, and a scan for it reads every timer scheduled.
 pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
-    fire_only(c, token, max_bytes, None)
+    let keys = claimed(c, token);
+    fire_keys(c, token, max_bytes, &keys)
 }
 
-/// As [`fire`], only the timer `only` (queue, timer_key) when given.
-fn fire_only(
+/// As [`fire`], only the timers of `keys` still claimed under `token`.
+fn fire_keys(
     c: &mut SpiClient<'_>,
     token: uuid::Uuid,
     max_bytes: i64,
-    only: Option<(&str, &str)>,
+    keys: &[(String, String)],
 ) -> Value {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    let (queue, key) = (only.map(|o| o.0), only.map(|o| o.1));
+    let queues: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+    let timer_keys: Vec<&str> = keys.iter().map(|k| k.1.as_str()).collect();
     let rows: Vec<ClaimedTimer> = exec(
         c,
         query!("sweeper_drain_claimed_timers"),
-        &[spi::UUID, spi::TEXT, spi::TEXT],
-        &[pg_token.into(), queue.into(), key.into()],
+        &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
+        &[pg_token.into(), queues.into(), timer_keys.into()],
     )
     .map(|r| {
         (
@@ -145,10 +165,13 @@ fn fire_only(
     let lateness = firing.iter().map(|r| r.5).max();
     let sum: i64 = firing.iter().map(|r| r.5).sum();
     super::metrics::fired(take as i64, lateness.unwrap_or(0), sum);
-    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum})
+    let last = firing.last().map(|r| json!([r.0, r.1]));
+    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "last": last, "maxLatenessMs": lateness, "sumLatenessMs": sum})
 }
 
-/// The timers claimed under `token`, in (queue, timer_key) order.
+/// The timers claimed under `token`, in (queue, timer_key) order: a scan of
+/// the whole table, for `queen_internal.sweeper_fire_v1`, which is given a
+/// token alone.
 fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
     exec(
         c,
@@ -226,16 +249,17 @@ pub struct Fired {
     pub set_aside: i64,
 }
 
-/// Fires every timer claimed under `token`, each batch a unit of `runner`
-/// (at most `max_bytes` of payload each). When a batch fails, its timers
-/// are fired one at a time, so one timer that can not be fired (a payload
-/// its queue refuses, a queue deleted under it) never holds back the
-/// others: its failure is recorded on its row.
+/// Fires every timer of `claim`, each batch a unit of `runner` (at most
+/// `max_bytes` of payload each). When a batch fails, its timers are fired
+/// one at a time, so one timer that can not be fired (a payload its queue
+/// refuses, a queue deleted under it) never holds back the others: its
+/// failure is recorded on its row.
 pub fn fire_claimed<R: Runner>(
     runner: &mut R,
-    token: uuid::Uuid,
+    claim: &Claim,
     s: &Settings,
 ) -> Result<Fired, Failure> {
+    let token = claim.token;
     let mut out = Fired::default();
     let add = |out: &mut Fired, r: &Value| {
         out.fired += r["fired"].as_i64().unwrap_or(0);
@@ -243,28 +267,46 @@ pub fn fire_claimed<R: Runner>(
             .max_lateness_ms
             .max(r["maxLatenessMs"].as_i64().unwrap_or(0));
     };
+    let mut left: &[(String, String)] = &claim.keys;
     loop {
-        match runner.run(|c| fire(c, token, s.max_fire_bytes)) {
+        match runner.run(|c| fire_keys(c, token, s.max_fire_bytes, left)) {
             Ok(r) => {
                 add(&mut out, &r);
                 if r["done"] == true {
                     return Ok(out);
+                }
+                // Fired in key order: what is left follows the last fired.
+                let last = r["last"].as_array().map(|l| {
+                    (
+                        l[0].as_str().unwrap_or_default().to_owned(),
+                        l[1].as_str().unwrap_or_default().to_owned(),
+                    )
+                });
+                if let Some(last) = last {
+                    left = &left[left.partition_point(|k| *k <= last)..];
                 }
             }
             Err(e) if e.stops_the_cycle() => return Err(e),
             Err(_) => break,
         }
     }
-    for (queue, key) in runner.run(|c| claimed(c, token))? {
-        match runner.run(|c| fire_only(c, token, i64::MAX, Some((&queue, &key)))) {
+    for (queue, key) in left {
+        let one = [(queue.clone(), key.clone())];
+        match runner.run(|c| fire_keys(c, token, i64::MAX, &one)) {
             Ok(r) => add(&mut out, &r),
             Err(e) if e.stops_the_cycle() => return Err(e),
             Err(e) => {
                 out.failed += 1;
                 let error = e.to_string();
-                if runner
-                    .run(|c| fire_failed(c, token, (&queue, &key), &error, s.max_fire_attempts))?
-                {
+                if runner.run(|c| {
+                    fire_failed(
+                        c,
+                        token,
+                        (queue.as_str(), key.as_str()),
+                        &error,
+                        s.max_fire_attempts,
+                    )
+                })? {
                     out.set_aside += 1;
                     pgrx::log!("sweeper: timer {queue:?}/{key:?} set aside after its last allowed fire failed: {error}");
                 }
@@ -283,11 +325,10 @@ pub fn fire_claimed<R: Runner>(
 pub fn run_once(s: &Settings, start_shard: i32) -> Result<Value, Failure> {
     let mut runner = Inline;
     let claim = runner.run(|c| claim(c, start_shard, s.claim_batch, s.lease_ms))?;
-    let empty_claim = claim["claimed"] == 0;
+    let empty_claim = claim.keys.is_empty();
     let mut fired = Fired::default();
     if !empty_claim {
-        let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
-        fired = fire_claimed(&mut runner, token, s)?;
+        fired = fire_claimed(&mut runner, &claim, s)?;
     }
     Ok(json!({
         "fired": fired.fired,

@@ -296,13 +296,12 @@ fn cycle(
             let claim = in_own_transaction(|| {
                 spi::spi(|c| drain::claim(c, start_shard, batch, s.lease_ms))
             })?;
-            let claimed = claim["claimed"].as_i64().unwrap_or(0);
+            let claimed = claim.keys.len() as i64;
             if claimed == 0 {
                 empty_claim = fired == 0;
                 break;
             }
-            let token = uuid::Uuid::parse_str(claim["token"].as_str().unwrap()).unwrap();
-            let fired_here = drain::fire_claimed(&mut OwnTransactions, token, s)
+            let fired_here = drain::fire_claimed(&mut OwnTransactions, &claim, s)
                 .map_err(|e| e.to_string())?
                 .fired;
             fired += fired_here;
