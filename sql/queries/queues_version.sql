@@ -1,9 +1,11 @@
 -- A number that grows with every push: the sum of the next offsets of the
--- partitions of queue $2 of tenant $1 or, queue NULL, of the tenant's
--- queues carrying namespace $3 / task $4. A named queue is probed by its
--- key, in a branch of its own.
+-- partitions of the tenant $1's queues named $2 (when given) and carrying
+-- namespace $3 / task $4 (when given). A named queue is probed by its key,
+-- in a branch of its own.
 SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 AS version
-  FROM (SELECT q.id FROM queen.queues q WHERE q.tenant_id = $1 AND q.name = $2
+  FROM (SELECT q.id FROM queen.queues q
+         WHERE q.tenant_id = $1 AND q.name = $2
+           AND ($3::text IS NULL OR q.namespace = $3) AND ($4::text IS NULL OR q.task = $4)
         UNION ALL
         SELECT q.id FROM queen.queues q
          WHERE $2::text IS NULL AND q.tenant_id = $1

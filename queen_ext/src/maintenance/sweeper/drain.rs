@@ -60,17 +60,33 @@ impl Claim {
 pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Claim {
     let token = uuid::Uuid::new_v4();
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    // One statement: a bounded seek per shard, from this worker's starting
-    // shard on, stopping once `batch` rows are taken.
-    let mut keys: Vec<(String, String)> = exec_custom(
+    // A bounded seek per shard, from this worker's starting shard on,
+    // stopping once `batch` rows are locked; then the stamp, by key.
+    let picked: Vec<(String, String)> = exec_custom(
         c,
         query!("sweeper_drain_claim"),
-        &[spi::INT4, spi::INT8, spi::UUID, spi::INT4],
+        &[spi::INT4, spi::INT8],
+        &[start_shard.into(), (batch as i64).into()],
+    )
+    .map(|r| (spi::col(&r, "queue"), spi::col(&r, "timer_key")))
+    .collect();
+    if picked.is_empty() {
+        return Claim {
+            token,
+            keys: picked,
+        };
+    }
+    let queues: Vec<&str> = picked.iter().map(|k| k.0.as_str()).collect();
+    let timer_keys: Vec<&str> = picked.iter().map(|k| k.1.as_str()).collect();
+    let mut keys: Vec<(String, String)> = exec(
+        c,
+        query!("sweeper_drain_claim_stamp"),
+        &[spi::UUID, spi::INT4, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[
-            start_shard.into(),
-            (batch as i64).into(),
             pg_token.into(),
             lease_ms.into(),
+            queues.into(),
+            timer_keys.into(),
         ],
     )
     .map(|r| (spi::col(&r, "queue"), spi::col(&r, "timer_key")))
