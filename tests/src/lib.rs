@@ -89,3 +89,15 @@ pub fn age_partition(c: &mut Client, pid: i64, age: &str) {
     ))
     .unwrap();
 }
+
+/// Rows of the tables `tables` (names, e.g. `queen.log_partitions`) this
+/// transaction has read so far, by index or by scan.
+pub fn rows_read(t: &mut postgres::Transaction<'_>, tables: &[&str]) -> i64 {
+    t.query_one(
+        "SELECT COALESCE(sum(COALESCE(idx_tup_fetch, 0) + seq_tup_read), 0)::int8
+           FROM pg_stat_xact_user_tables WHERE relid = ANY($1::text[]::regclass[])",
+        &[&tables],
+    )
+    .unwrap()
+    .get(0)
+}

@@ -893,19 +893,6 @@ fn a_call_that_writes_nothing_takes_no_transaction_id() {
     t.commit().unwrap();
 }
 
-/// Rows of `queen.queues` and `queen.log_partitions` this transaction has
-/// read so far, by index or by scan.
-fn catalog_rows_read(t: &mut postgres::Transaction<'_>) -> i64 {
-    t.query_one(
-        "SELECT COALESCE(sum(COALESCE(idx_tup_fetch, 0) + seq_tup_read), 0)::int8
-           FROM pg_stat_xact_user_tables
-          WHERE relid IN ('queen.queues'::regclass, 'queen.log_partitions'::regclass)",
-        &[],
-    )
-    .unwrap()
-    .get(0)
-}
-
 /// A push, a read by offset and a group's positions naming 16 partitions of
 /// a queue of thousands, among thousands of queues, read those 16 and their
 /// queue: not every queue, nor the queue's every partition once per name
@@ -914,6 +901,7 @@ fn catalog_rows_read(t: &mut postgres::Transaction<'_>) -> i64 {
 #[test]
 fn a_call_naming_partitions_reads_those_not_the_whole_queue() {
     const IDLE: usize = 3_000;
+    const CATALOG: &[&str] = &["queen.queues", "queen.log_partitions"];
     let mut c = connect();
     let queue = unique("wide");
     let small = unique("small");
@@ -954,9 +942,9 @@ fn a_call_naming_partitions_reads_those_not_the_whole_queue() {
     ];
     for (what, sql, arg) in calls {
         let mut t = c.transaction().unwrap();
-        let before = catalog_rows_read(&mut t);
+        let before = rows_read(&mut t, CATALOG);
         t.query_one(sql, &[&arg]).unwrap();
-        let read = catalog_rows_read(&mut t) - before;
+        let read = rows_read(&mut t, CATALOG) - before;
         assert!(
             read <= 6 * 16,
             "{what} naming 16 of {IDLE} partitions read {read} queue and partition rows"

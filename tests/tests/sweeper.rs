@@ -255,18 +255,6 @@ fn a_broken_rollup_degrades_to_off_and_the_fire_goes_on() {
     assert!(m["probesTotal"].as_i64().unwrap() > 0);
 }
 
-/// Rows of `queen.log_timers` this transaction has read so far, by index or
-/// by scan.
-fn timer_rows_read(t: &mut postgres::Transaction<'_>) -> i64 {
-    t.query_one(
-        "SELECT (COALESCE(idx_tup_fetch, 0) + seq_tup_read)::int8 FROM pg_stat_xact_user_tables
-          WHERE relid = 'queen.log_timers'::regclass",
-        &[],
-    )
-    .unwrap()
-    .get(0)
-}
-
 /// A claim's timers are fired by their keys: beside thousands of timers
 /// scheduled for later, a sweep that fires one due timer reads a handful of
 /// rows, not every timer scheduled (no index serves a claim's token).
@@ -290,12 +278,12 @@ fn a_sweep_reads_the_timers_it_fires_not_every_timer_scheduled() {
         &[&due],
     )
     .unwrap();
-    let before = timer_rows_read(&mut t);
+    let before = rows_read(&mut t, &["queen.log_timers"]);
     let text: String = t
         .query_one("SELECT queen_internal.sweeper_run_once()::text", &[])
         .unwrap()
         .get(0);
-    let read = timer_rows_read(&mut t) - before;
+    let read = rows_read(&mut t, &["queen.log_timers"]) - before;
     let swept: Value = serde_json::from_str(&text).unwrap();
     assert!(swept["fired"].as_i64().unwrap() >= 1, "{swept}");
     assert!(

@@ -196,8 +196,7 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
 }
 
 /// Fires the timers claimed under `p_token`, at most `p_max_bytes` of
-/// payload: `{"fired", "bytes", "done", "last"}` (last: the [queue, key] of
-/// the last timer fired, in key order).
+/// payload: `{"fired", "bytes", "done"}`.
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) -> JsonOut {
     let token = crate::wire::json::parse_uuid("p_token", p_token);

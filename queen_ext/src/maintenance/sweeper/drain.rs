@@ -76,8 +76,7 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
             keys: picked,
         };
     }
-    let queues: Vec<&str> = picked.iter().map(|k| k.0.as_str()).collect();
-    let timer_keys: Vec<&str> = picked.iter().map(|k| k.1.as_str()).collect();
+    let (queues, timer_keys) = key_arrays(&picked);
     let mut keys: Vec<(String, String)> = exec(
         c,
         query!("sweeper_drain_claim_stamp"),
@@ -103,7 +102,19 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
 /// index serves the token, and a scan for it reads every timer scheduled.
 pub fn fire(c: &mut SpiClient<'_>, token: uuid::Uuid, max_bytes: i64) -> Value {
     let keys = claimed(c, token);
-    fire_keys(c, token, max_bytes, &keys)
+    fire_keys(c, token, max_bytes, &keys).answer
+}
+
+/// What one fire did: its answer (`{"fired", "bytes", "done", ...}`) and
+/// the key of the last timer it fired.
+struct Fire {
+    answer: Value,
+    last: Option<(String, String)>,
+}
+
+/// The queues and the timer keys of `keys`, as two parallel arrays.
+fn key_arrays(keys: &[(String, String)]) -> (Vec<&str>, Vec<&str>) {
+    keys.iter().map(|k| (k.0.as_str(), k.1.as_str())).unzip()
 }
 
 /// As [`fire`], only the timers of `keys` still claimed under `token`.
@@ -112,10 +123,9 @@ fn fire_keys(
     token: uuid::Uuid,
     max_bytes: i64,
     keys: &[(String, String)],
-) -> Value {
+) -> Fire {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    let queues: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
-    let timer_keys: Vec<&str> = keys.iter().map(|k| k.1.as_str()).collect();
+    let (queues, timer_keys) = key_arrays(keys);
     let rows: Vec<ClaimedTimer> = exec(
         c,
         query!("sweeper_drain_claimed_timers"),
@@ -181,8 +191,10 @@ fn fire_keys(
     let lateness = firing.iter().map(|r| r.5).max();
     let sum: i64 = firing.iter().map(|r| r.5).sum();
     super::metrics::fired(take as i64, lateness.unwrap_or(0), sum);
-    let last = firing.last().map(|r| json!([r.0, r.1]));
-    json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "last": last, "maxLatenessMs": lateness, "sumLatenessMs": sum})
+    Fire {
+        answer: json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum}),
+        last: firing.last().map(|r| (r.0.clone(), r.1.clone())),
+    }
 }
 
 /// The timers claimed under `token`, in (queue, timer_key) order: a scan of
@@ -286,19 +298,13 @@ pub fn fire_claimed<R: Runner>(
     let mut left: &[(String, String)] = &claim.keys;
     loop {
         match runner.run(|c| fire_keys(c, token, s.max_fire_bytes, left)) {
-            Ok(r) => {
-                add(&mut out, &r);
-                if r["done"] == true {
+            Ok(f) => {
+                add(&mut out, &f.answer);
+                if f.answer["done"] == true {
                     return Ok(out);
                 }
                 // Fired in key order: what is left follows the last fired.
-                let last = r["last"].as_array().map(|l| {
-                    (
-                        l[0].as_str().unwrap_or_default().to_owned(),
-                        l[1].as_str().unwrap_or_default().to_owned(),
-                    )
-                });
-                if let Some(last) = last {
+                if let Some(last) = f.last {
                     left = &left[left.partition_point(|k| *k <= last)..];
                 }
             }
@@ -309,7 +315,7 @@ pub fn fire_claimed<R: Runner>(
     for (queue, key) in left {
         let one = [(queue.clone(), key.clone())];
         match runner.run(|c| fire_keys(c, token, i64::MAX, &one)) {
-            Ok(r) => add(&mut out, &r),
+            Ok(f) => add(&mut out, &f.answer),
             Err(e) if e.stops_the_cycle() => return Err(e),
             Err(e) => {
                 out.failed += 1;
