@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::worker::Settings;
 use crate::engine::push;
 use crate::maintenance::unit::{Failure, Inline, Runner};
-use crate::pg::spi::{self, exec, exec_custom};
+use crate::pg::spi::{self, exec, exec_custom, exec_indexed};
 use crate::query;
 use crate::wire::push::{GroupIn, ItemIn};
 
@@ -77,7 +77,7 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
         };
     }
     let (queues, timer_keys) = key_arrays(&picked);
-    let mut keys: Vec<(String, String)> = exec(
+    let mut keys: Vec<(String, String)> = exec_indexed(
         c,
         query!("sweeper_drain_claim_stamp"),
         &[spi::UUID, spi::INT4, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
@@ -126,7 +126,7 @@ fn fire_keys(
 ) -> Fire {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let (queues, timer_keys) = key_arrays(keys);
-    let rows: Vec<ClaimedTimer> = exec(
+    let rows: Vec<ClaimedTimer> = exec_indexed(
         c,
         query!("sweeper_drain_claimed_timers"),
         &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
@@ -181,7 +181,7 @@ fn fire_keys(
         push::push_groups(c, &groups, None, true);
         let queues: Vec<String> = firing.iter().map(|r| r.0.clone()).collect();
         let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
-        exec(
+        exec_indexed(
             c,
             query!("sweeper_drain_delete_fired"),
             &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
