@@ -1,27 +1,9 @@
--- The candidate scan (the same in pop_candidates.sql and
--- pop_named_candidates.sql): partitions p of the queues w(queue_id,
--- window_secs) that hold messages this group has not done, whose lease (if
--- any) has expired and whose retry delay has passed, past their window
--- buffer; partitions the group never read first, then the longest expired.
--- $3 group, $4 partition name or NULL, $5 limit. A named partition is
--- probed by its whole key, in a branch of its own: as one condition
--- ($4 IS NULL OR name = $4), the queue's every partition is read to find
--- it. now() comes back in epoch microseconds.
-SELECT p.id, p.name, p.queue_id, p.log_start, c.partition_id IS NULL AS fresh,
+-- The candidate partitions of the queues $1 (window buffers $2, scan
+-- positions $6, '' for none), each queue's found by the candidate scan
+-- (pop_candidate_scan.sql, which follows, then pop_candidates_close.sql).
+-- Among them, the partitions the group never read come first, then the
+-- longest released or expired. now() comes back in epoch microseconds.
+SELECT k.id, k.name, w.queue_id, k.log_start, k.fresh, k.lap,
        (extract(epoch FROM now()) * 1000000)::int8 AS now_us
- FROM unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs)
-CROSS JOIN LATERAL (
-      SELECT a.id, a.name, a.queue_id, a.log_start, a.last_offset, a.last_write_at
-        FROM queen.log_partitions a WHERE $4::text IS NULL AND a.queue_id = w.queue_id
-      UNION ALL
-      SELECT b.id, b.name, b.queue_id, b.log_start, b.last_offset, b.last_write_at
-        FROM queen.log_partitions b WHERE b.queue_id = w.queue_id AND b.name = $4) p
- LEFT JOIN queen.log_consumers c ON c.partition_id = p.id AND c.consumer_group = $3
-WHERE p.last_offset >= p.log_start
-  AND (w.window_secs = 0 OR p.last_write_at <= now() - make_interval(secs => w.window_secs))
-  AND (c.partition_id IS NULL OR (
-        c.committed < p.last_offset
-        AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
-        AND (c.retry_at IS NULL OR c.retry_at <= now())))
-ORDER BY c.lease_expires_at NULLS FIRST, p.id
-LIMIT $5
+  FROM unnest($1::int8[], $2::int4[], $6::text[]) AS w(queue_id, window_secs, after)
+ CROSS JOIN LATERAL (

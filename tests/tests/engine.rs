@@ -964,3 +964,95 @@ fn a_call_naming_partitions_reads_those_not_the_whole_queue() {
             .unwrap();
     }
 }
+
+/// A pop on a queue of many partitions that all hold messages reads a
+/// window of them, not the whole queue: its candidate scan stops once it
+/// has found its candidates, for a group that read the queue before and for
+/// one that never did.
+#[test]
+fn a_pop_reads_a_window_of_partitions_not_the_whole_queue() {
+    const PARTITIONS: usize = 3_000;
+    const TABLES: &[&str] = &["queen.log_partitions", "queen.log_consumers"];
+    let mut c = connect();
+    let queue = unique("many");
+    for chunk in (0..PARTITIONS).collect::<Vec<_>>().chunks(500) {
+        let items: Vec<Value> = chunk
+            .iter()
+            .flat_map(|p| {
+                let queue = &queue;
+                (0..2).map(
+                    move |k| json!({"queue": queue, "partition": format!("p{p}"), "payload": k}),
+                )
+            })
+            .collect();
+        push(&mut c, &Value::Array(items));
+    }
+    c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
+        .unwrap();
+    let auto = json!({"autoAck": true});
+    for _ in 0..20 {
+        assert_eq!(
+            messages(&pop(&mut c, &queue, Some("read"), 1, &auto)).len(),
+            1
+        );
+    }
+    for group in ["read", "new"] {
+        let mut t = c.transaction().unwrap();
+        let before = rows_read(&mut t, TABLES);
+        let popped: Value = t
+            .query_one(
+                "SELECT queen.pop($1, NULL, $2, 1, $3)",
+                &[&queue, &group, &auto],
+            )
+            .unwrap()
+            .get(0);
+        let read = rows_read(&mut t, TABLES) - before;
+        assert_eq!(messages(&popped).len(), 1, "group {group}");
+        assert!(
+            read <= 100,
+            "a pop of one message by group {group} from {PARTITIONS} partitions read {read} \
+             partition and cursor rows"
+        );
+        t.rollback().unwrap();
+    }
+    c.execute("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+}
+
+/// Pops of one partition each from a queue whose partitions all hold
+/// messages reach every partition in turn: each scan starts where the last
+/// one stopped, so no partition waits while others are served again and
+/// again.
+#[test]
+fn pops_in_turn_reach_every_partition() {
+    const PARTITIONS: usize = 200;
+    let mut c = connect();
+    let queue = unique("turns");
+    let items: Vec<Value> = (0..PARTITIONS)
+        .flat_map(|p| {
+            let queue = &queue;
+            (0..5).map(move |k| json!({"queue": queue, "partition": format!("p{p}"), "payload": k}))
+        })
+        .collect();
+    push(&mut c, &Value::Array(items));
+    let auto = json!({"autoAck": true});
+    let mut served: HashMap<String, usize> = HashMap::new();
+    let mut pops = 0;
+    while served.len() < PARTITIONS && pops < 2 * PARTITIONS {
+        let popped = pop(&mut c, &queue, Some("g"), 1, &auto);
+        let got = messages(&popped);
+        assert_eq!(got.len(), 1, "pop {pops}: {popped}");
+        *served
+            .entry(got[0]["partition"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+        pops += 1;
+    }
+    assert_eq!(
+        served.len(),
+        PARTITIONS,
+        "{pops} pops of one message reached {} of {PARTITIONS} partitions",
+        served.len()
+    );
+    c.execute("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+}

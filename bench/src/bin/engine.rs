@@ -357,6 +357,7 @@ fn main() {
     println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
     if only == "wide" {
         wide_queue_cell(&b, &mut c);
+        wide_pop_cell(&b, &mut c);
         return;
     }
     if !only.starts_with("pop") {
@@ -368,6 +369,9 @@ fn main() {
             None => vec![1, 100],
         };
         pop_cells(&b, &mut c, &batches);
+        if !only.starts_with("pop:") {
+            wide_pop_cell(&b, &mut c);
+        }
     }
     println!(
         "\ntargets: push b100 >= 3x pgmq, b1000 >= 5x, push >= 0.7x ceiling, \
@@ -552,6 +556,76 @@ push of 16 partitions x 10 messages: queue of 16 per connection {:.0} msgs/s, \
         rates[0],
         rates[1],
         rates[1] / rates[0]
+    );
+}
+
+/// Pops of one message with autoAck for consumer group `group` from `queue`.
+fn queen_pop_auto(b: &Bench, secs: f64, queue: &str, group: &str) -> (u64, f64) {
+    b.run(secs, |_| {
+        move |c: &mut Conn| {
+            let row = c.query_one(
+                "SELECT queen.pop($1, NULL, $2, 1, '{\"autoAck\": true}')",
+                &[&queue, &group],
+            );
+            let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
+            popped.messages.len() as u64
+        }
+    })
+}
+
+/// Pushes `per` messages to each of the partitions `names` of `queue`,
+/// 1 000 a call.
+fn fill(c: &mut Client, queue: &str, names: &[String], per: usize) {
+    let items: Vec<String> = (0..per)
+        .flat_map(|k| {
+            names
+                .iter()
+                .map(move |p| push_item(queue, Some(p), Value::from(k as i64)).to_string())
+        })
+        .collect();
+    for chunk in items.chunks(1000) {
+        c.execute(
+            "SELECT queen.push_text($1)",
+            &[&format!("[{}]", chunk.join(","))],
+        )
+        .unwrap();
+    }
+}
+
+/// Pops from a queue of 16 partitions, from one of [`WIDE_IDLE_PARTITIONS`]
+/// partitions that all hold messages, and from one of as many where only 16
+/// hold messages the group has not read. A pop's candidate scan reads the
+/// partitions until it has found its candidates: the first two should pop
+/// alike; the third reads every partition.
+fn wide_pop_cell(b: &Bench, c: &mut Client) {
+    const GROUP: &str = "bench";
+    let busy: Vec<String> = (0..16).map(|p| format!("p{p}")).collect();
+    let every: Vec<String> = (0..WIDE_IDLE_PARTITIONS).map(|p| format!("p{p}")).collect();
+    fill(c, "bench_pop_narrow", &busy, 2_500);
+    fill(c, "bench_pop_wide", &every, 4);
+    fill(c, "bench_pop_sparse", &every, 1);
+    c.execute(
+        "SELECT queen.consumer_group_seek_queue($1, 'bench_pop_sparse', '{\"toEnd\": true}')",
+        &[&GROUP],
+    )
+    .unwrap();
+    fill(c, "bench_pop_sparse", &busy, 2_500);
+    c.batch_execute("VACUUM ANALYZE").unwrap();
+    let cells: Vec<Cell<'_>> = vec![
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_narrow", GROUP)),
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_wide", GROUP)),
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_sparse", GROUP)),
+    ];
+    let rates = interleave(b.secs, &cells);
+    println!(
+        "pop of 1 (autoAck, a consumer group): queue of 16 partitions {:.0} msgs/s, \
+         {WIDE_IDLE_PARTITIONS} partitions all holding messages {:.0} msgs/s ({:.2}), \
+         {WIDE_IDLE_PARTITIONS} partitions of which 16 hold messages {:.0} msgs/s ({:.2})",
+        rates[0],
+        rates[1],
+        rates[1] / rates[0],
+        rates[2],
+        rates[2] / rates[0]
     );
 }
 

@@ -29,6 +29,54 @@ struct Candidate {
     queue_idx: usize,
     log_start: i64,
     fresh: bool,
+    /// The candidate's place in its queue's scan: 0 past the scan's
+    /// position, 1 after it wrapped round to the first name.
+    lap: i32,
+}
+
+/// Where this backend's candidate scans stand: for a (queue name, consumer
+/// group), the name of the last candidate its latest scan found. The next
+/// scan starts past it (pop_candidates.sql), so a pop on a queue of many
+/// partitions reads a window of them, and the windows go round the queue.
+/// A position is only a hint: a lost or stale one (a queue deleted and made
+/// again) moves where the next scan starts, nothing else.
+mod positions {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    use super::Candidate;
+
+    /// The most (queue, group) positions a backend keeps; past it they are
+    /// all dropped, and each scan starts at its queue's first name again.
+    const KEPT: usize = 4096;
+
+    thread_local! {
+        static AT: RefCell<HashMap<(String, String), String>> = RefCell::new(HashMap::new());
+    }
+
+    /// The scan position of `queue` for `group`.
+    pub(super) fn of(queue: &str, group: &str) -> Option<String> {
+        AT.with_borrow(|at| at.get(&(queue.to_owned(), group.to_owned())).cloned())
+    }
+
+    /// Moves `queue`'s position to the last of `cands` in scan order (those
+    /// whose queue_idx is `idx`); with none, the position stays.
+    pub(super) fn advance(queue: &str, idx: usize, group: &str, cands: &[Candidate]) {
+        let Some(last) = cands
+            .iter()
+            .filter(|c| c.queue_idx == idx)
+            .max_by(|a, b| (a.lap, &a.name).cmp(&(b.lap, &b.name)))
+        else {
+            return;
+        };
+        AT.with_borrow_mut(|at| {
+            let key = (queue.to_owned(), group.to_owned());
+            if at.len() >= KEPT && !at.contains_key(&key) {
+                at.clear();
+            }
+            at.insert(key, last.name.clone());
+        })
+    }
 }
 
 /// What a pop needs of a queue: its identity and the three options that
@@ -79,18 +127,30 @@ fn named_candidates(
     req: &PopRequest,
     name: &str,
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
-    const SQL: &str = query!("pop_named_candidates");
+    const SQL: &str = query!(
+        "pop_named_candidates",
+        "pop_candidate_scan",
+        "pop_named_candidates_close"
+    );
     let limit = req.partitions * settings::pop_candidates();
-    let rows = spi::exec_indexed(
+    let rows = spi::exec_in_order(
         client,
         SQL,
-        &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT, spi::INT8],
+        &[
+            spi::UUID,
+            spi::TEXT,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT8,
+            spi::TEXT,
+        ],
         &[
             queues::default_tenant().into(),
             name.into(),
             req.group.as_str().into(),
             req.partition.as_deref().into(),
             limit.into(),
+            positions::of(name, &req.group).into(),
         ],
     );
     let mut queue: Option<PopQueue> = None;
@@ -108,6 +168,7 @@ fn named_candidates(
                 queue_idx: 0,
                 log_start: spi::col(&r, "log_start"),
                 fresh: spi::col(&r, "fresh"),
+                lap: spi::col(&r, "lap"),
             });
         }
     }
@@ -131,11 +192,19 @@ fn candidates(
     req: &PopRequest,
     qs: &[PopQueue],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = query!("pop_candidates");
+    const SQL: &str = query!(
+        "pop_candidates",
+        "pop_candidate_scan",
+        "pop_candidates_close"
+    );
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
+    let after: Vec<String> = qs
+        .iter()
+        .map(|q| positions::of(&q.name, &req.group).unwrap_or_default())
+        .collect();
     let limit = req.partitions * settings::pop_candidates();
-    let rows = spi::exec_indexed(
+    let rows = spi::exec_in_order(
         client,
         SQL,
         &[
@@ -144,6 +213,7 @@ fn candidates(
             spi::TEXT,
             spi::TEXT,
             spi::INT8,
+            spi::TEXT_ARRAY,
         ],
         &[
             ids.into(),
@@ -151,6 +221,7 @@ fn candidates(
             req.group.as_str().into(),
             req.partition.as_deref().into(),
             limit.into(),
+            after.into(),
         ],
     );
     let mut now_us = 0;
@@ -167,6 +238,7 @@ fn candidates(
                     .expect("candidate of a target queue"),
                 log_start: spi::col(&r, "log_start"),
                 fresh: spi::col(&r, "fresh"),
+                lap: spi::col(&r, "lap"),
             }
         })
         .collect();
@@ -490,6 +562,11 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             (qs, now_us, cands)
         }
     };
+    if req.partition.is_none() {
+        for (idx, q) in qs.iter().enumerate() {
+            positions::advance(&q.name, idx, &req.group, &cands);
+        }
+    }
     let tombstones = deleted::present();
     let mut remaining = req.batch;
     // The queues this pop delivered from, each counted as one pop request.
