@@ -129,7 +129,8 @@ fn named_candidates(
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
     const SQL: &str = query!(
         "pop_named_candidates",
-        "pop_candidate_scan",
+        "pop_candidate_window",
+        "pop_candidate_filter",
         "pop_named_candidates_close"
     );
     let limit = req.partitions * settings::pop_candidates();
@@ -143,6 +144,7 @@ fn named_candidates(
             spi::TEXT,
             spi::INT8,
             spi::TEXT,
+            spi::INT8,
         ],
         &[
             queues::default_tenant().into(),
@@ -151,6 +153,7 @@ fn named_candidates(
             req.partition.as_deref().into(),
             limit.into(),
             positions::of(name, &req.group).into(),
+            settings::pop_scan_window(limit).into(),
         ],
     );
     let mut queue: Option<PopQueue> = None;
@@ -185,8 +188,8 @@ fn named_candidates(
     }
 }
 
-/// The partitions worth trying across `qs`, and the transaction's now()
-/// (µs), read in the same statement.
+/// The partitions worth trying across `qs`, found by each queue's candidate
+/// window, and the transaction's now() (µs), read in the same statement.
 fn candidates(
     client: &mut SpiClient<'_>,
     req: &PopRequest,
@@ -194,7 +197,8 @@ fn candidates(
 ) -> (i64, Vec<Candidate>) {
     const SQL: &str = query!(
         "pop_candidates",
-        "pop_candidate_scan",
+        "pop_candidate_window",
+        "pop_candidate_filter",
         "pop_candidates_close"
     );
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
@@ -214,6 +218,7 @@ fn candidates(
             spi::TEXT,
             spi::INT8,
             spi::TEXT_ARRAY,
+            spi::INT8,
         ],
         &[
             ids.into(),
@@ -222,8 +227,45 @@ fn candidates(
             req.partition.as_deref().into(),
             limit.into(),
             after.into(),
+            settings::pop_scan_window(limit).into(),
         ],
     );
+    read_candidates(rows, qs)
+}
+
+/// The partitions worth trying across `qs`, found among all their
+/// partitions, and the transaction's now() (µs): for a pop whose candidate
+/// windows found none, when a queue's partitions are many and few hold
+/// messages for the group.
+fn candidates_everywhere(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    qs: &[PopQueue],
+) -> (i64, Vec<Candidate>) {
+    const SQL: &str = query!(
+        "pop_candidates_everywhere",
+        "pop_candidate_filter",
+        "pop_candidates_everywhere_close"
+    );
+    let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
+    let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
+    let rows = spi::exec_indexed(
+        client,
+        SQL,
+        &[spi::INT8_ARRAY, spi::INT4_ARRAY, spi::TEXT, spi::INT8],
+        &[
+            ids.into(),
+            windows.into(),
+            req.group.as_str().into(),
+            (req.partitions * settings::pop_candidates()).into(),
+        ],
+    );
+    read_candidates(rows, qs)
+}
+
+/// The candidates of `rows` (columns id, name, queue_id, log_start, fresh,
+/// lap and now_us), each of a queue of `qs`, and the now() they carry.
+fn read_candidates(rows: pgrx::spi::SpiTupleTable<'_>, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
     let mut now_us = 0;
     let cands = rows
         .map(|r| {
@@ -551,7 +593,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         claims: Vec::new(),
         autopilot: req.autopilot,
     };
-    let (qs, now_us, cands) = match &req.queue {
+    let (qs, mut now_us, mut cands) = match &req.queue {
         Some(name) => named_candidates(client, req, name),
         None => {
             let qs = namespace_queues(client, req);
@@ -562,9 +604,13 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             (qs, now_us, cands)
         }
     };
-    if req.partition.is_none() {
-        for (idx, q) in qs.iter().enumerate() {
-            positions::advance(&q.name, idx, &req.group, &cands);
+    if req.partition.is_none() && !qs.is_empty() {
+        if cands.is_empty() {
+            (now_us, cands) = candidates_everywhere(client, req, &qs);
+        } else {
+            for (idx, q) in qs.iter().enumerate() {
+                positions::advance(&q.name, idx, &req.group, &cands);
+            }
         }
     }
     let tombstones = deleted::present();

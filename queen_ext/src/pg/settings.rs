@@ -104,6 +104,10 @@ static POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(100);
 /// `queen.pop_candidates`: most candidate partitions one pop examines per
 /// partition it may claim (default 16, 1 to 10 000).
 static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
+/// `queen.pop_scan_window`: most partitions of a queue a pop's candidate
+/// window reads before the pop looks at all of them (default 256, 16 to
+/// 1 000 000; never below the candidates the pop looks for).
+static POP_SCAN_WINDOW: GucSetting<i32> = GucSetting::<i32>::new(256);
 /// `queen.pop_autopilot_batch`: the batch of an autopilot pop that names
 /// none (default 100, 1 to 1 000 000; never above `queen.pop_max_batch`).
 static POP_AUTOPILOT_BATCH: GucSetting<i32> = GucSetting::<i32>::new(100);
@@ -172,6 +176,16 @@ fn register_limits() {
         &POP_CANDIDATES,
         1,
         10_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.pop_scan_window",
+        c"Partitions of a queue a pop reads, from where its last pop stopped, to find candidates.",
+        c"Only a window that finds none has the pop read every partition of the queue.",
+        &POP_SCAN_WINDOW,
+        16,
+        1_000_000,
         GucContext::Suset,
         GucFlags::default(),
     );
@@ -248,6 +262,12 @@ pub fn pop_max_partitions() -> i64 {
 /// (`queen.pop_candidates`).
 pub fn pop_candidates() -> i64 {
     POP_CANDIDATES.get() as i64
+}
+
+/// Partitions of a queue a candidate window reads when it looks for
+/// `candidates` (`queen.pop_scan_window`, never below `candidates`).
+pub fn pop_scan_window(candidates: i64) -> i64 {
+    (POP_SCAN_WINDOW.get() as i64).max(candidates)
 }
 
 /// The batch of an autopilot pop that names none, within

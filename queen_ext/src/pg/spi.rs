@@ -141,9 +141,12 @@ pub fn exec_indexed<'conn>(
     )
 }
 
-/// As `exec_indexed`, and with no bitmap scan either: for a scan that stops
-/// at a limit (the pop's candidate scan), whose index range must be read in
-/// order as rows are asked for. A bitmap scan reads the whole range first.
+/// As `exec_indexed`, with no bitmap scan and no memoized probe either: for
+/// a scan that stops at a limit (the pop's candidate scan), whose index
+/// range must be read in order as rows are asked for, probing a key for
+/// each. A bitmap scan reads the whole range first; a memoized probe is
+/// never hit when each row probes its own key, and its cache cost a third
+/// of a scan of 10 000 partitions (15 ms against 10.5 ms, 2026-12-04).
 pub fn exec_in_order<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
@@ -153,7 +156,13 @@ pub fn exec_in_order<'conn>(
     with_planner(
         std::ptr::addr_of_mut!(pg_sys::enable_bitmapscan),
         false,
-        || exec_indexed(client, sql, types, args),
+        || {
+            with_planner(
+                std::ptr::addr_of_mut!(pg_sys::enable_memoize),
+                false,
+                || exec_indexed(client, sql, types, args),
+            )
+        },
     )
 }
 

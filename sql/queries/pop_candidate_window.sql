@@ -1,0 +1,41 @@
+-- The candidate window, the part pop_candidates.sql and
+-- pop_named_candidates.sql share (pop_candidate_filter.sql follows it): for
+-- the queue w(queue_id, window_secs, after), at most $7 of its partitions
+-- in name order from just past the scan position w.after ('' for none):
+-- lap 0 up to the queue's last name, then lap 1 from its first name up to
+-- the position. $3 group, $4 partition name or NULL.
+--
+-- The scan stops at the $5-th candidate it finds (the LIMIT after the
+-- filter) or at the window's end, so it costs the partitions it reads, not
+-- the queue's size. The caller moves the position to the last candidate it
+-- got: the next scan starts where this one stopped, and the windows go
+-- round the queue. Each lap is one index range scan in index order (the
+-- caller plans it with neither a sequential nor a bitmap scan, which would
+-- read the whole range before the first row). A window that finds no
+-- candidate sends the caller to pop_candidates_everywhere.sql.
+--
+-- A named partition is probed by its whole key, in a branch of its own: as
+-- one condition ($4 IS NULL OR name = $4), the queue's every partition is
+-- read to find it. Each cursor is probed by its key (OFFSET 0 keeps the
+-- probe a subquery of its own).
+SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.lease_expires_at
+  FROM (SELECT l.lap, a.id, a.name, a.log_start, a.last_offset, a.last_write_at
+          FROM (VALUES (0, w.after,
+                        (SELECT max(m.name) FROM queen.log_partitions m
+                          WHERE m.queue_id = w.queue_id)),
+                       (1, '', w.after)) AS l(lap, after, upto)
+         CROSS JOIN LATERAL (
+               (SELECT a.id, a.name, a.log_start, a.last_offset, a.last_write_at
+                  FROM queen.log_partitions a
+                 WHERE $4::text IS NULL AND a.queue_id = w.queue_id
+                   AND a.name > l.after AND a.name <= l.upto
+                 ORDER BY a.name)
+               UNION ALL
+               SELECT b.id, b.name, b.log_start, b.last_offset, b.last_write_at
+                 FROM queen.log_partitions b
+                WHERE l.lap = 0 AND b.queue_id = w.queue_id AND b.name = $4) a
+         LIMIT $7) p
+  LEFT JOIN LATERAL (
+       SELECT c.partition_id, c.committed, c.lease_id, c.lease_expires_at, c.retry_at
+         FROM queen.log_consumers c
+        WHERE c.partition_id = p.id AND c.consumer_group = $3 OFFSET 0) c ON true

@@ -1,0 +1,5 @@
+          AND p.queue_id = w.queue_id
+        ORDER BY c.lease_expires_at NULLS FIRST, p.id
+        LIMIT $4) k
+ ORDER BY k.lease_expires_at NULLS FIRST, k.id
+ LIMIT $4
