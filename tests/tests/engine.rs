@@ -1056,3 +1056,36 @@ fn pops_in_turn_reach_every_partition() {
     c.execute("SELECT queen.delete_queue($1)", &[&queue])
         .unwrap();
 }
+
+/// A pop finds the one partition that holds messages for its group in a
+/// queue of many more partitions than its candidate window reads: a window
+/// that finds none has the pop look at every partition.
+#[test]
+fn a_pop_finds_messages_past_its_window() {
+    const PARTITIONS: usize = 600;
+    let mut c = connect();
+    let queue = unique("far");
+    let items: Vec<Value> = (0..PARTITIONS)
+        .map(|p| json!({"queue": queue, "partition": format!("p{p:03}"), "payload": p}))
+        .collect();
+    push(&mut c, &Value::Array(items));
+    c.query_one(
+        "SELECT queen.consumer_group_seek_queue('g', $1, '{\"toEnd\": true}')",
+        &[&queue],
+    )
+    .unwrap();
+    let auto = json!({"autoAck": true});
+    let popped = pop(&mut c, &queue, Some("g"), 1, &auto);
+    assert!(messages(&popped).is_empty(), "{popped}");
+    push(
+        &mut c,
+        &json!([{"queue": queue, "partition": "p599", "payload": "last"}]),
+    );
+    let popped = pop(&mut c, &queue, Some("g"), 1, &auto);
+    let got = messages(&popped);
+    assert_eq!(got.len(), 1, "{popped}");
+    assert_eq!(got[0]["partition"], "p599");
+    assert_eq!(got[0]["data"], "last");
+    c.execute("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+}
