@@ -3,6 +3,8 @@
 
 pub mod http;
 
+use std::sync::{Arc, Mutex};
+
 use postgres::{Client, NoTls};
 use serde_json::Value;
 
@@ -100,4 +102,32 @@ pub fn rows_read(t: &mut postgres::Transaction<'_>, tables: &[&str]) -> i64 {
     )
     .unwrap()
     .get(0)
+}
+
+/// A session that keeps what the server says to it (from DEBUG1 up), and a
+/// table of the user's own for it to write to.
+pub fn noticed_session() -> (postgres::Client, Arc<Mutex<Vec<String>>>, String) {
+    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&notices);
+    let mut config: postgres::Config = dsn().parse().unwrap();
+    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
+    let mut c = config.connect(postgres::NoTls).unwrap();
+    c.batch_execute("SET client_min_messages = debug1").unwrap();
+    let table = format!("\"{}\"", unique("user_rows"));
+    c.batch_execute(&format!("CREATE TABLE {table} (v int)"))
+        .unwrap();
+    (c, notices, table)
+}
+
+/// Runs `sql`; whether the server said something holding `words` meanwhile.
+pub fn says(
+    c: &mut postgres::Client,
+    notices: &Mutex<Vec<String>>,
+    sql: &str,
+    words: &str,
+) -> bool {
+    notices.lock().unwrap().clear();
+    c.batch_execute(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    notices.lock().unwrap().iter().any(|m| m.contains(words))
 }

@@ -644,29 +644,6 @@ fn push_text_takes_the_json_body_as_text() {
     }
 }
 
-/// A session that keeps what the server says to it (from DEBUG1 up), and a
-/// table of the user's own for it to write to.
-fn noticed_session() -> (postgres::Client, Arc<Mutex<Vec<String>>>, String) {
-    let notices = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = Arc::clone(&notices);
-    let mut config: postgres::Config = dsn().parse().unwrap();
-    config.notice_callback(move |n| sink.lock().unwrap().push(n.message().to_owned()));
-    let mut c = config.connect(postgres::NoTls).unwrap();
-    c.batch_execute("SET client_min_messages = debug1").unwrap();
-    let table = format!("\"{}\"", unique("user_rows"));
-    c.batch_execute(&format!("CREATE TABLE {table} (v int)"))
-        .unwrap();
-    (c, notices, table)
-}
-
-/// Runs `sql`; whether the server said something holding `words` meanwhile.
-fn says(c: &mut postgres::Client, notices: &Mutex<Vec<String>>, sql: &str, words: &str) -> bool {
-    notices.lock().unwrap().clear();
-    c.batch_execute(sql)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    notices.lock().unwrap().iter().any(|m| m.contains(words))
-}
-
 /// A transaction whose only write is a pop's lease commits without waiting
 /// for the WAL flush (the server says so at DEBUG1). One that writes anything
 /// else, before the pop or after it, one whose pop auto-acks or takes

@@ -352,3 +352,53 @@ fn the_audit_row_exists_exactly_when_the_delete_committed() {
         .get(0);
     assert_eq!(audits, 1);
 }
+
+/// A transaction whose only write is one retention step commits without
+/// waiting for the WAL flush (the server says so at DEBUG1), and what the
+/// step deleted stays deleted. One that wrote something before the step,
+/// one rolled back, and every step with `queen.retention_async_commit` off
+/// commit as usual.
+#[test]
+fn only_a_step_only_commit_skips_the_wal_flush() {
+    let (mut c, notices, table) = noticed_session();
+    let queue = unique("stepcommit");
+    let pid = old_backlog(&mut c, &queue, 4, "2 hours");
+    let step = format!("SELECT queen_internal.log_retention_step_v1({pid}, now(), NULL, 1)");
+    let relaxed = |c: &mut postgres::Client, sql: &str| {
+        says(c, &notices, sql, "retention step's transaction")
+    };
+    assert!(relaxed(&mut c, &step), "a step alone");
+    assert!(
+        !relaxed(
+            &mut c,
+            &format!("BEGIN; INSERT INTO {table} VALUES (1); {step}; COMMIT")
+        ),
+        "written before"
+    );
+    assert!(
+        !relaxed(&mut c, &format!("BEGIN; {step}; ROLLBACK")),
+        "rolled back"
+    );
+    c.batch_execute("SET queen.retention_async_commit = off")
+        .unwrap();
+    assert!(!relaxed(&mut c, &step), "turned off");
+    c.batch_execute("RESET queen.retention_async_commit")
+        .unwrap();
+    assert!(relaxed(&mut c, &step), "a step alone, again");
+    let (left, start): (i64, i64) = {
+        let r = c
+            .query_one(
+                "SELECT (SELECT count(*) FROM queen.log_segments WHERE partition_id = $1),
+                        (SELECT log_start FROM queen.log_partitions WHERE id = $1)",
+                &[&pid],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    assert_eq!(
+        (left, start),
+        (0, 4),
+        "four steps of one segment each committed"
+    );
+    c.batch_execute(&format!("DROP TABLE {table}")).unwrap();
+}

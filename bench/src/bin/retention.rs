@@ -339,7 +339,7 @@ fn main() {
         } else {
             format!("{queue}-probe")
         };
-        let pid = stale_backlog(&mut c, &queue, 2_500_000);
+        let pid = stale_backlog(&mut c, &queue, 5_000_000);
         c.batch_execute("CHECKPOINT").unwrap();
         let draining = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));

@@ -181,12 +181,7 @@ fn match_hashes<'a>(
 /// Acks as one SQL call makes them: when they are the first thing their
 /// transaction writes, the commit may skip the WAL flush (`soft_commit`).
 pub fn ack_in_call(client: &mut SpiClient<'_>, acks: &[AckIn]) -> Vec<AckOut> {
-    let first_writer = soft_commit::nothing_written();
-    let out = ack(client, acks);
-    if first_writer && !soft_commit::nothing_written() {
-        soft_commit::soft_written(Soft::Ack);
-    }
-    out
+    soft_commit::first_write(Soft::Ack, || ack(client, acks))
 }
 
 /// Applies the acks; one answer per ack, in request order.

@@ -1,4 +1,5 @@
-//! The commit of a transaction that only moved consumer state.
+//! The commit of a transaction that only moved consumer state, or only
+//! deleted what retention may delete.
 //!
 //! A pop's lease and an ack's cursor move are soft state: losing one
 //! redelivers messages, it never loses one. When a pop, or an ack, is all
@@ -9,14 +10,22 @@
 //! everything before it) loses that write: a lost lease (and the delivery
 //! attempt it counted) hands its batch out again, as when a lease expires;
 //! a lost ack leaves its messages unacked, and they are delivered again.
-//! Nothing that depends on the write outlives it: retention, which deletes
-//! what acks left behind, commits durably, and its flush carries every
-//! earlier commit's WAL with it. The test is exact: the transaction had no
+//!
+//! A retention step (the segments or sidecar rows of one partition, its
+//! watermark and its audit row, all in its transaction) is the same: a
+//! crash that loses it leaves those rows in place, with the watermark that
+//! says they are there, and the next cycle deletes them again. Its commit
+//! not waiting also keeps the step's WAL off the flush a push that commits
+//! next would otherwise wait behind.
+//!
+//! Nothing that depends on a relaxed write outlives it: the WAL reaches
+//! disk in order, so a delete that retention made because of an ack is on
+//! disk only if the ack is. The test is exact: the transaction had no
 //! transaction id when the call began (nothing written before it), and has
 //! written no WAL since the call ended (nothing written after it). A
 //! consumer's pop + ack then waits for no flush at all.
-//! `queen.pop_async_commit = off` and `queen.ack_async_commit = off` keep
-//! those commits synchronous.
+//! `queen.pop_async_commit = off`, `queen.ack_async_commit = off` and
+//! `queen.retention_async_commit = off` keep those commits synchronous.
 
 use std::cell::Cell;
 
@@ -32,6 +41,8 @@ pub enum Soft {
     /// An ack's cursor moves (and what a failed or dead-lettered message
     /// leaves behind).
     Ack,
+    /// A retention step's deletes, watermark move and audit row.
+    Retention,
 }
 
 impl Soft {
@@ -39,6 +50,7 @@ impl Soft {
         match self {
             Soft::Lease => settings::pop_async_commit(),
             Soft::Ack => settings::ack_async_commit(),
+            Soft::Retention => settings::retention_async_commit(),
         }
     }
 
@@ -47,6 +59,7 @@ impl Soft {
         match self {
             Soft::Lease => "a lease-only transaction",
             Soft::Ack => "an ack-only transaction",
+            Soft::Retention => "a retention step's transaction",
         }
     }
 }
@@ -64,6 +77,18 @@ thread_local! {
 /// transaction id: every WAL-logged write of user data takes one).
 pub fn nothing_written() -> bool {
     unsafe { pg_sys::GetTopTransactionIdIfAny() == pg_sys::InvalidTransactionId }
+}
+
+/// Runs `f`, which writes `what`: when that is the first thing its
+/// transaction writes, the commit may skip the flush if nothing is written
+/// after it.
+pub fn first_write<R>(what: Soft, f: impl FnOnce() -> R) -> R {
+    let first = nothing_written();
+    let out = f();
+    if first && !nothing_written() {
+        soft_written(what);
+    }
+    out
 }
 
 /// Called when a call that began with [`nothing_written`] has written its

@@ -313,6 +313,10 @@ static POP_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
 /// one ack call's cursor moves commits without waiting for its WAL to reach
 /// disk (default on; any session may set it).
 static ACK_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+/// `queen.retention_async_commit`: whether a transaction that wrote nothing
+/// but one retention step commits without waiting for its WAL to reach disk
+/// (default on; any session may set it).
+static RETENTION_ASYNC_COMMIT: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 fn register_commits() {
     GucRegistry::define_bool_guc(
@@ -334,6 +338,15 @@ fn register_commits() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_bool_guc(
+        c"queen.retention_async_commit",
+        c"A transaction whose only write is one retention step commits \
+          without waiting for the WAL flush.",
+        c"A crash before the next flush loses that step; the next cycle deletes its rows again.",
+        &RETENTION_ASYNC_COMMIT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
 }
 
 /// Whether a pop's lease alone commits without the flush
@@ -346,6 +359,12 @@ pub fn pop_async_commit() -> bool {
 /// (`queen.ack_async_commit`).
 pub fn ack_async_commit() -> bool {
     ACK_ASYNC_COMMIT.get()
+}
+
+/// Whether one retention step alone commits without the flush
+/// (`queen.retention_async_commit`).
+pub fn retention_async_commit() -> bool {
+    RETENTION_ASYNC_COMMIT.get()
 }
 
 // Retention.

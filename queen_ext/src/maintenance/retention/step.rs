@@ -10,6 +10,7 @@ use pgrx::spi::SpiClient;
 use serde::Serialize;
 
 use crate::engine::dlq;
+use crate::engine::soft_commit::{self, Soft};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
@@ -138,7 +139,30 @@ enum Hold {
 /// then a dead-letter write of the same partition, in one transaction)
 /// therefore never deadlocks with the step: the step gives way well inside
 /// `deadlock_timeout`.
+///
+/// A transaction whose only write is the step commits without waiting for
+/// the WAL flush (`soft_commit`, `queen.retention_async_commit`).
 pub fn retention_step(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    all_cutoff: Option<Ts>,
+    completed_cutoff: Option<Ts>,
+    max_rows: i32,
+    history_type: Option<&str>,
+) -> StepResult {
+    soft_commit::first_write(Soft::Retention, || {
+        step(
+            client,
+            pid,
+            all_cutoff,
+            completed_cutoff,
+            max_rows,
+            history_type,
+        )
+    })
+}
+
+fn step(
     client: &mut SpiClient<'_>,
     pid: i64,
     all_cutoff: Option<Ts>,
@@ -443,13 +467,20 @@ fn lock_doomed(
 }
 
 /// The sidecar purge: rows older than `cutoff`, from `txns_start`, one batch.
-/// Moves `txns_start` and `oldest_txn_at` in the same row update.
+/// Moves `txns_start` and `oldest_txn_at` in the same row update. Its
+/// commit is relaxed as a retention step's is.
 pub fn txns_purge_step(
     client: &mut SpiClient<'_>,
     pid: i64,
     cutoff: Ts,
     max_rows: i32,
 ) -> StepResult {
+    soft_commit::first_write(Soft::Retention, || {
+        txns_purge(client, pid, cutoff, max_rows)
+    })
+}
+
+fn txns_purge(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_rows: i32) -> StepResult {
     let Some(txns_start) = one_i64(
         client,
         query!("retention_txns_purge_lock"),
