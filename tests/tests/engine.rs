@@ -1066,3 +1066,52 @@ fn a_pop_finds_messages_past_its_window() {
     c.execute("SELECT queen.delete_queue($1)", &[&queue])
         .unwrap();
 }
+
+/// A pop of a namespace takes from each of its queues that holds messages
+/// for the group, a queue whose window finds none among them: one queue
+/// with a message in its only partition, and one whose only message lies
+/// past its window.
+#[test]
+fn a_namespace_pop_finds_messages_past_a_queues_window() {
+    const PARTITIONS: usize = 600;
+    let mut c = connect();
+    let ns = unique("ns");
+    let (near, far) = (unique("near"), unique("far"));
+    for q in [&near, &far] {
+        c.query_one(
+            "SELECT queen.configure($1, $2)",
+            &[q, &json!({"namespace": ns})],
+        )
+        .unwrap();
+    }
+    let items: Vec<Value> = (0..PARTITIONS)
+        .map(|p| json!({"queue": far, "partition": format!("p{p:03}"), "payload": p}))
+        .collect();
+    push(&mut c, &Value::Array(items));
+    c.query_one(
+        "SELECT queen.consumer_group_seek_queue('g', $1, '{\"toEnd\": true}')",
+        &[&far],
+    )
+    .unwrap();
+    push(
+        &mut c,
+        &json!([{"queue": near, "payload": "near"},
+                {"queue": far, "partition": "p599", "payload": "far"}]),
+    );
+    let popped: Value = c
+        .query_one(
+            "SELECT queen.pop(NULL, NULL, 'g', 10, $1)",
+            &[&json!({"namespace": ns, "partitions": 2, "autoAck": true})],
+        )
+        .unwrap()
+        .get(0);
+    let mut got: Vec<String> = messages(&popped)
+        .iter()
+        .map(|m| m["data"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    got.sort();
+    assert_eq!(got, ["far", "near"], "{popped}");
+    for q in [&near, &far] {
+        c.execute("SELECT queen.delete_queue($1)", &[q]).unwrap();
+    }
+}

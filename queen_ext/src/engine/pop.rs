@@ -233,22 +233,23 @@ fn candidates(
     read_candidates(rows, qs)
 }
 
-/// The partitions worth trying across `qs`, found among all their
-/// partitions, and the transaction's now() (µs): for a pop whose candidate
-/// windows found none, when a queue's partitions are many and few hold
-/// messages for the group.
+/// The partitions worth trying across the queues `dry` of `qs`, found among
+/// all their partitions, and the transaction's now() (µs): for the queues
+/// whose candidate windows found none, as when a queue's partitions are
+/// many and few hold messages for the group.
 fn candidates_everywhere(
     client: &mut SpiClient<'_>,
     req: &PopRequest,
     qs: &[PopQueue],
+    dry: &[usize],
 ) -> (i64, Vec<Candidate>) {
     const SQL: &str = query!(
         "pop_candidates_everywhere",
         "pop_candidate_filter",
         "pop_candidates_everywhere_close"
     );
-    let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
-    let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
+    let ids: Vec<i64> = dry.iter().map(|&idx| qs[idx].id).collect();
+    let windows: Vec<i32> = dry.iter().map(|&idx| qs[idx].window_buffer).collect();
     let rows = spi::exec_indexed(
         client,
         SQL,
@@ -604,13 +605,21 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             (qs, now_us, cands)
         }
     };
-    if req.partition.is_none() && !qs.is_empty() {
-        if cands.is_empty() {
-            (now_us, cands) = candidates_everywhere(client, req, &qs);
-        } else {
-            for (idx, q) in qs.iter().enumerate() {
-                positions::advance(&q.name, idx, &req.group, &cands);
+    if req.partition.is_none() {
+        for (idx, q) in qs.iter().enumerate() {
+            positions::advance(&q.name, idx, &req.group, &cands);
+        }
+        // A queue whose window found nothing may hold messages past it:
+        // its candidates come from all its partitions, after the others'.
+        let dry: Vec<usize> = (0..qs.len())
+            .filter(|&idx| !cands.iter().any(|c| c.queue_idx == idx))
+            .collect();
+        if !dry.is_empty() {
+            let (at, more) = candidates_everywhere(client, req, &qs, &dry);
+            if !more.is_empty() {
+                now_us = at;
             }
+            cands.extend(more);
         }
     }
     let tombstones = deleted::present();
