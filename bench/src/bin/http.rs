@@ -27,7 +27,7 @@ const SECS: f64 = 10.0;
 /// Messages queued for each consumer before the pop+ack rounds: more than
 /// either can take in `SECS`, so neither runs dry (the bench says when one
 /// does).
-const BACKLOG: u64 = 3_000_000;
+const BACKLOG: u64 = 5_000_000;
 
 /// A push array of `BATCH` plain orders for `queue` (call `n`, spread over
 /// 16 partitions from the `k`th on).

@@ -4,7 +4,10 @@
 //! A partition leased to one consumer of a group is skipped by the others:
 //! its `log_consumers` row is taken with SKIP LOCKED (a pop never waits on a
 //! lock) and its lease must be free or expired. Everything a pop hands out is
-//! one lease id, whatever the number of partitions it claimed. A typed
+//! one lease id, whatever the number of partitions it claimed. The
+//! partitions worth trying are found by a window over each queue's
+//! partitions, from where this connection's last pop of the queue stopped
+//! (`positions`); a queue whose window finds none is read whole. A typed
 //! request in, typed claims out: the request's options and the answers
 //! (JSON, framed) are `wire::pop`.
 

@@ -150,27 +150,6 @@ pub fn retention_step(
     max_rows: i32,
     history_type: Option<&str>,
 ) -> StepResult {
-    soft_commit::first_write(Soft::Retention, || {
-        step(
-            client,
-            pid,
-            all_cutoff,
-            completed_cutoff,
-            max_rows,
-            history_type,
-        )
-    })
-}
-
-fn step(
-    client: &mut SpiClient<'_>,
-    pid: i64,
-    all_cutoff: Option<Ts>,
-    completed_cutoff: Option<Ts>,
-    max_rows: i32,
-    history_type: Option<&str>,
-) -> StepResult {
-    require_read_committed();
     let args = StepArgs {
         pid,
         all_cutoff,
@@ -178,6 +157,11 @@ fn step(
         max_rows,
         history_type,
     };
+    soft_commit::first_write(Soft::Retention, || step(client, &args))
+}
+
+fn step(client: &mut SpiClient<'_>, args: &StepArgs<'_>) -> StepResult {
+    require_read_committed();
     // Two steps on one partition take turns: the short hold does not keep
     // a second step out, and that one would find the first one's batch
     // held (SKIP LOCKED) and answer nothing to delete.
@@ -185,15 +169,14 @@ fn step(
         client,
         query!("retention_step_lock_steps"),
         &[spi::INT4, spi::INT4],
-        &[STEP_LOCK.into(), spi::advisory_id(pid).into()],
+        &[STEP_LOCK.into(), spi::advisory_id(args.pid).into()],
     );
     let started = std::time::Instant::now();
-    match subxact::in_subtransaction(|| spi::spi(|c| step_holding(c, &args, Hold::Short, started)))
-    {
+    match subxact::in_subtransaction(|| spi::spi(|c| step_holding(c, args, Hold::Short, started))) {
         Ok(r) => r,
         Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => StepResult {
             redone: true,
-            ..step_holding(client, &args, Hold::Whole, started)
+            ..step_holding(client, args, Hold::Whole, started)
         },
         Err(e) => e.raise("queen"),
     }
