@@ -39,7 +39,7 @@ struct Candidate {
 
 /// Where this backend's candidate scans stand: for a (queue name, consumer
 /// group), the name of the last candidate its latest scan found. The next
-/// scan starts past it (pop_candidates.sql), so a pop on a queue of many
+/// scan starts past it (pop_candidate_window.sql), so a pop on a queue of many
 /// partitions reads a window of them, and the windows go round the queue.
 /// A position is only a hint: a lost or stale one (a queue deleted and made
 /// again) moves where the next scan starts, nothing else.
