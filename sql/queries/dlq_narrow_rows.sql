@@ -1,14 +1,5 @@
--- The narrow dead letters of partition $1 at offsets $2..$3. Their key is
--- (partition, group, offset), so each group of the partition is found in
--- turn (one probe each) and its offset range probed: a probe by partition
--- alone reads every dead letter of the partition.
-WITH RECURSIVE g(grp) AS (
-    SELECT min(consumer_group) FROM queen.log_dlq WHERE partition_id = $1
-  UNION ALL
-    SELECT (SELECT min(d.consumer_group) FROM queen.log_dlq d
-             WHERE d.partition_id = $1 AND d.consumer_group > g.grp)
-      FROM g WHERE g.grp IS NOT NULL
-)
+-- The narrow dead letters of partition $1 at offsets $2..$3, each group's
+-- probed in turn (dlq_partition_groups.sql goes before this).
 SELECT d.id, d.message_offset
   FROM g CROSS JOIN LATERAL (
        SELECT d.id, d.message_offset FROM queen.log_dlq d

@@ -1,13 +1,5 @@
--- The dead letters of a partition at some offsets, newest failure first.
--- Each group of the partition is found in turn and its offsets probed (as
--- in dlq_narrow_rows.sql).
-WITH RECURSIVE g(grp) AS (
-    SELECT min(consumer_group) FROM queen.log_dlq WHERE partition_id = $1
-  UNION ALL
-    SELECT (SELECT min(d.consumer_group) FROM queen.log_dlq d
-             WHERE d.partition_id = $1 AND d.consumer_group > g.grp)
-      FROM g WHERE g.grp IS NOT NULL
-)
+-- The dead letters of a partition at some offsets, newest failure first,
+-- each group's probed in turn (dlq_partition_groups.sql goes before this).
 SELECT d.message_offset, d.consumer_group, d.error, d.attempts
   FROM g CROSS JOIN LATERAL (
        SELECT d.id, d.message_offset, d.consumer_group, d.error, d.attempts, d.failed_at

@@ -352,7 +352,7 @@ fn main() {
         .unwrap();
 
     // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch;
-    // wide the wide queue's push alone.
+    // wide the wide queues' push and pop cells alone.
     let only = std::env::var("QUEEN_BENCH_ONLY").unwrap_or_default();
     println!("queen bench: {conns} connections, {secs} s per cell, ~256 B JSON payloads\n");
     if only == "wide" {
@@ -515,34 +515,13 @@ fn queen_push_groups(b: &Bench, secs: f64, queue: &str) -> (u64, f64) {
 /// and into one that also holds [`WIDE_IDLE_PARTITIONS`] others: what a
 /// push costs must not grow with the partitions it does not write.
 fn wide_queue_cell(b: &Bench, c: &mut Client) {
-    for q in ["bench_narrow", "bench_wide"] {
-        let items: Vec<String> = (0..16 * b.conns)
-            .map(|p| push_item(q, Some(&format!("p{p}")), Value::from(p as i64)).to_string())
-            .collect();
-        c.execute(
-            "SELECT queen.push_text($1)",
-            &[&format!("[{}]", items.join(","))],
-        )
-        .unwrap();
-    }
-    for chunk in (0..WIDE_IDLE_PARTITIONS).collect::<Vec<_>>().chunks(1000) {
-        let items: Vec<String> = chunk
-            .iter()
-            .map(|p| {
-                push_item(
-                    "bench_wide",
-                    Some(&format!("idle-{p}")),
-                    Value::from(*p as i64),
-                )
-                .to_string()
-            })
-            .collect();
-        c.execute(
-            "SELECT queen.push_text($1)",
-            &[&format!("[{}]", items.join(","))],
-        )
-        .unwrap();
-    }
+    let written: Vec<String> = (0..16 * b.conns).map(|p| format!("p{p}")).collect();
+    let idle: Vec<String> = (0..WIDE_IDLE_PARTITIONS)
+        .map(|p| format!("idle-{p}"))
+        .collect();
+    fill(c, "bench_narrow", &written, 1);
+    fill(c, "bench_wide", &written, 1);
+    fill(c, "bench_wide", &idle, 1);
     c.batch_execute("ANALYZE queen.log_partitions").unwrap();
     let cells: Vec<Cell<'_>> = vec![
         Box::new(|s| queen_push_groups(b, s, "bench_narrow")),

@@ -312,9 +312,9 @@ pub fn fire_claimed<R: Runner>(
             Err(_) => break,
         }
     }
-    for (queue, key) in left {
-        let one = [(queue.clone(), key.clone())];
-        match runner.run(|c| fire_keys(c, token, i64::MAX, &one)) {
+    for one in left {
+        let (queue, key) = one;
+        match runner.run(|c| fire_keys(c, token, i64::MAX, std::slice::from_ref(one))) {
             Ok(f) => add(&mut out, &f.answer),
             Err(e) if e.stops_the_cycle() => return Err(e),
             Err(e) => {
