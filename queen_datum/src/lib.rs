@@ -8,6 +8,7 @@
 //! again.
 
 pub mod errors;
+pub mod memory;
 
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::Datum;

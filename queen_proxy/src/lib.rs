@@ -9,6 +9,7 @@
 //! through the one-shard and all-shard functions of `queen_remote`
 //! (sql/proxy/remote.sql).
 
+use pgrx::guc::GucSetting;
 use pgrx::prelude::*;
 
 pub mod ack;
@@ -38,7 +39,14 @@ extension_sql_file!(
 );
 extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);
 
+/// `queen_proxy.malloc_keep_bytes`: freed memory a proxy backend keeps for
+/// its next calls (default 8 MB; `queen_datum::memory`). Its own prefix, so
+/// that it does not clash with `queen`'s when both libraries are loaded.
+static MALLOC_KEEP_BYTES: GucSetting<i32> =
+    GucSetting::<i32>::new(queen_datum::memory::DEFAULT_KEEP_BYTES);
+
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    queen_datum::memory::define(c"queen_proxy.malloc_keep_bytes", &MALLOC_KEEP_BYTES);
     route::register_invalidation();
 }

@@ -131,3 +131,29 @@ pub fn says(
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
     notices.lock().unwrap().iter().any(|m| m.contains(words))
 }
+
+/// Minor page faults the backend of `c` has taken so far (from its
+/// `/proc/self/stat`; a superuser's session).
+pub fn minor_faults(c: &mut Client) -> i64 {
+    let stat: String = c
+        .query_one("SELECT pg_read_file('/proc/self/stat')", &[])
+        .expect("reading the backend's /proc/self/stat")
+        .get(0);
+    // Fields after the command name, which is in parentheses: the minor
+    // fault count is the 10th field of the line, the 8th after it.
+    let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
+    after.split(' ').nth(7).unwrap().parse().unwrap()
+}
+
+/// Minor page faults per call of `f` on `c`'s backend, over `calls` calls
+/// after five that warm it.
+pub fn faults_per_call(c: &mut Client, calls: u32, mut f: impl FnMut(&mut Client)) -> f64 {
+    for _ in 0..5 {
+        f(c);
+    }
+    let before = minor_faults(c);
+    for _ in 0..calls {
+        f(c);
+    }
+    (minor_faults(c) - before) as f64 / f64::from(calls)
+}

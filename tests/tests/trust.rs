@@ -607,6 +607,7 @@ fn queen_app_works_the_message_path_and_nothing_else() {
         "SELECT queen.kv_quota('roles', 1, 1)",
         "SET queen.push_max_items = 1000000",
         "SET queen.decompress_max_bytes = 2000000000",
+        "SET queen.malloc_keep_bytes = 0",
     ];
     for sql in refused {
         let err = c.batch_execute(sql).unwrap_err();

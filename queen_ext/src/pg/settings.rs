@@ -26,6 +26,17 @@ pub fn register() {
     register_reads();
     register_messages();
     register_ephemeral();
+    register_memory();
+}
+
+/// `queen.malloc_keep_bytes`: freed memory a backend keeps for its next
+/// calls instead of giving its heap back after each (default 8 MB;
+/// `queen_datum::memory`).
+static MALLOC_KEEP_BYTES: GucSetting<i32> =
+    GucSetting::<i32>::new(queen_datum::memory::DEFAULT_KEEP_BYTES);
+
+fn register_memory() {
+    queen_datum::memory::define(c"queen.malloc_keep_bytes", &MALLOC_KEEP_BYTES);
 }
 
 // The background workers.
