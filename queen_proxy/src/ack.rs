@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::errors::{self, Caught};
@@ -15,9 +17,59 @@ use crate::push::{merge_items, Split};
 use crate::remote;
 use crate::route::{self, Router};
 
+/// An ack's partition id, all the first reading of a body keeps.
+#[derive(Deserialize)]
+struct AckId<'a> {
+    #[serde(rename = "partitionId", borrow)]
+    partition_id: Option<&'a RawValue>,
+}
+
+/// An ack body's object: `{"acknowledgments": [...], ...}`, or one ack.
+#[derive(Deserialize)]
+struct AckObject<'a> {
+    #[serde(borrow)]
+    acknowledgments: Option<Vec<AckId<'a>>>,
+    #[serde(rename = "partitionId", borrow)]
+    partition_id: Option<&'a RawValue>,
+}
+
+/// The shard of each ack of a body, read without building its values;
+/// None when the body or an ack's partition id can not be read (the shard
+/// then says what is wrong).
+fn ack_shards(body: &str, router: &Router) -> Option<Vec<i32>> {
+    let ids: Vec<Option<&RawValue>> = match body.trim_start().as_bytes().first()? {
+        b'[' => serde_json::from_str::<Vec<AckId<'_>>>(body)
+            .ok()?
+            .into_iter()
+            .map(|a| a.partition_id)
+            .collect(),
+        b'{' => {
+            let o: AckObject<'_> = serde_json::from_str(body).ok()?;
+            match o.acknowledgments {
+                Some(acks) => acks.into_iter().map(|a| a.partition_id).collect(),
+                None => vec![o.partition_id],
+            }
+        }
+        _ => return None,
+    };
+    ids.into_iter()
+        .map(|raw| {
+            let id: Value = serde_json::from_str(raw?.get()).ok()?;
+            Some(router.id("partitionId", route::id_in(Some(&id))?))
+        })
+        .collect()
+}
+
 /// Splits an ack body (one ack, an array, or `{"acknowledgments": [...]}`
-/// with its other keys) by shard.
+/// with its other keys) by shard. The body is read once for its partition
+/// ids and, only when they are on several shards, once more whole.
 pub fn split(body: &str, router: &Router) -> Split<String> {
+    let Some(shards) = ack_shards(body, router) else {
+        return Split::Whole(0);
+    };
+    if route::by_shard(&shards).len() <= 1 {
+        return Split::Whole(shards.first().copied().unwrap_or(0));
+    }
     let Ok(value) = serde_json::from_str::<Value>(body) else {
         return Split::Whole(0);
     };
@@ -30,17 +82,14 @@ pub fn split(body: &str, router: &Router) -> Split<String> {
         },
         _ => return Split::Whole(0),
     };
+    if acks.len() != shards.len() {
+        return Split::Whole(0);
+    }
     let mut parts: BTreeMap<i32, (Vec<Value>, Vec<usize>)> = BTreeMap::new();
-    for (k, ack) in acks.into_iter().enumerate() {
-        let Some(id) = route::id_in(ack.get("partitionId")) else {
-            return Split::Whole(0);
-        };
-        let part = parts.entry(router.id("partitionId", id)).or_default();
+    for (k, (ack, shard)) in acks.into_iter().zip(shards).enumerate() {
+        let part = parts.entry(shard).or_default();
         part.0.push(ack);
         part.1.push(k);
-    }
-    if parts.len() <= 1 {
-        return Split::Whole(parts.keys().next().copied().unwrap_or(0));
     }
     Split::Parts(
         parts
@@ -62,16 +111,16 @@ pub fn split(body: &str, router: &Router) -> Split<String> {
 
 const ACK_TEXT: &str = "SELECT queen_remote.ack_text($1, $2)::text";
 
-/// An ack body, split by shard.
-pub fn ack_body(body: &str, router: &Router) -> Result<String, Caught> {
+/// An ack body, split by shard, each part made by `run`.
+pub fn ack_body(body: &str, router: &Router, run: remote::Run<String>) -> Result<String, Caught> {
     match split(body, router) {
-        Split::Whole(shard) => remote::try_one::<String>(ACK_TEXT, &[shard.into(), body.into()])
-            .map(Option::unwrap_or_default),
+        Split::Whole(shard) => {
+            run(ACK_TEXT, &[shard.into(), body.into()]).map(Option::unwrap_or_default)
+        }
         Split::Parts(parts) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
-                let a = remote::try_one::<String>(ACK_TEXT, &[shard.into(), part.as_str().into()])?
-                    .unwrap_or_default();
+                let a = run(ACK_TEXT, &[shard.into(), part.as_str().into()])?.unwrap_or_default();
                 answers.push((a, at));
             }
             Ok(merge_items(answers))
@@ -88,7 +137,9 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 #[pg_extern(volatile)]
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let body = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
-    JsonOut(ack_body(body, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
+    JsonOut(
+        ack_body(body, &Router::load(), remote::raising).unwrap_or_else(|e| errors::reraise(&e)),
+    )
 }
 
 /// Of the shards' answers to one renewal, the one that renewed; else the

@@ -88,11 +88,11 @@ fn push_fused(
         match split {
             Some(shard) => groups.entry(shard).or_default().push(k),
             None if binary[k].unwrap_or(false) => {
-                answers[k] = answer(push::push_qpb(body, producer, &router))
+                answers[k] = answer(push::push_qpb(body, producer, &router, remote::try_one))
             }
             None => {
                 let text = std::str::from_utf8(body).expect("checked above");
-                answers[k] = answer(push::push_json(text, producer, &router));
+                answers[k] = answer(push::push_json(text, producer, &router, remote::try_one));
             }
         }
     }
@@ -119,7 +119,7 @@ fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
         match errors::catch(|| ack::split(body, &router)) {
             Ok(split) => match split.map_whole() {
                 Some(shard) => groups.entry(shard).or_default().push(k),
-                None => answers[k] = answer(ack::ack_body(body, &router)),
+                None => answers[k] = answer(ack::ack_body(body, &router, remote::try_one)),
             },
             Err(e) => answers[k] = errors::answer_json(&e),
         }

@@ -153,18 +153,23 @@ fn merge_counts(answers: &[String]) -> String {
 const PUSH_TEXT: &str = "SELECT queen_remote.push_text($1, $2, $3)::text";
 const PUSH_BINARY: &str = "SELECT queen_remote.push_binary($1, $2, $3)::text";
 
-/// A JSON push, split by shard: the answer, or the ERROR of the shard that
-/// failed.
-pub fn push_json(body: &str, producer: Option<&str>, router: &Router) -> Result<String, Caught> {
+/// A JSON push, split by shard, each part made by `run`: the answer, or
+/// the ERROR of the shard that failed.
+pub fn push_json(
+    body: &str,
+    producer: Option<&str>,
+    router: &Router,
+    run: remote::Run<String>,
+) -> Result<String, Caught> {
     match split_json(body, router) {
-        Split::Whole(shard) => text(remote::try_one(
+        Split::Whole(shard) => text(run(
             PUSH_TEXT,
             &[shard.into(), body.into(), producer.into()],
         )),
         Split::Parts(parts) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
-                let a = text(remote::try_one(
+                let a = text(run(
                     PUSH_TEXT,
                     &[shard.into(), part.as_str().into(), producer.into()],
                 ))?;
@@ -175,17 +180,22 @@ pub fn push_json(body: &str, producer: Option<&str>, router: &Router) -> Result<
     }
 }
 
-/// A binary push, split by shard.
-pub fn push_qpb(body: &[u8], producer: Option<&str>, router: &Router) -> Result<String, Caught> {
+/// A binary push, split by shard, each part made by `run`.
+pub fn push_qpb(
+    body: &[u8],
+    producer: Option<&str>,
+    router: &Router,
+    run: remote::Run<String>,
+) -> Result<String, Caught> {
     match split_binary(body, router) {
-        (Split::Whole(shard), _) => text(remote::try_one(
+        (Split::Whole(shard), _) => text(run(
             PUSH_BINARY,
             &[shard.into(), body.into(), producer.into()],
         )),
         (Split::Parts(parts), counts_only) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
-                let a = text(remote::try_one(
+                let a = text(run(
                     PUSH_BINARY,
                     &[shard.into(), part.as_slice().into(), producer.into()],
                 ))?;
@@ -226,12 +236,18 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 #[pg_extern(volatile)]
 fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
-    JsonOut(push_json(body, producer, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
+    JsonOut(
+        push_json(body, producer, &Router::load(), remote::raising)
+            .unwrap_or_else(|e| errors::reraise(&e)),
+    )
 }
 
 /// `push` with a binary body (QPB1).
 #[pg_extern(volatile)]
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::raise("22023", "body: is required"));
-    JsonOut(push_qpb(body, producer, &Router::load()).unwrap_or_else(|e| errors::reraise(&e)))
+    JsonOut(
+        push_qpb(body, producer, &Router::load(), remote::raising)
+            .unwrap_or_else(|e| errors::reraise(&e)),
+    )
 }

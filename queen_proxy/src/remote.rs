@@ -78,6 +78,21 @@ pub fn try_one<T: pgrx::FromDatum + pgrx::IntoDatum>(
     errors::catch(|| first(sql, args))
 }
 
+/// How a call on one shard is made: [`try_one`] for a request of a fused
+/// call, which fails alone, in a subtransaction of its own; [`raising`] for
+/// a call made alone, whose ERROR goes up as the shard raised it, with no
+/// subtransaction.
+pub type Run<T> = fn(&'static str, &[DatumWithOid<'_>]) -> Result<Option<T>, Caught>;
+
+/// As [`one`], in the shape of [`try_one`]: its ERROR is raised, never
+/// returned.
+pub fn raising<T: pgrx::FromDatum + pgrx::IntoDatum>(
+    sql: &'static str,
+    args: &[DatumWithOid<'_>],
+) -> Result<Option<T>, Caught> {
+    Ok(one(sql, args))
+}
+
 /// Every value `sql` answers (a `RUN ON ALL` function: one per shard).
 pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(
     sql: &'static str,

@@ -12,6 +12,7 @@
 //!   machines give: that is worked out from these figures in docs/scale.md.
 //!
 //! Usage: queen_bench_shards DIRECT_DSN PROXY1_DSN PROXY3_DSN [SECONDS]
+//! (`QUEEN_BENCH_ONLY=per-call`: the calls one after another alone)
 
 use std::time::Instant;
 
@@ -178,6 +179,9 @@ fn main() {
         c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
     });
     println!("  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together)");
+    if std::env::var("QUEEN_BENCH_ONLY").as_deref() == Ok("per-call") {
+        return;
+    }
 
     println!();
     println!("Throughput, {CONNECTIONS} connections, {BATCH} messages per call, msgs/s:");
