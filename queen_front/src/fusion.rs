@@ -457,8 +457,7 @@ impl Lane {
                 last = batch.len();
                 let lane = Arc::clone(&lane);
                 tokio::spawn(async move {
-                    lane.serve(batch).await;
-                    lane.gate().release();
+                    lane.serve(batch, Slot(lane.gate())).await;
                 });
                 continue;
             }
@@ -490,8 +489,13 @@ impl Lane {
         batch
     }
 
-    /// Makes one call for `batch` and answers each request.
-    async fn serve(&self, batch: Vec<Pending>) {
+    /// Makes one call for `batch` and answers each request. The call's
+    /// `slot` is given back as soon as the next call may go: once a fused
+    /// call has committed, before its answer is read and delivered (the
+    /// lane's thread does that while the next call runs); after the retries
+    /// of one that failed as a whole, so that a later call never overtakes
+    /// them.
+    async fn serve(&self, batch: Vec<Pending>, slot: Slot<'_>) {
         let stats = self.stats.lane(self.kind);
         stats.observe(batch.len());
         if batch.len() == 1 {
@@ -500,7 +504,11 @@ impl Lane {
             let _ = p.reply.send(answer);
             return;
         }
-        match self.fused(&batch).await {
+        let answered = self.fused(&batch).await;
+        if answered.is_ok() {
+            drop(slot);
+        }
+        match answered.and_then(|text| split(&text, batch.len()).map_err(Failed::Other)) {
             Ok(answers) => deliver(batch.into_iter().zip(answers)),
             // Refused as a whole by the server: nothing of it committed;
             // each request is made again on its own.
@@ -519,8 +527,8 @@ impl Lane {
         }
     }
 
-    /// The fused call for `batch`: one answer per request.
-    async fn fused(&self, batch: &[Pending]) -> Result<Vec<Answer>, Failed> {
+    /// The fused call for `batch`: its answer, one element per request.
+    async fn fused(&self, batch: &[Pending]) -> Result<String, Failed> {
         let left = left(batch.iter().map(|p| p.deadline).min().expect("a batch"));
         let text: String = match self.kind {
             Kind::Push => {
@@ -567,7 +575,7 @@ impl Lane {
                 db::try_value(&self.pool, left, sql, &[&leases, &seconds]).await?
             }
         };
-        split(&text, batch.len()).map_err(Failed::Other)
+        Ok(text)
     }
 }
 
@@ -637,6 +645,14 @@ mod tests {
         }
     }
 
+    impl Lane {
+        /// A call slot of the lane, taken as its run loop takes one.
+        fn claimed(&self) -> super::Slot<'_> {
+            assert!(self.gate().claim(self.config.max_inflight));
+            super::Slot(self.gate())
+        }
+    }
+
     type Replies = Vec<oneshot::Receiver<Result<String, crate::error::ApiError>>>;
 
     fn pushes(n: usize) -> (Vec<Pending>, Replies) {
@@ -677,7 +693,7 @@ mod tests {
         .await;
         let lane = lane(&pg.url());
         let (batch, replies) = pushes(3);
-        lane.serve(batch).await;
+        lane.serve(batch, lane.claimed()).await;
         for r in replies {
             assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
         }
@@ -821,6 +837,53 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_refused_call_holds_its_slot_until_its_requests_are_made_again() {
+        let pg = FakePg::start(vec![
+            (
+                "queen.push_fused(",
+                Reply::error("40P01", "deadlock detected"),
+            ),
+            ("queen.push_text(", Reply::Hang),
+        ])
+        .await;
+        let lane = Arc::new(lane(&pg.url()));
+        let (batch, _replies) = pushes(3);
+        let serving = Arc::clone(&lane);
+        let task = tokio::spawn(async move {
+            let slot = serving.claimed();
+            serving.serve(batch, slot).await;
+        });
+        // Refused, and its first request made again and hanging: a later
+        // call taking the slot now could overtake the retries and reorder a
+        // partition's messages.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!task.is_finished());
+        assert_eq!(lane.gate().inflight.load(Ordering::Acquire), 1);
+        task.abort();
+        let _ = task.await;
+        assert_eq!(lane.gate().inflight.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test]
+    async fn a_fused_call_gives_its_slot_back_once_answered() {
+        let pg = FakePg::start(vec![(
+            "queen.push_fused(",
+            Reply::text(
+                &[1001, 1000, 1009],
+                r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#,
+            ),
+        )])
+        .await;
+        let lane = lane(&pg.url());
+        let (batch, replies) = pushes(2);
+        lane.serve(batch, lane.claimed()).await;
+        for r in replies {
+            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
+        }
+        assert_eq!(lane.gate().inflight.load(Ordering::Acquire), 0);
+    }
+
+    #[tokio::test]
     async fn a_lone_request_makes_its_own_call() {
         let pg = FakePg::start(vec![(
             "queen.push_text(",
@@ -829,7 +892,7 @@ mod tests {
         .await;
         let lane = lane(&pg.url());
         let (batch, replies) = pushes(1);
-        lane.serve(batch).await;
+        lane.serve(batch, lane.claimed()).await;
         for r in replies {
             assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
         }
@@ -840,7 +903,7 @@ mod tests {
     async fn without_a_database_every_request_is_answered_unavailable_and_not_retried() {
         let lane = lane(UNREACHABLE);
         let (batch, replies) = pushes(3);
-        lane.serve(batch).await;
+        lane.serve(batch, lane.claimed()).await;
         for r in replies {
             let e = r.await.unwrap().unwrap_err();
             assert_eq!(e.status.as_u16(), 503);

@@ -124,8 +124,16 @@ fn main() {
             BATCH as u64
         }
     };
-    let (sql, http) = side_by_side(conns, sql_push, http_push);
-    print_cost("push", sql, http);
+    // QUEEN_BENCH_ONLY=pop runs the pop+ack figure alone, on a backlog of
+    // QUEEN_BENCH_BACKLOG messages a side (default BACKLOG).
+    let only_pop = std::env::var("QUEEN_BENCH_ONLY").as_deref() == Ok("pop");
+    let backlog: u64 = std::env::var("QUEEN_BENCH_BACKLOG")
+        .ok()
+        .map_or(BACKLOG, |b| b.parse().expect("QUEEN_BENCH_BACKLOG"));
+    if !only_pop {
+        let (sql, http) = side_by_side(conns, sql_push, http_push);
+        print_cost("push", sql, http);
+    }
 
     // The same backlog for each consumer, queued before the clock starts.
     // One connection per consumer's queue, side by side.
@@ -133,7 +141,7 @@ fn main() {
         for queue in ["pop_sql", "pop_http"] {
             s.spawn(move || {
                 let mut c = connect(dsn);
-                for n in 0..BACKLOG / BATCH as u64 {
+                for n in 0..backlog / BATCH as u64 {
                     c.execute(
                         "SELECT queen.push_text($1)",
                         &[&items(queue, n as usize, n).to_string()],
@@ -181,9 +189,12 @@ fn main() {
     let (sql, http) = side_by_side(conns, sql_pop, http_pop);
     print_cost("pop+ack", sql, http);
     for (side, rate) in [("SQL", sql), ("HTTP", http)] {
-        if rate * SECS >= 0.99 * BACKLOG as f64 {
+        if rate * SECS >= 0.99 * backlog as f64 {
             println!("  the {side} backlog ran dry: its figure is a lower bound");
         }
+    }
+    if only_pop {
+        return;
     }
 
     // Idle long polls: database transactions per second with 1000 waiters
