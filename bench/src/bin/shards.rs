@@ -89,6 +89,17 @@ fn ack_with_group(acks: &str, group: &str) -> String {
     )
 }
 
+/// The middle value (the mean of the two middle ones for an even count).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// Mean microseconds per call of `f`, one call after another for `secs`.
 fn per_call(secs: f64, mut f: impl FnMut()) -> f64 {
     let start = Instant::now();
@@ -114,19 +125,22 @@ fn latency_pair(
     // Warm both (plans, the proxy's connections to its shard).
     call(&mut d, &qd);
     call(&mut p, &qp);
-    let (mut td, mut tp) = (0.0, 0.0);
-    let rounds = 5;
+    // Rounds in alternating order; each side's figure is its median round,
+    // so that a round a checkpoint or a new WAL segment fell on does not
+    // weigh on one side alone.
+    let (mut td, mut tp) = (Vec::new(), Vec::new());
+    let rounds = 10;
     for r in 0..rounds {
         let slice = secs / rounds as f64 / 2.0;
         if r % 2 == 0 {
-            td += per_call(slice, || call(&mut d, &qd));
-            tp += per_call(slice, || call(&mut p, &qp));
+            td.push(per_call(slice, || call(&mut d, &qd)));
+            tp.push(per_call(slice, || call(&mut p, &qp)));
         } else {
-            tp += per_call(slice, || call(&mut p, &qp));
-            td += per_call(slice, || call(&mut d, &qd));
+            tp.push(per_call(slice, || call(&mut p, &qp)));
+            td.push(per_call(slice, || call(&mut d, &qd)));
         }
     }
-    let (td, tp) = (td / rounds as f64, tp / rounds as f64);
+    let (td, tp) = (median(td), median(tp));
     println!(
         "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}",
         tp / td
@@ -154,7 +168,7 @@ fn main() {
     );
     println!("(all on this machine's two cores; ratios are side by side in one run)");
     println!();
-    println!("Per call, one connection, calls one after another:");
+    println!("Per call, one connection, calls one after another (median of 10 rounds a side):");
     let push1 = body("", 1);
     let push100 = body("", 100);
     latency_pair(&direct, &proxy1, secs, "push of 1", |c, q| {
