@@ -147,7 +147,7 @@ pub fn minor_faults(c: &mut Client) -> i64 {
 
 /// Minor page faults per call of `f` on `c`'s backend, over `calls` calls
 /// after five that warm it.
-pub fn faults_per_call(c: &mut Client, calls: u32, mut f: impl FnMut(&mut Client)) -> f64 {
+fn faults_per_call(c: &mut Client, calls: u32, f: &mut impl FnMut(&mut Client)) -> f64 {
     for _ in 0..5 {
         f(c);
     }
@@ -156,4 +156,24 @@ pub fn faults_per_call(c: &mut Client, calls: u32, mut f: impl FnMut(&mut Client
         f(c);
     }
     (minor_faults(c) - before) as f64 / f64::from(calls)
+}
+
+/// Minor page faults per call of `f` on `c`'s backend, first with the
+/// heap kept between calls, then with `setting` (a `malloc_keep_bytes`)
+/// at 0: (kept, given back).
+pub fn faults_kept_and_given_back(
+    c: &mut Client,
+    setting: &str,
+    mut f: impl FnMut(&mut Client),
+) -> (f64, f64) {
+    let kept = faults_per_call(c, 100, &mut f);
+    c.batch_execute(&format!("SET {setting} = 0")).unwrap();
+    (kept, faults_per_call(c, 100, &mut f))
+}
+
+/// Push items of `n` messages of about 250 bytes each for `queue`.
+pub fn notes(queue: &str, n: usize) -> Value {
+    (0..n)
+        .map(|i| serde_json::json!({"queue": queue, "payload": {"orderId": i, "note": "x".repeat(200)}}))
+        .collect()
 }

@@ -1125,19 +1125,13 @@ fn a_namespace_pop_finds_messages_past_a_queues_window() {
 fn a_backend_keeps_its_heap_between_calls() {
     let mut c = connect();
     let queue = unique("heap");
-    let items: Vec<Value> = (0..1000)
-        .map(|i| json!({"queue": queue, "payload": {"orderId": i, "note": "x".repeat(200)}}))
-        .collect();
-    let items = Value::Array(items);
-    let round = |c: &mut postgres::Client| {
+    let items = notes(&queue, 1000);
+    let (kept, given_back) = faults_kept_and_given_back(&mut c, "queen.malloc_keep_bytes", |c| {
         push(c, &items);
         let popped = pop(c, &queue, None, 1000, &json!({}));
         assert_eq!(messages(&popped).len(), 1000, "{popped}");
         ack(c, &acks_for(&popped, "completed", None));
-    };
-    let kept = faults_per_call(&mut c, 100, round);
-    c.batch_execute("SET queen.malloc_keep_bytes = 0").unwrap();
-    let given_back = faults_per_call(&mut c, 100, round);
+    });
     assert!(
         kept < 100.0,
         "{kept} page faults per push, pop and ack of 1000 with the heap kept"

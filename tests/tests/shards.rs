@@ -1104,18 +1104,11 @@ fn a_call_through_the_proxy_takes_no_transaction_id_there() {
 #[test]
 fn a_proxy_backend_keeps_its_heap_between_calls() {
     let mut p = proxy();
-    let queue = unique("heap");
-    let items: Vec<Value> = (0..100)
-        .map(|i| json!({"queue": queue, "payload": {"orderId": i, "note": "x".repeat(200)}}))
-        .collect();
-    let body = Value::Array(items).to_string();
-    let push = |p: &mut Client| {
-        call(p, "SELECT queen.push_text($1)::text::json", &[&body]);
-    };
-    let kept = queen_it::faults_per_call(&mut p, 100, push);
-    p.batch_execute("SET queen_proxy.malloc_keep_bytes = 0")
-        .unwrap();
-    let given_back = queen_it::faults_per_call(&mut p, 100, push);
+    let body = queen_it::notes(&unique("heap"), 100).to_string();
+    let (kept, given_back) =
+        queen_it::faults_kept_and_given_back(&mut p, "queen_proxy.malloc_keep_bytes", |p| {
+            call(p, "SELECT queen.push_text($1)::text::json", &[&body]);
+        });
     assert!(
         kept < 2.0,
         "{kept} page faults per push of 100 through the proxy with the heap kept"
