@@ -1118,3 +1118,79 @@ fn a_proxy_backend_keeps_its_heap_between_calls() {
         "{given_back} page faults per push with the heap given back, against {kept} kept"
     );
 }
+
+/// An ack body of every shape is split by shard: `{"acknowledgments":
+/// [...]}` with the keys beside the list (its consumer group) on each part,
+/// and a single ack on its own shard; a body whose partition id can not be
+/// read goes whole to one shard, which answers it as it would directly.
+#[test]
+fn ack_bodies_of_every_shape_reach_the_shards_of_their_partitions() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "ack-shapes");
+    let group = unique("g");
+    let mut acks = Vec::new();
+    for q in &queues {
+        call(
+            &mut p,
+            "SELECT queen.push($1)",
+            &[&json!([{"queue": q, "payload": 1}, {"queue": q, "payload": 2}])],
+        );
+        let popped = call(
+            &mut p,
+            "SELECT queen.pop($1, NULL, $2, 10, '{\"subscriptionMode\": \"all\"}')",
+            &[q, &group],
+        );
+        for m in popped["messages"].as_array().unwrap() {
+            acks.push(
+                json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                             "leaseId": m["leaseId"], "status": "completed"}),
+            );
+        }
+    }
+    assert_eq!(acks.len(), 6);
+    // The last ack alone, as one object.
+    let single = acks.pop().unwrap();
+    let wrapped = json!({"acknowledgments": acks, "consumerGroup": group});
+    let acked = call(&mut p, "SELECT queen.ack($1)", &[&wrapped]);
+    let acked = acked.as_array().unwrap_or_else(|| panic!("{acked}"));
+    assert_eq!(acked.len(), 5);
+    for (i, a) in acked.iter().enumerate() {
+        assert_eq!(a["index"], i, "{a}");
+        assert_eq!(a["transactionId"], acks[i]["transactionId"], "{a}");
+        assert_eq!(a["success"], true, "{a}");
+    }
+    let mut one = single.clone();
+    one["consumerGroup"] = json!(group);
+    let acked = call(&mut p, "SELECT queen.ack($1)", &[&one]);
+    let acked = acked.as_array().map_or(&acked, |a| &a[0]);
+    assert_eq!(acked["success"], true, "{acked}");
+    // Every message of the group is settled, on every shard.
+    for q in &queues {
+        let again = call(
+            &mut p,
+            "SELECT queen.pop($1, NULL, $2, 10, '{}')",
+            &[q, &group],
+        );
+        assert!(
+            again["messages"].as_array().is_none_or(Vec::is_empty),
+            "{again}"
+        );
+    }
+
+    // A partition id that is not one: shard 0 answers, as it answers it.
+    let bad = json!([{"transactionId": "t", "partitionId": "not-an-id", "leaseId": "l", "status": "completed"}]);
+    let through = p.query_one("SELECT queen.ack($1)::text", &[&bad]);
+    let mut s = shards();
+    let direct = s[0].query_one("SELECT queen.ack($1)::text", &[&bad]);
+    match (through, direct) {
+        (Ok(t), Ok(d)) => assert_eq!(t.get::<_, String>(0), d.get::<_, String>(0)),
+        (Err(t), Err(d)) => {
+            assert_eq!(t.code(), d.code());
+            assert_eq!(
+                t.as_db_error().map(|e| e.message()),
+                d.as_db_error().map(|e| e.message())
+            );
+        }
+        (t, d) => panic!("through the proxy {t:?}, directly {d:?}"),
+    }
+}
