@@ -1,9 +1,12 @@
 -- The candidate window, the part pop_candidates.sql and
 -- pop_named_candidates.sql share (pop_candidate_filter.sql follows it): for
--- the queue w(queue_id, window_secs, after), at most $7 of its partitions
--- in name order from just past the scan position w.after ('' for none):
--- lap 0 up to the queue's last name, then lap 1 from its first name up to
--- the position. $3 group, $4 partition name or NULL.
+-- the queue w(queue_id, window_secs, after, hints), at most $7 of its
+-- partitions: first the partitions w.hints names (lap -1, each probed by
+-- its id, in the order given; NULL for none), then in name order from just
+-- past the scan position w.after ('' for none): lap 0 up to the queue's
+-- last name, then lap 1 from its first name up to the position. $3 group,
+-- $4 partition name or NULL. A hinted partition may come again in lap 0 or
+-- 1; the caller keeps its first row.
 --
 -- The scan stops at the $5-th candidate it finds (the LIMIT after the
 -- filter) or at the window's end, so it costs the partitions it reads, not
@@ -19,7 +22,15 @@
 -- read to find it. Each cursor is probed by its key (OFFSET 0 keeps the
 -- probe a subquery of its own).
 SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.lease_expires_at
-  FROM (SELECT l.lap, a.id, a.name, a.log_start, a.last_offset, a.last_write_at
+  FROM ((SELECT -1 AS lap, h.id, h.name, h.log_start, h.last_offset, h.last_write_at
+            FROM unnest(w.hints) WITH ORDINALITY AS u(id, ord)
+           CROSS JOIN LATERAL (
+                 SELECT h.id, h.name, h.log_start, h.last_offset, h.last_write_at
+                   FROM queen.log_partitions h
+                  WHERE $4::text IS NULL AND h.id = u.id AND h.queue_id = w.queue_id OFFSET 0) h
+           ORDER BY u.ord)
+        UNION ALL
+        (SELECT l.lap, a.id, a.name, a.log_start, a.last_offset, a.last_write_at
           FROM (VALUES (0, w.after,
                         (SELECT max(m.name) FROM queen.log_partitions m
                           WHERE m.queue_id = w.queue_id)),
@@ -33,7 +44,7 @@ SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.leas
                UNION ALL
                SELECT b.id, b.name, b.log_start, b.last_offset, b.last_write_at
                  FROM queen.log_partitions b
-                WHERE l.lap = 0 AND b.queue_id = w.queue_id AND b.name = $4) a
+                WHERE l.lap = 0 AND b.queue_id = w.queue_id AND b.name = $4) a)
          LIMIT $7) p
   LEFT JOIN LATERAL (
        SELECT c.partition_id, c.committed, c.lease_id, c.lease_expires_at, c.retry_at

@@ -6,5 +6,6 @@
 -- longest released or expired. now() comes back in epoch microseconds.
 SELECT k.id, k.name, w.queue_id, k.log_start, k.fresh, k.lap,
        (extract(epoch FROM now()) * 1000000)::int8 AS now_us
-  FROM unnest($1::int8[], $2::int4[], $6::text[]) AS w(queue_id, window_secs, after)
+  FROM (SELECT u.queue_id, u.window_secs, u.after, NULL::int8[] AS hints
+          FROM unnest($1::int8[], $2::int4[], $6::text[]) AS u(queue_id, window_secs, after)) w
  CROSS JOIN LATERAL (

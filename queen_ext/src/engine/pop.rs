@@ -7,7 +7,9 @@
 //! one lease id, whatever the number of partitions it claimed. The
 //! partitions worth trying are found by a window over each queue's
 //! partitions, from where this connection's last pop of the queue stopped
-//! (`positions`); a queue whose window finds none is read whole. A typed
+//! (`positions`); a queue whose window finds none is read whole, and what
+//! that read found and the pop did not try is tried first by the next pops
+//! of the queue (`positions::hints`). A typed
 //! request in, typed claims out: the request's options and the answers
 //! (JSON, framed) are `wire::pop`.
 
@@ -32,10 +34,14 @@ struct Candidate {
     queue_idx: usize,
     log_start: i64,
     fresh: bool,
-    /// The candidate's place in its queue's scan: 0 past the scan's
-    /// position, 1 after it wrapped round to the first name.
+    /// The candidate's place in its queue's scan: -1 a hinted partition, 0
+    /// past the scan's position, 1 after it wrapped round to the first
+    /// name, [`WHOLE`] found by the read of the whole queue.
     lap: i32,
 }
+
+/// The lap of a candidate found by the read of the whole queue.
+const WHOLE: i32 = 2;
 
 /// Where this backend's candidate scans stand: for a (queue name, consumer
 /// group), the name of the last candidate its latest scan found. The next
@@ -55,6 +61,34 @@ mod positions {
 
     thread_local! {
         static AT: RefCell<HashMap<(String, String), String>> = RefCell::new(HashMap::new());
+        /// For a (queue name, consumer group), partitions a read of the whole
+        /// queue or an earlier hint found to be candidates and no pop of
+        /// this backend took: the next pop of the queue tries them first.
+        static HINTS: RefCell<HashMap<(String, String), Vec<i64>>> = RefCell::new(HashMap::new());
+    }
+
+    /// The hinted partitions of `queue` for `group` (none: empty).
+    pub(super) fn hints(queue: &str, group: &str) -> Vec<i64> {
+        HINTS.with_borrow(|h| {
+            h.get(&(queue.to_owned(), group.to_owned()))
+                .cloned()
+                .unwrap_or_default()
+        })
+    }
+
+    /// Sets the hinted partitions of `queue` for `group` (none: forgets).
+    pub(super) fn hint(queue: &str, group: &str, pids: Vec<i64>) {
+        HINTS.with_borrow_mut(|h| {
+            let key = (queue.to_owned(), group.to_owned());
+            if pids.is_empty() {
+                h.remove(&key);
+                return;
+            }
+            if h.len() >= KEPT && !h.contains_key(&key) {
+                h.clear();
+            }
+            h.insert(key, pids);
+        })
     }
 
     /// The scan position of `queue` for `group`.
@@ -148,6 +182,7 @@ fn named_candidates(
             spi::INT8,
             spi::TEXT,
             spi::INT8,
+            spi::INT8_ARRAY,
         ],
         &[
             queues::default_tenant().into(),
@@ -157,6 +192,7 @@ fn named_candidates(
             limit.into(),
             positions::of(name, &req.group).into(),
             settings::pop_scan_window(limit).into(),
+            positions::hints(name, &req.group).into(),
         ],
     );
     let mut queue: Option<PopQueue> = None;
@@ -167,7 +203,9 @@ fn named_candidates(
             queue = Some(PopQueue::from_row(&r));
             now_us = spi::col(&r, "now_us");
         }
-        if let Some(pid) = spi::opt::<i64>(&r, "id") {
+        if let Some(pid) =
+            spi::opt::<i64>(&r, "id").filter(|pid| !cands.iter().any(|c: &Candidate| c.pid == *pid))
+        {
             cands.push(Candidate {
                 pid,
                 name: spi::col(&r, "name"),
@@ -622,18 +660,27 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             if !more.is_empty() {
                 now_us = at;
             }
-            cands.extend(more);
+            cands.extend(more.into_iter().map(|c| Candidate { lap: WHOLE, ..c }));
         }
     }
+    // A named queue's hints for the next pop: the hinted and whole-queue
+    // candidates this pop does not try. Not those it tries: a partition
+    // claimed again and again would be served before the others (the
+    // candidates' order prefers the lowest id), as a window that moves on
+    // never does.
+    let hinting = req.queue.is_some() && req.partition.is_none() && qs.len() == 1;
+    let mut tried: Vec<i64> = Vec::new();
     let tombstones = deleted::present();
     let mut remaining = req.batch;
     // The queues this pop delivered from, each counted as one pop request.
     let mut served: Vec<i64> = Vec::new();
+    let scanned: Vec<(i64, i32)> = cands.iter().map(|c| (c.pid, c.lap)).collect();
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
         }
         let queue = &qs[cand.queue_idx];
+        tried.push(cand.pid);
         if cand.fresh && !create_cursor(client, req, queue, &cand) {
             continue;
         }
@@ -718,6 +765,14 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             });
             break;
         }
+    }
+    if hinting {
+        let next = scanned
+            .iter()
+            .filter(|(pid, lap)| (*lap == -1 || *lap == WHOLE) && !tried.contains(pid))
+            .map(|(pid, _)| *pid)
+            .collect();
+        positions::hint(&qs[0].name, &req.group, next);
     }
     count_requests(&qs, &served, &req.group);
     out
