@@ -8,8 +8,8 @@
 //! partitions worth trying are found by a window over each queue's
 //! partitions, from where this connection's last pop of the queue stopped
 //! (`positions`); a queue whose window finds none is read whole, and what
-//! that read found and the pop did not try is tried first by the next pops
-//! of the queue (`positions::hints`). A typed
+//! that read found is offered, in turn, to the next pops of the queue
+//! (`positions::hints`, `next_hints`). A typed
 //! request in, typed claims out: the request's options and the answers
 //! (JSON, framed) are `wire::pop`.
 
@@ -62,8 +62,8 @@ mod positions {
     thread_local! {
         static AT: RefCell<HashMap<(String, String), String>> = RefCell::new(HashMap::new());
         /// For a (queue name, consumer group), partitions a read of the whole
-        /// queue or an earlier hint found to be candidates and no pop of
-        /// this backend took: the next pop of the queue tries them first.
+        /// queue found to be candidates, in the order the next pops of the
+        /// queue offer them (`next_hints`).
         static HINTS: RefCell<HashMap<(String, String), Vec<i64>>> = RefCell::new(HashMap::new());
     }
 
@@ -163,6 +163,7 @@ fn named_candidates(
     client: &mut SpiClient<'_>,
     req: &PopRequest,
     name: &str,
+    hints: &[i64],
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
     const SQL: &str = query!(
         "pop_named_candidates",
@@ -192,7 +193,7 @@ fn named_candidates(
             limit.into(),
             positions::of(name, &req.group).into(),
             settings::pop_scan_window(limit).into(),
-            positions::hints(name, &req.group).into(),
+            hints.to_vec().into(),
         ],
     );
     let mut queue: Option<PopQueue> = None;
@@ -635,8 +636,16 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         claims: Vec::new(),
         autopilot: req.autopilot,
     };
+    // A named queue's hints, in turn: the pop offers as many as it may
+    // claim partitions, from the front.
+    let hinting = req.queue.is_some() && req.partition.is_none();
+    let hints = match &req.queue {
+        Some(name) if hinting => positions::hints(name, &req.group),
+        _ => Vec::new(),
+    };
+    let offered = hints.len().min(req.partitions.max(1) as usize);
     let (qs, mut now_us, mut cands) = match &req.queue {
-        Some(name) => named_candidates(client, req, name),
+        Some(name) => named_candidates(client, req, name, &hints[..offered]),
         None => {
             let qs = namespace_queues(client, req);
             if qs.is_empty() {
@@ -663,12 +672,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             cands.extend(more.into_iter().map(|c| Candidate { lap: WHOLE, ..c }));
         }
     }
-    // A named queue's hints for the next pop: the hinted and whole-queue
-    // candidates this pop does not try. Not those it tries: a partition
-    // claimed again and again would be served before the others (the
-    // candidates' order prefers the lowest id), as a window that moves on
-    // never does.
-    let hinting = req.queue.is_some() && req.partition.is_none() && qs.len() == 1;
+    let hinting = hinting && qs.len() == 1;
     let mut tried: Vec<i64> = Vec::new();
     let tombstones = deleted::present();
     let mut remaining = req.batch;
@@ -767,15 +771,52 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         }
     }
     if hinting {
-        let next = scanned
-            .iter()
-            .filter(|(pid, lap)| (*lap == -1 || *lap == WHOLE) && !tried.contains(pid))
-            .map(|(pid, _)| *pid)
-            .collect();
-        positions::hint(&qs[0].name, &req.group, next);
+        let limit = (req.partitions * settings::pop_candidates()) as usize;
+        positions::hint(
+            &qs[0].name,
+            &req.group,
+            next_hints(&scanned, &hints[offered..], &tried, &out.claims, limit),
+        );
     }
     count_requests(&qs, &served, &req.group);
     out
+}
+
+/// A named queue's hints for its next pop, `limit` at most: first the
+/// hinted and whole-queue candidates of this pop's scan (`scanned`, pid and
+/// lap) that it did not try, then the hints it did not offer (`unoffered`),
+/// then the hinted and whole-queue candidates it claimed, which go to the
+/// back. So the hints take turns, and a pop probes as many of them as it
+/// may claim partitions, not all. A hint it tried in vain, or that its
+/// scan no longer found a candidate, is dropped.
+fn next_hints(
+    scanned: &[(i64, i32)],
+    unoffered: &[i64],
+    tried: &[i64],
+    claims: &[Claim],
+    limit: usize,
+) -> Vec<i64> {
+    let hinted = |lap: i32| lap == -1 || lap == WHOLE;
+    let claimed = |pid: i64| claims.iter().any(|c| c.partition_id == pid);
+    let mut next: Vec<i64> = Vec::new();
+    let untried = scanned
+        .iter()
+        .filter(|(pid, lap)| hinted(*lap) && !tried.contains(pid))
+        .map(|(pid, _)| *pid);
+    let unoffered = unoffered.iter().copied().filter(|pid| !tried.contains(pid));
+    let back = scanned
+        .iter()
+        .filter(|(pid, lap)| hinted(*lap) && claimed(*pid))
+        .map(|(pid, _)| *pid);
+    for pid in untried.chain(unoffered).chain(back) {
+        if next.len() == limit {
+            break;
+        }
+        if !next.contains(&pid) {
+            next.push(pid);
+        }
+    }
+    next
 }
 
 /// One pop request for each queue a pop delivered from; an empty pop of
