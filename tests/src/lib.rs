@@ -158,17 +158,38 @@ fn faults_per_call(c: &mut Client, calls: u32, f: &mut impl FnMut(&mut Client)) 
     (minor_faults(c) - before) as f64 / f64::from(calls)
 }
 
-/// Minor page faults per call of `f` on `c`'s backend, first with the
-/// heap kept between calls, then with `setting` (a `malloc_keep_bytes`)
-/// at 0: (kept, given back).
-pub fn faults_kept_and_given_back(
+/// Checks that `c`'s backend keeps its heap between calls of `f`: at most
+/// `at_most` minor page faults per call, and more than four times as many
+/// (or 4, with fewer than one kept) once `setting` (a `malloc_keep_bytes`)
+/// is 0 and the backend gives its heap back after each call. `what` names
+/// a call in the messages.
+pub fn assert_heap_kept(
     c: &mut Client,
     setting: &str,
+    at_most: f64,
+    what: &str,
     mut f: impl FnMut(&mut Client),
-) -> (f64, f64) {
+) {
     let kept = faults_per_call(c, 100, &mut f);
     c.batch_execute(&format!("SET {setting} = 0")).unwrap();
-    (kept, faults_per_call(c, 100, &mut f))
+    let given_back = faults_per_call(c, 100, &mut f);
+    assert!(
+        kept <= at_most,
+        "{kept} page faults per {what} with the heap kept"
+    );
+    assert!(
+        given_back > 4.0 * kept.max(1.0),
+        "{given_back} page faults per {what} with the heap given back, against {kept} kept"
+    );
+}
+
+/// Moves consumer group `group` of `queue` to the end of every partition.
+pub fn seek_to_end(c: &mut Client, queue: &str, group: &str) {
+    c.query_one(
+        "SELECT queen.consumer_group_seek_queue($1, $2, '{\"toEnd\": true}')",
+        &[&group, &queue],
+    )
+    .unwrap();
 }
 
 /// Push items of `n` messages of about 250 bytes each for `queue`.

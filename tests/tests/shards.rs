@@ -1105,17 +1105,14 @@ fn a_call_through_the_proxy_takes_no_transaction_id_there() {
 fn a_proxy_backend_keeps_its_heap_between_calls() {
     let mut p = proxy();
     let body = queen_it::notes(&unique("heap"), 100).to_string();
-    let (kept, given_back) =
-        queen_it::faults_kept_and_given_back(&mut p, "queen_proxy.malloc_keep_bytes", |p| {
+    queen_it::assert_heap_kept(
+        &mut p,
+        "queen_proxy.malloc_keep_bytes",
+        2.0,
+        "push of 100 through the proxy",
+        |p| {
             call(p, "SELECT queen.push_text($1)::text::json", &[&body]);
-        });
-    assert!(
-        kept < 2.0,
-        "{kept} page faults per push of 100 through the proxy with the heap kept"
-    );
-    assert!(
-        given_back > 4.0 * kept.max(1.0),
-        "{given_back} page faults per push with the heap given back, against {kept} kept"
+        },
     );
 }
 
