@@ -79,16 +79,22 @@ mod positions {
     /// Sets the hinted partitions of `queue` for `group` (none: forgets).
     pub(super) fn hint(queue: &str, group: &str, pids: Vec<i64>) {
         HINTS.with_borrow_mut(|h| {
-            let key = (queue.to_owned(), group.to_owned());
             if pids.is_empty() {
-                h.remove(&key);
-                return;
+                h.remove(&(queue.to_owned(), group.to_owned()));
+            } else {
+                keep(h, queue, group, pids);
             }
-            if h.len() >= KEPT && !h.contains_key(&key) {
-                h.clear();
-            }
-            h.insert(key, pids);
         })
+    }
+
+    /// Keeps `value` for (`queue`, `group`) in `map`, which holds [`KEPT`]
+    /// pairs at most: past it, all are dropped.
+    fn keep<V>(map: &mut HashMap<(String, String), V>, queue: &str, group: &str, value: V) {
+        let key = (queue.to_owned(), group.to_owned());
+        if map.len() >= KEPT && !map.contains_key(&key) {
+            map.clear();
+        }
+        map.insert(key, value);
     }
 
     /// The scan position of `queue` for `group`.
@@ -106,13 +112,7 @@ mod positions {
         else {
             return;
         };
-        AT.with_borrow_mut(|at| {
-            let key = (queue.to_owned(), group.to_owned());
-            if at.len() >= KEPT && !at.contains_key(&key) {
-                at.clear();
-            }
-            at.insert(key, last.name.clone());
-        })
+        AT.with_borrow_mut(|at| keep(at, queue, group, last.name.clone()))
     }
 }
 
@@ -638,9 +638,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     };
     // A named queue's hints, in turn: the pop offers as many as it may
     // claim partitions, from the front.
-    let hinting = req.queue.is_some() && req.partition.is_none();
-    let hints = match &req.queue {
-        Some(name) if hinting => positions::hints(name, &req.group),
+    let hints = match (&req.queue, &req.partition) {
+        (Some(name), None) => positions::hints(name, &req.group),
         _ => Vec::new(),
     };
     let offered = hints.len().min(req.partitions.max(1) as usize);
@@ -672,7 +671,6 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             cands.extend(more.into_iter().map(|c| Candidate { lap: WHOLE, ..c }));
         }
     }
-    let hinting = hinting && qs.len() == 1;
     let mut tried: Vec<i64> = Vec::new();
     let tombstones = deleted::present();
     let mut remaining = req.batch;
@@ -770,10 +768,10 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             break;
         }
     }
-    if hinting {
+    if let (Some(_), None, [queue]) = (&req.queue, &req.partition, qs.as_slice()) {
         let limit = (req.partitions * settings::pop_candidates()) as usize;
         positions::hint(
-            &qs[0].name,
+            &queue.name,
             &req.group,
             next_hints(&scanned, &hints[offered..], &tried, &out.claims, limit),
         );

@@ -85,6 +85,15 @@ fn with_planner<T: Copy, R>(var: *mut T, value: T, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` with each of the planner's `enable_*` switches at `switches`
+/// off; each is back as it was when `f` returns or unwinds.
+fn without_scans<R>(switches: &[*mut bool], f: impl FnOnce() -> R) -> R {
+    match switches.split_first() {
+        None => f(),
+        Some((&first, rest)) => with_planner(first, false, || without_scans(rest, f)),
+    }
+}
+
 /// Runs `f` with `plan_cache_mode` set to `mode`.
 fn with_plan_mode<R>(mode: pg_sys::PlanCacheMode::Type, f: impl FnOnce() -> R) -> R {
     with_planner(
@@ -134,11 +143,9 @@ pub fn exec_indexed<'conn>(
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    with_planner(
-        std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
-        false,
-        || exec(client, sql, types, args),
-    )
+    without_scans(&[std::ptr::addr_of_mut!(pg_sys::enable_seqscan)], || {
+        exec(client, sql, types, args)
+    })
 }
 
 /// As `exec_indexed`, with no bitmap scan and no memoized probe either: for
@@ -153,16 +160,13 @@ pub fn exec_in_order<'conn>(
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    with_planner(
-        std::ptr::addr_of_mut!(pg_sys::enable_bitmapscan),
-        false,
-        || {
-            with_planner(
-                std::ptr::addr_of_mut!(pg_sys::enable_memoize),
-                false,
-                || exec_indexed(client, sql, types, args),
-            )
-        },
+    without_scans(
+        &[
+            std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
+            std::ptr::addr_of_mut!(pg_sys::enable_bitmapscan),
+            std::ptr::addr_of_mut!(pg_sys::enable_memoize),
+        ],
+        || exec(client, sql, types, args),
     )
 }
 
