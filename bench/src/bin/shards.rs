@@ -4,7 +4,9 @@
 //!
 //! - The proxy's cost per call: one connection, calls one after another,
 //!   direct against through the proxy of one shard (pushes of 1 and of 100
-//!   messages, a pop of 100 and its ack).
+//!   messages, a pop of 100 and its ack), and a bare hop: `SELECT 1` on the
+//!   shard against a PL/Proxy function running it there, the least a call
+//!   through any PL/Proxy proxy adds here.
 //! - Throughput: pushes of 100 from 8 connections, and pops of 100 with
 //!   their acks from 8 connections, each connection on a queue of its own.
 //!   On this machine the three shards share its two cores with the proxy
@@ -111,20 +113,23 @@ fn per_call(secs: f64, mut f: impl FnMut()) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / calls as f64
 }
 
-fn latency_pair(
+/// Microseconds per call, each side's median round: `direct_call` on one
+/// shard directly, `proxy_call` through the proxy, in alternating rounds.
+fn per_call_pair(
     direct: &Target,
     proxy: &Target,
     secs: f64,
     label: &str,
-    call: impl Fn(&mut Conn, &str),
-) {
+    direct_call: impl Fn(&mut Conn, &str),
+    proxy_call: impl Fn(&mut Conn, &str),
+) -> (f64, f64) {
     let mut d = Conn::new(&direct.dsn);
     let mut p = Conn::new(&proxy.dsn);
     let qd = format!("bench-shards-lat-{label}-direct");
     let qp = format!("bench-shards-lat-{label}-proxy");
     // Warm both (plans, the proxy's connections to its shard).
-    call(&mut d, &qd);
-    call(&mut p, &qp);
+    direct_call(&mut d, &qd);
+    proxy_call(&mut p, &qp);
     // Rounds in alternating order; each side's figure is its median round,
     // so that a round a checkpoint or a new WAL segment fell on does not
     // weigh on one side alone.
@@ -133,17 +138,32 @@ fn latency_pair(
     for r in 0..rounds {
         let slice = secs / rounds as f64 / 2.0;
         if r % 2 == 0 {
-            td.push(per_call(slice, || call(&mut d, &qd)));
-            tp.push(per_call(slice, || call(&mut p, &qp)));
+            td.push(per_call(slice, || direct_call(&mut d, &qd)));
+            tp.push(per_call(slice, || proxy_call(&mut p, &qp)));
         } else {
-            tp.push(per_call(slice, || call(&mut p, &qp)));
-            td.push(per_call(slice, || call(&mut d, &qd)));
+            tp.push(per_call(slice, || proxy_call(&mut p, &qp)));
+            td.push(per_call(slice, || direct_call(&mut d, &qd)));
         }
     }
-    let (td, tp) = (median(td), median(tp));
+    (median(td), median(tp))
+}
+
+/// One row of the per-call figures: `call` direct and through the proxy,
+/// and the ratio a proxy whose only cost were one bare hop (`hop` us)
+/// would have.
+fn latency_pair(
+    direct: &Target,
+    proxy: &Target,
+    secs: f64,
+    label: &str,
+    hop: f64,
+    call: impl Fn(&mut Conn, &str),
+) {
+    let (td, tp) = per_call_pair(direct, proxy, secs, label, &call, &call);
     println!(
-        "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}",
-        tp / td
+        "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}   (one bare hop: {:.2})",
+        tp / td,
+        (td + hop) / td
     );
 }
 
@@ -171,28 +191,64 @@ fn main() {
     println!("Per call, one connection, calls one after another (median of 10 rounds a side):");
     let push1 = body("", 1);
     let push100 = body("", 100);
-    latency_pair(&direct, &proxy1, secs, "push of 1", |c, q| {
+    // One bare hop: a PL/Proxy function of the proxy's database that runs
+    // `SELECT 1` on the shard, against `SELECT 1` on the shard directly.
+    // What it adds is the least any call through a PL/Proxy proxy costs
+    // more here, whatever the function behind it does.
+    Conn::new(&proxy1.dsn)
+        .client
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION public.bench_hop(shard integer) RETURNS integer \
+             LANGUAGE plproxy AS $$ CLUSTER 'queen'; RUN ON shard; SELECT 1; $$",
+        )
+        .expect("a PL/Proxy function in the proxy's database");
+    let (hd, hp) = per_call_pair(
+        &direct,
+        &proxy1,
+        secs,
+        "bare hop",
+        |c, _| {
+            c.query_one("SELECT 1", &[]);
+        },
+        |c, _| {
+            c.query_one("SELECT public.bench_hop(0)", &[]);
+        },
+    );
+    let hop = hp - hd;
+    println!(
+        "  {:<28} direct {hd:>8.0} us   through the proxy {hp:>8.0} us   one hop {hop:.0} us",
+        "SELECT 1 (a bare hop)"
+    );
+    latency_pair(&direct, &proxy1, secs, "push of 1", hop, |c, q| {
         c.query_one(
             "SELECT queen.push_text($1, NULL)::text",
             &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
         );
     });
-    latency_pair(&direct, &proxy1, secs, "push of 100", |c, q| {
+    latency_pair(&direct, &proxy1, secs, "push of 100", hop, |c, q| {
         c.query_one(
             "SELECT queen.push_text($1, NULL)::text",
             &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
         );
     });
-    latency_pair(&direct, &proxy1, secs, "pop of 100 and its ack", |c, q| {
-        c.query_one(
-            "SELECT queen.push_text($1, NULL)::text",
-            &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
-        );
-        let row = c.query_one("SELECT queen.pop($1, NULL, NULL, 100, '{}')", &[&q]);
-        let Json(popped): Json<Popped> = row.get(0);
-        c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
-    });
-    println!("  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together)");
+    latency_pair(
+        &direct,
+        &proxy1,
+        secs,
+        "pop of 100 and its ack",
+        hop * 3.0,
+        |c, q| {
+            c.query_one(
+                "SELECT queen.push_text($1, NULL)::text",
+                &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+            );
+            let row = c.query_one("SELECT queen.pop($1, NULL, NULL, 100, '{}')", &[&q]);
+            let Json(popped): Json<Popped> = row.get(0);
+            c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
+        },
+    );
+    println!("  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together:");
+    println!("  three hops; \"one bare hop\" is the ratio the proxy would have if each call cost only its hops)");
     if std::env::var("QUEEN_BENCH_ONLY").as_deref() == Ok("per-call") {
         return;
     }
