@@ -1139,12 +1139,31 @@ fn a_backend_keeps_its_heap_between_calls() {
 /// the busy partitions take turns.
 #[test]
 fn a_sparse_queue_is_read_whole_once_for_many_pops() {
+    sparse_pops(false);
+}
+
+/// As [`a_sparse_queue_is_read_whole_once_for_many_pops`], popped by the
+/// queue's namespace: the hints of a queue serve the pops of its namespace.
+#[test]
+fn a_sparse_queue_is_read_whole_once_for_many_pops_of_its_namespace() {
+    sparse_pops(true);
+}
+
+/// Pops of one message each, by the queue's name or by its namespace, on a
+/// queue of 3,000 partitions of which 8 hold 3 messages each for the group.
+fn sparse_pops(by_namespace: bool) {
     const PARTITIONS: usize = 3_000;
     const BUSY: usize = 8;
     const EACH: usize = 3;
     const TABLES: &[&str] = &["queen.log_partitions", "queen.log_consumers"];
     let mut c = connect();
     let queue = unique("sparse");
+    let ns = unique("sparse-ns");
+    c.query_one(
+        "SELECT queen.configure($1, $2)",
+        &[&queue, &json!({"namespace": ns})],
+    )
+    .unwrap();
     for chunk in (0..PARTITIONS).collect::<Vec<_>>().chunks(1000) {
         let items: Vec<Value> = chunk
             .iter()
@@ -1165,7 +1184,11 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops() {
     c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
         .unwrap();
 
-    let auto = json!({"autoAck": true});
+    let (name, options) = if by_namespace {
+        (None, json!({"autoAck": true, "namespace": ns}))
+    } else {
+        (Some(queue.as_str()), json!({"autoAck": true}))
+    };
     let mut got: HashMap<String, Vec<i64>> = HashMap::new();
     let mut whole_reads = 0;
     for n in 0..BUSY * EACH {
@@ -1177,7 +1200,7 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops() {
         let mut t = c.transaction().unwrap();
         let before = rows_read(&mut t, TABLES);
         let popped: Value = t
-            .query_one("SELECT queen.pop($1, NULL, 'g', 1, $2)", &[&queue, &auto])
+            .query_one("SELECT queen.pop($1, NULL, 'g', 1, $2)", &[&name, &options])
             .unwrap()
             .get(0);
         if rows_read(&mut t, TABLES) - before > PARTITIONS as i64 {
@@ -1186,7 +1209,7 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops() {
         t.commit().unwrap();
         let m = messages(&popped);
         assert_eq!(m.len(), 1, "{popped}");
-        got.entry(popped["partition"].as_str().unwrap().to_owned())
+        got.entry(m[0]["partition"].as_str().unwrap().to_owned())
             .or_default()
             .push(m[0]["data"].as_i64().unwrap());
     }
@@ -1198,7 +1221,14 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops() {
     for (p, payloads) in &got {
         assert_eq!(payloads, &(0..EACH as i64).collect::<Vec<_>>(), "{p}");
     }
-    assert!(messages(&pop(&mut c, &queue, Some("g"), 1, &auto)).is_empty());
+    assert!(messages(&pop(
+        &mut c,
+        &queue,
+        Some("g"),
+        1,
+        &json!({"autoAck": true})
+    ))
+    .is_empty());
     // Without what the whole reads found, 23 of the 24 pops read the whole
     // queue when this test was written (the windows start where the last
     // candidate was found, and found none); with it, 1.

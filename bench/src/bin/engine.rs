@@ -12,7 +12,7 @@ use queen_bench::payload::{ack_body, order_events, push_item, take, Popped};
 use queen_bench::rounds::{self, interleave, Cell};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Where the bench runs: its cluster, the length of each cell and the
 /// connections every contender runs on.
@@ -552,6 +552,23 @@ fn queen_pop_auto(b: &Bench, secs: f64, queue: &str, group: &str) -> (u64, f64) 
     })
 }
 
+/// Pops of one message with autoAck for consumer group `group` from the
+/// queues of `namespace`.
+fn queen_pop_auto_namespace(b: &Bench, secs: f64, namespace: &str, group: &str) -> (u64, f64) {
+    let options = json!({"autoAck": true, "namespace": namespace});
+    b.run(secs, |_| {
+        let options = options.clone();
+        move |c: &mut Conn| {
+            let row = c.query_one(
+                "SELECT queen.pop(NULL, NULL, $1, 1, $2)",
+                &[&group, &options],
+            );
+            let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
+            popped.messages.len() as u64
+        }
+    })
+}
+
 /// Pushes `per` messages to each of the partitions `names` of `queue`,
 /// 1 000 a call.
 fn fill(c: &mut Client, queue: &str, names: &[String], per: usize) {
@@ -573,38 +590,52 @@ fn fill(c: &mut Client, queue: &str, names: &[String], per: usize) {
 
 /// Pops from a queue of 16 partitions, from one of [`WIDE_IDLE_PARTITIONS`]
 /// partitions that all hold messages, and from one of as many where only 16
-/// hold messages the group has not read. A pop's candidate scan reads the
-/// partitions until it has found its candidates: the first two should pop
-/// alike; the third reads every partition.
+/// hold messages the group has not read, popped by its name and, a copy of
+/// it, by its namespace. A pop's candidate scan reads the partitions until
+/// it has found its candidates: the first two should pop alike; the sparse
+/// ones read the whole queue when a scan finds none, and try what that read
+/// found in the next pops.
 fn wide_pop_cell(b: &Bench, c: &mut Client) {
     const GROUP: &str = "bench";
     let busy: Vec<String> = (0..16).map(|p| format!("p{p}")).collect();
     let every: Vec<String> = (0..WIDE_IDLE_PARTITIONS).map(|p| format!("p{p}")).collect();
     fill(c, "bench_pop_narrow", &busy, 2_500);
     fill(c, "bench_pop_wide", &every, 4);
-    fill(c, "bench_pop_sparse", &every, 1);
+    // The sparse queue twice: one popped by its name, one by its namespace.
     c.execute(
-        "SELECT queen.consumer_group_seek_queue($1, 'bench_pop_sparse', '{\"toEnd\": true}')",
-        &[&GROUP],
+        "SELECT queen.configure('bench_pop_sparse_ns', '{\"namespace\": \"bench_sparse\"}')",
+        &[],
     )
     .unwrap();
-    fill(c, "bench_pop_sparse", &busy, 2_500);
+    for queue in ["bench_pop_sparse", "bench_pop_sparse_ns"] {
+        fill(c, queue, &every, 1);
+        c.execute(
+            "SELECT queen.consumer_group_seek_queue($1, $2, '{\"toEnd\": true}')",
+            &[&GROUP, &queue],
+        )
+        .unwrap();
+        fill(c, queue, &busy, 2_500);
+    }
     c.batch_execute("VACUUM ANALYZE").unwrap();
     let cells: Vec<Cell<'_>> = vec![
         Box::new(|s| queen_pop_auto(b, s, "bench_pop_narrow", GROUP)),
         Box::new(|s| queen_pop_auto(b, s, "bench_pop_wide", GROUP)),
         Box::new(|s| queen_pop_auto(b, s, "bench_pop_sparse", GROUP)),
+        Box::new(|s| queen_pop_auto_namespace(b, s, "bench_sparse", GROUP)),
     ];
     let rates = interleave(b.secs, &cells);
     println!(
         "pop of 1 (autoAck, a consumer group): queue of 16 partitions {:.0} msgs/s, \
          {WIDE_IDLE_PARTITIONS} partitions all holding messages {:.0} msgs/s ({:.2}), \
-         {WIDE_IDLE_PARTITIONS} partitions of which 16 hold messages {:.0} msgs/s ({:.2})",
+         {WIDE_IDLE_PARTITIONS} partitions of which 16 hold messages {:.0} msgs/s ({:.2}), \
+         the same popped by its namespace {:.0} msgs/s ({:.2})",
         rates[0],
         rates[1],
         rates[1] / rates[0],
         rates[2],
-        rates[2] / rates[0]
+        rates[2] / rates[0],
+        rates[3],
+        rates[3] / rates[0]
     );
 }
 

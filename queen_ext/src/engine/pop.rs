@@ -236,6 +236,7 @@ fn candidates(
     client: &mut SpiClient<'_>,
     req: &PopRequest,
     qs: &[PopQueue],
+    hinted: &[Hinted],
 ) -> (i64, Vec<Candidate>) {
     const SQL: &str = query!(
         "pop_candidates",
@@ -249,6 +250,12 @@ fn candidates(
         .iter()
         .map(|q| positions::of(&q.name, &req.group).unwrap_or_default())
         .collect();
+    let (mut h_from, mut h_to, mut pids) = (Vec::new(), Vec::new(), Vec::new());
+    for h in hinted {
+        h_from.push(pids.len() as i32 + 1);
+        pids.extend_from_slice(h.offered());
+        h_to.push(pids.len() as i32);
+    }
     let limit = req.partitions * settings::pop_candidates();
     let rows = spi::exec_in_order(
         client,
@@ -261,6 +268,9 @@ fn candidates(
             spi::INT8,
             spi::TEXT_ARRAY,
             spi::INT8,
+            spi::INT4_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT8_ARRAY,
         ],
         &[
             ids.into(),
@@ -270,6 +280,9 @@ fn candidates(
             limit.into(),
             after.into(),
             settings::pop_scan_window(limit).into(),
+            h_from.into(),
+            h_to.into(),
+            pids.into(),
         ],
     );
     read_candidates(rows, qs)
@@ -628,6 +641,34 @@ fn move_cursor(
     );
 }
 
+/// A queue's hints for one pop: those kept for it and the group, of which
+/// the pop offers the first `offered`.
+struct Hinted {
+    hints: Vec<i64>,
+    offered: usize,
+}
+
+impl Hinted {
+    /// The hints of `queue` for `req`'s group, as many offered as `req`
+    /// may claim partitions; none for a pop of a named partition.
+    fn of(req: &PopRequest, queue: &str) -> Hinted {
+        let hints = match req.partition {
+            None => positions::hints(queue, &req.group),
+            Some(_) => Vec::new(),
+        };
+        let offered = hints.len().min(req.partitions.max(1) as usize);
+        Hinted { hints, offered }
+    }
+
+    fn offered(&self) -> &[i64] {
+        &self.hints[..self.offered]
+    }
+
+    fn unoffered(&self) -> &[i64] {
+        &self.hints[self.offered..]
+    }
+}
+
 pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
     let mut out = PopOut {
@@ -636,22 +677,22 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         claims: Vec::new(),
         autopilot: req.autopilot,
     };
-    // A named queue's hints, in turn: the pop offers as many as it may
-    // claim partitions, from the front.
-    let hints = match (&req.queue, &req.partition) {
-        (Some(name), None) => positions::hints(name, &req.group),
-        _ => Vec::new(),
-    };
-    let offered = hints.len().min(req.partitions.max(1) as usize);
-    let (qs, mut now_us, mut cands) = match &req.queue {
-        Some(name) => named_candidates(client, req, name, &hints[..offered]),
+    // Each queue's hints, in turn: the pop offers as many of a queue's as
+    // it may claim partitions, from the front.
+    let (qs, mut now_us, mut cands, hinted) = match &req.queue {
+        Some(name) => {
+            let hinted = Hinted::of(req, name);
+            let (qs, now_us, cands) = named_candidates(client, req, name, hinted.offered());
+            (qs, now_us, cands, vec![hinted])
+        }
         None => {
             let qs = namespace_queues(client, req);
             if qs.is_empty() {
                 return out;
             }
-            let (now_us, cands) = candidates(client, req, &qs);
-            (qs, now_us, cands)
+            let hinted: Vec<Hinted> = qs.iter().map(|q| Hinted::of(req, &q.name)).collect();
+            let (now_us, cands) = candidates(client, req, &qs, &hinted);
+            (qs, now_us, cands, hinted)
         }
     };
     if req.partition.is_none() {
@@ -676,7 +717,8 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let mut remaining = req.batch;
     // The queues this pop delivered from, each counted as one pop request.
     let mut served: Vec<i64> = Vec::new();
-    let scanned: Vec<(i64, i32)> = cands.iter().map(|c| (c.pid, c.lap)).collect();
+    let scanned: Vec<(usize, i64, i32)> =
+        cands.iter().map(|c| (c.queue_idx, c.pid, c.lap)).collect();
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
@@ -768,19 +810,26 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             break;
         }
     }
-    if let (Some(_), None, [queue]) = (&req.queue, &req.partition, qs.as_slice()) {
+    if req.partition.is_none() {
         let limit = (req.partitions * settings::pop_candidates()) as usize;
-        positions::hint(
-            &queue.name,
-            &req.group,
-            next_hints(&scanned, &hints[offered..], &tried, &out.claims, limit),
-        );
+        for (idx, (queue, h)) in qs.iter().zip(&hinted).enumerate() {
+            let scanned: Vec<(i64, i32)> = scanned
+                .iter()
+                .filter(|(q, _, _)| *q == idx)
+                .map(|&(_, pid, lap)| (pid, lap))
+                .collect();
+            let next = next_hints(&scanned, h.unoffered(), &tried, &out.claims, limit);
+            if next.is_empty() && h.hints.is_empty() {
+                continue;
+            }
+            positions::hint(&queue.name, &req.group, next);
+        }
     }
     count_requests(&qs, &served, &req.group);
     out
 }
 
-/// A named queue's hints for its next pop, `limit` at most: first the
+/// A queue's hints for its next pop, `limit` at most: first the
 /// hinted and whole-queue candidates of this pop's scan (`scanned`, pid and
 /// lap) that it did not try, then the hints it did not offer (`unoffered`),
 /// then the hinted and whole-queue candidates it claimed, which go to the
