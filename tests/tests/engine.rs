@@ -1149,6 +1149,52 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops_of_its_namespace() {
     sparse_pops(true);
 }
 
+/// A pop whose window finds nothing reads its whole queue, and that read
+/// costs the queue's partitions, not the cursors its group holds on other
+/// queues: an empty pop of a queue of 300 partitions, by a group with 6 000
+/// cursors on another queue, reads the cursors of the first alone. (Joined
+/// directly, the generic plan could hash every cursor of the group, or of
+/// the whole table.)
+#[test]
+fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
+    const ELSEWHERE: usize = 6_000;
+    const PARTITIONS: usize = 300;
+    let mut c = connect();
+    let (elsewhere, dry, group) = (unique("elsewhere"), unique("dry"), unique("g"));
+    for (queue, n) in [(&elsewhere, ELSEWHERE), (&dry, PARTITIONS)] {
+        for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+            let items: Vec<Value> = chunk
+                .iter()
+                .map(|p| json!({"queue": queue, "partition": format!("p{p}"), "payload": p}))
+                .collect();
+            push(&mut c, &Value::Array(items));
+        }
+        seek_to_end(&mut c, queue, &group);
+    }
+    c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
+        .unwrap();
+    let mut t = c.transaction().unwrap();
+    let before = rows_read(&mut t, &["queen.log_consumers"]);
+    let popped: Value = t
+        .query_one(
+            "SELECT queen.pop($1, NULL, $2, 1, '{\"autoAck\": true}')",
+            &[&dry, &group],
+        )
+        .unwrap()
+        .get(0);
+    let read = rows_read(&mut t, &["queen.log_consumers"]) - before;
+    t.commit().unwrap();
+    assert!(messages(&popped).is_empty(), "{popped}");
+    // The window's probes and the whole read's: two per partition at most.
+    assert!(
+        read <= 2 * PARTITIONS as i64,
+        "an empty pop of {PARTITIONS} partitions read {read} cursors"
+    );
+    for q in [&elsewhere, &dry] {
+        c.execute("SELECT queen.delete_queue($1)", &[q]).unwrap();
+    }
+}
+
 /// Pops of one message each, by the queue's name or by its namespace, on a
 /// queue of 3,000 partitions of which 8 hold 3 messages each for the group.
 fn sparse_pops(by_namespace: bool) {
