@@ -192,6 +192,18 @@ pub fn seek_to_end(c: &mut Client, queue: &str, group: &str) {
     .unwrap();
 }
 
+/// Pushes one message to each partition of `queue` named `prefix` and a
+/// number below `n` (its payload that number), 1 000 a call.
+pub fn fill_partitions(c: &mut Client, queue: &str, prefix: &str, n: usize) {
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1_000) {
+        let items: Vec<Value> = chunk
+            .iter()
+            .map(|p| serde_json::json!({"queue": queue, "partition": format!("{prefix}{p}"), "payload": p}))
+            .collect();
+        push(c, &Value::Array(items));
+    }
+}
+
 /// Push items of `n` messages of about 250 bytes each for `queue`.
 pub fn notes(queue: &str, n: usize) -> Value {
     (0..n)

@@ -886,13 +886,7 @@ fn a_call_naming_partitions_reads_those_not_the_whole_queue() {
         .map(|q| json!({"queue": format!("{small}-{q}"), "payload": q}))
         .collect();
     push(&mut c, &Value::Array(items));
-    for chunk in (0..IDLE).collect::<Vec<_>>().chunks(1_000) {
-        let items: Vec<Value> = chunk
-            .iter()
-            .map(|p| json!({"queue": queue, "partition": format!("idle-{p}"), "payload": p}))
-            .collect();
-        push(&mut c, &Value::Array(items));
-    }
+    fill_partitions(&mut c, &queue, "idle-", IDLE);
     let named: Vec<String> = (0..16).map(|p| format!("p{p}")).collect();
     let items: Vec<Value> = named
         .iter()
@@ -1162,13 +1156,7 @@ fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
     let mut c = connect();
     let (elsewhere, dry, group) = (unique("elsewhere"), unique("dry"), unique("g"));
     for (queue, n) in [(&elsewhere, ELSEWHERE), (&dry, PARTITIONS)] {
-        for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-            let items: Vec<Value> = chunk
-                .iter()
-                .map(|p| json!({"queue": queue, "partition": format!("p{p}"), "payload": p}))
-                .collect();
-            push(&mut c, &Value::Array(items));
-        }
+        fill_partitions(&mut c, queue, "p", n);
         seek_to_end(&mut c, queue, &group);
     }
     c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
@@ -1210,13 +1198,7 @@ fn sparse_pops(by_namespace: bool) {
         &[&queue, &json!({"namespace": ns})],
     )
     .unwrap();
-    for chunk in (0..PARTITIONS).collect::<Vec<_>>().chunks(1000) {
-        let items: Vec<Value> = chunk
-            .iter()
-            .map(|p| json!({"queue": queue, "partition": format!("p{p}"), "payload": -1}))
-            .collect();
-        push(&mut c, &Value::Array(items));
-    }
+    fill_partitions(&mut c, &queue, "p", PARTITIONS);
     seek_to_end(&mut c, &queue, "g");
     let busy: Vec<String> = (0..BUSY)
         .map(|k| format!("p{}", 100 + k * (PARTITIONS / BUSY)))

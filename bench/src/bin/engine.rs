@@ -540,28 +540,31 @@ push of 16 partitions x 10 messages: queue of 16 per connection {:.0} msgs/s, \
 
 /// Pops of one message with autoAck for consumer group `group` from `queue`.
 fn queen_pop_auto(b: &Bench, secs: f64, queue: &str, group: &str) -> (u64, f64) {
-    b.run(secs, |_| {
-        move |c: &mut Conn| {
-            let row = c.query_one(
-                "SELECT queen.pop($1, NULL, $2, 1, '{\"autoAck\": true}')",
-                &[&queue, &group],
-            );
-            let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
-            popped.messages.len() as u64
-        }
-    })
+    queen_pop_auto_in(b, secs, Some(queue), json!({"autoAck": true}), group)
 }
 
 /// Pops of one message with autoAck for consumer group `group` from the
 /// queues of `namespace`.
 fn queen_pop_auto_namespace(b: &Bench, secs: f64, namespace: &str, group: &str) -> (u64, f64) {
     let options = json!({"autoAck": true, "namespace": namespace});
+    queen_pop_auto_in(b, secs, None, options, group)
+}
+
+/// Pops of one message with `options` for consumer group `group` from
+/// `queue`, or from the queues `options` name.
+fn queen_pop_auto_in(
+    b: &Bench,
+    secs: f64,
+    queue: Option<&str>,
+    options: Value,
+    group: &str,
+) -> (u64, f64) {
     b.run(secs, |_| {
         let options = options.clone();
         move |c: &mut Conn| {
             let row = c.query_one(
-                "SELECT queen.pop(NULL, NULL, $1, 1, $2)",
-                &[&group, &options],
+                "SELECT queen.pop($1, NULL, $2, 1, $3)",
+                &[&queue, &group, &options],
             );
             let postgres::types::Json(popped): postgres::types::Json<Popped> = row.get(0);
             popped.messages.len() as u64
