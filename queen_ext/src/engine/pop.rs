@@ -305,7 +305,7 @@ fn candidates_everywhere(
     );
     let ids: Vec<i64> = dry.iter().map(|&idx| qs[idx].id).collect();
     let windows: Vec<i32> = dry.iter().map(|&idx| qs[idx].window_buffer).collect();
-    let rows = spi::exec_indexed(
+    let rows = spi::exec_probing(
         client,
         SQL,
         &[spi::INT8_ARRAY, spi::INT4_ARRAY, spi::TEXT, spi::INT8],

@@ -170,6 +170,30 @@ pub fn exec_in_order<'conn>(
     )
 }
 
+/// As `exec_indexed`, joined by probing the inner side's key for each
+/// outer row: no hash or merge join, and no memoized probe (each row probes
+/// its own key). For a scan that must cost the rows it reads on its outer
+/// side, whatever the inner table holds (a read of a whole queue, probing
+/// each partition's cursor): a hash join built the group's every cursor,
+/// over all its queues. A kept plan's shape is otherwise chosen once, from
+/// the statistics of the moment.
+pub fn exec_probing<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+) -> SpiTupleTable<'conn> {
+    without_scans(
+        &[
+            std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
+            std::ptr::addr_of_mut!(pg_sys::enable_hashjoin),
+            std::ptr::addr_of_mut!(pg_sys::enable_mergejoin),
+            std::ptr::addr_of_mut!(pg_sys::enable_memoize),
+        ],
+        || exec(client, sql, types, args),
+    )
+}
+
 /// Runs `f` on an SPI connection, with generic plans.
 pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
     generic_plans(|| pgrx::spi::Spi::connect_mut(f))
