@@ -6,8 +6,8 @@
 -- pop_candidates_everywhere_close.sql. It reads every partition of the
 -- queues and probes each one's cursor by its key (the caller plans it with
 -- no sequential scan, hash or merge join: spi::exec_probing), so it costs
--- the queues' partitions: a hash join read every cursor of the group, on
--- all its queues. It takes the partitions the group never read first,
+-- the queues' partitions: a hash join read the whole cursor key to find
+-- the group's cursors, every queue's. It takes the partitions the group never read first,
 -- then the longest released or expired. now() comes back in epoch
 -- microseconds.
 SELECT k.id, k.name, w.queue_id, k.log_start, k.fresh, 0 AS lap,

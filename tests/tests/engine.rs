@@ -1146,9 +1146,9 @@ fn a_sparse_queue_is_read_whole_once_for_many_pops_of_its_namespace() {
 /// A pop whose window finds nothing reads its whole queue, and that read
 /// costs the queue's partitions, not the cursors its group holds on other
 /// queues: an empty pop of a queue of 300 partitions, by a group with 6 000
-/// cursors on another queue, reads the cursors of the first alone. (Joined
-/// directly, the generic plan could hash every cursor of the group, or of
-/// the whole table.)
+/// cursors on another queue, reads the cursors of the first alone. (Planned
+/// freely, a kept plan could hash the group's cursors, found by reading the
+/// cursor table's whole key.)
 #[test]
 fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
     const ELSEWHERE: usize = 6_000;

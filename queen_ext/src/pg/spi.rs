@@ -174,8 +174,8 @@ pub fn exec_in_order<'conn>(
 /// outer row: no hash or merge join, and no memoized probe (each row probes
 /// its own key). For a scan that must cost the rows it reads on its outer
 /// side, whatever the inner table holds (a read of a whole queue, probing
-/// each partition's cursor): a hash join built the group's every cursor,
-/// over all its queues. A kept plan's shape is otherwise chosen once, from
+/// each partition's cursor): a hash join read the cursor table's whole key
+/// to find the group's cursors, every queue's. A kept plan's shape is otherwise chosen once, from
 /// the statistics of the moment.
 pub fn exec_probing<'conn>(
     client: &mut SpiClient<'conn>,
