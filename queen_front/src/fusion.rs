@@ -678,6 +678,16 @@ mod tests {
             .unzip()
     }
 
+    /// Serves `n` pushes as one batch on `lane` and checks that each is
+    /// answered `answer`.
+    async fn serve_pushes(lane: &Lane, n: usize, answer: &str) {
+        let (batch, replies) = pushes(n);
+        lane.serve(batch, lane.claimed()).await;
+        for r in replies {
+            assert_eq!(r.await.unwrap().unwrap(), answer);
+        }
+    }
+
     #[tokio::test]
     async fn a_fused_call_the_server_refuses_is_made_again_request_by_request() {
         let pg = FakePg::start(vec![
@@ -692,11 +702,7 @@ mod tests {
         ])
         .await;
         let lane = lane(&pg.url());
-        let (batch, replies) = pushes(3);
-        lane.serve(batch, lane.claimed()).await;
-        for r in replies {
-            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
-        }
+        serve_pushes(&lane, 3, r#"[{"index":0}]"#).await;
         assert_eq!(pg.executed("queen.push_text("), 3);
         let stats = lane.stats.lane(Kind::Push);
         assert_eq!(stats.retried_calls.load(Ordering::Relaxed), 1);
@@ -875,11 +881,7 @@ mod tests {
         )])
         .await;
         let lane = lane(&pg.url());
-        let (batch, replies) = pushes(2);
-        lane.serve(batch, lane.claimed()).await;
-        for r in replies {
-            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
-        }
+        serve_pushes(&lane, 2, r#"[{"index":0}]"#).await;
         assert_eq!(lane.gate().inflight.load(Ordering::Acquire), 0);
     }
 
@@ -891,11 +893,7 @@ mod tests {
         )])
         .await;
         let lane = lane(&pg.url());
-        let (batch, replies) = pushes(1);
-        lane.serve(batch, lane.claimed()).await;
-        for r in replies {
-            assert_eq!(r.await.unwrap().unwrap(), r#"[{"index":0}]"#);
-        }
+        serve_pushes(&lane, 1, r#"[{"index":0}]"#).await;
         assert_eq!(pg.executed("queen.push_fused("), 0);
     }
 

@@ -67,8 +67,8 @@ pub fn split(body: &str, router: &Router) -> Split<String> {
     let Some(shards) = ack_shards(body, router) else {
         return Split::Whole(0);
     };
-    if route::by_shard(&shards).len() <= 1 {
-        return Split::Whole(shards.first().copied().unwrap_or(0));
+    if let Some(shard) = route::single(&shards) {
+        return Split::Whole(shard);
     }
     let Ok(value) = serde_json::from_str::<Value>(body) else {
         return Split::Whole(0);

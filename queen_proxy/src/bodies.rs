@@ -147,10 +147,10 @@ fn read_entries(sql: &'static str, body: Option<JsonbArg>) -> JsonOut {
     }) else {
         return on(sql, 0, body);
     };
-    let parts = crate::route::by_shard(&shards);
-    if parts.len() < 2 {
-        return on(sql, shards.first().copied().unwrap_or(0), body);
+    if let Some(shard) = crate::route::single(&shards) {
+        return on(sql, shard, body);
     }
+    let parts = crate::route::by_shard(&shards);
     let (value, list) = (value.as_ref().expect("read"), list.expect("read"));
     let mut merged: Option<Value> = None;
     let mut slots: Vec<Value> = vec![Value::Null; list.len()];

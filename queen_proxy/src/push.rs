@@ -64,10 +64,10 @@ pub fn split_json(body: &str, router: &Router) -> Split<String> {
     }) else {
         return Split::Whole(0);
     };
-    let parts = crate::route::by_shard(&shards);
-    if parts.len() < 2 {
-        return Split::Whole(shards.first().copied().unwrap_or(0));
+    if let Some(shard) = crate::route::single(&shards) {
+        return Split::Whole(shard);
     }
+    let parts = crate::route::by_shard(&shards);
     let Some(raws) = json_items::<&RawValue>(body).filter(|r| r.len() == shards.len()) else {
         return Split::Whole(0);
     };
@@ -91,11 +91,8 @@ pub fn split_binary(body: &[u8], router: &Router) -> (Split<Vec<u8>>, bool) {
         return (Split::Whole(0), false);
     };
     let shards: Vec<i32> = queues.iter().map(|q| router.name(q)).collect();
-    if crate::route::by_shard(&shards).len() < 2 {
-        return (
-            Split::Whole(shards.first().copied().unwrap_or(0)),
-            counts_only,
-        );
+    if let Some(shard) = crate::route::single(&shards) {
+        return (Split::Whole(shard), counts_only);
     }
     let Ok(decoded) = decode_push_body(body) else {
         return (Split::Whole(0), false);

@@ -145,6 +145,15 @@ pub fn id_in(v: Option<&serde_json::Value>) -> Option<i64> {
     }
 }
 
+/// The one shard of `shards` when they are all the same (shard 0 for
+/// none); None when they name several.
+pub fn single(shards: &[i32]) -> Option<i32> {
+    match shards.split_first() {
+        None => Some(0),
+        Some((first, rest)) => rest.iter().all(|s| s == first).then_some(*first),
+    }
+}
+
 /// The indexes of items by their shard (`shards[k]` is item k's), each
 /// shard's in order.
 pub fn by_shard(shards: &[i32]) -> std::collections::BTreeMap<i32, Vec<usize>> {

@@ -936,6 +936,26 @@ fn a_call_naming_partitions_reads_those_not_the_whole_queue() {
     }
 }
 
+/// One pop of one message by `group`, from `queue` or from the queues
+/// `options` name, in `t`; and the rows of `tables` it read.
+fn pop_reading(
+    t: &mut postgres::Transaction<'_>,
+    queue: Option<&str>,
+    group: &str,
+    options: &Value,
+    tables: &[&str],
+) -> (Value, i64) {
+    let before = rows_read(t, tables);
+    let popped: Value = t
+        .query_one(
+            "SELECT queen.pop($1, NULL, $2, 1, $3)",
+            &[&queue, &group, options],
+        )
+        .unwrap()
+        .get(0);
+    (popped, rows_read(t, tables) - before)
+}
+
 /// A pop on a queue of many partitions that all hold messages reads a
 /// window of them, not the whole queue: its candidate scan stops once it
 /// has found its candidates, for a group that read the queue before and for
@@ -969,15 +989,7 @@ fn a_pop_reads_a_window_of_partitions_not_the_whole_queue() {
     }
     for group in ["read", "new"] {
         let mut t = c.transaction().unwrap();
-        let before = rows_read(&mut t, TABLES);
-        let popped: Value = t
-            .query_one(
-                "SELECT queen.pop($1, NULL, $2, 1, $3)",
-                &[&queue, &group, &auto],
-            )
-            .unwrap()
-            .get(0);
-        let read = rows_read(&mut t, TABLES) - before;
+        let (popped, read) = pop_reading(&mut t, Some(&queue), group, &auto, TABLES);
         assert_eq!(messages(&popped).len(), 1, "group {group}");
         assert!(
             read <= 100,
@@ -1162,15 +1174,8 @@ fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
     c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
         .unwrap();
     let mut t = c.transaction().unwrap();
-    let before = rows_read(&mut t, &["queen.log_consumers"]);
-    let popped: Value = t
-        .query_one(
-            "SELECT queen.pop($1, NULL, $2, 1, '{\"autoAck\": true}')",
-            &[&dry, &group],
-        )
-        .unwrap()
-        .get(0);
-    let read = rows_read(&mut t, &["queen.log_consumers"]) - before;
+    let auto = json!({"autoAck": true});
+    let (popped, read) = pop_reading(&mut t, Some(&dry), &group, &auto, &["queen.log_consumers"]);
     t.commit().unwrap();
     assert!(messages(&popped).is_empty(), "{popped}");
     // The window's probes and the whole read's: two per partition at most.
@@ -1226,12 +1231,8 @@ fn sparse_pops(by_namespace: bool) {
             assert_eq!(got.len(), BUSY, "partitions served in {n} pops: {got:?}");
         }
         let mut t = c.transaction().unwrap();
-        let before = rows_read(&mut t, TABLES);
-        let popped: Value = t
-            .query_one("SELECT queen.pop($1, NULL, 'g', 1, $2)", &[&name, &options])
-            .unwrap()
-            .get(0);
-        if rows_read(&mut t, TABLES) - before > PARTITIONS as i64 {
+        let (popped, read) = pop_reading(&mut t, name, "g", &options, TABLES);
+        if read > PARTITIONS as i64 {
             whole_reads += 1;
         }
         t.commit().unwrap();

@@ -204,17 +204,8 @@ fn named_candidates(
             queue = Some(PopQueue::from_row(&r));
             now_us = spi::col(&r, "now_us");
         }
-        if let Some(pid) =
-            spi::opt::<i64>(&r, "id").filter(|pid| !cands.iter().any(|c: &Candidate| c.pid == *pid))
-        {
-            cands.push(Candidate {
-                pid,
-                name: spi::col(&r, "name"),
-                queue_idx: 0,
-                log_start: spi::col(&r, "log_start"),
-                fresh: spi::col(&r, "fresh"),
-                lap: spi::col(&r, "lap"),
-            });
+        if spi::opt::<i64>(&r, "id").is_some() {
+            keep_first(&mut cands, &r, 0);
         }
     }
     match queue {
@@ -323,24 +314,35 @@ fn candidates_everywhere(
 /// lap and now_us), each of a queue of `qs`, and the now() they carry.
 fn read_candidates(rows: pgrx::spi::SpiTupleTable<'_>, qs: &[PopQueue]) -> (i64, Vec<Candidate>) {
     let mut now_us = 0;
-    let cands = rows
-        .map(|r| {
-            let qid: i64 = spi::col(&r, "queue_id");
-            now_us = spi::col(&r, "now_us");
-            Candidate {
-                pid: spi::col(&r, "id"),
-                name: spi::col(&r, "name"),
-                queue_idx: qs
-                    .iter()
-                    .position(|q| q.id == qid)
-                    .expect("candidate of a target queue"),
-                log_start: spi::col(&r, "log_start"),
-                fresh: spi::col(&r, "fresh"),
-                lap: spi::col(&r, "lap"),
-            }
-        })
-        .collect();
+    let mut cands = Vec::new();
+    for r in rows {
+        let qid: i64 = spi::col(&r, "queue_id");
+        now_us = spi::col(&r, "now_us");
+        let queue_idx = qs
+            .iter()
+            .position(|q| q.id == qid)
+            .expect("candidate of a target queue");
+        keep_first(&mut cands, &r, queue_idx);
+    }
     (now_us, cands)
+}
+
+/// Adds the candidate of row `r` (columns id, name, log_start, fresh and
+/// lap), of the queue `queue_idx`, unless `cands` has it already: a hinted
+/// partition may come again in its window's laps, and its first row counts.
+fn keep_first(cands: &mut Vec<Candidate>, r: &pgrx::spi::SpiHeapTupleData<'_>, queue_idx: usize) {
+    let pid: i64 = spi::col(r, "id");
+    if cands.iter().any(|c| c.pid == pid) {
+        return;
+    }
+    cands.push(Candidate {
+        pid,
+        name: spi::col(r, "name"),
+        queue_idx,
+        log_start: spi::col(r, "log_start"),
+        fresh: spi::col(r, "fresh"),
+        lap: spi::col(r, "lap"),
+    });
 }
 
 /// Takes a transaction-scoped advisory lock on (`what`, `id`, `group`)

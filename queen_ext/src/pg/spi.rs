@@ -143,9 +143,13 @@ pub fn exec_indexed<'conn>(
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    without_scans(&[std::ptr::addr_of_mut!(pg_sys::enable_seqscan)], || {
-        exec(client, sql, types, args)
-    })
+    exec_without(
+        client,
+        sql,
+        types,
+        args,
+        &[std::ptr::addr_of_mut!(pg_sys::enable_seqscan)],
+    )
 }
 
 /// As `exec_indexed`, with no bitmap scan and no memoized probe either: for
@@ -160,13 +164,16 @@ pub fn exec_in_order<'conn>(
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    without_scans(
+    exec_without(
+        client,
+        sql,
+        types,
+        args,
         &[
             std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
             std::ptr::addr_of_mut!(pg_sys::enable_bitmapscan),
             std::ptr::addr_of_mut!(pg_sys::enable_memoize),
         ],
-        || exec(client, sql, types, args),
     )
 }
 
@@ -175,23 +182,38 @@ pub fn exec_in_order<'conn>(
 /// its own key). For a scan that must cost the rows it reads on its outer
 /// side, whatever the inner table holds (a read of a whole queue, probing
 /// each partition's cursor): a hash join read the cursor table's whole key
-/// to find the group's cursors, every queue's. A kept plan's shape is otherwise chosen once, from
-/// the statistics of the moment.
+/// to find the group's cursors, every queue's. Left free, a kept plan's
+/// shape is chosen once, from the statistics of the moment.
 pub fn exec_probing<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
     types: &[PgOid],
     args: &[DatumWithOid<'_>],
 ) -> SpiTupleTable<'conn> {
-    without_scans(
+    exec_without(
+        client,
+        sql,
+        types,
+        args,
         &[
             std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
             std::ptr::addr_of_mut!(pg_sys::enable_hashjoin),
             std::ptr::addr_of_mut!(pg_sys::enable_mergejoin),
             std::ptr::addr_of_mut!(pg_sys::enable_memoize),
         ],
-        || exec(client, sql, types, args),
     )
+}
+
+/// `exec`, planned with the planner's `enable_*` switches at `switches`
+/// off (the kept plan is made on the statement's first call).
+fn exec_without<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+    switches: &[*mut bool],
+) -> SpiTupleTable<'conn> {
+    without_scans(switches, || exec(client, sql, types, args))
 }
 
 /// Runs `f` on an SPI connection, with generic plans.
