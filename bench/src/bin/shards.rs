@@ -4,9 +4,11 @@
 //!
 //! - The proxy's cost per call: one connection, calls one after another,
 //!   direct against through the proxy of one shard (pushes of 1 and of 100
-//!   messages, a pop of 100 and its ack), and a bare hop: `SELECT 1` on the
-//!   shard against a PL/Proxy function running it there, the least a call
-//!   through any PL/Proxy proxy adds here.
+//!   messages, a pop of 100 and its ack), and two bare hops, the least a
+//!   call through any PL/Proxy proxy adds here: `SELECT 1` on the shard
+//!   against a PL/Proxy function running it there, and the same for a
+//!   one-row update whose commit waits for the WAL flush, as every call
+//!   that writes does.
 //! - Throughput: pushes of 100 from 8 connections, and pops of 100 with
 //!   their acks from 8 connections, each connection on a queue of its own.
 //!   On this machine the three shards share its two cores with the proxy
@@ -149,22 +151,51 @@ fn per_call_pair(
 }
 
 /// One row of the per-call figures: `call` direct and through the proxy,
-/// and the ratio a proxy whose only cost were one bare hop (`hop` us)
-/// would have.
+/// and the ratio a proxy whose only cost were its bare hops (`writes`
+/// calls that write, each a write's hop of `write_hop` us) would have.
 fn latency_pair(
     direct: &Target,
     proxy: &Target,
     secs: f64,
     label: &str,
-    hop: f64,
+    (write_hop, writes): (f64, f64),
     call: impl Fn(&mut Conn, &str),
 ) {
     let (td, tp) = per_call_pair(direct, proxy, secs, label, &call, &call);
     println!(
-        "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}   (one bare hop: {:.2})",
+        "  {label:<28} direct {td:>8.0} us   through the proxy {tp:>8.0} us   proxy/direct {:.2}   (bare hops: {:.2})",
         tp / td,
-        (td + hop) / td
+        (td + write_hop * writes) / td
     );
+}
+
+/// A bare hop: `direct_sql` on the shard against `proxy_sql`, a PL/Proxy
+/// function running it there; prints it and answers what the hop adds.
+fn bare_hop(
+    direct: &Target,
+    proxy: &Target,
+    secs: f64,
+    label: &str,
+    direct_sql: &'static str,
+    proxy_sql: &'static str,
+) -> f64 {
+    let (hd, hp) = per_call_pair(
+        direct,
+        proxy,
+        secs,
+        label,
+        |c, _| {
+            c.query_one(direct_sql, &[]);
+        },
+        |c, _| {
+            c.query_one(proxy_sql, &[]);
+        },
+    );
+    println!(
+        "  {label:<28} direct {hd:>8.0} us   through the proxy {hp:>8.0} us   one hop {:.0} us",
+        hp - hd
+    );
+    hp - hd
 }
 
 fn main() {
@@ -191,52 +222,78 @@ fn main() {
     println!("Per call, one connection, calls one after another (median of 10 rounds a side):");
     let push1 = body("", 1);
     let push100 = body("", 100);
-    // One bare hop: a PL/Proxy function of the proxy's database that runs
-    // `SELECT 1` on the shard, against `SELECT 1` on the shard directly.
-    // What it adds is the least any call through a PL/Proxy proxy costs
-    // more here, whatever the function behind it does.
+    // The bare hops: PL/Proxy functions of the proxy's database that run
+    // `SELECT 1`, and a one-row update, on the shard, against the same
+    // directly. What they add is the least any call through a PL/Proxy
+    // proxy costs more here, whatever the function behind it does; a call
+    // whose commit waits for the WAL flush leaves the proxy's backend
+    // asleep meanwhile, and waking it again costs more than a read's hop.
+    Conn::new(&direct.dsn)
+        .client
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS public.bench_hop_row (id integer PRIMARY KEY, n bigint NOT NULL); \
+             INSERT INTO public.bench_hop_row VALUES (1, 0) ON CONFLICT DO NOTHING; \
+             CREATE OR REPLACE FUNCTION public.bench_hop_write() RETURNS bigint LANGUAGE sql \
+             AS 'UPDATE public.bench_hop_row SET n = n + 1 WHERE id = 1 RETURNING n'",
+        )
+        .expect("a one-row table and its update in the shard's database");
     Conn::new(&proxy1.dsn)
         .client
         .batch_execute(
             "CREATE OR REPLACE FUNCTION public.bench_hop(shard integer) RETURNS integer \
-             LANGUAGE plproxy AS $$ CLUSTER 'queen'; RUN ON shard; SELECT 1; $$",
+             LANGUAGE plproxy AS $$ CLUSTER 'queen'; RUN ON shard; SELECT 1; $$; \
+             CREATE OR REPLACE FUNCTION public.bench_hop_write(shard integer) RETURNS bigint \
+             LANGUAGE plproxy AS $$ CLUSTER 'queen'; RUN ON shard; SELECT public.bench_hop_write(); $$",
         )
-        .expect("a PL/Proxy function in the proxy's database");
-    let (hd, hp) = per_call_pair(
+        .expect("PL/Proxy functions in the proxy's database");
+    bare_hop(
         &direct,
         &proxy1,
         secs,
-        "bare hop",
-        |c, _| {
-            c.query_one("SELECT 1", &[]);
-        },
-        |c, _| {
-            c.query_one("SELECT public.bench_hop(0)", &[]);
+        "SELECT 1 (a read's hop)",
+        "SELECT 1",
+        "SELECT public.bench_hop(0)",
+    );
+    let write_hop = bare_hop(
+        &direct,
+        &proxy1,
+        secs,
+        "update 1 row (a write's hop)",
+        "SELECT public.bench_hop_write()",
+        "SELECT public.bench_hop_write(0)",
+    );
+    latency_pair(
+        &direct,
+        &proxy1,
+        secs,
+        "push of 1",
+        (write_hop, 1.0),
+        |c, q| {
+            c.query_one(
+                "SELECT queen.push_text($1, NULL)::text",
+                &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+            );
         },
     );
-    let hop = hp - hd;
-    println!(
-        "  {:<28} direct {hd:>8.0} us   through the proxy {hp:>8.0} us   one hop {hop:.0} us",
-        "SELECT 1 (a bare hop)"
+    latency_pair(
+        &direct,
+        &proxy1,
+        secs,
+        "push of 100",
+        (write_hop, 1.0),
+        |c, q| {
+            c.query_one(
+                "SELECT queen.push_text($1, NULL)::text",
+                &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
+            );
+        },
     );
-    latency_pair(&direct, &proxy1, secs, "push of 1", hop, |c, q| {
-        c.query_one(
-            "SELECT queen.push_text($1, NULL)::text",
-            &[&push1.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
-        );
-    });
-    latency_pair(&direct, &proxy1, secs, "push of 100", hop, |c, q| {
-        c.query_one(
-            "SELECT queen.push_text($1, NULL)::text",
-            &[&push100.replace("\"queue\":\"\"", &format!("\"queue\":\"{q}\""))],
-        );
-    });
     latency_pair(
         &direct,
         &proxy1,
         secs,
         "pop of 100 and its ack",
-        hop * 3.0,
+        (write_hop, 3.0),
         |c, q| {
             c.query_one(
                 "SELECT queen.push_text($1, NULL)::text",
@@ -247,8 +304,11 @@ fn main() {
             c.query_one("SELECT queen.ack_text($1)::text", &[&popped.acks()]);
         },
     );
-    println!("  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together:");
-    println!("  three hops; \"one bare hop\" is the ratio the proxy would have if each call cost only its hops)");
+    println!(
+        "  (the pop row is a push of 100, a pop of 100 and an ack of 100, measured together: three"
+    );
+    println!("  calls that write; \"bare hops\" is the ratio the proxy would have if each call cost only a");
+    println!("  write's bare hop)");
     if std::env::var("QUEEN_BENCH_ONLY").as_deref() == Ok("per-call") {
         return;
     }
