@@ -10,7 +10,11 @@
 //! - p50/p99 of a push of 1 from one connection (one request at a time),
 //!   fused vs off, the median of the rounds;
 //! - the requests per second the front-end answers on a route that touches
-//!   no database (its HTTP ceiling on this machine).
+//!   no database (its HTTP ceiling on this machine);
+//! - the engine alone: the push lane's call (`queen.push_fused`) from one
+//!   connection with no HTTP, calls one after another, of 32 and of 64
+//!   single-message requests over the 16 partitions: what 64 connections
+//!   of push 1 could reach if HTTP cost nothing.
 //!
 //! Usage: queen_bench_fusion <dsn> <fused url> <unfused url> <work dir>
 
@@ -317,6 +321,43 @@ fn main() {
             }
         }
     }
+    // The engine alone: the push lane's call from one connection, no HTTP,
+    // calls one after another. 32 requests a call is about what a call
+    // carries under push 1 x 64 (the other half of the connections are
+    // meanwhile being answered and sending their next request); 64 is
+    // every connection's request in one call, with none left to overlap.
+    let engine_bodies = push_bodies("fusion_engine", 1);
+    let engine = std::cell::RefCell::new(connect(&dsn));
+    let engine_cell = |requests: usize, secs: f64| -> (u64, f64) {
+        let bodies: Vec<&[u8]> = (0..requests)
+            .map(|k| engine_bodies[k % PARTITIONS].as_bytes())
+            .collect();
+        let binary = vec![false; requests];
+        let producers: Vec<Option<&str>> = vec![None; requests];
+        let mut c = engine.borrow_mut();
+        let start = std::time::Instant::now();
+        let mut calls = 0u64;
+        while start.elapsed().as_secs_f64() < secs {
+            c.query_one(
+                "SELECT queen.push_fused($1, $2, $3)::text",
+                &[&bodies, &binary, &producers],
+            )
+            .expect("queen.push_fused");
+            calls += 1;
+        }
+        (calls * requests as u64, start.elapsed().as_secs_f64())
+    };
+    let engine_cells: [Cell<'_>; 2] = [
+        Box::new(|s| engine_cell(32, s)),
+        Box::new(|s| engine_cell(64, s)),
+    ];
+    let engine_rates = interleave(SECS, &engine_cells);
+    println!(
+        "the engine alone (queen.push_fused from one connection, no HTTP): 32 single-message \
+         requests a call {:.0} req/s, 64 a call {:.0} req/s",
+        engine_rates[0], engine_rates[1]
+    );
+
     let batch_script = bodies_script(
         &dir,
         "push100",
@@ -394,5 +435,12 @@ fn main() {
         one_by_64.0 / one_by_64.1,
         one_by_64.0 / ceiling_rps,
         ten_by_64 / batch
+    );
+    println!(
+        "the engine alone, 32 (64) requests a call: {:.2} ({:.2}) x push 1 x 64 off, {:.2} ({:.2}) of the ceiling",
+        engine_rates[0] / one_by_64.1,
+        engine_rates[1] / one_by_64.1,
+        engine_rates[0] / ceiling_rps,
+        engine_rates[1] / ceiling_rps
     );
 }
