@@ -68,6 +68,9 @@ pub struct FusionConfig {
     pub max_items: usize,
     /// Most body bytes in one call (a larger request goes alone).
     pub max_bytes: usize,
+    /// A request whose body holds at least this many bytes makes its own
+    /// call at once, as with fusion off, whatever is in flight.
+    pub alone_bytes: usize,
     /// Most calls of one lane in flight at once, per event-loop thread.
     pub max_inflight: usize,
 }
@@ -112,6 +115,15 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
 /// (`queen.fused_max_requests`).
 const FUSED_MAX_REQUESTS: usize = 1000;
 
+/// Bodies of at least this many bytes skip the lanes
+/// (`QUEEN_FUSION_ALONE_BYTES`): an ack of 100 messages (about 13 kB) or a
+/// push of 100 (about 27 kB) goes alone, a push of 10 (about 3 kB) fuses.
+/// Such a request shares little with others, and in the lane it waited for
+/// the call in flight, one call at a time: measured 2026-12-05 with
+/// `QUEEN_BENCH_ONLY=pop make bench WHAT=http` (pops and batch acks of 100,
+/// two consumers), docs/fusion.md.
+const ALONE_BYTES: usize = 8 * 1024;
+
 /// The fusion settings. The defaults were measured with `make bench
 /// WHAT=fusion` on 2 cores (2026-12-02): one call in flight per lane gave
 /// push of 1 x 64 connections 3.69x unfused, two gave 3.35x (fused calls
@@ -140,6 +152,7 @@ fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
         on,
         max_items,
         max_bytes: at_least_one("QUEEN_FUSION_MAX_BYTES", 4 * 1024 * 1024)?,
+        alone_bytes: at_least_one("QUEEN_FUSION_ALONE_BYTES", ALONE_BYTES)?,
         max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 1)?,
     })
 }

@@ -396,6 +396,12 @@ impl Fusion {
             return Err(job);
         };
         let kind = job.kind();
+        // A large request shares little with others, and in the lane it
+        // would wait for the call in flight: it makes its own call now.
+        if job.bytes() >= self.config.alone_bytes {
+            self.stats.lane(kind).observe(1);
+            return Ok(job.alone(pool, config.request_timeout).await);
+        }
         let gate = &self.gates[kind as usize];
         if gate.waiting.load(Ordering::Acquire) == 0 && gate.claim(self.config.max_inflight) {
             let _slot = Slot(gate);
@@ -828,6 +834,57 @@ mod tests {
         let stats = fusion.stats.lane(Kind::Push);
         assert_eq!(stats.requests.load(Ordering::Relaxed), 2);
         assert_eq!(stats.largest_call.load(Ordering::Relaxed), 2);
+        drop(fusion);
+        tokio::task::spawn_blocking(move || lanes.join().unwrap())
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_request_of_alone_bytes_makes_its_own_call_while_the_lane_is_busy() {
+        let pg = FakePg::start(vec![(
+            "queen.push_text(",
+            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+        )])
+        .await;
+        let nowhere = config(&[("DATABASE_URL", UNREACHABLE)]);
+        let body = push_job(0);
+        let alone = body.bytes().to_string();
+        let config = config(&[
+            ("DATABASE_URL", pg.url().as_str()),
+            ("QUEEN_FUSION_ALONE_BYTES", alone.as_str()),
+        ]);
+        let fusion = Fusion::new(&config.fusion, Arc::default());
+        // The lanes' own connections go nowhere: the call must not use them.
+        let lanes = fusion
+            .spawn(crate::db::pool(&nowhere, 1).unwrap())
+            .unwrap()
+            .unwrap();
+        // A call of the lane's kind is out and never ends in this test.
+        let gate = &fusion.gates[Kind::Push as usize];
+        assert!(gate.claim(1));
+        let own = crate::db::pool(&config, 1).unwrap();
+        // As large as the setting: its own call, at once.
+        let answer = fusion.submit(&config, &own, body).await;
+        assert_eq!(answer.ok().unwrap().unwrap(), r#"[{"index":0}]"#);
+        assert_eq!(pg.executed("queen.push_text("), 1);
+        assert_eq!(gate.inflight.load(Ordering::Relaxed), 1);
+        // One byte smaller: it waits in the lane for the call out.
+        let small = Job::Push {
+            body: Bytes::from(" ".repeat(alone.parse::<usize>().unwrap() - 1)),
+            binary: false,
+            producer: None,
+        };
+        let waiting = tokio::time::timeout(
+            std::time::Duration::from_millis(300),
+            fusion.submit(&config, &own, small),
+        )
+        .await;
+        assert!(waiting.is_err(), "a smaller request must wait in the lane");
+        assert_eq!(pg.executed("queen.push_text("), 1);
+        let stats = fusion.stats.lane(Kind::Push);
+        assert_eq!(stats.calls.load(Ordering::Relaxed), 1);
+        gate.release();
         drop(fusion);
         tokio::task::spawn_blocking(move || lanes.join().unwrap())
             .await
