@@ -10,7 +10,8 @@
 //! slot sends what it holds at once, so a lone request waits for nothing;
 //! while `max_inflight` calls are out, arrivals gather and go as the next
 //! call, up to `max_items` requests and `max_bytes` of bodies. A call of one
-//! request is the request's own call, as with fusion off. Every request gets
+//! request is the request's own call, as with fusion off; a request of
+//! `alone_bytes` or more always makes its own call at once. Every request gets
 //! the answer it would have got alone: the extension answers each on its
 //! own, refusing a bad one alone while the others commit. When a fused call
 //! fails as a whole (a deadlock, a serialization failure, a lock or
