@@ -695,6 +695,14 @@ mod tests {
         }
     }
 
+    /// Drops `fusion` and waits for its lanes' thread to end.
+    async fn stop(fusion: Fusion, lanes: std::thread::JoinHandle<()>) {
+        drop(fusion);
+        tokio::task::spawn_blocking(move || lanes.join().unwrap())
+            .await
+            .unwrap();
+    }
+
     #[tokio::test]
     async fn a_fused_call_the_server_refuses_is_made_again_request_by_request() {
         let pg = FakePg::start(vec![
@@ -780,10 +788,7 @@ mod tests {
                 .load(Ordering::Relaxed),
             0
         );
-        drop(fusion);
-        tokio::task::spawn_blocking(move || lanes.join().unwrap())
-            .await
-            .unwrap();
+        stop(fusion, lanes).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -835,10 +840,7 @@ mod tests {
         let stats = fusion.stats.lane(Kind::Push);
         assert_eq!(stats.requests.load(Ordering::Relaxed), 2);
         assert_eq!(stats.largest_call.load(Ordering::Relaxed), 2);
-        drop(fusion);
-        tokio::task::spawn_blocking(move || lanes.join().unwrap())
-            .await
-            .unwrap();
+        stop(fusion, lanes).await;
     }
 
     #[tokio::test]
@@ -850,10 +852,10 @@ mod tests {
         .await;
         let nowhere = config(&[("DATABASE_URL", UNREACHABLE)]);
         let body = push_job(0);
-        let alone = body.bytes().to_string();
+        let alone = body.bytes();
         let config = config(&[
             ("DATABASE_URL", pg.url().as_str()),
-            ("QUEEN_FUSION_ALONE_BYTES", alone.as_str()),
+            ("QUEEN_FUSION_ALONE_BYTES", alone.to_string().as_str()),
         ]);
         let fusion = Fusion::new(&config.fusion, Arc::default());
         // The lanes' own connections go nowhere: the call must not use them.
@@ -872,7 +874,7 @@ mod tests {
         assert_eq!(gate.inflight.load(Ordering::Relaxed), 1);
         // One byte smaller: it waits in the lane for the call out.
         let small = Job::Push {
-            body: Bytes::from(" ".repeat(alone.parse::<usize>().unwrap() - 1)),
+            body: Bytes::from(" ".repeat(alone - 1)),
             binary: false,
             producer: None,
         };
@@ -886,10 +888,7 @@ mod tests {
         let stats = fusion.stats.lane(Kind::Push);
         assert_eq!(stats.calls.load(Ordering::Relaxed), 1);
         gate.release();
-        drop(fusion);
-        tokio::task::spawn_blocking(move || lanes.join().unwrap())
-            .await
-            .unwrap();
+        stop(fusion, lanes).await;
     }
 
     #[tokio::test]

@@ -7,9 +7,9 @@
 -- queues and probes each one's cursor by its key (the caller plans it with
 -- no sequential scan, hash or merge join: spi::exec_probing), so it costs
 -- the queues' partitions: a hash join read the whole cursor key to find
--- the group's cursors, every queue's. It takes the partitions the group never read first,
--- then the longest released or expired. now() comes back in epoch
--- microseconds.
+-- the group's cursors, every queue's. It takes the partitions the group
+-- never read first, then the longest released or expired. now() comes back
+-- in epoch microseconds.
 SELECT k.id, k.name, w.queue_id, k.log_start, k.fresh, 0 AS lap,
        (extract(epoch FROM now()) * 1000000)::int8 AS now_us
   FROM unnest($1::int8[], $2::int4[]) AS w(queue_id, window_secs)
