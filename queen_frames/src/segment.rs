@@ -30,11 +30,26 @@ pub const SEGMENT_ZSTD_LEVEL: i32 = 1;
 /// the same time either way.
 const SEGMENT_ZSTD_HASH_LOG: u32 = 13;
 
+/// zstd level for small segments, those under [`FAST_SEGMENT_BELOW`] raw
+/// bytes. Measured on 2026-12-05 on frames of the engine bench's messages
+/// (about 200 B each), level 1 against level -1: 2 frames 3.8 us for a
+/// ratio of 0.60 against 1.1 us for 0.65; 6 frames 4.5 us for 0.35 against
+/// 1.5 us for 0.38; 10 frames 5.3 us for 0.28 against 2.1 us for 0.32. At
+/// this size most of level 1's time is building its entropy tables, which
+/// the negative levels skip; a fused push of single messages writes one
+/// such segment per partition it touches.
+pub const FAST_SEGMENT_ZSTD_LEVEL: i32 = -1;
+
+/// Raw frame bytes under this compress at [`FAST_SEGMENT_ZSTD_LEVEL`];
+/// from it on, at [`SEGMENT_ZSTD_LEVEL`].
+pub const FAST_SEGMENT_BELOW: usize = 2048;
+
 thread_local! {
-    /// One compression and one decompression context per thread, reused:
-    /// creating a context per segment showed as 2% of a push's profile
-    /// (2026-11-30, pgbench, batches of 100).
+    /// One compression context per level and one decompression context per
+    /// thread, reused: creating a context per segment showed as 2% of a
+    /// push's profile (2026-11-30, pgbench, batches of 100).
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    static FAST_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -42,41 +57,59 @@ thread_local! {
 /// (uncompressed) block, which any zstd decoder reads. Measured on
 /// 2026-12-03 at level 1: one frame of 198 B (a ~130 B JSON payload)
 /// compressed to 0.93 of its size in 5.1 us, one of 425 B to 0.45 in 5.9
-/// us; so below 256 B compressing buys almost nothing, and a push of one
-/// small message spends those microseconds for nothing (zstd was ~10% of
-/// the backend's profile under fused pushes of one message each).
-pub const RAW_SEGMENT_BELOW: usize = 256;
+/// us. On 2026-12-05, frames of the engine bench's messages (199 B on
+/// average): one compressed to 0.96 at level 1 (3.6 us) and not at all at
+/// level -1, two (398 B) to 0.60 and 0.65. So a lone small message is kept
+/// as it is, and two are compressed.
+pub const RAW_SEGMENT_BELOW: usize = 384;
 
 /// zstd's frame magic number, little-endian.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
-/// `raw` (shorter than 256 bytes) as one zstd frame: the magic, a frame
-/// header descriptor saying "single segment, one-byte content size, no
-/// checksum, no dictionary", the content size, one last raw block.
+/// `raw` (shorter than [`RAW_SEGMENT_BELOW`]) as one zstd frame: the magic,
+/// a frame header descriptor saying "single segment, no checksum, no
+/// dictionary" and the content size's width (one byte under 256 bytes, else
+/// two bytes holding the size less 256), the content size, one last raw
+/// block.
 fn stored_frame(raw: &[u8]) -> Vec<u8> {
-    debug_assert!(raw.len() < 256);
+    debug_assert!(raw.len() < RAW_SEGMENT_BELOW);
     let block_header = 1u32 | ((raw.len() as u32) << 3);
-    let mut out = Vec::with_capacity(raw.len() + 9);
+    let mut out = Vec::with_capacity(raw.len() + 10);
     out.extend_from_slice(&ZSTD_MAGIC);
-    out.push(0x20);
-    out.push(raw.len() as u8);
+    match u8::try_from(raw.len()) {
+        Ok(len) => {
+            out.push(0x20);
+            out.push(len);
+        }
+        Err(_) => {
+            out.push(0x60);
+            out.extend_from_slice(&((raw.len() - 256) as u16).to_le_bytes());
+        }
+    }
     out.extend_from_slice(&block_header.to_le_bytes()[..3]);
     out.extend_from_slice(raw);
     out
 }
 
-/// Compresses raw frame bytes into a segment blob (a small one is stored
-/// uncompressed, see [`RAW_SEGMENT_BELOW`]).
+/// Compresses raw frame bytes into a segment blob: a small one is stored
+/// uncompressed ([`RAW_SEGMENT_BELOW`]), one under [`FAST_SEGMENT_BELOW`]
+/// compressed at [`FAST_SEGMENT_ZSTD_LEVEL`], a larger one at
+/// [`SEGMENT_ZSTD_LEVEL`].
 pub fn compress_segment(raw: &[u8]) -> Vec<u8> {
     if raw.len() < RAW_SEGMENT_BELOW {
         return stored_frame(raw);
     }
+    let (cell, level) = if raw.len() < FAST_SEGMENT_BELOW {
+        (&FAST_COMPRESSOR, FAST_SEGMENT_ZSTD_LEVEL)
+    } else {
+        (&COMPRESSOR, SEGMENT_ZSTD_LEVEL)
+    };
     // zstd can only fail here on allocation failure or an invalid level.
-    COMPRESSOR.with(|c| {
+    cell.with(|c| {
         let mut c = c.borrow_mut();
         let compressor = c.get_or_insert_with(|| {
-            let mut z = zstd::bulk::Compressor::new(SEGMENT_ZSTD_LEVEL)
-                .expect("a zstd context at a valid level");
+            let mut z =
+                zstd::bulk::Compressor::new(level).expect("a zstd context at a valid level");
             z.set_parameter(zstd::zstd_safe::CParameter::HashLog(SEGMENT_ZSTD_HASH_LOG))
                 .expect("a hash log in zstd's range");
             z
@@ -197,15 +230,20 @@ mod tests {
             1,
             7,
             100,
+            255,
+            256,
+            300,
             RAW_SEGMENT_BELOW - 1,
             RAW_SEGMENT_BELOW,
             1000,
+            FAST_SEGMENT_BELOW,
         ] {
             let raw: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             let blob = compress_segment(&raw);
             let stored = len < RAW_SEGMENT_BELOW;
+            let header = if len < 256 { 9 } else { 10 };
             assert_eq!(
-                blob.len() == len + 9,
+                blob.len() == len + header,
                 stored,
                 "{len} bytes: blob of {}",
                 blob.len()
