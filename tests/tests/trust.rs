@@ -608,6 +608,7 @@ fn queen_app_works_the_message_path_and_nothing_else() {
         "SET queen.push_max_items = 1000000",
         "SET queen.decompress_max_bytes = 2000000000",
         "SET queen.malloc_keep_bytes = 0",
+        "SET queen.push_known_partitions = 1000000",
     ];
     for sql in refused {
         let err = c.batch_execute(sql).unwrap_err();

@@ -11,6 +11,7 @@ pub mod dlq;
 pub mod fused;
 pub mod groups;
 pub mod inspect;
+pub mod known_partitions;
 pub mod pop;
 pub mod push;
 pub mod reads;

@@ -12,6 +12,7 @@ use queen_frames::{FrameRef, FLAG_ENCRYPTED};
 
 use crate::catalog::queues;
 use crate::engine::counters::{self, Count};
+use crate::engine::known_partitions;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -89,6 +90,62 @@ fn encode(
     let frames: Vec<FrameRef<'_>> = frames.collect();
     queen_frames::segment::encode_segment(frames.iter())
         .unwrap_or_else(|e| errors::invalid("items", e))
+}
+
+/// Locks the partitions this backend remembers for `groups`, ascending by id,
+/// in one statement; None (and the guesses forgotten) unless every group
+/// knows its partition and finds it there under its own names. Answers as
+/// [`lock_existing`] does. Rows a failed guess locked stay locked: the push
+/// locks the rest on its way on.
+fn lock_known(client: &mut SpiClient<'_>, groups: &[GroupIn]) -> Option<(Vec<(i32, i64)>, Locked)> {
+    let pids = known_partitions::recall(groups)?;
+    let mut sorted = pids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let rows = exec(
+        client,
+        query!("push_lock_known"),
+        &[spi::INT8_ARRAY],
+        &[sorted.into()],
+    );
+    let tenant = queues::default_tenant();
+    let mut names: HashMap<i64, (String, String, i32)> = HashMap::with_capacity(rows.len());
+    let mut locked = BTreeMap::new();
+    for row in rows {
+        let pid: i64 = spi::col(&row, "id");
+        if spi::col::<pgrx::Uuid>(&row, "tenant_id") != tenant {
+            continue;
+        }
+        names.insert(
+            pid,
+            (
+                spi::col(&row, "queue"),
+                spi::col(&row, "name"),
+                spi::col(&row, "dedup_window_seconds"),
+            ),
+        );
+        locked.insert(
+            pid,
+            LockedPartition {
+                last_offset: spi::col(&row, "last_offset"),
+                txns_start: spi::col(&row, "txns_start"),
+                taken: HashMap::new(),
+            },
+        );
+    }
+    let mut windows_pids = Vec::with_capacity(groups.len());
+    for (g, pid) in groups.iter().zip(&pids) {
+        match names.get(pid) {
+            Some((queue, name, window)) if *queue == g.queue && *name == g.partition => {
+                windows_pids.push((*window, *pid));
+            }
+            _ => {
+                known_partitions::forget(groups);
+                return None;
+            }
+        }
+    }
+    Some((windows_pids, locked))
 }
 
 /// Resolves every (queue name, partition name) of `groups` and locks the
@@ -337,9 +394,16 @@ pub fn push_groups_each(
             return out;
         }
     }
-    let (windows_pids, mut locked) = match lock_existing(client, groups) {
+    let (windows_pids, mut locked) = match lock_known(client, groups) {
         Some(found) => found,
-        None => create_and_lock(client, groups),
+        None => {
+            let found = match lock_existing(client, groups) {
+                Some(found) => found,
+                None => create_and_lock(client, groups),
+            };
+            known_partitions::remember(groups, found.0.iter().map(|w| w.1));
+            found
+        }
     };
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     let mut writes: Vec<Write<'_>> = Vec::with_capacity(groups.len());

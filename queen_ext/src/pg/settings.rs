@@ -139,7 +139,21 @@ static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 
 /// `ack_fused`, `renew_fused`) takes (default 1 000, 1 to 100 000).
 static FUSED_MAX_REQUESTS: GucSetting<i32> = GucSetting::<i32>::new(1_000);
 
+/// `queen.push_known_partitions`: partition ids a backend remembers for its
+/// next pushes (default 10 000, 0 to 1 000 000; 0: none).
+static PUSH_KNOWN_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+
 fn register_limits() {
+    GucRegistry::define_int_guc(
+        c"queen.push_known_partitions",
+        c"Partition ids a backend remembers for its next pushes.",
+        c"A push over partitions it knows locks them by id without resolving their names; 0 remembers none.",
+        &PUSH_KNOWN_PARTITIONS,
+        0,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"queen.fused_max_requests",
         c"Most requests one fused call takes.",
@@ -291,6 +305,12 @@ pub fn pop_autopilot_batch() -> i64 {
 /// `queen.pop_max_partitions` (`queen.pop_autopilot_partitions`).
 pub fn pop_autopilot_partitions() -> i64 {
     (POP_AUTOPILOT_PARTITIONS.get() as i64).min(pop_max_partitions())
+}
+
+/// Partition ids a backend remembers for its next pushes
+/// (`queen.push_known_partitions`).
+pub fn push_known_partitions() -> usize {
+    PUSH_KNOWN_PARTITIONS.get() as usize
 }
 
 /// Most requests one fused call takes (`queen.fused_max_requests`).

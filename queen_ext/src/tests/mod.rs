@@ -6,6 +6,7 @@ mod ephemeral;
 mod failures;
 mod front_metrics;
 mod fused;
+mod known;
 #[cfg(test)]
 mod layout;
 mod messages;
