@@ -209,6 +209,10 @@ pub struct LaneStats {
     pub call_sizes: [AtomicU64; CALL_SIZE_BOUNDS.len() + 1],
 }
 
+/// How often a closing lane looks whether the own calls of requests that
+/// found it idle have ended.
+const CLOSING_LOOK: Duration = Duration::from_millis(10);
+
 /// The upper bounds of the call size histogram, in requests per call
 /// (the last one is the most a fused call takes).
 pub const CALL_SIZE_BOUNDS: [u64; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000];
@@ -294,9 +298,17 @@ impl Gate {
         false
     }
 
+    /// Gives a call slot back, and wakes the lane if requests wait in it. A
+    /// request that found the lane idle gives its slot back on its own
+    /// thread: waking the lane's thread for nothing after every such request
+    /// cost a lone push about 40 us (2026-12-05). With every four accesses
+    /// sequentially consistent, either this sees the waiting request or that
+    /// request, queueing itself, sees the slot free and wakes the lane.
     fn release(&self) {
-        self.inflight.fetch_sub(1, Ordering::AcqRel);
-        self.stir.notify_one();
+        self.inflight.fetch_sub(1, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            self.stir.notify_one();
+        }
     }
 
     fn queued(&self) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
@@ -413,7 +425,7 @@ impl Fusion {
         if senders[kind as usize].is_closed() {
             return Err(job);
         }
-        gate.waiting.fetch_add(1, Ordering::AcqRel);
+        gate.waiting.fetch_add(1, Ordering::SeqCst);
         let (reply, answer) = oneshot::channel();
         gate.queued().push_back(Pending {
             deadline: Instant::now() + config.request_timeout,
@@ -421,7 +433,7 @@ impl Fusion {
             home: Some(Home::here()),
             job,
         });
-        if gate.inflight.load(Ordering::Acquire) < self.config.max_inflight {
+        if gate.inflight.load(Ordering::SeqCst) < self.config.max_inflight {
             gate.stir.notify_one();
         }
         Ok(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
@@ -471,9 +483,13 @@ impl Lane {
             if !open && queued == 0 && gate.inflight.load(Ordering::Acquire) == 0 {
                 return;
             }
+            // Closing, it looks again now and then for the own calls of
+            // requests still in flight: their ends wake it only when
+            // requests wait.
             tokio::select! {
                 None = senders.recv(), if open => open = false,
                 _ = gate.stir.notified() => {}
+                _ = tokio::time::sleep(CLOSING_LOOK), if !open => {}
             }
         }
     }
@@ -636,7 +652,9 @@ mod tests {
     use tokio::sync::{mpsc, oneshot};
     use tokio::time::Instant;
 
-    use super::{deliver, split, Fusion, Home, Job, Kind, Lane, Pending, Stats};
+    use std::time::Duration;
+
+    use super::{deliver, split, Fusion, Gate, Home, Job, Kind, Lane, Pending, Stats};
     use crate::error::ApiError;
     use crate::tests::fakepg::{FakePg, Reply, TEXT};
     use crate::tests::{config, UNREACHABLE};
@@ -700,6 +718,46 @@ mod tests {
         drop(fusion);
         tokio::task::spawn_blocking(move || lanes.join().unwrap())
             .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_slot_given_back_wakes_the_lane_only_when_requests_wait_in_it() {
+        let gate = Gate::default();
+        let woken = || tokio::time::timeout(Duration::from_millis(20), gate.stir.notified());
+        // A lone request's own call ends with nobody waiting: no wake-up.
+        assert!(gate.claim(1));
+        gate.release();
+        assert!(woken().await.is_err(), "woken with nothing to do");
+        // One came while the slot was taken: the end of the call wakes the
+        // lane for it.
+        assert!(gate.claim(1));
+        gate.waiting.fetch_add(1, Ordering::SeqCst);
+        gate.release();
+        assert!(woken().await.is_ok());
+        assert_eq!(gate.inflight.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_closing_lane_ends_once_a_lone_requests_call_is_over() {
+        let pg = FakePg::start(vec![]).await;
+        let config = config(&[("DATABASE_URL", pg.url().as_str())]);
+        let fusion = Fusion::new(&config.fusion, Arc::default());
+        let lanes = fusion
+            .spawn(crate::db::pool(&config, fusion.connections()).unwrap())
+            .unwrap()
+            .unwrap();
+        // A request that found the lane idle holds its slot while the
+        // front-end shuts down.
+        let gates = Arc::clone(&fusion.gates);
+        assert!(gates[Kind::Push as usize].claim(1));
+        let stopping = tokio::spawn(stop(fusion, lanes));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!stopping.is_finished(), "ended with a call in flight");
+        gates[Kind::Push as usize].release();
+        tokio::time::timeout(Duration::from_secs(2), stopping)
+            .await
+            .expect("the lane ends once the call is over")
             .unwrap();
     }
 
