@@ -714,6 +714,17 @@ mod tests {
     }
 
     /// Drops `fusion` and waits for its lanes' thread to end.
+    /// A front-end's lanes, running on their own connections to
+    /// `config`'s database.
+    fn running(config: &crate::config::Config) -> (Fusion, std::thread::JoinHandle<()>) {
+        let fusion = Fusion::new(&config.fusion, Arc::default());
+        let lanes = fusion
+            .spawn(crate::db::pool(config, fusion.connections()).unwrap())
+            .unwrap()
+            .unwrap();
+        (fusion, lanes)
+    }
+
     async fn stop(fusion: Fusion, lanes: std::thread::JoinHandle<()>) {
         drop(fusion);
         tokio::task::spawn_blocking(move || lanes.join().unwrap())
@@ -742,11 +753,7 @@ mod tests {
     async fn a_closing_lane_ends_once_a_lone_requests_call_is_over() {
         let pg = FakePg::start(vec![]).await;
         let config = config(&[("DATABASE_URL", pg.url().as_str())]);
-        let fusion = Fusion::new(&config.fusion, Arc::default());
-        let lanes = fusion
-            .spawn(crate::db::pool(&config, fusion.connections()).unwrap())
-            .unwrap()
-            .unwrap();
+        let (fusion, lanes) = running(&config);
         // A request that found the lane idle holds its slot while the
         // front-end shuts down.
         let gates = Arc::clone(&fusion.gates);
@@ -858,11 +865,7 @@ mod tests {
         )])
         .await;
         let config = config(&[("DATABASE_URL", pg.url().as_str())]);
-        let fusion = Fusion::new(&config.fusion, Arc::default());
-        let lanes = fusion
-            .spawn(crate::db::pool(&config, fusion.connections()).unwrap())
-            .unwrap()
-            .unwrap();
+        let (fusion, lanes) = running(&config);
         // A call of the lane's kind is out: what comes now waits in the lane.
         let gate = &fusion.gates[Kind::Push as usize];
         assert!(gate.claim(1));

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use pgrx::spi::SpiClient;
+use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use queen_frames::{FrameRef, FLAG_ENCRYPTED};
 
 use crate::catalog::queues;
@@ -32,8 +32,27 @@ struct LockedPartition {
     taken: HashMap<String, Original>,
 }
 
+impl LockedPartition {
+    /// A partition row the push just locked.
+    fn from_row(row: &SpiHeapTupleData<'_>) -> LockedPartition {
+        LockedPartition {
+            last_offset: spi::col(row, "last_offset"),
+            txns_start: spi::col(row, "txns_start"),
+            taken: HashMap::new(),
+        }
+    }
+}
+
 /// The partitions a push holds locked, by id.
 type Locked = BTreeMap<i64, LockedPartition>;
+
+/// `ids` ascending, each once: the order partitions are locked in.
+fn ascending(ids: &[i64]) -> Vec<i64> {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    sorted
+}
 
 /// A group made ready outside any lock: ids minted, transaction ids known,
 /// the segment compressed. Offsets are not in the frames, so the blob does
@@ -99,14 +118,11 @@ fn encode(
 /// locks the rest on its way on.
 fn lock_known(client: &mut SpiClient<'_>, groups: &[GroupIn]) -> Option<(Vec<(i32, i64)>, Locked)> {
     let pids = known_partitions::recall(groups)?;
-    let mut sorted = pids.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
     let rows = exec(
         client,
         query!("push_lock_known"),
         &[spi::INT8_ARRAY],
-        &[sorted.into()],
+        &[ascending(&pids).into()],
     );
     let tenant = queues::default_tenant();
     let mut names: HashMap<i64, (String, String, i32)> = HashMap::with_capacity(rows.len());
@@ -124,14 +140,7 @@ fn lock_known(client: &mut SpiClient<'_>, groups: &[GroupIn]) -> Option<(Vec<(i3
                 spi::col(&row, "dedup_window_seconds"),
             ),
         );
-        locked.insert(
-            pid,
-            LockedPartition {
-                last_offset: spi::col(&row, "last_offset"),
-                txns_start: spi::col(&row, "txns_start"),
-                taken: HashMap::new(),
-            },
-        );
+        locked.insert(pid, LockedPartition::from_row(&row));
     }
     let mut windows_pids = Vec::with_capacity(groups.len());
     for (g, pid) in groups.iter().zip(&pids) {
@@ -170,14 +179,7 @@ fn lock_existing(
         let ord: i64 = spi::col(&row, "ord");
         let pid: i64 = spi::col(&row, "id");
         per_group[(ord - 1) as usize] = Some((spi::col(&row, "dedup_window_seconds"), pid));
-        locked.insert(
-            pid,
-            LockedPartition {
-                last_offset: spi::col(&row, "last_offset"),
-                txns_start: spi::col(&row, "txns_start"),
-                taken: HashMap::new(),
-            },
-        );
+        locked.insert(pid, LockedPartition::from_row(&row));
     }
     let per_group: Option<Vec<(i32, i64)>> = per_group.into_iter().collect();
     per_group.map(|g| (g, locked))
@@ -235,9 +237,7 @@ fn resolve_partitions(
 
 /// Locks the partitions ascending by id, in one statement.
 fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, LockedPartition> {
-    let mut sorted = ids.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
+    let sorted = ascending(ids);
     let rows = exec(
         client,
         query!("push_lock_partitions"),
@@ -247,14 +247,7 @@ fn lock_partitions(client: &mut SpiClient<'_>, ids: &[i64]) -> BTreeMap<i64, Loc
     let mut out = BTreeMap::new();
     for row in rows {
         let id: i64 = spi::col(&row, "id");
-        out.insert(
-            id,
-            LockedPartition {
-                last_offset: spi::col(&row, "last_offset"),
-                txns_start: spi::col(&row, "txns_start"),
-                taken: HashMap::new(),
-            },
-        );
+        out.insert(id, LockedPartition::from_row(&row));
     }
     if out.len() != sorted.len() {
         errors::retry_needed(

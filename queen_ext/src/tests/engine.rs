@@ -8,14 +8,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    use crate::tests::support::{js, n};
-
-    fn push(items: Value) -> Value {
-        Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(items).into()])
-            .unwrap()
-            .unwrap()
-            .0
-    }
+    use crate::tests::support::{datas, js, n, push};
 
     fn pop(queue: &str, group: Option<&str>, batch: i32, options: Value) -> Value {
         Spi::get_one_with_args::<Json>(
@@ -50,15 +43,6 @@ mod tests {
             })
             .collect();
         ack(Value::Array(acks))
-    }
-
-    fn datas(popped: &Value) -> Vec<Value> {
-        popped["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["data"].clone())
-            .collect()
     }
 
     #[pg_test]

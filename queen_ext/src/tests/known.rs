@@ -7,19 +7,11 @@
 #[pgrx::pg_schema]
 mod tests {
     use pgrx::prelude::*;
-    use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
     use crate::engine::known_partitions;
-    use crate::tests::support::{js, n};
+    use crate::tests::support::{datas, js, n, push};
     use crate::wire::push::GroupIn;
-
-    fn push(items: Value) -> Value {
-        Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(items).into()])
-            .unwrap()
-            .unwrap()
-            .0
-    }
 
     /// One message to each of `partitions` of `queue`.
     fn push_each(queue: &str, partitions: &[&str], payload: i64) -> Value {
@@ -88,17 +80,8 @@ mod tests {
             Some(vec![a2, b2])
         );
         // Only the new queue's messages are there to pop.
-        let popped = Spi::get_one::<Json>("SELECT queen.pop('kq', NULL, NULL, 10, '{}')")
-            .unwrap()
-            .unwrap()
-            .0;
-        let data: Vec<&Value> = popped["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| &m["data"])
-            .collect();
-        assert_eq!(data, vec![&json!(3)]);
+        let popped = js("SELECT queen.pop('kq', NULL, NULL, 10, '{}')");
+        assert_eq!(datas(&popped), vec![json!(3)]);
     }
 
     #[pg_test]

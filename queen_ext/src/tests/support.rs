@@ -1,8 +1,8 @@
 //! The helpers the in-database tests share: one SQL query's one value, as a
-//! number or as JSON.
+//! number or as JSON; a push, and the data of a pop's messages.
 
 use pgrx::prelude::*;
-use pgrx::Json;
+use pgrx::{Json, JsonB};
 use serde_json::Value;
 
 /// The `int8` that `sql` answers; 0 when it answers NULL.
@@ -16,4 +16,22 @@ pub fn js(sql: &str) -> Value {
         .unwrap()
         .map(|Json(v)| v)
         .unwrap_or(Value::Null)
+}
+
+/// What `queen.push(items)` answers.
+pub fn push(items: Value) -> Value {
+    Spi::get_one_with_args::<Json>("SELECT queen.push($1)", &[JsonB(items).into()])
+        .unwrap()
+        .unwrap()
+        .0
+}
+
+/// The data of each message of a pop's answer, in order.
+pub fn datas(popped: &Value) -> Vec<Value> {
+    popped["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["data"].clone())
+        .collect()
 }
