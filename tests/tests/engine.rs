@@ -501,6 +501,80 @@ fn push_racing_delete_fails_loudly_or_lands() {
     assert_eq!(orphans, 0);
 }
 
+/// A push over partitions its session remembers, while another session
+/// deletes their queue: it waits for the delete, then lands in the queue
+/// made again under the same name, as a push that remembered nothing would.
+#[test]
+fn a_push_over_remembered_partitions_follows_a_delete_in_another_session() {
+    let queue = unique("known");
+    let two = |payload: i64| json!([{"queue": queue, "partition": "a", "payload": payload}, {"queue": queue, "partition": "b", "payload": payload}]);
+    let landed = |answer: &Value| -> Vec<(i64, i64)> {
+        answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                assert_eq!(a["status"], "queued", "{a}");
+                (
+                    a["partitionId"].as_str().unwrap().parse().unwrap(),
+                    a["offset"].as_i64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut pusher = connect();
+    push(&mut pusher, &two(1));
+    push(&mut pusher, &two(2));
+    let mut other = connect();
+    let old = (
+        pid_of(&mut other, &queue, "a"),
+        pid_of(&mut other, &queue, "b"),
+    );
+
+    // The delete holds the partitions while the push comes.
+    let mut t = other.transaction().unwrap();
+    t.query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+    let waiting = {
+        let body = two(3);
+        thread::spawn(move || {
+            let answer: Value = pusher
+                .query_one("SELECT queen.push($1)", &[&body])
+                .unwrap()
+                .get(0);
+            (pusher, answer)
+        })
+    };
+    thread::sleep(Duration::from_millis(300));
+    assert!(!waiting.is_finished(), "the push waits for the delete");
+    t.commit().unwrap();
+    let (mut pusher, answer) = waiting.join().unwrap();
+    let new = (
+        pid_of(&mut other, &queue, "a"),
+        pid_of(&mut other, &queue, "b"),
+    );
+    assert!(new.0 != old.0 && new.1 != old.1, "{old:?} {new:?}");
+    assert_eq!(landed(&answer), vec![(new.0, 0), (new.1, 0)]);
+
+    // Made again by the other session: the next push finds those.
+    other
+        .query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+    push(&mut other, &two(4));
+    let again = (
+        pid_of(&mut other, &queue, "a"),
+        pid_of(&mut other, &queue, "b"),
+    );
+    let answer = push(&mut pusher, &two(5));
+    assert_eq!(landed(&answer), vec![(again.0, 1), (again.1, 1)]);
+    let popped = pop(&mut other, &queue, None, 10, &json!({}));
+    let data: Vec<Value> = messages(&popped)
+        .iter()
+        .map(|m| m["data"].clone())
+        .collect();
+    assert_eq!(data, vec![json!(4), json!(5)]);
+}
+
 /// Bad input raises an ERROR with a fitting SQLSTATE, names the field, and
 /// writes nothing.
 #[test]
