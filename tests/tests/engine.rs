@@ -508,19 +508,14 @@ fn push_racing_delete_fails_loudly_or_lands() {
 fn a_push_over_remembered_partitions_follows_a_delete_in_another_session() {
     let queue = unique("known");
     let two = |payload: i64| json!([{"queue": queue, "partition": "a", "payload": payload}, {"queue": queue, "partition": "b", "payload": payload}]);
-    let landed = |answer: &Value| -> Vec<(i64, i64)> {
-        answer
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| {
-                assert_eq!(a["status"], "queued", "{a}");
-                (
-                    a["partitionId"].as_str().unwrap().parse().unwrap(),
-                    a["offset"].as_i64().unwrap(),
-                )
-            })
-            .collect()
+    // Each message queued at (partition id, offset).
+    let landed_at = |answer: &Value, at: &[(i64, i64)]| {
+        assert_eq!(answer.as_array().unwrap().len(), at.len(), "{answer}");
+        for (a, (pid, offset)) in answer.as_array().unwrap().iter().zip(at) {
+            assert_eq!(a["status"], "queued", "{a}");
+            assert_eq!(a["partitionId"], json!(pid.to_string()), "{a}");
+            assert_eq!(a["offset"], json!(offset), "{a}");
+        }
     };
     let mut pusher = connect();
     push(&mut pusher, &two(1));
@@ -554,7 +549,7 @@ fn a_push_over_remembered_partitions_follows_a_delete_in_another_session() {
         pid_of(&mut other, &queue, "b"),
     );
     assert!(new.0 != old.0 && new.1 != old.1, "{old:?} {new:?}");
-    assert_eq!(landed(&answer), vec![(new.0, 0), (new.1, 0)]);
+    landed_at(&answer, &[(new.0, 0), (new.1, 0)]);
 
     // Made again by the other session: the next push finds those.
     other
@@ -566,7 +561,7 @@ fn a_push_over_remembered_partitions_follows_a_delete_in_another_session() {
         pid_of(&mut other, &queue, "b"),
     );
     let answer = push(&mut pusher, &two(5));
-    assert_eq!(landed(&answer), vec![(again.0, 1), (again.1, 1)]);
+    landed_at(&answer, &[(again.0, 1), (again.1, 1)]);
     let popped = pop(&mut other, &queue, None, 10, &json!({}));
     let data: Vec<Value> = messages(&popped)
         .iter()
