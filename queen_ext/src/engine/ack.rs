@@ -1,8 +1,9 @@
 //! Acknowledgements, lease renewal and dead-lettering.
 //!
 //! An ack names a message by (partitionId, transactionId); the transaction id
-//! resolves to an offset through the hash sidecar. One that can not be
-//! resolved counts as not acked: redelivery over loss. The ack path takes
+//! resolves to an offset through the hash sidecar, or, for a leased message
+//! whose sidecar row was purged already, through the lease's own segments.
+//! One that can not be resolved counts as not acked: redelivery over loss. The ack path takes
 //! consumer row locks only, ordered by (partition_id, consumer_group), and
 //! never a partition lock. Typed acks in, typed answers out: the bodies
 //! and answers are `wire::ack`.
@@ -14,6 +15,7 @@ use pgrx::spi::SpiClient;
 use crate::engine::counters::{self, Count};
 use crate::engine::dlq;
 use crate::engine::push::txn_hash;
+use crate::engine::segments;
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -228,12 +230,27 @@ fn locate<'a>(
     covering: Vec<SidecarRow>,
     txns: &[&'a str],
 ) -> (HashMap<&'a str, Vec<i64>>, HashMap<&'a str, i64>) {
-    // No rows cover a cursor that holds no lease.
-    let in_lease = match_hashes(
+    // No rows cover a cursor that holds no lease. The sidecar is purged by
+    // age, oldest rows first (retention's rule 3): a lease of messages older
+    // than its window starts above what is left of it.
+    let whole = covering
+        .first()
+        .is_some_and(|(base, _)| *base <= c.lease_start);
+    let mut in_lease = match_hashes(
         covering.into_iter(),
         &by_hash(txns),
         Some((c.lease_start, c.lease_end)),
     );
+    if c.lease_id.is_some() && !whole {
+        let missing: Vec<&str> = txns
+            .iter()
+            .copied()
+            .filter(|t| !in_lease.contains_key(*t))
+            .collect();
+        if !missing.is_empty() {
+            in_lease.extend(from_frames(client, pid, c, &missing));
+        }
+    }
     let mut outside: HashMap<&str, i64> = HashMap::new();
     for how in [Lookup::Supplied, Lookup::Before(c.committed)] {
         let missing: Vec<&str> = txns
@@ -247,6 +264,34 @@ fn locate<'a>(
         outside.extend(resolve(client, pid, &missing, how));
     }
     (in_lease, outside)
+}
+
+/// Offsets of the lease of `c` holding `txns`, read from the lease's own
+/// segments: for the ids whose sidecar rows were purged before they were
+/// acked. At most one segment per leased offset is read, so no more than the
+/// pop that leased them read (`queen.pop_max_batch` offsets at most).
+fn from_frames<'a>(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    c: &ConsumerRow,
+    txns: &[&'a str],
+) -> HashMap<&'a str, Vec<i64>> {
+    let wanted: HashMap<&str, &'a str> = txns.iter().map(|t| (*t, *t)).collect();
+    let leased = c.lease_end - c.lease_start + 1;
+    let scan = segments::scan_from(client, pid, c.lease_start, leased, leased);
+    let mut out: HashMap<&'a str, Vec<i64>> = HashMap::new();
+    for seg in &scan.segments {
+        for (i, frame) in seg.frames().enumerate() {
+            let offset = seg.base_offset + i as i64;
+            if offset < c.lease_start || offset > c.lease_end {
+                continue;
+            }
+            if let Some(t) = wanted.get(frame.transaction_id) {
+                out.entry(*t).or_default().push(offset);
+            }
+        }
+    }
+    out
 }
 
 /// Whether the ack `a` of the message at `offset` may change it: the

@@ -9,7 +9,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    use crate::tests::support::{js, n};
+    use crate::tests::support::{js, n, push};
 
     fn jb(sql: &str) -> Value {
         Spi::get_one::<JsonB>(sql)
@@ -230,6 +230,72 @@ mod tests {
         assert_eq!(n(&format!("SELECT count(*) FROM queen.log_partitions WHERE id = {pid} AND txns_start = 6 AND oldest_txn_at IS NULL")), 1);
         // Segments are untouched by the sidecar purge.
         assert_eq!(segments(pid), 3);
+    }
+
+    #[pg_test]
+    fn a_backlog_older_than_the_sidecar_window_is_popped_and_acked() {
+        // Three segments of two messages, two hours old: the sidecar purge
+        // (its window is an hour here) takes every row of them.
+        let pid = backlog("old", "p", 3, 2, "2 hours");
+        jb(&format!(
+            "SELECT queen_internal.log_txns_purge_step_v1({pid}, now() - interval '1 hour', 100)"
+        ));
+        assert_eq!(
+            n(&format!(
+                "SELECT count(*) FROM queen.log_txns WHERE partition_id = {pid}"
+            )),
+            0
+        );
+        // A lease over part of the backlog, then the rest.
+        for (batch, payloads) in [(3, vec![0, 1, 0]), (10, vec![1, 0, 1])] {
+            let popped = js(&format!(
+                "SELECT queen.pop('old', 'p', NULL, {batch}, '{{}}')"
+            ));
+            let got: Vec<Value> = popped["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["data"].clone())
+                .collect();
+            assert_eq!(
+                got,
+                payloads.into_iter().map(Value::from).collect::<Vec<_>>()
+            );
+            let acks: Vec<Value> = popped["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
+                                "leaseId": m["leaseId"], "status": "completed"})
+                })
+                .collect();
+            let answer = jb(&format!(
+                "SELECT queen.ack('{}'::jsonb)::jsonb",
+                Value::Array(acks)
+            ));
+            for a in answer.as_array().unwrap() {
+                assert_eq!(a["success"], true, "{a}");
+            }
+        }
+        assert_eq!(
+            n(&format!(
+                "SELECT committed FROM queen.log_consumers WHERE partition_id = {pid}"
+            )),
+            5
+        );
+        let popped = js("SELECT queen.pop('old', 'p', NULL, 10, '{}')");
+        assert_eq!(popped["messages"], json!([]));
+        // An id the lease does not hold is still refused.
+        push(json!([{"queue": "old", "partition": "p", "payload": 9}]));
+        let popped = js("SELECT queen.pop('old', 'p', NULL, 10, '{}')");
+        let m = &popped["messages"][0];
+        let answer = jb(&format!(
+            "SELECT queen.ack('{}'::jsonb)::jsonb",
+            json!([{"transactionId": "never-pushed", "partitionId": m["partitionId"],
+                   "leaseId": m["leaseId"], "status": "completed"}])
+        ));
+        assert_eq!(answer[0]["success"], false, "{answer}");
     }
 
     #[pg_test]
