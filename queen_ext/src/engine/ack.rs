@@ -234,8 +234,10 @@ fn locate<'a>(
     // age, oldest rows first (retention's rule 3): a lease of messages older
     // than its window starts above what is left of it.
     let whole = covering
-        .first()
-        .is_some_and(|(base, _)| *base <= c.lease_start);
+        .iter()
+        .map(|(base, _)| *base)
+        .min()
+        .is_some_and(|base| base <= c.lease_start);
     let mut in_lease = match_hashes(
         covering.into_iter(),
         &by_hash(txns),
