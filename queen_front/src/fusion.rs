@@ -713,7 +713,6 @@ mod tests {
         }
     }
 
-    /// Drops `fusion` and waits for its lanes' thread to end.
     /// A front-end's lanes, running on their own connections to
     /// `config`'s database.
     fn running(config: &crate::config::Config) -> (Fusion, std::thread::JoinHandle<()>) {
@@ -725,6 +724,7 @@ mod tests {
         (fusion, lanes)
     }
 
+    /// Drops `fusion` and waits for its lanes' thread to end.
     async fn stop(fusion: Fusion, lanes: std::thread::JoinHandle<()>) {
         drop(fusion);
         tokio::task::spawn_blocking(move || lanes.join().unwrap())
@@ -818,6 +818,15 @@ mod tests {
         ));
     }
 
+    /// A server that answers every `queen.push_text` call.
+    async fn answering_push_text() -> FakePg {
+        FakePg::start(vec![(
+            "queen.push_text(",
+            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+        )])
+        .await
+    }
+
     fn push_job(k: usize) -> Job {
         Job::Push {
             body: Bytes::from(format!(r#"[{{"queue": "q", "payload": {k}}}]"#)),
@@ -828,11 +837,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_to_an_idle_lane_makes_its_own_call_on_its_threads_connections() {
-        let pg = FakePg::start(vec![(
-            "queen.push_text(",
-            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
-        )])
-        .await;
+        let pg = answering_push_text().await;
         let nowhere = config(&[("DATABASE_URL", UNREACHABLE)]);
         let config = config(&[("DATABASE_URL", pg.url().as_str())]);
         let fusion = Fusion::new(&config.fusion, Arc::default());
@@ -906,11 +911,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_of_alone_bytes_makes_its_own_call_while_the_lane_is_busy() {
-        let pg = FakePg::start(vec![(
-            "queen.push_text(",
-            Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
-        )])
-        .await;
+        let pg = answering_push_text().await;
         let nowhere = config(&[("DATABASE_URL", UNREACHABLE)]);
         let body = push_job(0);
         let alone = body.bytes();

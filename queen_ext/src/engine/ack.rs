@@ -3,12 +3,12 @@
 //! An ack names a message by (partitionId, transactionId); the transaction id
 //! resolves to an offset through the hash sidecar, or, for a leased message
 //! whose sidecar row was purged already, through the lease's own segments.
-//! One that can not be resolved counts as not acked: redelivery over loss. The ack path takes
-//! consumer row locks only, ordered by (partition_id, consumer_group), and
-//! never a partition lock. Typed acks in, typed answers out: the bodies
-//! and answers are `wire::ack`.
+//! One that can not be resolved counts as not acked: redelivery over loss.
+//! The ack path takes consumer row locks only, ordered by (partition_id,
+//! consumer_group), and never a partition lock. Typed acks in, typed answers
+//! out: the bodies and answers are `wire::ack`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use pgrx::spi::SpiClient;
 
@@ -278,7 +278,7 @@ fn from_frames<'a>(
     c: &ConsumerRow,
     txns: &[&'a str],
 ) -> HashMap<&'a str, Vec<i64>> {
-    let wanted: HashMap<&str, &'a str> = txns.iter().map(|t| (*t, *t)).collect();
+    let wanted: HashSet<&'a str> = txns.iter().copied().collect();
     let leased = c.lease_end - c.lease_start + 1;
     let scan = segments::scan_from(client, pid, c.lease_start, leased, leased);
     let mut out: HashMap<&'a str, Vec<i64>> = HashMap::new();
@@ -288,8 +288,8 @@ fn from_frames<'a>(
             if offset < c.lease_start || offset > c.lease_end {
                 continue;
             }
-            if let Some(t) = wanted.get(frame.transaction_id) {
-                out.entry(*t).or_default().push(offset);
+            if let Some(&t) = wanted.get(frame.transaction_id) {
+                out.entry(t).or_default().push(offset);
             }
         }
     }

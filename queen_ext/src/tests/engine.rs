@@ -8,7 +8,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    use crate::tests::support::{datas, js, n, push};
+    use crate::tests::support::{ack, ack_all, datas, js, n, push};
 
     fn pop(queue: &str, group: Option<&str>, batch: i32, options: Value) -> Value {
         Spi::get_one_with_args::<Json>(
@@ -23,26 +23,6 @@ mod tests {
         .unwrap()
         .unwrap()
         .0
-    }
-
-    fn ack(body: Value) -> Value {
-        Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(body).into()])
-            .unwrap()
-            .unwrap()
-            .0
-    }
-
-    fn ack_all(popped: &Value, status: &str, group: Option<&str>) -> Value {
-        let acks: Vec<Value> = popped["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
-                   "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
-            })
-            .collect();
-        ack(Value::Array(acks))
     }
 
     #[pg_test]

@@ -8,7 +8,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    use crate::tests::support::{js, n};
+    use crate::tests::support::{ack_all, js, n};
 
     /// Pushes `txns` to queue/partition `p` in one push (one segment).
     fn push(queue: &str, txns: &[&str]) -> i64 {
@@ -56,22 +56,6 @@ mod tests {
             .collect()
     }
 
-    fn ack_all(popped: &Value, group: &str, status: &str) -> Value {
-        let acks: Vec<Value> = popped["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
-                            "leaseId": m["leaseId"], "status": status, "consumerGroup": group})
-            })
-            .collect();
-        Spi::get_one_with_args::<Json>("SELECT queen.ack($1)", &[JsonB(Value::Array(acks)).into()])
-            .unwrap()
-            .unwrap()
-            .0
-    }
-
     fn delete(pid: i64, txn: &str) -> Value {
         js(&format!("SELECT queen.message_delete({pid}, '{txn}')"))
     }
@@ -88,7 +72,7 @@ mod tests {
         let pid = push("del1", &["a", "b", "c"]);
         let first = pop("del1", "g1", 10);
         assert_eq!(txns(&first), ["a", "b", "c"]);
-        ack_all(&first, "g1", "completed");
+        ack_all(&first, "completed", Some("g1"));
         let d = delete(pid, "b");
         assert_eq!(d["success"], true);
         assert_eq!(d["message"], "Message deleted successfully");
@@ -96,7 +80,7 @@ mod tests {
         // A second group never sees it, and its cursor passes it.
         let second = pop("del1", "g2", 10);
         assert_eq!(txns(&second), ["a", "c"]);
-        ack_all(&second, "g2", "completed");
+        ack_all(&second, "completed", Some("g2"));
         assert_eq!(committed(pid, "g2"), 2);
         assert_eq!(pop("del1", "g2", 10)["messages"], json!([]));
         // The framed answer leaves it out too: one claim per run around it.
@@ -118,7 +102,7 @@ mod tests {
         delete(pid, "b");
         let popped = pop(q, "g", 1);
         assert_eq!(txns(&popped), ["c"]);
-        ack_all(&popped, "g", "completed");
+        ack_all(&popped, "completed", Some("g"));
         assert_eq!(committed(pid, "g"), 2);
         // Queue mode skips them as well.
         let qm = Spi::get_one::<Json>("SELECT queen.pop('del2', NULL, NULL, 10, '{}')")
@@ -141,10 +125,10 @@ mod tests {
         assert_eq!(txns(&again), ["b"]);
         // b was handed out with a: this is its second delivery.
         assert_eq!(again["messages"][0]["deliveryAttempt"], 2);
-        ack_all(&again, "g", "completed");
+        ack_all(&again, "completed", Some("g"));
         assert_eq!(committed(pid, "g"), 1);
         // The old lease's ack of the deleted one changes nothing.
-        let late = ack_all(&popped, "g", "completed");
+        let late = ack_all(&popped, "completed", Some("g"));
         assert_eq!(late.as_array().unwrap().len(), 2);
         assert_eq!(committed(pid, "g"), 1);
     }
@@ -153,7 +137,7 @@ mod tests {
     fn deleting_a_dead_letter_deletes_its_rows_and_the_message() {
         let pid = push("del4", &["a", "b"]);
         let popped = pop("del4", "g", 10);
-        ack_all(&popped, "g", "dlq");
+        ack_all(&popped, "dlq", Some("g"));
         let got = js(&format!("SELECT queen.message_get({pid}, 'a')"));
         assert_eq!(got["status"], "dead_letter");
         assert_eq!(got["data"], json!({"t": "a"}));
@@ -214,7 +198,7 @@ mod tests {
             let popped = pop(q, "g", 10);
             assert_eq!(txns(&popped), ["a", "b"]);
             assert_eq!(popped["messages"][1]["deliveryAttempt"], attempt);
-            ack_all(&popped, "g", "retry");
+            ack_all(&popped, "retry", Some("g"));
         }
         // The head goes: the cursor steps over it, b keeps its count.
         delete(pid, "a");
@@ -222,7 +206,7 @@ mod tests {
         assert_eq!(txns(&third), ["b"]);
         assert_eq!(third["messages"][0]["deliveryAttempt"], 3);
         // A message never handed out still starts at 1.
-        ack_all(&third, "g", "completed");
+        ack_all(&third, "completed", Some("g"));
         push(q, &["c"]);
         assert_eq!(pop(q, "g", 10)["messages"][0]["deliveryAttempt"], 1);
     }
@@ -233,7 +217,7 @@ mod tests {
         let pid = push(q, &["a", "b"]);
         let popped = pop(q, "g", 1);
         assert_eq!(txns(&popped), ["a"]);
-        ack_all(&popped, "g", "retry");
+        ack_all(&popped, "retry", Some("g"));
         delete(pid, "a");
         // b was never handed out.
         let next = pop(q, "g", 1);
@@ -247,7 +231,7 @@ mod tests {
         let pid = push(q, &["a", "b"]);
         let popped = pop(q, "g", 10);
         delete(pid, "a");
-        let acked = ack_all(&popped, "g", "dlq");
+        let acked = ack_all(&popped, "dlq", Some("g"));
         assert_eq!(acked[0]["success"], true);
         assert_eq!(acked[0]["dlq"], false);
         assert!(
@@ -273,7 +257,7 @@ mod tests {
         let pid = push(q, &["a", "b"]);
         let popped = pop(q, "g", 10);
         delete(pid, "a");
-        let acked = ack_all(&popped, "g", "failed");
+        let acked = ack_all(&popped, "failed", Some("g"));
         // a is passed without a dead letter; b, past its retries, gets one.
         assert_eq!(acked[0]["dlq"], false);
         assert!(acked[0]["warning"].as_str().is_some(), "{acked}");
@@ -292,7 +276,7 @@ mod tests {
         let q = "del10";
         let pid = push(q, &["a"]);
         let popped = pop(q, "g", 10);
-        ack_all(&popped, "g", "dlq");
+        ack_all(&popped, "dlq", Some("g"));
         let id = n(&format!(
             "SELECT id FROM queen.log_dlq WHERE partition_id = {pid}"
         ));
@@ -444,7 +428,7 @@ mod tests {
         push(q, &["a", "b"]);
         let pid = push(q, &["c"]);
         let popped = pop(q, "g", 1);
-        ack_all(&popped, "g", "completed");
+        ack_all(&popped, "completed", Some("g"));
         let leased = pop(q, "g", 1);
         assert_eq!(txns(&leased), ["b"]);
         let list = js("SELECT queen.messages_list('{\"queue\": \"list1\"}')");

@@ -9,7 +9,7 @@ mod tests {
     use pgrx::{Json, JsonB};
     use serde_json::{json, Value};
 
-    use crate::tests::support::{js, n, push};
+    use crate::tests::support::{ack, ack_all, datas, js, n, push};
 
     fn jb(sql: &str) -> Value {
         Spi::get_one::<JsonB>(sql)
@@ -251,29 +251,11 @@ mod tests {
             let popped = js(&format!(
                 "SELECT queen.pop('old', 'p', NULL, {batch}, '{{}}')"
             ));
-            let got: Vec<Value> = popped["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m["data"].clone())
-                .collect();
             assert_eq!(
-                got,
+                datas(&popped),
                 payloads.into_iter().map(Value::from).collect::<Vec<_>>()
             );
-            let acks: Vec<Value> = popped["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| {
-                    json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"],
-                                "leaseId": m["leaseId"], "status": "completed"})
-                })
-                .collect();
-            let answer = jb(&format!(
-                "SELECT queen.ack('{}'::jsonb)::jsonb",
-                Value::Array(acks)
-            ));
+            let answer = ack_all(&popped, "completed", None);
             for a in answer.as_array().unwrap() {
                 assert_eq!(a["success"], true, "{a}");
             }
@@ -290,11 +272,10 @@ mod tests {
         push(json!([{"queue": "old", "partition": "p", "payload": 9}]));
         let popped = js("SELECT queen.pop('old', 'p', NULL, 10, '{}')");
         let m = &popped["messages"][0];
-        let answer = jb(&format!(
-            "SELECT queen.ack('{}'::jsonb)::jsonb",
+        let answer = ack(
             json!([{"transactionId": "never-pushed", "partitionId": m["partitionId"],
-                   "leaseId": m["leaseId"], "status": "completed"}])
-        ));
+                                 "leaseId": m["leaseId"], "status": "completed"}]),
+        );
         assert_eq!(answer[0]["success"], false, "{answer}");
     }
 
