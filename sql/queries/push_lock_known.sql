@@ -1,10 +1,9 @@
--- The partitions $1 (ids, ascending, each once) of tenant $2's queues,
--- locked ascending by id, with the names they answer to now: a push that
--- remembered these ids for its (queue, partition) names takes only the rows
--- whose names still match.
-SELECT p.id, p.name, q.name AS queue, q.dedup_window_seconds, p.last_offset, p.txns_start
+-- The partitions $1 (ids, ascending, each once) locked ascending by id, with
+-- the names they answer to now: a push that remembered these ids for its
+-- (queue, partition) names takes only the rows whose names still match.
+SELECT p.id, p.name, q.name AS queue, q.tenant_id, q.dedup_window_seconds, p.last_offset, p.txns_start
   FROM queen.log_partitions p
   JOIN queen.queues q ON q.id = p.queue_id
- WHERE p.id = ANY($1) AND q.tenant_id = $2
+ WHERE p.id = ANY($1)
  ORDER BY p.id
    FOR NO KEY UPDATE OF p

@@ -121,13 +121,19 @@ fn lock_known(client: &mut SpiClient<'_>, groups: &[GroupIn]) -> Option<(Vec<(i3
     let rows = exec(
         client,
         query!("push_lock_known"),
-        &[spi::INT8_ARRAY, spi::UUID],
-        &[ascending(&pids).into(), queues::default_tenant().into()],
+        &[spi::INT8_ARRAY],
+        &[ascending(&pids).into()],
     );
+    // The tenant is checked here: in the statement, the planner may read
+    // every queue of the tenant to join them.
+    let tenant = queues::default_tenant();
     let mut names: HashMap<i64, (String, String, i32)> = HashMap::with_capacity(rows.len());
     let mut locked = BTreeMap::new();
     for row in rows {
         let pid: i64 = spi::col(&row, "id");
+        if spi::col::<pgrx::Uuid>(&row, "tenant_id") != tenant {
+            continue;
+        }
         names.insert(
             pid,
             (
