@@ -2,7 +2,8 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention, http, fusion, sweeper, shards) runs one of them.
+# (engine, retention, http, fusion, sweeper, shards, xmin) runs one of them;
+# xmin only so.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
@@ -57,6 +58,18 @@ run_sweeper() {
     "$ROOT/target/release/queen_bench_sweeper" "$DSN" kv
     "$ROOT/target/release/queen_bench_sweeper" "$DSN" quiet
 }
+# A snapshot held open for ten minutes against the message path
+# (queen over SQL and HTTP, and pgmq): make bench WHAT=xmin, not part of
+# the default run (twelve minutes).
+run_xmin() {
+    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" >"$DIR/front-xmin.log" 2>&1 &
+    front=$!
+    sleep 1
+    "$ROOT/target/release/queen_bench_xmin" "$DSN" "http://127.0.0.1:6636"
+    kill -9 "$front" 2>/dev/null || true
+    wait "$front" 2>/dev/null || true
+    front=""
+}
 # The sharded deployment (scripts/cluster.sh) on 127.0.0.1:6540-6543, and a
 # second proxy database of its shard 0 alone.
 run_shards() {
@@ -85,6 +98,7 @@ case "${1:-all}" in
     fusion) run_fusion ;;
     sweeper) run_sweeper ;;
     shards) run_shards ;;
+    xmin) run_xmin ;;
     *)
         "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo

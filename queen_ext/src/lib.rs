@@ -80,6 +80,22 @@ extension_sql_file!(
     name = "retention_sql",
     requires = ["log", "consumers", "dlq"]
 );
+extension_sql_file!(
+    "../../sql/backup.sql",
+    name = "backup",
+    requires = [
+        "queues",
+        "log",
+        "consumers",
+        "dlq",
+        "messages",
+        "maintenance",
+        "timers",
+        "kv",
+        "switches",
+        "ephemeral"
+    ]
+);
 extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);
 
 /// The maintenance steps, cycles and their SQL helpers: apart from the public

@@ -35,3 +35,8 @@ CREATE TABLE queen.proxy_slots (
     slot  integer PRIMARY KEY CHECK (slot >= 0),
     shard integer NOT NULL REFERENCES queen.proxy_shards (shard)
 );
+
+-- A logical backup (pg_dump) of the proxy database carries its shards and
+-- slots: unmarked, an extension's tables are restored empty.
+SELECT pg_catalog.pg_extension_config_dump('queen.proxy_shards', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.proxy_slots', '');

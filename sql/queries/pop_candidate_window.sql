@@ -22,27 +22,27 @@
 -- read to find it. Each cursor is probed by its key (OFFSET 0 keeps the
 -- probe a subquery of its own).
 SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.lease_expires_at
-  FROM ((SELECT -1 AS lap, h.id, h.name, h.log_start, h.last_offset, h.last_write_at
+  FROM ((SELECT -1 AS lap, h.id, h.name, h.log_start, h.last_write_at
             FROM unnest(w.hints) WITH ORDINALITY AS u(id, ord)
            CROSS JOIN LATERAL (
-                 SELECT h.id, h.name, h.log_start, h.last_offset, h.last_write_at
+                 SELECT h.id, h.name, h.log_start, h.last_write_at
                    FROM queen.log_partitions h
                   WHERE $4::text IS NULL AND h.id = u.id AND h.queue_id = w.queue_id OFFSET 0) h
            ORDER BY u.ord)
         UNION ALL
-        (SELECT l.lap, a.id, a.name, a.log_start, a.last_offset, a.last_write_at
+        (SELECT l.lap, a.id, a.name, a.log_start, a.last_write_at
           FROM (VALUES (0, w.after,
                         (SELECT max(m.name) FROM queen.log_partitions m
                           WHERE m.queue_id = w.queue_id)),
                        (1, '', w.after)) AS l(lap, after, upto)
          CROSS JOIN LATERAL (
-               (SELECT a.id, a.name, a.log_start, a.last_offset, a.last_write_at
+               (SELECT a.id, a.name, a.log_start, a.last_write_at
                   FROM queen.log_partitions a
                  WHERE $4::text IS NULL AND a.queue_id = w.queue_id
                    AND a.name > l.after AND a.name <= l.upto
                  ORDER BY a.name)
                UNION ALL
-               SELECT b.id, b.name, b.log_start, b.last_offset, b.last_write_at
+               SELECT b.id, b.name, b.log_start, b.last_write_at
                  FROM queen.log_partitions b
                 WHERE l.lap = 0 AND b.queue_id = w.queue_id AND b.name = $4) a)
          LIMIT $7) p

@@ -4,7 +4,7 @@
 -- one): joined directly, the planner may read every queue of the tenant
 -- into a hash, or probe (queue_id, name) by queue_id alone and filter the
 -- names, reading every partition of the queue once per name.
-SELECT k.ord, f.dedup_window_seconds, p.id, p.last_offset, p.txns_start
+SELECT k.ord, f.dedup_window_seconds, p.id, p.txns_start
   FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(queue, name, ord)
  CROSS JOIN LATERAL (SELECT q.dedup_window_seconds, n.id
                        FROM queen.queues q

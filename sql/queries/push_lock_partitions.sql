@@ -1,1 +1,1 @@
-SELECT id, last_offset, txns_start FROM queen.log_partitions WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
+SELECT id, txns_start FROM queen.log_partitions WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE

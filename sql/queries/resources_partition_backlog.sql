@@ -2,7 +2,8 @@
 -- offsets under their slowest reader (the slowest named group, the
 -- queue-mode cursor $2 only where no named group has one), at most $3 of
 -- them; oldest_us is when the oldest unread segment was written (NULL:
--- caught up).
+-- caught up). A partition's last offset is the end of its newest segment
+-- (log_start - 1 without one).
 WITH cons AS (
     SELECT c.partition_id,
            COALESCE(min(c.committed) FILTER (WHERE c.consumer_group <> $2),
@@ -16,10 +17,12 @@ WITH cons AS (
 ), parts AS (
     SELECT q.name AS queue, p.id, p.name,
            GREATEST(COALESCE(w.committed, -1), p.log_start - 1) AS done,
-           GREATEST(p.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)::int8 AS pending,
+           GREATEST(COALESCE(t.end_offset, p.log_start - 1) - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)::int8 AS pending,
            COALESCE(w.processing, 0)::int8 AS leased
       FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
       LEFT JOIN cons w ON w.partition_id = p.id
+      LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s
+                          WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
      WHERE q.tenant_id = $4 AND ($1::text IS NULL OR q.name = $1)
      ORDER BY 5 DESC, q.name, p.name
      LIMIT $3

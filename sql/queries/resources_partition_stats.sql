@@ -2,7 +2,9 @@
 -- cursor: consumer group $3, or (NULL) the slowest named group with the
 -- queue-mode cursor ($2) only where no named group has one. A partition
 -- without that cursor has committed nothing. processing is the open span of
--- the live leases counted (every group's when $3 is NULL).
+-- the live leases counted (every group's when $3 is NULL). The last offset
+-- is the end of the partition's newest segment (log_start - 1 without one),
+-- the newest write the later of the row's last_write_at and that segment's.
 WITH cons AS (
     SELECT c.partition_id,
            CASE WHEN $3::text IS NULL
@@ -16,15 +18,18 @@ WITH cons AS (
      WHERE $1::int8 IS NULL OR p.queue_id = $1
      GROUP BY c.partition_id
 ), parts AS (
-    SELECT p.queue_id, p.id, p.name, p.last_offset, p.log_start,
+    SELECT p.queue_id, p.id, p.name, l.last_offset, p.log_start,
            (extract(epoch FROM p.created_at) * 1000000)::int8 AS created_us,
            (extract(epoch FROM p.oldest_live_at) * 1000000)::int8 AS oldest_us,
-           CASE WHEN p.last_offset >= p.log_start
-                THEN (extract(epoch FROM p.last_write_at) * 1000000)::int8 END AS newest_us,
-           GREATEST(p.last_offset - p.log_start + 1, 0)::int8 AS total,
-           GREATEST(p.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)::int8 AS pending,
+           CASE WHEN l.last_offset >= p.log_start
+                THEN (extract(epoch FROM GREATEST(p.last_write_at, t.created_at)) * 1000000)::int8 END AS newest_us,
+           GREATEST(l.last_offset - p.log_start + 1, 0)::int8 AS total,
+           GREATEST(l.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)::int8 AS pending,
            COALESCE(w.processing, 0)::int8 AS leased
       FROM queen.log_partitions p LEFT JOIN cons w ON w.partition_id = p.id
+      LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s
+                          WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
+      CROSS JOIN LATERAL (SELECT COALESCE(t.end_offset, p.log_start - 1) AS last_offset) l
      WHERE $1::int8 IS NULL OR p.queue_id = $1
 )
 SELECT queue_id, id, name, last_offset, log_start, created_us, oldest_us, newest_us, total, pending,

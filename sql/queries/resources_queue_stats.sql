@@ -2,7 +2,8 @@
 -- the worst cursor (the slowest named group, the queue-mode cursor $2 only
 -- where no named group has one), its dead letters, and its stored segments:
 -- count, frames and bytes as stored (pg_column_size reads no blob), newest
--- first.
+-- first. A partition's last offset is the end of its newest segment
+-- (log_start - 1 without one), taken per partition before summing.
 WITH cons AS (
     SELECT c.partition_id,
            COALESCE(min(c.committed) FILTER (WHERE c.consumer_group <> $2),
@@ -14,12 +15,15 @@ WITH cons AS (
      GROUP BY c.partition_id
 ), parts AS (
     SELECT p.queue_id, count(*)::int8 AS partitions,
-           sum(GREATEST(p.last_offset - p.log_start + 1, 0))::int8 AS total,
-           sum(GREATEST(p.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0))::int8 AS pending,
+           sum(GREATEST(l.last_offset - p.log_start + 1, 0))::int8 AS total,
+           sum(GREATEST(l.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0))::int8 AS pending,
            sum(LEAST(COALESCE(w.processing, 0),
-                     GREATEST(p.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)))::int8
+                     GREATEST(l.last_offset - GREATEST(COALESCE(w.committed, -1), p.log_start - 1), 0)))::int8
                AS processing
       FROM queen.log_partitions p LEFT JOIN cons w ON w.partition_id = p.id
+      LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s
+                          WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
+      CROSS JOIN LATERAL (SELECT COALESCE(t.end_offset, p.log_start - 1) AS last_offset) l
      WHERE $1::int8 IS NULL OR p.queue_id = $1
      GROUP BY p.queue_id
 ), segs AS (

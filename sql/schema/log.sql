@@ -1,19 +1,27 @@
 -- queen: the log: partitions, their segments and the hash sidecar.
 
 -- One row per partition, and the per-partition write serializer: offsets are
--- assigned only under this row's lock.
---   last_offset     the highest assigned offset (-1 while nothing was pushed)
+-- assigned only under this row's lock (FOR NO KEY UPDATE). A push locks the
+-- row and appends; it does not update it, so a snapshot held open anywhere
+-- in the database (a pg_dump, a long query) leaves no chain of versions
+-- here for every later push to walk (docs/architecture.md, "MVCC").
+-- The partition's last offset is not stored: it is the newest segment's
+-- end_offset (one backward probe of the segments' primary key), or
+-- log_start - 1 when retention has deleted every segment.
 --   log_start       every offset below it is deleted; the first live segment's base
 --   txns_start      the same watermark for the sidecar (log_txns)
---   oldest_live_at  created_at of the segment at log_start (NULL: no live segment)
+--   oldest_live_at  created_at of the segment at log_start (NULL: no live segment);
+--                   set by the push that finds it NULL, and by retention
 --   oldest_txn_at   created_at of the sidecar row at txns_start (NULL: none)
---   last_write_at   created_at of the newest segment; also the monotone clock
---                   that keeps created_at non-decreasing in base_offset
+--   last_write_at   the newest created_at of a segment retention has deleted
+--                   (or the row's creation): the partition's last write is
+--                   GREATEST(last_write_at, the newest segment's created_at),
+--                   the monotone clock that keeps created_at non-decreasing
+--                   in base_offset
 CREATE TABLE queen.log_partitions (
     id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     queue_id       bigint NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
     name           text NOT NULL,
-    last_offset    bigint NOT NULL DEFAULT -1,
     log_start      bigint NOT NULL DEFAULT 0,
     txns_start     bigint NOT NULL DEFAULT 0,
     oldest_live_at timestamptz,
@@ -22,8 +30,8 @@ CREATE TABLE queen.log_partitions (
     last_write_at  timestamptz NOT NULL DEFAULT now(),
     UNIQUE (queue_id, name)
 ) WITH (
-    -- Every push rewrites this row: free space on the page keeps the new
-    -- version on the same page.
+    -- Retention steps rewrite this row: free space on the page keeps the
+    -- new version on the same page.
     fillfactor = 70,
     -- A small, fixed population of very hot rows: vacuum on a dead-row count,
     -- not a fraction of a table that never grows, and never throttled.
@@ -34,9 +42,8 @@ CREATE TABLE queen.log_partitions (
     -- pop while reclaiming next to nothing.
     vacuum_truncate = off
 );
--- No index on last_write_at: every push moves it, and an indexed column that
--- changes makes every push a non-HOT update with an entry in each index. Pop
--- finds a queue's partitions through (queue_id, name).
+-- No index on last_write_at: the partition's last write is derived from its
+-- newest segment. Pop finds a queue's partitions through (queue_id, name).
 -- The retention work list's due probes: one indexed range scan per queue and
 -- phase; NULL (nothing live) keeps a partition out of them.
 CREATE INDEX idx_log_partitions_oldest_live ON queen.log_partitions (queue_id, oldest_live_at)

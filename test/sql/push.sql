@@ -31,7 +31,10 @@ SELECT r->>'status' AS status, r->>'offset' AS "offset",
   FROM json_array_elements(queen.push('[{"queue": "p_orders", "partition": "customer-42",
                                          "payload": 6, "transactionId": "o-5"}]')) r;
 -- Items of one partition in one call are one segment.
-SELECT p.name, p.last_offset, count(s.*) AS segments, sum(s.frame_count) AS frames
+SELECT p.name,
+       COALESCE((SELECT ls.end_offset FROM queen.log_segments ls WHERE ls.partition_id = p.id
+                  ORDER BY ls.base_offset DESC LIMIT 1), p.log_start - 1) AS last_offset,
+       count(s.*) AS segments, sum(s.frame_count) AS frames
   FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
   LEFT JOIN queen.log_segments s ON s.partition_id = p.id
  WHERE q.name = 'p_orders' GROUP BY 1, 2 ORDER BY 1;

@@ -176,7 +176,7 @@ def main():
             return c.execute(
                 """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
                     LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = 'g'
-                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < p.last_offset)""",
+                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
                 (q,)).fetchone()[0] == 0
         try:
             cluster.wait_for(drained, "the consumers drained the queue", timeout=180, every=1)

@@ -48,7 +48,7 @@ def run(queue, group, consumer_setup, http_consumer):
             left = c.execute(
                 """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
                     LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = %s
-                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < p.last_offset)""",
+                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
                 (group, queue)).fetchone()[0]
             return left == 0
         try:

@@ -88,7 +88,7 @@ def test_retention_audit_and_dead_letters_survive_kills():
             return c.execute(
                 """SELECT (SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
                              LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = %s
-                            WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < p.last_offset)),
+                            WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))),
                           (SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id
                              JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = %s)""",
                 (group, queue, queue)).fetchone()

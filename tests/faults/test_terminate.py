@@ -125,7 +125,7 @@ def test_terminated_background_workers_restart_and_work():
         marker = c.execute("SELECT now()").fetchone()[0]
         c.execute("SELECT queen.timer_schedule(%s, 'k', '{\"x\": 1}'::jsonb, 0)", (queue,))
         count = lambda: c.execute(
-            """SELECT COALESCE(sum(p.last_offset + 1), 0) FROM queen.log_partitions p
+            """SELECT COALESCE(sum(COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) + 1), 0) FROM queen.log_partitions p
                  JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = %s""", (queue,)).fetchone()[0]
         cluster.wait_for(lambda: count() == 1, "a timer fired by the restarted sweepers", timeout=20)
         cluster.wait_for(

@@ -624,7 +624,7 @@ fn a_guard_commits_nothing_once_the_lock_passed_to_another_holder() {
     assert_eq!(late["value"]["owner"], "next");
     assert_eq!(step(&mut c, &second["guard"])["success"], true);
     let messages: i64 = c
-        .query_one("SELECT coalesce(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1", &[&queue])
+        .query_one("SELECT coalesce(sum(COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) + 1), 0)::int8 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1", &[&queue])
         .unwrap()
         .get(0);
     assert_eq!(messages, 2);

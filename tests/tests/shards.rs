@@ -64,7 +64,7 @@ fn depth_on(shard: &mut Client, queue: &str) -> i64 {
     }
     shard
         .query_one(
-            "SELECT coalesce(sum(last_offset + 1), 0)::bigint FROM queen.log_partitions p \
+            "SELECT coalesce(sum(COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) + 1), 0)::bigint FROM queen.log_partitions p \
                JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
             &[&queue],
         )

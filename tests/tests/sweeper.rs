@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 fn messages_in(c: &mut postgres::Client, queue: &str) -> i64 {
     c.query_one(
-        "SELECT COALESCE(sum(p.last_offset + 1), 0)::int8 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
+        "SELECT COALESCE(sum(COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) + 1), 0)::int8 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1",
         &[&queue],
     )
     .unwrap()

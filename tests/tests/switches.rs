@@ -178,7 +178,7 @@ fn switches_pause_every_session_from_their_commit_and_resume() {
     let count = |c: &mut Client| -> i64 {
         c.query_one(
             "SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id \
-             WHERE q.name = $1 AND p.last_offset >= 0",
+             WHERE q.name = $1 AND COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) >= 0",
             &[&tq],
         )
         .unwrap()

@@ -334,7 +334,7 @@ fn main() {
         conns,
     };
 
-    install_pgmq(&dsn);
+    queen_bench::cluster::install_pgmq(&dsn);
     let mut c = connect(&b.dsn);
     c.batch_execute(
         "DROP TABLE IF EXISTS bench_ceiling;
@@ -718,7 +718,7 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         );
         let queen_left: i64 = c
             .query_one(
-                "SELECT COALESCE(sum(p.last_offset
+                "SELECT COALESCE(sum(COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1)
                          - GREATEST(COALESCE(lc.committed, -1), p.log_start - 1)), 0)::int8
                    FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
                    LEFT JOIN queen.log_consumers lc
@@ -739,29 +739,3 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
     }
 }
 
-/// Installs pgmq from the crate's embedded install SQL, in the same
-/// database (queen on the host and port of `dsn`).
-fn install_pgmq(dsn: &str) {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .connect(&format!(
-                "postgres:///queen?host=127.0.0.1&port={}&user=postgres",
-                port_of(dsn)
-            ))
-            .await
-            .expect("sqlx connect");
-        pgmq::install::install_sql_from_embedded(&pool)
-            .await
-            .expect("pgmq install");
-    });
-}
-
-/// The port `dsn` names (5432 when it names none).
-fn port_of(dsn: &str) -> String {
-    dsn.split_whitespace()
-        .find_map(|kv| kv.strip_prefix("port="))
-        .unwrap_or("5432")
-        .to_owned()
-}

@@ -85,10 +85,9 @@ fn stale_backlog(c: &mut Client, queue: &str, segments: i64) -> i64 {
     )
     .unwrap();
     c.execute(
-        "UPDATE queen.log_partitions SET last_offset = $2::int8 - 1,
-                oldest_live_at = now() - interval '3 hours',
+        "UPDATE queen.log_partitions SET oldest_live_at = now() - interval '3 hours',
                 last_write_at = now() - interval '1 hour' WHERE id = $1",
-        &[&pid, &segments],
+        &[&pid],
     )
     .unwrap();
     c.batch_execute("VACUUM ANALYZE queen.log_segments")
@@ -158,8 +157,8 @@ fn idle_partitions(c: &mut Client, queue: &str, count: i64) {
     keep_for(c, queue, 3600);
     c.execute(
         "INSERT INTO queen.log_partitions
-                (queue_id, name, last_offset, oldest_live_at, oldest_txn_at, last_write_at)
-         SELECT q.id, 'idle-' || g, 0, now(), now(), now()
+                (queue_id, name, oldest_live_at, oldest_txn_at, last_write_at)
+         SELECT q.id, 'idle-' || g, now(), now(), now()
            FROM queen.queues q,
                 generate_series((SELECT count(*) FROM queen.log_partitions) + 1,
                                 (SELECT count(*) FROM queen.log_partitions) + $2::int8) g

@@ -1,8 +1,11 @@
 //! The write path. Offsets are assigned here and nowhere else, under the
 //! `log_partitions` row lock; a push touching several partitions locks them
 //! ascending by id in one statement. One segment row per (push call,
-//! partition). Typed groups in, typed answers out: the bodies and answers
-//! are `wire::push` and `wire::binary`.
+//! partition). A push inserts and locks: it never updates its partition's
+//! row, so a snapshot held open elsewhere leaves no versions behind it (the
+//! partition's last offset is its newest segment's end). Typed groups in,
+//! typed answers out: the bodies and answers are `wire::push` and
+//! `wire::binary`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -25,6 +28,7 @@ pub fn txn_hash(txn: &str) -> i64 {
 }
 
 struct LockedPartition {
+    /// The partition's last offset, read after the lock (see [`read_tails`]).
     last_offset: i64,
     txns_start: i64,
     /// The caller-supplied ids this push gave the partition so far: a later
@@ -33,10 +37,10 @@ struct LockedPartition {
 }
 
 impl LockedPartition {
-    /// A partition row the push just locked.
+    /// A partition row the push just locked; its last offset is read next.
     fn from_row(row: &SpiHeapTupleData<'_>) -> LockedPartition {
         LockedPartition {
-            last_offset: spi::col(row, "last_offset"),
+            last_offset: -1,
             txns_start: spi::col(row, "txns_start"),
             taken: HashMap::new(),
         }
@@ -400,6 +404,7 @@ pub fn push_groups_each(
             found
         }
     };
+    read_tails(client, &mut locked);
     let mut out = Vec::with_capacity(groups.iter().map(|g| g.items.len()).sum());
     let mut writes: Vec<Write<'_>> = Vec::with_capacity(groups.len());
     for (((g, pre), (window, pid)), producer) in groups
@@ -461,6 +466,25 @@ fn write_all(client: &mut SpiClient<'_>, writes: &[Write<'_>]) {
     }
     for round in rounds {
         append_many(client, &round);
+    }
+}
+
+/// Reads the last offset of every locked partition, in a statement of its
+/// own after the lock's: a lock that waited for another push's commit was
+/// taken by a statement whose snapshot predates that push's segment, and
+/// this one's does not.
+fn read_tails(client: &mut SpiClient<'_>, locked: &mut Locked) {
+    let ids: Vec<i64> = locked.keys().copied().collect();
+    for row in exec(
+        client,
+        query!("push_tails"),
+        &[spi::INT8_ARRAY],
+        &[ids.into()],
+    ) {
+        let pid: i64 = spi::col(&row, "id");
+        if let Some(part) = locked.get_mut(&pid) {
+            part.last_offset = spi::col(&row, "last_offset");
+        }
     }
 }
 
@@ -541,8 +565,8 @@ fn append_many(client: &mut SpiClient<'_>, writes: &[&Write<'_>]) {
 
 /// A push into one partition as one statement: the partition found by name
 /// and bumped, the segment and its sidecar row written. None when the
-/// partition does not exist yet or the queue deduplicates these ids (the
-/// general path handles both).
+/// partition does not exist yet, the queue deduplicates these ids, or the
+/// lock waited for another push (the general path handles all three).
 fn push_one_statement(
     client: &mut SpiClient<'_>,
     g: &GroupIn,
@@ -786,11 +810,12 @@ pub enum Target<'a> {
     },
 }
 
-/// Inserts one segment and its sidecar row and advances the partition, in
-/// one statement: offsets are assigned here and nowhere else, under the row
-/// lock the statement's UPDATE takes (or finds held by this transaction).
-/// Answers the partition id and the segment's base offset; None when a
-/// `Named` target does not qualify (nothing is written then). created_at
+/// Inserts one segment after the partition's newest, and its sidecar row,
+/// in one statement: offsets are assigned here and nowhere else, under the
+/// row lock the statement takes (`Named`) or this transaction holds
+/// (`Locked`). Answers the partition id and the segment's base offset; None
+/// when a `Named` target does not qualify, or its lock waited for another
+/// push (nothing is written then: the general path writes it). created_at
 /// never goes backwards within a partition (retention relies on it).
 pub fn append_segment(
     client: &mut SpiClient<'_>,
@@ -834,6 +859,8 @@ pub fn append_segment(
     };
     let mut rows = exec(client, text, &types, &args);
     let row = rows.next()?;
+    // By name, a lock that waited for another push: nothing was written.
+    let base = spi::opt::<i64>(&row, "base")?;
     counters::add(
         spi::col::<i64>(&row, "queue_id"),
         "",
@@ -842,5 +869,5 @@ pub fn append_segment(
             (Count::PushMessages, count as i64),
         ],
     );
-    Some((spi::col::<i64>(&row, "id"), spi::col::<i64>(&row, "base")))
+    Some((spi::col::<i64>(&row, "id"), base))
 }

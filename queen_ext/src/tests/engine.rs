@@ -129,7 +129,9 @@ mod tests {
         }
         assert_eq!(offsets, (0..9).collect::<Vec<i64>>());
         assert_eq!(
-            n("SELECT last_offset FROM queen.log_partitions WHERE name = 'Default'"),
+            n("SELECT COALESCE(t.end_offset, p.log_start - 1) FROM queen.log_partitions p \
+               LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s \
+               WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true WHERE p.name = 'Default'"),
             8
         );
         assert_eq!(n("SELECT count(*) FROM queen.log_txns t JOIN queen.log_segments s USING (partition_id, base_offset)"), 9);
@@ -899,12 +901,18 @@ mod tests {
     #[pg_test]
     fn partition_state_is_seeded_by_first_push() {
         push(json!([{"queue": "w", "payload": 1}]));
-        assert_eq!(n("SELECT count(*) FROM queen.log_partitions WHERE oldest_live_at IS NOT NULL AND oldest_txn_at IS NOT NULL AND last_offset = 0"), 1);
-        let before =
-            n("SELECT (extract(epoch FROM last_write_at) * 1e6)::int8 FROM queen.log_partitions");
+        assert_eq!(n("SELECT count(*) FROM queen.log_partitions p \
+                      LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s \
+                      WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true \
+                      WHERE p.oldest_live_at IS NOT NULL AND p.oldest_txn_at IS NOT NULL \
+                      AND COALESCE(t.end_offset, p.log_start - 1) = 0"), 1);
+        let last_write_us = "SELECT (extract(epoch FROM GREATEST(p.last_write_at, t.created_at)) * 1e6)::int8 \
+                             FROM queen.log_partitions p \
+                             LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s \
+                             WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true";
+        let before = n(last_write_us);
         push(json!([{"queue": "w", "payload": 2}]));
-        let after =
-            n("SELECT (extract(epoch FROM last_write_at) * 1e6)::int8 FROM queen.log_partitions");
+        let after = n(last_write_us);
         assert!(after >= before);
         // created_at never decreases with the offset.
         assert_eq!(n("SELECT count(*) FROM (SELECT created_at < lag(created_at) OVER (ORDER BY base_offset) AS back FROM queen.log_segments) s WHERE back"), 0);

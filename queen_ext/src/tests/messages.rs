@@ -293,7 +293,9 @@ mod tests {
         assert!(!moved);
         assert_eq!(
             n(&format!(
-                "SELECT last_offset FROM queen.log_partitions WHERE id = {pid}"
+                "SELECT COALESCE(t.end_offset, p.log_start - 1) FROM queen.log_partitions p \
+                 LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s \
+                 WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true WHERE p.id = {pid}"
             )),
             0
         );

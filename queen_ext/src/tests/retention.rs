@@ -515,7 +515,8 @@ mod tests {
                   OR p.oldest_live_at IS DISTINCT FROM (SELECT created_at FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY base_offset LIMIT 1)
                   OR EXISTS (SELECT 1 FROM queen.log_txns t WHERE t.partition_id = p.id AND t.base_offset < p.txns_start)
                   OR p.oldest_txn_at IS DISTINCT FROM (SELECT created_at FROM queen.log_txns t WHERE t.partition_id = p.id ORDER BY base_offset LIMIT 1)
-                  OR p.log_start > p.last_offset + 1)"
+                  OR p.log_start > COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id
+                                             ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1) + 1)"
             ));
             assert_eq!(broken, 0, "invariant broken after round {round}");
         }

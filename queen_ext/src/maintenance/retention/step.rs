@@ -340,8 +340,8 @@ fn reclaim(
     exec(
         client,
         query!("retention_step_advance_start"),
-        &[spi::INT8, spi::INT8],
-        &[pid.into(), new_start.into()],
+        &[spi::INT8, spi::INT8, spi::TIMESTAMPTZ],
+        &[pid.into(), new_start.into(), run.last_created.into()],
     );
     exec(
         client,
@@ -391,6 +391,9 @@ struct Run {
     frames: i64,
     max_base: i64,
     max_end: i64,
+    /// created_at of the run's last segment: when the run empties the
+    /// partition, the partition row keeps it as its last write.
+    last_created: Option<Ts>,
 }
 
 /// Whole segments only: a segment the boundary cuts keeps its tail. The
@@ -414,7 +417,7 @@ fn lock_doomed(
     boundary: i64,
     max_rows: i32,
 ) -> Run {
-    let locked: Vec<(i64, i64, i32)> = exec(
+    let locked: Vec<(i64, i64, i32, Ts)> = exec(
         client,
         query!("retention_step_lock_doomed"),
         &[spi::INT8, spi::INT8, spi::INT8, spi::INT8],
@@ -430,15 +433,18 @@ fn lock_doomed(
             spi::col(&r, "base_offset"),
             spi::col(&r, "end_offset"),
             spi::col(&r, "frame_count"),
+            spi::col(&r, "created_at"),
         )
     })
     .collect();
     let (mut rows, mut frames, mut max_base, mut max_end) = (0i64, 0i64, log_start, log_start - 1);
-    for (base, end, count) in &locked {
+    let mut last_created = None;
+    for (base, end, count, created) in &locked {
         if *base != max_end + 1 {
             break;
         }
         (rows, frames, max_base, max_end) = (rows + 1, frames + *count as i64, *base, *end);
+        last_created = Some(*created);
     }
     Run {
         locked: locked.len(),
@@ -446,6 +452,7 @@ fn lock_doomed(
         frames,
         max_base,
         max_end,
+        last_created,
     }
 }
 
