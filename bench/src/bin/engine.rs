@@ -738,4 +738,3 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         }
     }
 }
-

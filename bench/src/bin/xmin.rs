@@ -61,7 +61,13 @@ fn items(queue: &str, n: u64) -> Value {
     let partition = format!("p{}", n % PARTITIONS);
     Value::Array(
         (0..PUSH_BATCH)
-            .map(|i| push_item(queue, Some(&partition), plain_order(n * 100 + i, i as usize)))
+            .map(|i| {
+                push_item(
+                    queue,
+                    Some(&partition),
+                    plain_order(n * 100 + i, i as usize),
+                )
+            })
             .collect(),
     )
 }
@@ -204,7 +210,9 @@ fn main() {
     let dsn = args
         .next()
         .unwrap_or_else(|| queen_bench::connect::DEFAULT_DSN.into());
-    let url = args.next().unwrap_or_else(|| "http://127.0.0.1:6636".into());
+    let url = args
+        .next()
+        .unwrap_or_else(|| "http://127.0.0.1:6636".into());
     let window = seconds("QUEEN_XMIN_WINDOW_S", 30) as f64;
     let phases = [
         ("quiet", seconds("QUEEN_XMIN_QUIET_S", 60)),
