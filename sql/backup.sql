@@ -26,12 +26,15 @@ SELECT pg_catalog.pg_extension_config_dump('queen.queues', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.queues', 'id'), '');
 SELECT pg_catalog.pg_extension_config_dump('queen.queue_kept_options', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.consumer_groups', '');
--- The log: partitions, segments, the hash sidecar, cursors and leases.
+-- The log: partitions, segments, the hash sidecar, cursors and their states
+-- (leases included).
 SELECT pg_catalog.pg_extension_config_dump('queen.log_partitions', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_partitions', 'id'), '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_segments', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_txns', '');
-SELECT pg_catalog.pg_extension_config_dump('queen.log_consumers', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_cursors', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_cursors', 'id'), '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_cursor_states', '');
 -- Dead letters and what retention has pruned of them.
 SELECT pg_catalog.pg_extension_config_dump('queen.log_dlq', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_dlq', 'id'), '');

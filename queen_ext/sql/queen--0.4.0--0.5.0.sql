@@ -10,7 +10,11 @@
 -- a growing chain of its versions); the last offset is the newest
 -- segment's end, or log_start - 1 when none is left. A partition whose
 -- segments are all gone gets log_start past its last offset first, so its
--- offsets go on from there. The script ends, as every update script
+-- offsets go on from there.
+--
+-- And it replaces the table queen.log_consumers by cursors written once
+-- and their states, inserted and deleted, never updated (below); the name
+-- stays, as a view. The script ends, as every update script
 -- does, by re-applying the privileges of sql/privileges.sql as 0.5.0 ships
 -- them. This file is frozen once shipped.
 
@@ -20,6 +24,77 @@ UPDATE queen.log_partitions p
    AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id);
 ALTER TABLE queen.log_partitions DROP COLUMN last_offset;
 
+-- The cursors: queen.log_consumers, a row updated by every pop, ack and
+-- renewal, becomes a cursor row written once (queen.log_cursors) and its
+-- states (queen.log_cursor_states), each call inserting the next state and
+-- deleting the one it replaces; queen.log_consumers is now the view of each
+-- cursor with its newest state. Every cursor moves over as it is, its
+-- state as seq 0.
+CREATE TABLE queen.log_cursors (
+    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    partition_id   bigint NOT NULL REFERENCES queen.log_partitions (id) ON DELETE CASCADE,
+    consumer_group text NOT NULL,
+    created_at     timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (partition_id, consumer_group)
+);
+
+-- A cursor's states, seq 0 first; the newest (highest seq) is the
+-- cursor's state, and every writer deletes the one it replaces. No foreign
+-- key (a key checked on every pop and ack, and a lock on the cursor row
+-- each time): the three deleters of cursors (a group's delete, a queue's,
+-- the empty-partition cleanup) delete their states explicitly.
+--   committed       every offset <= committed is done for this group
+--   lease_*         the batch handed out: lease_start..lease_end, one byte of
+--                   state per offset in lease_state (0 open, 1 done, 2 failed,
+--                   3 retry)
+--   head_offset     the offset whose deliveries head_attempts counts
+CREATE TABLE queen.log_cursor_states (
+    cursor_id        bigint NOT NULL,
+    seq              bigint NOT NULL,
+    committed        bigint NOT NULL,
+    lease_id         uuid,
+    lease_expires_at timestamptz,
+    lease_start      bigint,
+    lease_end        bigint,
+    lease_state      bytea,
+    head_offset      bigint,
+    head_attempts    integer NOT NULL DEFAULT 0,
+    retry_at         timestamptz,
+    PRIMARY KEY (cursor_id, seq)
+) WITH (
+    -- A row inserted and deleted per pop, ack and renewal: vacuum on a
+    -- dead-row count, never throttled; no heap truncation (it takes ACCESS
+    -- EXCLUSIVE and would stall every pop and ack).
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
+);
+-- Lease renewal and multi-partition acks find their states by lease id.
+CREATE INDEX idx_log_cursor_states_lease ON queen.log_cursor_states (lease_id) WHERE lease_id IS NOT NULL;
+
+INSERT INTO queen.log_cursors (partition_id, consumer_group, created_at)
+SELECT partition_id, consumer_group, created_at FROM queen.log_consumers
+ ORDER BY partition_id, consumer_group;
+INSERT INTO queen.log_cursor_states (cursor_id, seq, committed, lease_id, lease_expires_at, lease_start,
+                                     lease_end, lease_state, head_offset, head_attempts, retry_at)
+SELECT k.id, 0, c.committed, c.lease_id, c.lease_expires_at, c.lease_start, c.lease_end, c.lease_state,
+       c.head_offset, c.head_attempts, c.retry_at
+  FROM queen.log_consumers c
+  JOIN queen.log_cursors k ON k.partition_id = c.partition_id AND k.consumer_group = c.consumer_group;
+DROP TABLE queen.log_consumers;
+-- Each cursor with its newest state: what every reader reads.
+CREATE VIEW queen.log_consumers AS
+SELECT k.partition_id, k.consumer_group, s.committed, s.lease_id, s.lease_expires_at,
+       s.lease_start, s.lease_end, s.lease_state, s.head_offset, s.head_attempts, s.retry_at,
+       k.created_at
+  FROM queen.log_cursors k
+ CROSS JOIN LATERAL (SELECT s.committed, s.lease_id, s.lease_expires_at, s.lease_start, s.lease_end,
+                            s.lease_state, s.head_offset, s.head_attempts, s.retry_at
+                       FROM queen.log_cursor_states s
+                      WHERE s.cursor_id = k.id
+                      ORDER BY s.seq DESC LIMIT 1) s;
+
 SELECT pg_catalog.pg_extension_config_dump('queen.queues', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.queues', 'id'), '');
 SELECT pg_catalog.pg_extension_config_dump('queen.queue_kept_options', '');
@@ -28,7 +103,9 @@ SELECT pg_catalog.pg_extension_config_dump('queen.log_partitions', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_partitions', 'id'), '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_segments', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_txns', '');
-SELECT pg_catalog.pg_extension_config_dump('queen.log_consumers', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_cursors', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_cursors', 'id'), '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_cursor_states', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_dlq', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_dlq', 'id'), '');
 SELECT pg_catalog.pg_extension_config_dump('queen.queue_terminal_rollups', '');

@@ -1,11 +1,21 @@
+-- The cursor of group $2 on partition $1 locked: its newest state (n, the
+-- first visible entry of a backward probe) taken FOR UPDATE, with the
+-- sidecar rows covering the lease it holds (none without one). When
+-- another transaction replaced that state while this one waited for it,
+-- the lock finds it deleted and the statement answers no row: the caller
+-- asks again, in a statement whose snapshot sees the new state. The locked
+-- state is materialized first, so the sidecar is read for its lease.
 WITH c AS MATERIALIZED (
-    SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
-           c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
-      FROM queen.log_consumers c
-      JOIN queen.log_partitions p ON p.id = c.partition_id
+    SELECT s.committed, s.lease_id, s.lease_start, s.lease_end, s.lease_state,
+           s.head_offset, s.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
+      FROM queen.log_cursors k
+     CROSS JOIN LATERAL (SELECT n.seq FROM queen.log_cursor_states n
+                          WHERE n.cursor_id = k.id ORDER BY n.seq DESC LIMIT 1) n
+      JOIN queen.log_cursor_states s ON s.cursor_id = k.id AND s.seq = n.seq
+      JOIN queen.log_partitions p ON p.id = k.partition_id
       JOIN queen.queues q ON q.id = p.queue_id
-     WHERE c.partition_id = $1 AND c.consumer_group = $2
-       FOR UPDATE OF c)
+     WHERE k.partition_id = $1 AND k.consumer_group = $2
+       FOR UPDATE OF s)
 SELECT c.*, t.base_offset, t.txn_hashes
   FROM c LEFT JOIN LATERAL (
        SELECT base_offset, txn_hashes FROM queen.log_txns

@@ -1,5 +1,6 @@
-UPDATE queen.log_consumers SET committed = $3, lease_id = NULL, lease_start = NULL, lease_end = NULL,
-      lease_state = NULL, head_offset = $4, head_attempts = $5,
-      retry_at = CASE WHEN $6::int4 IS NULL THEN NULL
-                      ELSE now() + make_interval(secs => $6::int4 / 1000.0) END
-WHERE partition_id = $1 AND consumer_group = $2
+-- (after cursor_newest.sql) The cursor's next state once its lease ended:
+-- at $3, no lease, head $4 delivered $5 times, redelivered after $6 ms
+-- (NULL: at once).
+SELECT cursor_id, seq + 1, $3, NULL, NULL, NULL, NULL, NULL, $4, $5,
+       CASE WHEN $6::int4 IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int4 / 1000.0) END
+  FROM gone

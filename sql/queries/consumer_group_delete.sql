@@ -1,6 +1,8 @@
+-- Group $1's cursors (on queue $2's partitions, when given) locked in
+-- partition order and deleted; answers their ids, whose states the caller
+-- deletes (cursor_states_delete.sql).
 WITH locked AS (
-    SELECT c.partition_id FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id
-     WHERE c.consumer_group = $1 AND ($2::int8 IS NULL OR p.queue_id = $2)
-     ORDER BY c.partition_id FOR UPDATE OF c)
-DELETE FROM queen.log_consumers c USING locked l
- WHERE c.partition_id = l.partition_id AND c.consumer_group = $1 RETURNING 1
+    SELECT k.id FROM queen.log_cursors k JOIN queen.log_partitions p ON p.id = k.partition_id
+     WHERE k.consumer_group = $1 AND ($2::int8 IS NULL OR p.queue_id = $2)
+     ORDER BY k.partition_id FOR UPDATE OF k)
+DELETE FROM queen.log_cursors k USING locked l WHERE k.id = l.id RETURNING k.id

@@ -1,17 +1,17 @@
-INSERT INTO queen.log_consumers AS c (partition_id, consumer_group, committed)
-SELECT p.id, $2,
+-- Where group $2's cursor goes on every partition of queue $1: 'beginning',
+-- 'end' (the end of the partition's newest segment; without one, just
+-- before log_start) or the last segment older than $4 ($3). Followed by
+-- cursor_seek_create.sql or cursor_seek_move.sql, which write it.
+WITH target AS MATERIALIZED (
+SELECT p.id AS pid,
        CASE $3 WHEN 'beginning' THEN p.log_start - 1
                WHEN 'end' THEN COALESCE(t.end_offset, p.log_start - 1)
                ELSE GREATEST(p.log_start - 1, COALESCE(
                    (SELECT s.end_offset FROM queen.log_segments s
                      WHERE s.partition_id = p.id AND s.created_at < $4::timestamptz
-                     ORDER BY s.base_offset DESC LIMIT 1), -1)) END
+                     ORDER BY s.base_offset DESC LIMIT 1), -1)) END AS committed
   FROM queen.log_partitions p
   LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s
                       WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
  WHERE p.queue_id = $1
  ORDER BY p.id
-ON CONFLICT (partition_id, consumer_group) DO UPDATE
-   SET committed = EXCLUDED.committed, lease_id = NULL, lease_expires_at = NULL, lease_start = NULL,
-       lease_end = NULL, lease_state = NULL, head_offset = NULL, head_attempts = 0, retry_at = NULL
-RETURNING 1

@@ -1,5 +1,5 @@
-UPDATE queen.log_consumers SET committed = $3, lease_id = $4,
-      lease_expires_at = now() + make_interval(secs => $5),
-      lease_start = $6, lease_end = $7, lease_state = $8,
-      head_offset = $6, head_attempts = $9, retry_at = NULL
-WHERE partition_id = $1 AND consumer_group = $2
+-- (after cursor_newest.sql) The cursor's next state: offsets $6..$7 leased
+-- under $4 for $5 seconds, one byte of state each ($8), the cursor at $3,
+-- $9 deliveries of the head.
+SELECT cursor_id, seq + 1, $3, $4, now() + make_interval(secs => $5), $6, $7, $8, $6, $9, NULL
+  FROM gone

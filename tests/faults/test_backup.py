@@ -21,13 +21,13 @@ RESTORE_DIR = os.path.join(cluster.DIR, "restore")
 # is compared by: all its rows, as text, in one order.
 DUMPED = [
     "queues", "queue_kept_options", "consumer_groups", "log_partitions", "log_segments", "log_txns",
-    "log_consumers", "log_dlq", "queue_terminal_rollups", "log_deleted", "message_traces",
+    "log_cursors", "log_cursor_states", "log_dlq", "queue_terminal_rollups", "log_deleted", "message_traces",
     "message_trace_names", "retention_history", "log_timers", "log_timers_failed", "kv", "kv_quota",
     "system_state", "ephemeral_queues",
 ]
 SEQUENCES = [
     "pg_get_serial_sequence('queen.queues', 'id')", "pg_get_serial_sequence('queen.log_partitions', 'id')",
-    "pg_get_serial_sequence('queen.log_dlq', 'id')", "pg_get_serial_sequence('queen.retention_history', 'id')",
+    "pg_get_serial_sequence('queen.log_cursors', 'id')", "pg_get_serial_sequence('queen.log_dlq', 'id')", "pg_get_serial_sequence('queen.retention_history', 'id')",
     "pg_get_serial_sequence('queen.log_timers_failed', 'id')", "'queen.kv_version_seq'",
     "'queen.ephemeral_incarnation_seq'",
 ]

@@ -1032,7 +1032,7 @@ fn pop_reading(
 #[test]
 fn a_pop_reads_a_window_of_partitions_not_the_whole_queue() {
     const PARTITIONS: usize = 3_000;
-    const TABLES: &[&str] = &["queen.log_partitions", "queen.log_consumers"];
+    const TABLES: &[&str] = &["queen.log_partitions", "queen.log_cursors"];
     let mut c = connect();
     let queue = unique("many");
     for chunk in (0..PARTITIONS).collect::<Vec<_>>().chunks(500) {
@@ -1047,7 +1047,7 @@ fn a_pop_reads_a_window_of_partitions_not_the_whole_queue() {
             .collect();
         push(&mut c, &Value::Array(items));
     }
-    c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
+    c.batch_execute("ANALYZE queen.log_partitions, queen.log_cursors, queen.log_cursor_states")
         .unwrap();
     let auto = json!({"autoAck": true});
     for _ in 0..20 {
@@ -1240,11 +1240,11 @@ fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
         fill_partitions(&mut c, queue, "p", n);
         seek_to_end(&mut c, queue, &group);
     }
-    c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
+    c.batch_execute("ANALYZE queen.log_partitions, queen.log_cursors, queen.log_cursor_states")
         .unwrap();
     let mut t = c.transaction().unwrap();
     let auto = json!({"autoAck": true});
-    let (popped, read) = pop_reading(&mut t, Some(&dry), &group, &auto, &["queen.log_consumers"]);
+    let (popped, read) = pop_reading(&mut t, Some(&dry), &group, &auto, &["queen.log_cursors"]);
     t.commit().unwrap();
     assert!(messages(&popped).is_empty(), "{popped}");
     // The window's probes and the whole read's: two per partition at most.
@@ -1263,7 +1263,7 @@ fn sparse_pops(by_namespace: bool) {
     const PARTITIONS: usize = 3_000;
     const BUSY: usize = 8;
     const EACH: usize = 3;
-    const TABLES: &[&str] = &["queen.log_partitions", "queen.log_consumers"];
+    const TABLES: &[&str] = &["queen.log_partitions", "queen.log_cursors"];
     let mut c = connect();
     let queue = unique("sparse");
     let ns = unique("sparse-ns");
@@ -1283,7 +1283,7 @@ fn sparse_pops(by_namespace: bool) {
         .map(|(p, k)| json!({"queue": queue, "partition": p, "payload": k}))
         .collect();
     push(&mut c, &Value::Array(items));
-    c.batch_execute("ANALYZE queen.log_partitions, queen.log_consumers")
+    c.batch_execute("ANALYZE queen.log_partitions, queen.log_cursors, queen.log_cursor_states")
         .unwrap();
 
     let (name, options) = if by_namespace {

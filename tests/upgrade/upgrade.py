@@ -251,6 +251,9 @@ def readers(conn, ids):
 # Columns of the old version that the update drops: log_partitions.last_offset
 # (0.5.0), the last offset being the newest segment's end since.
 DROPPED = ["last_offset"]
+# Sequences an update adds and draws from, numbering the rows it moves:
+# log_cursors' ids (0.5.0, the cursors of queen.log_consumers).
+ADDED_SEQUENCES = ["log_cursors_id_seq"]
 
 
 def tables(conn):
@@ -262,11 +265,13 @@ def tables(conn):
         rows = conn.execute(f"SELECT (to_jsonb(t) - %s::text[])::text FROM queen.{t} t ORDER BY 1",
                             (DROPPED,)).fetchall()
         out[t] = [r[0] for r in rows]
-    # The sequences drawn from: one the update adds has not been yet, and
-    # the schema comparison checks that it exists.
+    # The sequences drawn from: one the update adds has not been yet (or
+    # numbers the rows the update moves into its table: ADDED_SEQUENCES),
+    # and the schema comparison checks that it exists.
     out["sequences"] = [f"{r[0]} {r[1]}" for r in conn.execute(
         "SELECT sequencename, last_value FROM pg_sequences"
-        " WHERE schemaname = 'queen' AND last_value IS NOT NULL ORDER BY 1")]
+        " WHERE schemaname = 'queen' AND last_value IS NOT NULL AND sequencename <> ALL(%s) ORDER BY 1",
+        (ADDED_SEQUENCES,))]
     return out
 
 

@@ -241,7 +241,7 @@ fn settle(c: &mut postgres::Client) {
     // Two statements: a VACUUM can not run in the implicit transaction of
     // a multi-statement query.
     c.batch_execute("CHECKPOINT").unwrap();
-    c.batch_execute("VACUUM queen.log_partitions, queen.log_consumers")
+    c.batch_execute("VACUUM queen.log_partitions, queen.log_cursor_states")
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::time::Instant::now() < deadline {

@@ -106,6 +106,9 @@ pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option
     )
     .map(|r| spi::col::<i64>(&r, "id"))
     .collect();
+    // The cursors' states have no foreign key: deleted here, before their
+    // cursors go with the partitions.
+    crate::catalog::cursors::delete_states_of_partitions(client, &pids);
     // Neither the segments nor their sidecar rows have a foreign key; the
     // partition locks above keep any push from adding to them meanwhile.
     for sql in [

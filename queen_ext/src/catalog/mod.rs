@@ -1,7 +1,8 @@
-//! The catalogue: queue identity, queue options, and creating, editing and
-//! deleting queues.
+//! The catalogue: queue identity, queue options, the cursors' states, and
+//! creating, editing and deleting queues.
 
 pub mod admin;
+pub mod cursors;
 pub mod options;
 pub mod queues;
 pub mod readers;

@@ -12,11 +12,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use pgrx::spi::SpiClient;
 
+use crate::catalog::cursors;
 use crate::engine::counters::{self, Count};
 use crate::engine::dlq;
 use crate::engine::push::txn_hash;
 use crate::engine::segments;
 use crate::engine::soft_commit::{self, Soft};
+use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
 use crate::wire::ack::{AckIn, AckOut, Renewed, Status};
@@ -43,12 +45,12 @@ struct ConsumerRow {
 /// A sidecar row: its base offset and the hashes of its transaction ids.
 type SidecarRow = (i64, Vec<Option<i64>>);
 
-/// Locks the consumer row of (pid, group) and reads, in the same statement,
-/// the sidecar rows covering its lease (none when it holds no lease); None
-/// when the group has no cursor on the partition. The locked row is
-/// materialized first, so the sidecar is read for the lease the row holds
-/// once the lock is granted (after waiting on another ack or a pop, the row
-/// as that transaction left it). The read uses the statement's snapshot: a
+/// Locks the newest state of the cursor of (pid, group) and reads, in the
+/// same statement, the sidecar rows covering its lease (none when it holds
+/// no lease); None when the group has no cursor on the partition. A state
+/// replaced by another ack or a pop while this one waited for its lock is
+/// found deleted: the statement is made again, and its snapshot sees the
+/// state that took its place. The read uses the statement's snapshot: a
 /// lease granted meanwhile may cover messages pushed after it, but no one
 /// acking now can hold those, and what is not found counts as not acked.
 fn lock_consumer(
@@ -56,12 +58,40 @@ fn lock_consumer(
     pid: i64,
     group: &str,
 ) -> Option<(ConsumerRow, Vec<SidecarRow>)> {
-    const SQL: &str = query!("ack_lock_consumer");
+    if !cursors::as_states() {
+        // A row updated in place: a lock that waited reads the row as the
+        // other transaction left it.
+        return lock_newest_state(client, pid, group);
+    }
+    for _ in 0..cursors::STATE_ROUNDS {
+        if let Some(found) = lock_newest_state(client, pid, group) {
+            return Some(found);
+        }
+        // No state: no cursor, or another transaction replaced the state
+        // while this one waited for it (the next statement sees the new one).
+        if !cursors::exists(client, pid, group) {
+            return None;
+        }
+    }
+    errors::retry_needed("an ack: its cursor's state kept changing under it; retry")
+}
+
+/// [`lock_consumer`]'s one try: None when the cursor's newest state was
+/// replaced while this transaction waited for it, or there is no cursor.
+fn lock_newest_state(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+) -> Option<(ConsumerRow, Vec<SidecarRow>)> {
+    let sql = cursors::pick(
+        query!("ack_lock_consumer"),
+        query!("cursor_rows/ack_lock_consumer"),
+    );
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();
     for row in exec(
         client,
-        SQL,
+        sql,
         &[spi::INT8, spi::TEXT],
         &[pid.into(), group.into()],
     ) {
@@ -496,7 +526,10 @@ fn settle(
         let (head, retry_in_ms) = next_head(client, pid, group, c, errors_at, results);
         exec(
             client,
-            query!("ack_settle_retry"),
+            cursors::pick(
+                query!("cursor_newest", "ack_settle_retry"),
+                query!("cursor_rows/ack_settle_retry"),
+            ),
             &[
                 spi::INT8,
                 spi::TEXT,
@@ -517,7 +550,10 @@ fn settle(
     } else {
         exec(
             client,
-            query!("ack_settle_advance"),
+            cursors::pick(
+                query!("cursor_newest", "ack_settle_advance"),
+                query!("cursor_rows/ack_settle_advance"),
+            ),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::BYTEA],
             &[
                 pid.into(),
@@ -533,18 +569,51 @@ fn settle(
 /// Extends every partition lease held under `lease_id`, by `seconds` or by
 /// each queue's lease time.
 pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i32>) -> Renewed {
-    let rows = exec(
-        client,
-        query!("ack_renew"),
-        &[spi::UUID, spi::INT4],
-        &[
-            pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
-            seconds.into(),
-        ],
-    );
-    let expiries: Vec<i64> = rows
+    // A state another transaction replaced while this one waited for it is
+    // renewed by the next round, which sees the new one and leaves out
+    // what this call renewed already.
+    let mut expiries: Vec<i64> = Vec::new();
+    let (mut cursors, mut seqs): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
+    if !cursors::as_states() {
+        let expiries: Vec<i64> = exec(
+            client,
+            query!("cursor_rows/ack_renew"),
+            &[spi::UUID, spi::INT4],
+            &[
+                pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
+                seconds.into(),
+            ],
+        )
         .map(|r| spi::col::<i64>(&r, "lease_expires_us"))
         .collect();
+        return Renewed {
+            lease_id,
+            renewed: expiries.len(),
+            expires_us: expiries.iter().max().copied(),
+        };
+    }
+    cursors::until_settled(
+        || {
+            let before = expiries.len();
+            for r in exec(
+                client,
+                query!("ack_renew"),
+                &[spi::UUID, spi::INT4, spi::INT8_ARRAY, spi::INT8_ARRAY],
+                &[
+                    pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
+                    seconds.into(),
+                    cursors.clone().into(),
+                    seqs.clone().into(),
+                ],
+            ) {
+                cursors.push(spi::col::<i64>(&r, "cursor_id"));
+                seqs.push(spi::col::<i64>(&r, "seq"));
+                expiries.push(spi::col::<i64>(&r, "lease_expires_us"));
+            }
+            expiries.len() - before
+        },
+        "renewing a lease",
+    );
     Renewed {
         lease_id,
         renewed: expiries.len(),

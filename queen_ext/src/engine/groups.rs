@@ -4,6 +4,7 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
+use crate::catalog::cursors;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -64,13 +65,26 @@ pub fn delete(
     delete_metadata: bool,
 ) -> Value {
     // Cursor rows are taken in (partition_id, consumer_group) order.
-    let deleted = exec(
-        c,
-        query!("consumer_group_delete"),
-        &[spi::TEXT, spi::INT8],
-        &[group.into(), qid.into()],
-    )
-    .len();
+    let deleted = if cursors::as_states() {
+        let ids: Vec<i64> = exec(
+            c,
+            query!("consumer_group_delete"),
+            &[spi::TEXT, spi::INT8],
+            &[group.into(), qid.into()],
+        )
+        .map(|r| spi::col::<i64>(&r, "id"))
+        .collect();
+        cursors::delete_states(c, &ids);
+        ids.len()
+    } else {
+        exec(
+            c,
+            query!("cursor_rows/consumer_group_delete"),
+            &[spi::TEXT, spi::INT8],
+            &[group.into(), qid.into()],
+        )
+        .len()
+    };
     let metadata = if delete_metadata {
         exec(
             c,
@@ -95,13 +109,16 @@ pub fn seek(
     target: &str,
     timestamp: Option<&str>,
 ) -> Value {
-    let moved = exec(
+    let moved = seek_cursors(
         c,
-        query!("consumer_group_seek"),
+        [
+            query!("consumer_group_seek", "cursor_seek_create"),
+            query!("consumer_group_seek", "cursor_seek_move"),
+            query!("cursor_rows/consumer_group_seek"),
+        ],
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
-        &[qid.into(), group.into(), target.into(), timestamp.into()],
-    )
-    .len();
+        vec![qid.into(), group.into(), target.into(), timestamp.into()],
+    );
     json!({"success": true, "consumerGroup": group, "queue": queue, "partitions": moved})
 }
 
@@ -368,11 +385,15 @@ pub fn seek_partitions(
     target: SeekTarget<'_>,
 ) -> usize {
     let (kind, timestamp) = target.parts();
-    exec(
+    seek_cursors(
         c,
-        query!("groups_seek_partitions"),
+        [
+            query!("groups_seek_partitions", "cursor_seek_create"),
+            query!("groups_seek_partitions", "cursor_seek_move"),
+            query!("cursor_rows/groups_seek_partitions"),
+        ],
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT, spi::TEXT],
-        &[
+        vec![
             qid.into(),
             group.into(),
             kind.into(),
@@ -380,7 +401,26 @@ pub fn seek_partitions(
             partition.into(),
         ],
     )
-    .len()
+}
+
+/// A seek's writes: the cursors the group lacks on the target's partitions
+/// made there (`create`, one row per target partition, which it answers
+/// the count of), then the others moved there (`moved`, made again until a
+/// run moves none: a state another transaction replaced while the seek
+/// waited for it is moved by the next run). On a schema that keeps cursors
+/// as rows, `rows` does both (one row per target partition).
+fn seek_cursors(
+    c: &mut SpiClient<'_>,
+    [create, moved, rows]: [&'static str; 3],
+    types: &[pgrx::pg_sys::PgOid],
+    args: Vec<pgrx::datum::DatumWithOid<'_>>,
+) -> usize {
+    if !cursors::as_states() {
+        return exec(c, rows, types, &args).len();
+    }
+    let partitions = exec(c, create, types, &args).len();
+    cursors::until_settled(|| exec(c, moved, types, &args).len(), "a seek");
+    partitions
 }
 
 /// The next offset `group` reads on each asked (queue, partition), in

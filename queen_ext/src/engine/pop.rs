@@ -2,7 +2,7 @@
 //! each, and decode its messages from the segments.
 //!
 //! A partition leased to one consumer of a group is skipped by the others:
-//! its `log_consumers` row is taken with SKIP LOCKED (a pop never waits on a
+//! its cursor's newest state is taken with SKIP LOCKED (a pop never waits on a
 //! lock) and its lease must be free or expired. Everything a pop hands out is
 //! one lease id, whatever the number of partitions it claimed. The
 //! partitions worth trying are found by a window over each queue's
@@ -15,6 +15,7 @@
 
 use pgrx::spi::SpiClient;
 
+use crate::catalog::cursors;
 use crate::catalog::queues;
 use crate::catalog::switches::{self, Surface};
 use crate::engine::counters::{self, Count};
@@ -466,11 +467,19 @@ fn take_cursor(
     want: i64,
     tombstones: bool,
 ) -> Option<(Cursor, Scan, Vec<i64>)> {
-    const SQL: &str = query!("pop_take_cursor");
-    const SQL_DELETED: &str = query!("pop_take_cursor_deleted");
+    let sql = match tombstones {
+        false => cursors::pick(
+            query!("pop_take_cursor"),
+            query!("cursor_rows/pop_take_cursor"),
+        ),
+        true => cursors::pick(
+            query!("pop_take_cursor_deleted"),
+            query!("cursor_rows/pop_take_cursor_deleted"),
+        ),
+    };
     let rows = exec(
         client,
-        if tombstones { SQL_DELETED } else { SQL },
+        sql,
         &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
         &[
             pid.into(),
@@ -580,7 +589,10 @@ fn create_cursor(
     };
     exec(
         client,
-        query!("pop_create_cursor"),
+        cursors::pick(
+            query!("pop_create_cursor"),
+            query!("cursor_rows/pop_create_cursor"),
+        ),
         &[spi::INT8, spi::TEXT, spi::INT8],
         &[cand.pid.into(), req.group.as_str().into(), committed.into()],
     );
@@ -605,7 +617,10 @@ fn move_cursor(
     let Some((lease_id, lease_time)) = lease else {
         exec(
             client,
-            query!("pop_release_cursor"),
+            cursors::pick(
+                query!("cursor_newest", "pop_release_cursor"),
+                query!("cursor_rows/pop_release_cursor"),
+            ),
             &[spi::INT8, spi::TEXT, spi::INT8],
             &[pid.into(), group.into(), end.into()],
         );
@@ -617,7 +632,10 @@ fn move_cursor(
     }
     exec(
         client,
-        query!("pop_lease_cursor"),
+        cursors::pick(
+            query!("cursor_newest", "pop_lease_cursor"),
+            query!("cursor_rows/pop_lease_cursor"),
+        ),
         &[
             spi::INT8,
             spi::TEXT,

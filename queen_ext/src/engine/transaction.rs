@@ -143,7 +143,10 @@ fn check_leases(client: &mut SpiClient<'_>, leases: &[uuid::Uuid]) {
     for lease in leases {
         let held = exec(
             client,
-            query!("transaction_check_leases"),
+            crate::catalog::cursors::pick(
+                query!("transaction_check_leases"),
+                query!("cursor_rows/transaction_check_leases"),
+            ),
             &[spi::UUID],
             &[pgrx::Uuid::from_bytes(*lease.as_bytes()).into()],
         )

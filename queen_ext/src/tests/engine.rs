@@ -693,8 +693,10 @@ mod tests {
             .unwrap()
             .contains("not acknowledged"));
         // Simulate the lease running out: the batch is handed out again.
-        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'")
-            .unwrap();
+        Spi::run(
+            "UPDATE queen.log_cursor_states SET lease_expires_at = now() - interval '1 second'",
+        )
+        .unwrap();
         let again = pop("l", None, 1, json!({}));
         assert_eq!(datas(&again), vec![json!(1)]);
         assert_eq!(again["messages"][0]["deliveryAttempt"], 2);

@@ -119,8 +119,10 @@ mod tests {
         assert_eq!(txns(&popped), ["a", "b"]);
         // Deleted while the pop's lease holds it; then the lease runs out.
         delete(pid, "a");
-        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'")
-            .unwrap();
+        Spi::run(
+            "UPDATE queen.log_cursor_states SET lease_expires_at = now() - interval '1 second'",
+        )
+        .unwrap();
         let again = pop("del3", "g", 10);
         assert_eq!(txns(&again), ["b"]);
         // b was handed out with a: this is its second delivery.

@@ -199,8 +199,10 @@ mod tests {
             0,
             "nothing is dead-lettered"
         );
-        Spi::run("UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'")
-            .unwrap();
+        Spi::run(
+            "UPDATE queen.log_cursor_states SET lease_expires_at = now() - interval '1 second'",
+        )
+        .unwrap();
         let after = Spi::get_one::<Json>("SELECT queen.pop('mw', NULL, NULL, 10, '{}')")
             .unwrap()
             .unwrap()

@@ -18,7 +18,8 @@ pub struct BatchResult {
 /// dead at `cutoff`. Candidates are locked ascending by id in one statement,
 /// skipping any a pusher holds, and the predicate is evaluated again under
 /// the locks (the authoritative pass). Their sidecar rows are deleted
-/// explicitly; the partition rows cascade to their cursors. One
+/// explicitly, and so are their cursors' states; the partition rows
+/// cascade to their cursors. One
 /// `__partition_deleted__` audit row per partition.
 pub fn partition_cleanup_step(
     client: &mut SpiClient<'_>,
@@ -58,6 +59,8 @@ pub fn partition_cleanup_step(
             &[spi::INT8_ARRAY],
             &[dead.clone().into()],
         );
+        // Nor do the cursors' states (the cursors cascade).
+        crate::catalog::cursors::delete_states_of_partitions(client, &dead);
         exec(
             client,
             query!("retention_cleanup_history"),

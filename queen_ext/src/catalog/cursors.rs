@@ -1,0 +1,105 @@
+//! A consumer group's cursor on a partition (`queen.log_cursors`) and its
+//! states (`queen.log_cursor_states`). A state is never updated: a pop, an
+//! ack, a renewal or a seek locks the cursor's newest state, inserts the
+//! next one and deletes the one it locked, in one transaction, so any
+//! snapshot sees exactly one state per cursor and a snapshot held open
+//! elsewhere leaves no chain of versions for the next call to walk
+//! (docs/architecture.md, "MVCC"). `queen.log_consumers` is the view every
+//! reader reads: each cursor with its newest state.
+
+use pgrx::spi::SpiClient;
+
+use crate::pg::errors;
+use crate::pg::spi::{self, exec};
+use crate::query;
+
+/// Whether the schema keeps cursors as states (0.5.0 on). A database not
+/// yet updated keeps them as rows of the table `queen.log_consumers`,
+/// updated in place: this library serves it with the statements of
+/// `sql/queries/cursor_rows/`, as the version before did.
+pub fn as_states() -> bool {
+    spi::queen_table_exists(c"log_cursors")
+}
+
+/// `states` on a schema that keeps cursors as states, else `rows`.
+pub fn pick(states: &'static str, rows: &'static str) -> &'static str {
+    if as_states() {
+        states
+    } else {
+        rows
+    }
+}
+
+/// How many times a statement that lost a cursor's state to another
+/// transaction (the state was replaced while this one waited for its lock)
+/// is made again before the call is answered to retry (40001). Each round
+/// waits for the transaction that holds the state; one that replaces the
+/// same state this often in between is not expected (not measured).
+pub const STATE_ROUNDS: usize = 16;
+
+/// Makes `statement` (whose rows count what it did) again until a run
+/// does nothing, at most [`STATE_ROUNDS`] times; answers the rows of all
+/// runs. `what` names the call for the retry error.
+pub fn until_settled(mut statement: impl FnMut() -> usize, what: &str) -> usize {
+    let mut total = 0;
+    for _ in 0..STATE_ROUNDS {
+        let n = statement();
+        if n == 0 {
+            return total;
+        }
+        total += n;
+    }
+    errors::retry_needed(format!(
+        "{what}: cursor states kept changing under it; retry"
+    ))
+}
+
+/// Deletes the states of the cursors `ids` (deleted by the caller, or about
+/// to go with their partitions): a transaction that holds one is waited
+/// for, and the state it put in its place is deleted by the next round.
+pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
+    if ids.is_empty() || !as_states() {
+        return;
+    }
+    until_settled(
+        || {
+            exec(
+                client,
+                query!("cursor_states_delete"),
+                &[spi::INT8_ARRAY],
+                &[ids.to_vec().into()],
+            )
+            .len()
+        },
+        "deleting cursors",
+    );
+}
+
+/// Deletes the states of every cursor on the partitions `pids` (which the
+/// caller holds locked and is about to delete: their cursors go with them).
+pub fn delete_states_of_partitions(client: &mut SpiClient<'_>, pids: &[i64]) {
+    if !as_states() {
+        return;
+    }
+    let ids: Vec<i64> = exec(
+        client,
+        query!("cursor_ids_of_partitions"),
+        &[spi::INT8_ARRAY],
+        &[pids.to_vec().into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect();
+    delete_states(client, &ids);
+}
+
+/// Whether group `group` has a cursor on partition `pid`.
+pub fn exists(client: &mut SpiClient<'_>, pid: i64, group: &str) -> bool {
+    exec(
+        client,
+        query!("cursor_exists"),
+        &[spi::INT8, spi::TEXT],
+        &[pid.into(), group.into()],
+    )
+    .next()
+    .is_some()
+}

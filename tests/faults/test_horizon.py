@@ -1,0 +1,131 @@
+"""The message path under a held horizon: a pg_dump of the database runs
+while producers push and consumers pop and ack (its snapshot, exported and
+held for the phase, is the database's horizon), then the postmaster is
+killed. Pushing, popping and acking update no row of the log (the
+partitions, the cursors and their states are only inserted, locked and
+deleted); every answered push is read exactly once; every message ends
+acked. The rates before, during and after the dump are printed (figures,
+not assertions: `make bench WHAT=xmin` measures them)."""
+
+import collections
+import os
+import shutil
+import threading
+import time
+
+import cluster
+from workload import Consumer, Pusher, read_all
+
+PHASE_S = 8
+HOT = ("log_partitions", "log_cursors", "log_cursor_states")
+
+
+def counters(conn):
+    """Rows updated and dead, per hot table, as the statistics have them."""
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    rows = conn.execute(
+        "SELECT relname, n_tup_upd, n_dead_tup FROM pg_stat_user_tables "
+        "WHERE schemaname = 'queen' AND relname = ANY(%s)", (list(HOT),)).fetchall()
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def acked_count(consumers):
+    return sum(len(c.acked) for c in consumers)
+
+
+def test_a_dump_during_load_and_a_kill_lose_nothing_and_update_no_row():
+    queue = cluster.unique("horizon")
+    cluster.q1("SELECT queen.configure(%s, '{\"leaseTime\": 5, \"retryLimit\": 100}'::jsonb)", (queue,))
+    partitions = [f"p{i}" for i in range(8)]
+    stop_push, stop_pop = threading.Event(), threading.Event()
+    start = time.monotonic()
+    deadline = start + 4 * PHASE_S + 120
+    pusher = Pusher("push", queue, partitions, stop_push, deadline, kind="sql", items_per_push=4, pause=0.002)
+    consumers = [Consumer(f"c{i}", queue, "g", stop_pop, deadline, batch=20) for i in range(2)]
+    pusher.start()
+    for c in consumers:
+        c.start()
+    stats = cluster.connect()
+    time.sleep(2.0)
+    # Every partition has had its first push: the one update a push makes
+    # (a partition's first live segment) is behind us.
+    cluster.wait_for(lambda: cluster.q1(
+        "SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+        "WHERE q.name = %s AND p.oldest_live_at IS NOT NULL", (queue,)) == len(partitions),
+        "every partition pushed to", timeout=30)
+    time.sleep(1.0)
+
+    rates = {}
+    t0, a0 = time.monotonic(), acked_count(consumers)
+    time.sleep(PHASE_S)
+    rates["before"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
+
+    # The dump, in a snapshot held open for the phase.
+    files = os.path.join(cluster.DIR, "horizon-dump")
+    shutil.rmtree(files, ignore_errors=True)
+    os.makedirs(files)
+    if os.geteuid() == 0:
+        shutil.chown(files, cluster.PG_USER, cluster.PG_USER)
+    before = counters(stats)
+    with cluster.connect(autocommit=False) as holder:
+        holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        snapshot = holder.execute("SELECT pg_export_snapshot()").fetchone()[0]
+        t0, a0 = time.monotonic(), acked_count(consumers)
+        r = cluster.as_pg([f"{cluster.PG_BIN}/pg_dump", "-h", "127.0.0.1", "-p", str(cluster.PORT), "-U", "postgres",
+                           "-Fc", f"--snapshot={snapshot}", "-f", os.path.join(files, "queen.dump"), "queen"],
+                          timeout=120)
+        assert r.returncode == 0, f"pg_dump during the load: {r.stderr}"
+        time.sleep(max(0.0, t0 + PHASE_S - time.monotonic()))
+        rates["during"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
+        holder.rollback()
+    shutil.rmtree(files, ignore_errors=True)
+    t0, a0 = time.monotonic(), acked_count(consumers)
+    time.sleep(PHASE_S)
+    rates["after"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
+    # A backend reports its counts at most once a second.
+    time.sleep(1.5)
+    during = counters(stats)
+    print(f"{queue}: acked messages/s before the dump {rates['before']:.0f}, during {rates['during']:.0f}, "
+          f"after {rates['after']:.0f}; rows updated over the three phases: "
+          + ", ".join(f"{t} {during[t][0] - before[t][0]}" for t in HOT))
+    assert rates["during"] > 0, f"nothing was acked while the dump's snapshot was held: {rates}"
+    updated = {t: during[t][0] - before[t][0] for t in HOT}
+    assert not any(updated.values()), f"rows of the log updated while messages flowed (table: rows): {updated}"
+
+    # A kill under the same load.
+    cluster.kill()
+    time.sleep(3.0)
+    stop_push.set()
+    pusher.join(60)
+    assert not pusher.is_alive()
+    stats.close()
+
+    with cluster.connect() as c:
+        def drained():
+            return c.execute(
+                """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+                    LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = 'g'
+                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE(
+                          (SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id
+                            ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
+                (queue,)).fetchone()[0] == 0
+        try:
+            cluster.wait_for(drained, "every partition's cursor at its last offset", timeout=90, every=0.5)
+        finally:
+            stop_pop.set()
+            for cons in consumers:
+                cons.join(60)
+
+    wrong = pusher.wrong + [w for cons in consumers for w in cons.wrong]
+    assert not wrong, f"answers that break the contract: {wrong[:10]}"
+    answered = pusher.answered
+    assert len(answered) > 200, f"expected a few hundred pushes answered, saw {len(answered)}"
+    read = read_all(queue, cluster.unique("verify"))
+    seen = collections.Counter(m["transactionId"] for m in read)
+    twice = [t for t, n in seen.items() if n > 1]
+    assert not twice, f"expected every stored transaction id once, {len(twice)} read twice: {twice[:10]}"
+    lost = [t for t in answered if t not in seen]
+    assert not lost, f"expected every answered push to be read, {len(lost)} lost: {lost[:10]}"
+    acked = set(t for cons in consumers for t in cons.acked)
+    unacked = [t for t in answered if t not in acked]
+    assert not unacked, f"expected every pushed message acked, {len(unacked)} never were: {unacked[:10]}"
