@@ -4,18 +4,21 @@
 -- another transaction replaced that state while this one waited for it,
 -- the lock finds it deleted and the statement answers no row: the caller
 -- asks again, in a statement whose snapshot sees the new state. The locked
--- state is materialized first, so the sidecar is read for its lease.
+-- state is materialized first, so the sidecar is read for its lease. It
+-- is locked in a subquery of its own, probed by its whole key (joined
+-- directly, the planner may probe the cursor's id alone and read every
+-- state a held snapshot keeps).
 WITH c AS MATERIALIZED (
     SELECT s.committed, s.lease_id, s.lease_start, s.lease_end, s.lease_state,
            s.head_offset, s.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
       FROM queen.log_cursors k
      CROSS JOIN LATERAL (SELECT n.seq FROM queen.log_cursor_states n
                           WHERE n.cursor_id = k.id ORDER BY n.seq DESC LIMIT 1) n
-      JOIN queen.log_cursor_states s ON s.cursor_id = k.id AND s.seq = n.seq
+     CROSS JOIN LATERAL (SELECT s.* FROM queen.log_cursor_states s
+                          WHERE s.cursor_id = k.id AND s.seq = n.seq FOR UPDATE) s
       JOIN queen.log_partitions p ON p.id = k.partition_id
       JOIN queen.queues q ON q.id = p.queue_id
-     WHERE k.partition_id = $1 AND k.consumer_group = $2
-       FOR UPDATE OF s)
+     WHERE k.partition_id = $1 AND k.consumer_group = $2)
 SELECT c.*, t.base_offset, t.txn_hashes
   FROM c LEFT JOIN LATERAL (
        SELECT base_offset, txn_hashes FROM queen.log_txns

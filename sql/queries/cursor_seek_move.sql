@@ -10,11 +10,13 @@
       JOIN queen.log_cursors k ON k.partition_id = t.pid AND k.consumer_group = $2
      CROSS JOIN LATERAL (SELECT n.seq FROM queen.log_cursor_states n
                           WHERE n.cursor_id = k.id ORDER BY n.seq DESC LIMIT 1) n
-      JOIN queen.log_cursor_states s ON s.cursor_id = k.id AND s.seq = n.seq
-     WHERE NOT (s.committed = t.committed AND s.lease_id IS NULL AND s.head_offset IS NULL
-                AND s.head_attempts = 0 AND s.retry_at IS NULL)
+     CROSS JOIN LATERAL (SELECT s.cursor_id, s.seq FROM queen.log_cursor_states s
+                          WHERE s.cursor_id = k.id AND s.seq = n.seq
+                            AND NOT (s.committed = t.committed AND s.lease_id IS NULL
+                                     AND s.head_offset IS NULL AND s.head_attempts = 0
+                                     AND s.retry_at IS NULL)
+                            FOR UPDATE) s
      ORDER BY t.pid
-       FOR UPDATE OF s
 ), gone AS (
     DELETE FROM queen.log_cursor_states d USING prev
      WHERE d.cursor_id = prev.cursor_id AND d.seq = prev.seq

@@ -9,11 +9,13 @@ WITH c AS MATERIALIZED (
       FROM queen.log_cursors k
      CROSS JOIN LATERAL (SELECT n.seq FROM queen.log_cursor_states n
                           WHERE n.cursor_id = k.id ORDER BY n.seq DESC LIMIT 1) n
-      JOIN queen.log_cursor_states s ON s.cursor_id = k.id AND s.seq = n.seq
-     WHERE k.partition_id = $1 AND k.consumer_group = $2
-       AND (s.lease_id IS NULL OR s.lease_expires_at <= now())
-       AND (s.retry_at IS NULL OR s.retry_at <= now())
-       FOR UPDATE OF s SKIP LOCKED)
+     CROSS JOIN LATERAL (SELECT s.committed, s.head_offset, s.head_attempts
+                           FROM queen.log_cursor_states s
+                          WHERE s.cursor_id = k.id AND s.seq = n.seq
+                            AND (s.lease_id IS NULL OR s.lease_expires_at <= now())
+                            AND (s.retry_at IS NULL OR s.retry_at <= now())
+                            FOR UPDATE SKIP LOCKED) s
+     WHERE k.partition_id = $1 AND k.consumer_group = $2)
 SELECT c.head_offset, c.head_attempts, c.from_offset, c.deleted, s.*
   FROM c LEFT JOIN LATERAL (SELECT base_offset, end_offset, frame_count, (extract(epoch FROM created_at) * 1000000)::int8 AS created_us, blob
       FROM queen.log_segments
