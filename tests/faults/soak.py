@@ -22,7 +22,7 @@ import requests
 sys.path.insert(0, os.path.dirname(__file__))
 
 import cluster  # noqa: E402
-from workload import Consumer, Pusher, SqlConn, read_all  # noqa: E402
+from workload import Consumer, Pusher, SqlConn, behind, read_all  # noqa: E402
 
 SECONDS = int(os.environ.get("QUEEN_SOAK_SECONDS", "600"))
 KILL_EVERY = int(os.environ.get("QUEEN_SOAK_KILL_EVERY_S", "60"))
@@ -173,11 +173,7 @@ def main():
         findings["idle"] = f"no operation answered by: {idle}"
     with cluster.connect() as c:
         def drained():
-            return c.execute(
-                """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-                    LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = 'g'
-                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
-                (q,)).fetchone()[0] == 0
+            return behind(c, q, "g") == 0
         try:
             cluster.wait_for(drained, "the consumers drained the queue", timeout=180, every=1)
         except AssertionError as e:

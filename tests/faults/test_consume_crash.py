@@ -9,7 +9,7 @@ import threading
 import time
 
 import cluster
-from workload import Consumer, Pusher
+from workload import Consumer, Pusher, behind
 
 RUN_S = 20
 KILLS_AT = (6, 13)
@@ -45,12 +45,7 @@ def run(queue, group, consumer_setup, http_consumer):
     # Drain: every message pushed is eventually acked.
     with cluster.connect() as c:
         def drained():
-            left = c.execute(
-                """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-                    LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = %s
-                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
-                (group, queue)).fetchone()[0]
-            return left == 0
+            return behind(c, queue, group) == 0
         try:
             cluster.wait_for(drained, "every partition's cursor at its last offset", timeout=90, every=0.5)
         finally:

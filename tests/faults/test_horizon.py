@@ -14,7 +14,7 @@ import threading
 import time
 
 import cluster
-from workload import Consumer, Pusher, read_all
+from workload import Consumer, Pusher, behind, read_all
 
 PHASE_S = 8
 HOT = ("log_partitions", "log_cursors", "log_cursor_states")
@@ -102,13 +102,7 @@ def test_a_dump_during_load_and_a_kill_lose_nothing_and_update_no_row():
 
     with cluster.connect() as c:
         def drained():
-            return c.execute(
-                """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-                    LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = 'g'
-                    WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE(
-                          (SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id
-                            ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
-                (queue,)).fetchone()[0] == 0
+            return behind(c, queue, "g") == 0
         try:
             cluster.wait_for(drained, "every partition's cursor at its last offset", timeout=90, every=0.5)
         finally:

@@ -11,7 +11,7 @@ import time
 import psycopg
 
 import cluster
-from workload import Consumer
+from workload import Consumer, behind
 
 PUSHES = 40
 PARTITIONS = 4
@@ -85,13 +85,10 @@ def test_retention_audit_and_dead_letters_survive_kills():
 
     with cluster.connect() as c:
         def state():
-            return c.execute(
-                """SELECT (SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
-                             LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = %s
-                            WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE((SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))),
-                          (SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id
-                             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = %s)""",
-                (group, queue, queue)).fetchone()
+            segments = c.execute(
+                """SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id
+                     JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = %s""", (queue,)).fetchone()[0]
+            return behind(c, queue, group), segments
         try:
             cluster.wait_for(lambda: state()[0] == 0, "every message consumed", timeout=90, every=0.5)
         finally:

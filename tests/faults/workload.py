@@ -44,6 +44,18 @@ class SqlConn:
         self.broken()
 
 
+def behind(conn, queue, group):
+    """How many partitions of `queue` hold a message `group` has not
+    consumed (its cursor short of the partition's last offset, or none)."""
+    return conn.execute(
+        """SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+            LEFT JOIN queen.log_consumers lc ON lc.partition_id = p.id AND lc.consumer_group = %s
+            WHERE q.name = %s AND (lc.committed IS NULL OR lc.committed < COALESCE(
+                  (SELECT s.end_offset FROM queen.log_segments s WHERE s.partition_id = p.id
+                    ORDER BY s.base_offset DESC LIMIT 1), p.log_start - 1))""",
+        (group, queue)).fetchone()[0]
+
+
 def read_all(queue, group, limit_rounds=2000, conn=None):
     """Every message of `queue` a fresh consumer group reads (autoAck), as a
     list of messages."""

@@ -89,7 +89,7 @@ fn lock_newest_state(
     );
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();
-    for row in exec(
+    for row in spi::exec_unsorted(
         client,
         sql,
         &[spi::INT8, spi::TEXT],
@@ -524,7 +524,7 @@ fn settle(
     let answered = c.state.iter().all(|s| *s != OPEN);
     if answered {
         let (head, retry_in_ms) = next_head(client, pid, group, c, errors_at, results);
-        exec(
+        spi::exec_unsorted(
             client,
             cursors::pick(
                 query!("cursor_newest", "ack_settle_retry"),
@@ -548,7 +548,7 @@ fn settle(
             ],
         );
     } else {
-        exec(
+        spi::exec_unsorted(
             client,
             cursors::pick(
                 query!("cursor_newest", "ack_settle_advance"),

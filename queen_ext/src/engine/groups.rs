@@ -419,7 +419,10 @@ fn seek_cursors(
         return exec(c, rows, types, &args).len();
     }
     let partitions = exec(c, create, types, &args).len();
-    cursors::until_settled(|| exec(c, moved, types, &args).len(), "a seek");
+    cursors::until_settled(
+        || spi::exec_unsorted(c, moved, types, &args).len(),
+        "a seek",
+    );
     partitions
 }
 

@@ -477,7 +477,7 @@ fn take_cursor(
             query!("cursor_rows/pop_take_cursor_deleted"),
         ),
     };
-    let rows = exec(
+    let rows = spi::exec_unsorted(
         client,
         sql,
         &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
@@ -615,7 +615,7 @@ fn move_cursor(
     skip: &[i64],
 ) {
     let Some((lease_id, lease_time)) = lease else {
-        exec(
+        spi::exec_unsorted(
             client,
             cursors::pick(
                 query!("cursor_newest", "pop_release_cursor"),
@@ -630,7 +630,7 @@ fn move_cursor(
     for o in skip {
         state[(o - start) as usize] = crate::engine::ack::DONE;
     }
-    exec(
+    spi::exec_unsorted(
         client,
         cursors::pick(
             query!("cursor_newest", "pop_lease_cursor"),

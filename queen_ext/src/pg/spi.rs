@@ -47,7 +47,24 @@ pub fn advisory_id(id: i64) -> i32 {
 /// up front as `update` does. A call that only reads (an empty pop, a
 /// queue version, a status, a listing) then leaves its transaction without
 /// one, and its commit writes no WAL.
+///
+/// Never compiled with JIT: the statements are short probes, and a plan
+/// whose estimate grows (a table a held snapshot keeps from being pruned,
+/// or a switch of `exec_without`, which prices what it turns off far above
+/// any real cost) would be compiled and optimized at every run: a pop took
+/// 200 ms in LLVM, 2026-12-06.
 pub fn exec<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+) -> SpiTupleTable<'conn> {
+    with_planner(std::ptr::addr_of_mut!(pg_sys::jit_enabled), false, || {
+        exec_jitless(client, sql, types, args)
+    })
+}
+
+fn exec_jitless<'conn>(
     client: &mut SpiClient<'conn>,
     sql: &'static str,
     types: &[PgOid],
@@ -201,6 +218,27 @@ pub fn exec_probing<'conn>(
             std::ptr::addr_of_mut!(pg_sys::enable_mergejoin),
             std::ptr::addr_of_mut!(pg_sys::enable_memoize),
         ],
+    )
+}
+
+/// `exec`, planned with no sort: for a statement that reads a cursor's
+/// newest state (`ORDER BY seq DESC LIMIT 1`), which must be the first
+/// visible entry of a backward probe of the states' key. Sorted instead,
+/// the probe reads every state of the cursor that a snapshot held open
+/// elsewhere keeps from being pruned: a pop took 16 ms after eight minutes
+/// of a held snapshot, its state read through a sort (2026-12-06).
+pub fn exec_unsorted<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+) -> SpiTupleTable<'conn> {
+    exec_without(
+        client,
+        sql,
+        types,
+        args,
+        &[std::ptr::addr_of_mut!(pg_sys::enable_sort)],
     )
 }
 
