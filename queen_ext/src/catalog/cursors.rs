@@ -10,7 +10,7 @@
 use pgrx::spi::SpiClient;
 
 use crate::pg::errors;
-use crate::pg::spi::{self, exec};
+use crate::pg::spi;
 use crate::query;
 
 /// Whether the schema keeps cursors as states (0.5.0 on). A database not
@@ -21,13 +21,17 @@ pub fn as_states() -> bool {
     spi::queen_table_exists(c"log_cursors")
 }
 
-/// `states` on a schema that keeps cursors as states, else `rows`.
-pub fn pick(states: &'static str, rows: &'static str) -> &'static str {
-    if as_states() {
-        states
-    } else {
-        rows
-    }
+/// Runs `states` on a schema that keeps cursors as states, else `rows`
+/// (the same parameters), planned with no sort: a cursor's newest state is
+/// the first visible entry of a backward probe (`spi::exec_unsorted`).
+pub fn exec<'conn>(
+    client: &mut SpiClient<'conn>,
+    [states, rows]: [&'static str; 2],
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+) -> pgrx::spi::SpiTupleTable<'conn> {
+    let sql = if as_states() { states } else { rows };
+    spi::exec_unsorted(client, sql, types, args)
 }
 
 /// How many times a statement that lost a cursor's state to another
@@ -63,7 +67,7 @@ pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
     }
     until_settled(
         || {
-            exec(
+            spi::exec(
                 client,
                 query!("cursor_states_delete"),
                 &[spi::INT8_ARRAY],
@@ -81,7 +85,7 @@ pub fn delete_states_of_partitions(client: &mut SpiClient<'_>, pids: &[i64]) {
     if !as_states() {
         return;
     }
-    let ids: Vec<i64> = exec(
+    let ids: Vec<i64> = spi::exec(
         client,
         query!("cursor_ids_of_partitions"),
         &[spi::INT8_ARRAY],
@@ -94,7 +98,7 @@ pub fn delete_states_of_partitions(client: &mut SpiClient<'_>, pids: &[i64]) {
 
 /// Whether group `group` has a cursor on partition `pid`.
 pub fn exists(client: &mut SpiClient<'_>, pid: i64, group: &str) -> bool {
-    exec(
+    spi::exec(
         client,
         query!("cursor_exists"),
         &[spi::INT8, spi::TEXT],

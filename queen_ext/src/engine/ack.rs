@@ -83,15 +83,14 @@ fn lock_newest_state(
     pid: i64,
     group: &str,
 ) -> Option<(ConsumerRow, Vec<SidecarRow>)> {
-    let sql = cursors::pick(
-        query!("ack_lock_consumer"),
-        query!("cursor_rows/ack_lock_consumer"),
-    );
     let mut consumer: Option<ConsumerRow> = None;
     let mut covering = Vec::new();
-    for row in spi::exec_unsorted(
+    for row in cursors::exec(
         client,
-        sql,
+        [
+            query!("ack_lock_consumer"),
+            query!("cursor_rows/ack_lock_consumer"),
+        ],
         &[spi::INT8, spi::TEXT],
         &[pid.into(), group.into()],
     ) {
@@ -524,12 +523,12 @@ fn settle(
     let answered = c.state.iter().all(|s| *s != OPEN);
     if answered {
         let (head, retry_in_ms) = next_head(client, pid, group, c, errors_at, results);
-        spi::exec_unsorted(
+        cursors::exec(
             client,
-            cursors::pick(
+            [
                 query!("cursor_newest", "ack_settle_retry"),
                 query!("cursor_rows/ack_settle_retry"),
-            ),
+            ],
             &[
                 spi::INT8,
                 spi::TEXT,
@@ -548,12 +547,12 @@ fn settle(
             ],
         );
     } else {
-        spi::exec_unsorted(
+        cursors::exec(
             client,
-            cursors::pick(
+            [
                 query!("cursor_newest", "ack_settle_advance"),
                 query!("cursor_rows/ack_settle_advance"),
-            ),
+            ],
             &[spi::INT8, spi::TEXT, spi::INT8, spi::BYTEA],
             &[
                 pid.into(),
@@ -569,11 +568,6 @@ fn settle(
 /// Extends every partition lease held under `lease_id`, by `seconds` or by
 /// each queue's lease time.
 pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i32>) -> Renewed {
-    // A state another transaction replaced while this one waited for it is
-    // renewed by the next round, which sees the new one and leaves out
-    // what this call renewed already.
-    let mut expiries: Vec<i64> = Vec::new();
-    let (mut cursors, mut seqs): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
     if !cursors::as_states() {
         let expiries: Vec<i64> = exec(
             client,
@@ -592,6 +586,11 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i
             expires_us: expiries.iter().max().copied(),
         };
     }
+    // A state another transaction replaced while this one waited for it is
+    // renewed by the next round, which sees the new one and leaves out the
+    // states this call put in: (cursor, seq).
+    let mut expiries: Vec<i64> = Vec::new();
+    let (mut renewed, mut seqs): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
     cursors::until_settled(
         || {
             let before = expiries.len();
@@ -602,11 +601,11 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i
                 &[
                     pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
                     seconds.into(),
-                    cursors.clone().into(),
+                    renewed.clone().into(),
                     seqs.clone().into(),
                 ],
             ) {
-                cursors.push(spi::col::<i64>(&r, "cursor_id"));
+                renewed.push(spi::col::<i64>(&r, "cursor_id"));
                 seqs.push(spi::col::<i64>(&r, "seq"));
                 expiries.push(spi::col::<i64>(&r, "lease_expires_us"));
             }

@@ -468,16 +468,16 @@ fn take_cursor(
     tombstones: bool,
 ) -> Option<(Cursor, Scan, Vec<i64>)> {
     let sql = match tombstones {
-        false => cursors::pick(
+        false => [
             query!("pop_take_cursor"),
             query!("cursor_rows/pop_take_cursor"),
-        ),
-        true => cursors::pick(
+        ],
+        true => [
             query!("pop_take_cursor_deleted"),
             query!("cursor_rows/pop_take_cursor_deleted"),
-        ),
+        ],
     };
-    let rows = spi::exec_unsorted(
+    let rows = cursors::exec(
         client,
         sql,
         &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
@@ -587,12 +587,12 @@ fn create_cursor(
     let Some(committed) = initial_committed(client, req, queue.id, cand.pid, cand.log_start) else {
         return false;
     };
-    exec(
+    cursors::exec(
         client,
-        cursors::pick(
+        [
             query!("pop_create_cursor"),
             query!("cursor_rows/pop_create_cursor"),
-        ),
+        ],
         &[spi::INT8, spi::TEXT, spi::INT8],
         &[cand.pid.into(), req.group.as_str().into(), committed.into()],
     );
@@ -615,12 +615,12 @@ fn move_cursor(
     skip: &[i64],
 ) {
     let Some((lease_id, lease_time)) = lease else {
-        spi::exec_unsorted(
+        cursors::exec(
             client,
-            cursors::pick(
+            [
                 query!("cursor_newest", "pop_release_cursor"),
                 query!("cursor_rows/pop_release_cursor"),
-            ),
+            ],
             &[spi::INT8, spi::TEXT, spi::INT8],
             &[pid.into(), group.into(), end.into()],
         );
@@ -630,12 +630,12 @@ fn move_cursor(
     for o in skip {
         state[(o - start) as usize] = crate::engine::ack::DONE;
     }
-    spi::exec_unsorted(
+    cursors::exec(
         client,
-        cursors::pick(
+        [
             query!("cursor_newest", "pop_lease_cursor"),
             query!("cursor_rows/pop_lease_cursor"),
-        ),
+        ],
         &[
             spi::INT8,
             spi::TEXT,

@@ -18,7 +18,7 @@ use crate::engine::ack;
 use crate::engine::counters::{self, Count};
 use crate::engine::push;
 use crate::pg::errors;
-use crate::pg::spi::{self, exec};
+use crate::pg::spi;
 use crate::query;
 use crate::wire::ack::{self as ack_wire, AckIn};
 use crate::wire::json::{parse_uuid, Obj};
@@ -141,12 +141,12 @@ fn required_leases(leases: Option<&Vec<Value>>) -> Vec<uuid::Uuid> {
 /// Refuses the transaction unless every required lease is held.
 fn check_leases(client: &mut SpiClient<'_>, leases: &[uuid::Uuid]) {
     for lease in leases {
-        let held = exec(
+        let held = crate::catalog::cursors::exec(
             client,
-            crate::catalog::cursors::pick(
+            [
                 query!("transaction_check_leases"),
                 query!("cursor_rows/transaction_check_leases"),
-            ),
+            ],
             &[spi::UUID],
             &[pgrx::Uuid::from_bytes(*lease.as_bytes()).into()],
         )
