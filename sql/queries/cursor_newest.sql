@@ -1,6 +1,7 @@
 -- The newest state of group $2's cursor on partition $1 (which this
--- transaction holds locked): the statement that follows replaces it
--- (cursor_replace.sql). Shared by every write of a cursor's state.
+-- transaction holds locked), deleted; the part that follows
+-- (pop_lease_cursor.sql, pop_release_cursor.sql, ack_settle_advance.sql,
+-- ack_settle_retry.sql) selects the state that takes its place.
 WITH prev AS (
     SELECT s.*
       FROM queen.log_cursors k
