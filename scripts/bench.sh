@@ -14,7 +14,8 @@ install_extension
 cd "$ROOT"
 cargo build --release -p queen_bench -p queen_front >/dev/null
 front=""
-trap '[ -n "$front" ] && kill "$front" 2>/dev/null; pg_stop "$DIR"' EXIT
+base_bin=""
+trap '[ -n "$front" ] && kill "$front" 2>/dev/null; pg_stop "$DIR"; [ -z "$base_bin" ] || (PG_BIN="$base_bin"; pg_stop "$DIR/base")' EXIT
 pg_stop "$DIR"
 rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT"
@@ -32,13 +33,24 @@ run_http() {
 }
 # Request fusion: a fusing front-end (the defaults) and one with fusion
 # off, over the same database, loaded by wrk in turns.
+# With BASE=<git revision>, the same again against that version (base_start).
 run_fusion() {
-    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    fusion_of "$DSN" "$ROOT/target/release/queen_front"
+    if [ -n "${BASE:-}" ]; then
+        base_start
+        echo
+        echo "The same against $BASE:"
+        fusion_of "$BASE_DSN" "$BASE_FRONT"
+    fi
+}
+# fusion_of DSN FRONT-END-BINARY
+fusion_of() {
+    DATABASE_URL="$1" PORT=6636 RUST_LOG=warn "$2" &
     front=$!
-    DATABASE_URL="$DSN" PORT=6637 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    DATABASE_URL="$1" PORT=6637 QUEEN_FUSION=off RUST_LOG=warn "$2" &
     local off=$!
     sleep 1
-    "$ROOT/target/release/queen_bench_fusion" "$DSN" "http://127.0.0.1:6636" "http://127.0.0.1:6637" "$DIR/fusion"
+    "$ROOT/target/release/queen_bench_fusion" "$1" "http://127.0.0.1:6636" "http://127.0.0.1:6637" "$DIR/fusion"
     kill -9 "$front" "$off" 2>/dev/null || true
     wait "$front" "$off" 2>/dev/null || true
     front=""
@@ -91,7 +103,49 @@ run_shards() {
         "host=127.0.0.1 port=$base user=postgres dbname=queen" "${QUEEN_BENCH_SECONDS:-5}"
     cluster_down "$cdir"
 }
+# A previous version of queen beside this one, for side-by-side figures:
+# BASE=<git revision> is built once (its own target directory under
+# .queen-bench/base/, seeded from ours; its extension and its front-end)
+# and installed into a copy of PostgreSQL's tree (PostgreSQL finds its
+# library and share directories relative to its binaries). base_start
+# starts its cluster on 127.0.0.1:$((PORT + 1)) and sets BASE_DSN and
+# BASE_FRONT (the front-end binary).
+base_start() {
+    local rev base="$DIR/base" major="$PG_MAJOR"
+    rev="$(git -C "$ROOT" rev-parse "${BASE:?this bench needs BASE=<git revision>}^{commit}")"
+    local tree="$base/pg-$rev"
+    if [ ! -x "$tree/usr/lib/postgresql/$major/bin/postgres" ] || [ ! -x "$tree/queen_front" ]; then
+        say "building queen at $rev"
+        rm -rf "$base/src" "$base"/pg-*
+        mkdir -p "$base/src" "$base/target"
+        git -C "$ROOT" archive "$rev" | tar -x -C "$base/src"
+        [ -d "$base/target/release" ] || cp -a "$ROOT/target/release" "$base/target/release"
+        (cd "$base/src/queen_ext" && CARGO_TARGET_DIR="$base/target" \
+            cargo pgrx package --pg-config "$PG_CONFIG" --out-dir "$base/package" >/dev/null)
+        (cd "$base/src" && CARGO_TARGET_DIR="$base/target" cargo build --release -p queen_front >/dev/null)
+        mkdir -p "$tree/usr/lib/postgresql" "$tree/usr/share/postgresql"
+        cp -a "/usr/lib/postgresql/$major" "$tree/usr/lib/postgresql/"
+        cp -a "/usr/share/postgresql/$major" "$tree/usr/share/postgresql/"
+        rm -f "$tree/usr/lib/postgresql/$major/lib"/queen*.so "$tree/usr/share/postgresql/$major/extension"/queen*
+        cp -a "$base/package/usr/." "$tree/usr/"
+        rm -rf "$base/package"
+        if is_root; then chown -R postgres:postgres "$tree"; fi
+        cp "$base/target/release/queen_front" "$tree/queen_front"
+    fi
+    local port=$((PORT + 1))
+    base_bin="$tree/usr/lib/postgresql/$major/bin"
+    (PG_BIN="$base_bin"; pg_stop "$base"; rm -rf "$base/data"; pg_start "$base" "$port")
+    BASE_DSN="host=127.0.0.1 port=$port user=postgres dbname=queen"
+    BASE_FRONT="$tree/queen_front"
+}
+# The engine bench's cells against a previous version, side by side in one
+# run: make bench WHAT=versus BASE=<git revision>.
+run_versus() {
+    base_start
+    "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" "$BASE_DSN"
+}
 case "${1:-all}" in
+    versus) run_versus ;;
     engine) "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}" ;;
     retention) "$ROOT/target/release/queen_bench_retention" "$DSN" ;;
     http) run_http ;;

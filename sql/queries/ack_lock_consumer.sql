@@ -4,12 +4,14 @@
 -- another transaction replaced that state while this one waited for it,
 -- the lock finds it deleted and the statement answers no row: the caller
 -- asks again, in a statement whose snapshot sees the new state. The locked
--- state is materialized first, so the sidecar is read for its lease. It
+-- state is materialized first, so the sidecar is read for its lease; its
+-- key (cursor_id, state_seq) goes to the statement that replaces it
+-- (cursor_replace.sql). It
 -- is locked in a subquery of its own, probed by its whole key (joined
 -- directly, the planner may probe the cursor's id alone and read every
 -- state a held snapshot keeps).
 WITH c AS MATERIALIZED (
-    SELECT s.committed, s.lease_id, s.lease_start, s.lease_end, s.lease_state,
+    SELECT s.cursor_id, s.seq AS state_seq, s.committed, s.lease_id, s.lease_start, s.lease_end, s.lease_state,
            s.head_offset, s.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
       FROM queen.log_cursors k
      CROSS JOIN LATERAL (SELECT n.seq FROM queen.log_cursor_states n

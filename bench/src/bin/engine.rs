@@ -2,7 +2,11 @@
 //! plain INSERT of the same compressed bytes), measured side by side in one
 //! run on one cluster, printed as figures and ratios.
 //!
-//! Usage: queen_bench_engine <dsn> [seconds per cell]
+//! Usage: queen_bench_engine <dsn> [seconds per cell] [base dsn]
+//!
+//! With a base DSN (a cluster holding a previous version of queen), the
+//! cells both versions run are measured on each in turns instead
+//! ([`versus`]).
 
 use std::thread;
 
@@ -334,6 +338,15 @@ fn main() {
         conns,
     };
 
+    if let Some(base_dsn) = args.next() {
+        let base = Bench {
+            dsn: base_dsn,
+            secs,
+            conns,
+        };
+        versus(&b, &base);
+        return;
+    }
     queen_bench::cluster::install_pgmq(&dsn);
     let mut c = connect(&b.dsn);
     c.batch_execute(
@@ -599,7 +612,36 @@ fn fill(c: &mut Client, queue: &str, names: &[String], per: usize) {
 /// ones read the whole queue when a scan finds none, and try what that read
 /// found in the next pops.
 fn wide_pop_cell(b: &Bench, c: &mut Client) {
-    const GROUP: &str = "bench";
+    wide_pop_fill(c);
+    let cells: Vec<Cell<'_>> = vec![
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_narrow", WIDE_POP_GROUP)),
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_wide", WIDE_POP_GROUP)),
+        Box::new(|s| queen_pop_auto(b, s, "bench_pop_sparse", WIDE_POP_GROUP)),
+        Box::new(|s| queen_pop_auto_namespace(b, s, "bench_sparse", WIDE_POP_GROUP)),
+    ];
+    let rates = interleave(b.secs, &cells);
+    println!(
+        "pop of 1 (autoAck, a consumer group): queue of 16 partitions {:.0} msgs/s, \
+         {WIDE_IDLE_PARTITIONS} partitions all holding messages {:.0} msgs/s ({:.2}), \
+         {WIDE_IDLE_PARTITIONS} partitions of which 16 hold messages {:.0} msgs/s ({:.2}), \
+         the same popped by its namespace {:.0} msgs/s ({:.2})",
+        rates[0],
+        rates[1],
+        rates[1] / rates[0],
+        rates[2],
+        rates[2] / rates[0],
+        rates[3],
+        rates[3] / rates[0]
+    );
+}
+
+/// The consumer group of the wide pop cells.
+const WIDE_POP_GROUP: &str = "bench";
+
+/// The queues of [`wide_pop_cell`]: `bench_pop_narrow`, `bench_pop_wide`,
+/// `bench_pop_sparse` and its copy in namespace `bench_sparse`.
+fn wide_pop_fill(c: &mut Client) {
+    const GROUP: &str = WIDE_POP_GROUP;
     let busy: Vec<String> = (0..16).map(|p| format!("p{p}")).collect();
     let every: Vec<String> = (0..WIDE_IDLE_PARTITIONS).map(|p| format!("p{p}")).collect();
     fill(c, "bench_pop_narrow", &busy, 2_500);
@@ -620,26 +662,6 @@ fn wide_pop_cell(b: &Bench, c: &mut Client) {
         fill(c, queue, &busy, 2_500);
     }
     c.batch_execute("VACUUM ANALYZE").unwrap();
-    let cells: Vec<Cell<'_>> = vec![
-        Box::new(|s| queen_pop_auto(b, s, "bench_pop_narrow", GROUP)),
-        Box::new(|s| queen_pop_auto(b, s, "bench_pop_wide", GROUP)),
-        Box::new(|s| queen_pop_auto(b, s, "bench_pop_sparse", GROUP)),
-        Box::new(|s| queen_pop_auto_namespace(b, s, "bench_sparse", GROUP)),
-    ];
-    let rates = interleave(b.secs, &cells);
-    println!(
-        "pop of 1 (autoAck, a consumer group): queue of 16 partitions {:.0} msgs/s, \
-         {WIDE_IDLE_PARTITIONS} partitions all holding messages {:.0} msgs/s ({:.2}), \
-         {WIDE_IDLE_PARTITIONS} partitions of which 16 hold messages {:.0} msgs/s ({:.2}), \
-         the same popped by its namespace {:.0} msgs/s ({:.2})",
-        rates[0],
-        rates[1],
-        rates[1] / rates[0],
-        rates[2],
-        rates[2] / rates[0],
-        rates[3],
-        rates[3] / rates[0]
-    );
 }
 
 fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
@@ -653,45 +675,9 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
         "pop+ack msg/s", "queen json", "queen frames", "pgmq", "json/pg", "frames/pg"
     );
     for &batch in batches {
-        // The most messages per second one side may take, with room to spare.
-        const MOST_PGMQ_MSGS_PER_SEC: f64 = 150_000.0;
-        const MOST_QUEEN_MSGS_PER_SEC: f64 = 400_000.0;
-        let sized = |rate: f64| ((b.secs * rate) as usize).max(600_000) / 1000 * 1000;
-        let (queen_backlog, pgmq_backlog) = if batch == 1 {
-            (60_000, 40_000)
-        } else {
-            (
-                sized(MOST_QUEEN_MSGS_PER_SEC),
-                sized(MOST_PGMQ_MSGS_PER_SEC),
-            )
-        };
+        let (queen_backlog, pgmq_backlog) = backlogs(b.secs, batch);
         let qname = format!("bench_pop_{batch}");
-        let mut rng = SmallRng::seed_from_u64(7);
-        let mut left = queen_backlog.max(pgmq_backlog);
-        while left > 0 {
-            let n = left.min(1000);
-            let msgs = order_events(&mut rng, n);
-            if left <= queen_backlog {
-                let items: Vec<Value> = msgs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        let partition = format!("p{}", (left + i) % 16);
-                        push_item(&qname, Some(&partition), p.clone())
-                    })
-                    .collect();
-                c.execute("SELECT queen.push($1)", &[&Value::Array(items)])
-                    .unwrap();
-            }
-            if left <= pgmq_backlog {
-                c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs])
-                    .unwrap();
-            }
-            left -= n;
-        }
-        // A checkpoint now rather than one falling inside the cells.
-        c.batch_execute("VACUUM ANALYZE").unwrap();
-        c.batch_execute("CHECKPOINT").unwrap();
+        fill_backlog(c, &qname, queen_backlog, Some(pgmq_backlog));
         let cells: Vec<Cell<'_>> = vec![
             Box::new(|s| queen_pop_ack(b, s, &qname, batch)),
             Box::new(|s| queen_pop_frames_ack(b, s, &qname, batch)),
@@ -737,4 +723,152 @@ fn pop_cells(b: &Bench, c: &mut Client, batches: &[i32]) {
             println!("  a backlog ran dry: that side's figure is a lower bound");
         }
     }
+}
+
+/// The backlogs of queen and pgmq a pop+ack cell of `batch` over `secs`
+/// does not drain.
+fn backlogs(secs: f64, batch: i32) -> (usize, usize) {
+    // The most messages per second one side may take, with room to spare.
+    const MOST_PGMQ_MSGS_PER_SEC: f64 = 150_000.0;
+    const MOST_QUEEN_MSGS_PER_SEC: f64 = 400_000.0;
+    let sized = |rate: f64| ((secs * rate) as usize).max(600_000) / 1000 * 1000;
+    if batch == 1 {
+        (60_000, 40_000)
+    } else {
+        (
+            sized(MOST_QUEEN_MSGS_PER_SEC),
+            sized(MOST_PGMQ_MSGS_PER_SEC),
+        )
+    }
+}
+
+/// Fills queen's queue `qname` (16 partitions) with `queen_backlog` order
+/// events and, with `pgmq_backlog`, pgmq's queue of the same name with as
+/// many of the same events; then vacuums and checkpoints, so that no
+/// checkpoint falls inside the cells.
+fn fill_backlog(c: &mut Client, qname: &str, queen_backlog: usize, pgmq_backlog: Option<usize>) {
+    let pgmq_backlog = pgmq_backlog.unwrap_or(0);
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut left = queen_backlog.max(pgmq_backlog);
+    while left > 0 {
+        let n = left.min(1000);
+        let msgs = order_events(&mut rng, n);
+        if left <= queen_backlog {
+            let items: Vec<Value> = msgs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let partition = format!("p{}", (left + i) % 16);
+                    push_item(qname, Some(&partition), p.clone())
+                })
+                .collect();
+            c.execute("SELECT queen.push($1)", &[&Value::Array(items)])
+                .unwrap();
+        }
+        if left <= pgmq_backlog {
+            c.execute("SELECT pgmq.send_batch($1, $2::jsonb[])", &[&qname, &msgs])
+                .unwrap();
+        }
+        left -= n;
+    }
+    c.batch_execute("VACUUM ANALYZE").unwrap();
+    c.batch_execute("CHECKPOINT").unwrap();
+}
+
+/// The cells this version and a previous one (on the cluster of `base`)
+/// both run, each measured on both in turns (interleaved rounds), printed
+/// with the ratio of this version's figure to the previous one's.
+/// `QUEEN_BENCH_ONLY=push` or `pop` runs one half.
+fn versus(b: &Bench, base: &Bench) {
+    let only = std::env::var("QUEEN_BENCH_ONLY").unwrap_or_default();
+    let mut here = connect(&b.dsn);
+    let mut there = connect(&base.dsn);
+    println!(
+        "queen against a previous version: {} connections, {} s per cell\n",
+        b.conns, b.secs
+    );
+    println!(
+        "{:<44} {:>10} {:>10} {:>7}",
+        "msgs/s", "this", "previous", "ratio"
+    );
+    let row = |name: &str, rates: Vec<f64>| {
+        println!(
+            "{name:<44} {:>10.0} {:>10.0} {:>7.2}",
+            rates[0],
+            rates[1],
+            rates[0] / rates[1]
+        );
+    };
+    let pair = |cell: &dyn Fn(&Bench, f64) -> (u64, f64)| -> Vec<f64> {
+        let cells: Vec<Cell<'_>> = vec![Box::new(|s| cell(b, s)), Box::new(|s| cell(base, s))];
+        interleave(b.secs, &cells)
+    };
+    if only != "pop" {
+        versus_push(&row, &pair);
+    }
+    if only != "push" {
+        versus_pop(b.secs, &mut here, &mut there, &row, &pair);
+    }
+}
+
+/// A row of [`versus`]: a cell's name and its rates here and there.
+type Row<'a> = dyn Fn(&str, Vec<f64>) + 'a;
+/// A cell of [`versus`] run here and there in turns.
+type Pair<'a> = dyn Fn(&dyn Fn(&Bench, f64) -> (u64, f64)) -> Vec<f64> + 'a;
+
+fn versus_push(row: &Row<'_>, pair: &Pair<'_>) {
+    for (batch, partitions) in [(1usize, 1usize), (1, 16), (100, 1), (100, 16), (1000, 16)] {
+        let q = format!("bench_push_{batch}_{partitions}");
+        row(
+            &format!("push json, batch {batch}, {partitions} partition(s)"),
+            pair(&|b, s| queen_push(b, s, &q, batch, partitions, false)),
+        );
+    }
+    row(
+        "push binary, batch 1000, 16 partitions",
+        pair(&|b, s| queen_push_binary(b, s, "bench_bin_1000_16", 1000, 16, false)),
+    );
+    row(
+        "push packed, batch 1000, 16 partitions",
+        pair(&|b, s| queen_push_binary(b, s, "bench_packed_1000_16", 1000, 16, true)),
+    );
+    row(
+        "push with ids, batch 100, 16 partitions",
+        pair(&|b, s| queen_push(b, s, "bench_ids_100", 100, 16, true)),
+    );
+    row(
+        "push of 16 partitions x 10",
+        pair(&|b, s| queen_push_groups(b, s, "bench_groups")),
+    );
+}
+
+fn versus_pop(secs: f64, here: &mut Client, there: &mut Client, row: &Row<'_>, pair: &Pair<'_>) {
+    for batch in [1, 100] {
+        let qname = format!("bench_pop_{batch}");
+        let backlog = backlogs(secs, batch).0;
+        fill_backlog(here, &qname, backlog, None);
+        fill_backlog(there, &qname, backlog, None);
+        row(
+            &format!("pop+ack json, batch {batch}"),
+            pair(&|b, s| queen_pop_ack(b, s, &qname, batch)),
+        );
+        row(
+            &format!("pop+ack frames, batch {batch}"),
+            pair(&|b, s| queen_pop_frames_ack(b, s, &qname, batch)),
+        );
+    }
+    wide_pop_fill(here);
+    wide_pop_fill(there);
+    row(
+        "pop of 1, autoAck, queue of 16 partitions",
+        pair(&|b, s| queen_pop_auto(b, s, "bench_pop_narrow", WIDE_POP_GROUP)),
+    );
+    row(
+        "pop of 1, autoAck, 16 of 10000 partitions",
+        pair(&|b, s| queen_pop_auto(b, s, "bench_pop_sparse", WIDE_POP_GROUP)),
+    );
+    row(
+        "pop of 1, autoAck, the same by namespace",
+        pair(&|b, s| queen_pop_auto_namespace(b, s, "bench_sparse", WIDE_POP_GROUP)),
+    );
 }

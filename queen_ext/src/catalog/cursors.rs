@@ -34,6 +34,57 @@ pub fn exec<'conn>(
     spi::exec_unsorted(client, sql, types, args)
 }
 
+/// Where a cursor's next state goes: on a schema that keeps states, the
+/// key of the newest state the transaction holds locked (read by the
+/// statement that locked it, columns `cursor_id` and `state_seq`); on one
+/// not yet updated, the row of (partition, group), updated in place.
+#[derive(Clone, Copy, Debug)]
+pub enum Held {
+    State { cursor_id: i64, seq: i64 },
+    Row,
+}
+
+impl Held {
+    /// The held state `row` names, or [`Held::Row`] when it names none.
+    pub fn of(row: &pgrx::spi::SpiHeapTupleData<'_>) -> Self {
+        match (spi::opt(row, "cursor_id"), spi::opt(row, "state_seq")) {
+            (Some(cursor_id), Some(seq)) => Held::State { cursor_id, seq },
+            _ => Held::Row,
+        }
+    }
+}
+
+/// Replaces the cursor state `held` of group `group` on partition `pid` by
+/// the one `states` selects from it (`cursor_replace.sql` and a part that
+/// follows it), or on a schema not yet updated runs `rows` on the row of
+/// (`pid`, `group`): `$1` and `$2` are the held state's key or that row's,
+/// `types` and `args` the parameters from `$3` on.
+pub fn replace(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    held: Held,
+    [states, rows]: [&'static str; 2],
+    types: &[pgrx::pg_sys::PgOid],
+    args: Vec<pgrx::datum::DatumWithOid<'_>>,
+) {
+    let (sql, key_types, key): (
+        _,
+        [pgrx::pg_sys::PgOid; 2],
+        [pgrx::datum::DatumWithOid<'_>; 2],
+    ) = match held {
+        Held::State { cursor_id, seq } => (
+            states,
+            [spi::INT8, spi::INT8],
+            [cursor_id.into(), seq.into()],
+        ),
+        Held::Row => (rows, [spi::INT8, spi::TEXT], [pid.into(), group.into()]),
+    };
+    let all_types: Vec<_> = key_types.iter().chain(types).copied().collect();
+    let all_args: Vec<_> = key.into_iter().chain(args).collect();
+    spi::exec(client, sql, &all_types, &all_args);
+}
+
 /// How many times a statement that lost a cursor's state to another
 /// transaction (the state was replaced while this one waited for its lock)
 /// is made again before the call is answered to retry (40001). Each round

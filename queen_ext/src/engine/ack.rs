@@ -30,6 +30,8 @@ const FAILED: u8 = 2;
 const RETRY: u8 = 3;
 
 struct ConsumerRow {
+    /// The state the lock took, which the ack's next state replaces.
+    held: cursors::Held,
     queue_id: i64,
     committed: i64,
     lease_id: Option<uuid::Uuid>,
@@ -97,6 +99,7 @@ fn lock_newest_state(
         if consumer.is_none() {
             let lease: Option<pgrx::Uuid> = spi::opt(&row, "lease_id");
             consumer = Some(ConsumerRow {
+                held: cursors::Held::of(&row),
                 queue_id: spi::col(&row, "queue_id"),
                 committed: spi::col(&row, "committed"),
                 lease_id: lease.map(|l| uuid::Uuid::from_bytes(*l.as_bytes())),
@@ -523,23 +526,17 @@ fn settle(
     let answered = c.state.iter().all(|s| *s != OPEN);
     if answered {
         let (head, retry_in_ms) = next_head(client, pid, group, c, errors_at, results);
-        cursors::exec(
+        cursors::replace(
             client,
+            pid,
+            group,
+            c.held,
             [
-                query!("cursor_newest", "ack_settle_retry"),
+                query!("cursor_replace", "ack_settle_retry"),
                 query!("cursor_rows/ack_settle_retry"),
             ],
-            &[
-                spi::INT8,
-                spi::TEXT,
-                spi::INT8,
-                spi::INT8,
-                spi::INT4,
-                spi::INT4,
-            ],
-            &[
-                pid.into(),
-                group.into(),
+            &[spi::INT8, spi::INT8, spi::INT4, spi::INT4],
+            vec![
                 c.committed.into(),
                 head.0.into(),
                 head.1.into(),
@@ -547,19 +544,17 @@ fn settle(
             ],
         );
     } else {
-        cursors::exec(
+        cursors::replace(
             client,
+            pid,
+            group,
+            c.held,
             [
-                query!("cursor_newest", "ack_settle_advance"),
+                query!("cursor_replace", "ack_settle_advance"),
                 query!("cursor_rows/ack_settle_advance"),
             ],
-            &[spi::INT8, spi::TEXT, spi::INT8, spi::BYTEA],
-            &[
-                pid.into(),
-                group.into(),
-                c.committed.into(),
-                c.state.clone().into(),
-            ],
+            &[spi::INT8, spi::BYTEA],
+            vec![c.committed.into(), c.state.clone().into()],
         );
     }
     answered

@@ -435,6 +435,8 @@ fn initial_committed(
 }
 
 struct Cursor {
+    /// The state the take locked, which the pop's next state replaces.
+    held: cursors::Held,
     /// The first offset to hand out: the one after the last done, or the
     /// partition's log start when the cursor is below it (those offsets are
     /// gone).
@@ -495,6 +497,7 @@ fn take_cursor(
     for row in rows {
         if cursor.is_none() {
             cursor = Some(Cursor {
+                held: cursors::Held::of(&row),
                 head_offset: spi::opt(&row, "head_offset"),
                 head_attempts: spi::col(&row, "head_attempts"),
                 from: spi::col(&row, "from_offset"),
@@ -602,12 +605,14 @@ fn create_cursor(
 /// Hands `start..=end` out: under `lease` (its id and seconds), or, with
 /// none (auto-ack), marked done at once. The deleted offsets `skip` (inside
 /// the range, in order) are leased already done: they are not delivered,
-/// and the cursor passes them once the rest is acknowledged.
+/// and the cursor passes them once the rest is acknowledged. The new state
+/// replaces `held`, the one the take locked.
 #[allow(clippy::too_many_arguments)]
 fn move_cursor(
     client: &mut SpiClient<'_>,
     pid: i64,
     group: &str,
+    held: cursors::Held,
     lease: Option<(uuid::Uuid, i32)>,
     start: i64,
     end: i64,
@@ -615,14 +620,17 @@ fn move_cursor(
     skip: &[i64],
 ) {
     let Some((lease_id, lease_time)) = lease else {
-        cursors::exec(
+        cursors::replace(
             client,
+            pid,
+            group,
+            held,
             [
-                query!("cursor_newest", "pop_release_cursor"),
+                query!("cursor_replace", "pop_release_cursor"),
                 query!("cursor_rows/pop_release_cursor"),
             ],
-            &[spi::INT8, spi::TEXT, spi::INT8],
-            &[pid.into(), group.into(), end.into()],
+            &[spi::INT8],
+            vec![end.into()],
         );
         return;
     };
@@ -630,15 +638,16 @@ fn move_cursor(
     for o in skip {
         state[(o - start) as usize] = crate::engine::ack::DONE;
     }
-    cursors::exec(
+    cursors::replace(
         client,
+        pid,
+        group,
+        held,
         [
-            query!("cursor_newest", "pop_lease_cursor"),
+            query!("cursor_replace", "pop_lease_cursor"),
             query!("cursor_rows/pop_lease_cursor"),
         ],
         &[
-            spi::INT8,
-            spi::TEXT,
             spi::INT8,
             spi::UUID,
             spi::INT4,
@@ -647,9 +656,7 @@ fn move_cursor(
             spi::BYTEA,
             spi::INT4,
         ],
-        &[
-            pid.into(),
-            group.into(),
+        vec![
             (start - 1).into(),
             pgrx::Uuid::from_bytes(*lease_id.as_bytes()).into(),
             lease_time.into(),
@@ -784,7 +791,17 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             if start > end {
                 // The whole batch was deleted: the cursor moves past it, and
                 // the partition is read again from there.
-                move_cursor(client, cand.pid, &req.group, None, start, end, 0, &[]);
+                move_cursor(
+                    client,
+                    cand.pid,
+                    &req.group,
+                    cursor.held,
+                    None,
+                    start,
+                    end,
+                    0,
+                    &[],
+                );
                 continue;
             }
             let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
@@ -800,7 +817,15 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 1
             };
             move_cursor(
-                client, cand.pid, &req.group, lease, start, end, attempts, &skip,
+                client,
+                cand.pid,
+                &req.group,
+                cursor.held,
+                lease,
+                start,
+                end,
+                attempts,
+                &skip,
             );
             remaining -= end - start + 1 - skip.len() as i64;
             let lag_ms = ((now_us - first.created_at_us) / 1000).max(0);

@@ -1,8 +1,8 @@
 -- A schema not yet updated to 0.5.0, whose queen.log_consumers is a table
 -- of rows updated in place (catalog/cursors.rs): as the statement of the
--- same name one level up was before.
+-- same name one level up was before, with no state key (NULL).
 WITH c AS MATERIALIZED (
-    SELECT c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
+    SELECT NULL::int8 AS cursor_id, NULL::int8 AS state_seq, c.committed, c.lease_id, c.lease_start, c.lease_end, c.lease_state,
            c.head_offset, c.head_attempts, q.retry_limit, q.retry_delay, q.id AS queue_id
       FROM queen.log_consumers c
       JOIN queen.log_partitions p ON p.id = c.partition_id
