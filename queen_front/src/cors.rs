@@ -4,8 +4,8 @@
 //! Origins are compared exactly (scheme, host and port); there is no
 //! wildcard. A preflight from a listed origin answers 204 with what it may
 //! send; from any other origin it is refused. A request that changes state
-//! (any method but GET, HEAD and OPTIONS, and the pops, which are GETs that
-//! take leases) is refused before its handler runs when it carries an
+//! (any method but GET, HEAD and OPTIONS, and the pops of the log and of
+//! ephemeral queues, which are GETs that take leases) is refused before its handler runs when it carries an
 //! `Origin` that is not listed, or says `Sec-Fetch-Site: cross-site` without
 //! a listed `Origin`: a page elsewhere can not make a browser push, ack,
 //! configure or delete, whatever content type it picks. Requests without
@@ -143,9 +143,14 @@ fn plain_host(authority: &str) -> Option<&str> {
     }
 }
 
+/// The GETs that change state: the pops of the log and of ephemeral queues,
+/// which take leases (with autoAck, consume) and register the consumer
+/// group they name.
+const STATEFUL_GETS: [&str; 2] = ["/api/v1/pop", "/api/v1/ephemeral/pop"];
+
 fn changes_state(method: &Method, path: &str) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
-        || path.starts_with("/api/v1/pop")
+        || STATEFUL_GETS.iter().any(|p| path.starts_with(p))
 }
 
 fn refused(message: String) -> Response {

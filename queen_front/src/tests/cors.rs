@@ -95,6 +95,11 @@ async fn a_write_from_an_unlisted_origin_never_reaches_its_handler() {
         ("POST", "/api/v1/messages/1/t/retry"),
         // A pop is a GET that takes a lease (and with autoAck consumes).
         ("GET", "/api/v1/pop/queue/orders?autoAck=true"),
+        // So is an ephemeral queue's, which also registers its group.
+        (
+            "GET",
+            "/api/v1/ephemeral/pop?queue=orders&autoAck=true&group=g",
+        ),
     ] {
         for origin in [EVIL, "null", "https://console.example.evil.example"] {
             let answer = send(&app, request(method, uri, &[("origin", origin)], "")).await;
@@ -116,6 +121,13 @@ async fn a_write_from_an_unlisted_origin_never_reaches_its_handler() {
     )
     .await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    for uri in [
+        "/api/v1/pop/queue/orders?autoAck=true",
+        "/api/v1/ephemeral/pop?queue=orders&autoAck=true",
+    ] {
+        let answer = send(&app, request("GET", uri, &headers, "")).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{uri}");
+    }
     assert!(pg.keys().is_empty(), "nothing reached the database");
 }
 
