@@ -9,9 +9,15 @@
 //! is), then released. Prints each contender's rates per window and,
 //! after each phase, the dead tuples of every queen table and pgmq's.
 //!
+//! With `QUEEN_XMIN_PATHS=side`, the same phases load the paths beside the
+//! log instead: an ephemeral queue (push of 10, pop of 100 + ack, over
+//! SQL), KV increments of 16 hot keys (and reads of them), and timers due
+//! at once (scheduled one a call, counted as they fire into their queue).
+//!
 //! Usage: queen_bench_xmin <dsn> <front-end url>
 //!   QUEEN_XMIN_QUIET_S (default 60), QUEEN_XMIN_HELD_S (600),
-//!   QUEEN_XMIN_RELEASED_S (60), QUEEN_XMIN_WINDOW_S (30)
+//!   QUEEN_XMIN_RELEASED_S (60), QUEEN_XMIN_WINDOW_S (30),
+//!   QUEEN_XMIN_PATHS (log, the default, or side)
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
@@ -29,15 +35,28 @@ const POP_BATCH: i32 = 100;
 const SQL_QUEUE: &str = "xmin_sql";
 const HTTP_QUEUE: &str = "xmin_http";
 const PGMQ_QUEUE: &str = "xmin_pgmq";
+const EPHEMERAL_QUEUE: &str = "xmin_ephemeral";
+const TIMER_QUEUE: &str = "xmin_timers";
+const KV_NAMESPACE: &str = "xmin";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Contender {
     Sql,
     Http,
     Pgmq,
+    Ephemeral,
+    Kv,
+    Timers,
 }
 
-const CONTENDERS: [Contender; 3] = [Contender::Sql, Contender::Http, Contender::Pgmq];
+/// The contenders of a run: the log's paths and pgmq, or the side paths.
+fn contenders() -> &'static [Contender] {
+    match std::env::var("QUEEN_XMIN_PATHS").as_deref() {
+        Ok("side") => &[Contender::Ephemeral, Contender::Kv, Contender::Timers],
+        Ok("log") | Err(_) => &[Contender::Sql, Contender::Http, Contender::Pgmq],
+        Ok(other) => panic!("QUEEN_XMIN_PATHS={other}: log or side"),
+    }
+}
 
 impl Contender {
     fn name(self) -> &'static str {
@@ -45,6 +64,9 @@ impl Contender {
             Contender::Sql => "queen SQL",
             Contender::Http => "queen HTTP",
             Contender::Pgmq => "pgmq",
+            Contender::Ephemeral => "ephemeral",
+            Contender::Kv => "KV incr/get",
+            Contender::Timers => "timers",
         }
     }
 }
@@ -111,6 +133,32 @@ fn slice(who: Contender, dsn: &str, url: &str, secs: f64, calls: &AtomicU64) -> 
                             &[&PGMQ_QUEUE, &msgs],
                         );
                     }
+                    Contender::Ephemeral => {
+                        let body = serde_json::json!({
+                            "queue": EPHEMERAL_QUEUE,
+                            "partition": format!("p{}", n % PARTITIONS),
+                            "messages": (0..PUSH_BATCH)
+                                .map(|i| serde_json::json!({"payload": plain_order(n * 100 + i, i as usize)}))
+                                .collect::<Vec<_>>(),
+                        });
+                        c.execute("SELECT queen.ephemeral_push($1::text::jsonb)", &[&body.to_string()]);
+                    }
+                    Contender::Kv => {
+                        c.execute(
+                            "SELECT queen.kv_incr($1, $2, forever => true)",
+                            &[&KV_NAMESPACE, &format!("k{}", n % PARTITIONS)],
+                        );
+                        pushed += 1;
+                        continue;
+                    }
+                    Contender::Timers => {
+                        c.execute(
+                            "SELECT queen.timer_schedule($1, $2, '{}', 0)",
+                            &[&TIMER_QUEUE, &format!("t{n}")],
+                        );
+                        pushed += 1;
+                        continue;
+                    }
                 }
                 pushed += PUSH_BATCH;
             }
@@ -155,6 +203,45 @@ fn slice(who: Contender, dsn: &str, url: &str, secs: f64, calls: &AtomicU64) -> 
                             std::hint::black_box(answer.into_string().unwrap());
                             popped.messages.len() as u64
                         }
+                    }
+                    Contender::Ephemeral => {
+                        let row = c.query_one(
+                            "SELECT queen.ephemeral_pop($1, NULL, NULL, $2)::text",
+                            &[&EPHEMERAL_QUEUE, &(POP_BATCH as i64)],
+                        );
+                        let popped: Value = serde_json::from_str(row.get::<_, &str>(0)).unwrap();
+                        let acks: Vec<Value> = popped["messages"]
+                            .as_array()
+                            .map(|m| {
+                                m.iter()
+                                    .map(|m| serde_json::json!({"id": m["id"]}))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        if !acks.is_empty() {
+                            let body = serde_json::json!({"queue": EPHEMERAL_QUEUE, "acks": acks});
+                            c.execute(
+                                "SELECT queen.ephemeral_ack($1::text::jsonb)",
+                                &[&body.to_string()],
+                            );
+                        }
+                        acks.len() as u64
+                    }
+                    Contender::Kv => {
+                        let n = calls.fetch_add(1, Ordering::Relaxed);
+                        c.query_one(
+                            "SELECT queen.kv_get($1, $2)::text",
+                            &[&KV_NAMESPACE, &format!("k{}", n % PARTITIONS)],
+                        );
+                        1
+                    }
+                    Contender::Timers => {
+                        let row = c.query_one(
+                            "SELECT queen.pop($1, NULL, NULL, $2, '{\"autoAck\": true}')",
+                            &[&TIMER_QUEUE, &POP_BATCH],
+                        );
+                        let Json(popped): Json<Popped> = row.get(0);
+                        popped.messages.len() as u64
                     }
                     Contender::Pgmq => {
                         let rows = c.query(
@@ -224,14 +311,17 @@ fn main() {
     let calls = AtomicU64::new(0);
     let mut holder: Option<Client> = None;
     let mut windows: Vec<Window> = Vec::new();
+    let who_all = contenders();
     println!(
-        "xmin: one producer (push of {PUSH_BATCH}) and one consumer (pop {POP_BATCH} + ack) per contender, \
-         {PARTITIONS} partitions, {window} s windows split three ways"
+        "xmin: one producer and one consumer per contender, {PARTITIONS} partitions or keys, \
+         {window} s windows split {} ways; rates per second, produced / consumed",
+        who_all.len()
     );
-    println!(
-        "{:<9} {:>6}  {:>22}  {:>22}  {:>22}",
-        "phase", "t (s)", "queen SQL push/consume", "queen HTTP push/cons.", "pgmq push/consume"
-    );
+    print!("{:<9} {:>6}", "phase", "t (s)");
+    for who in who_all {
+        print!("  {:>22}", who.name());
+    }
+    println!();
     let started = Instant::now();
     for (phase, secs) in phases {
         match phase {
@@ -253,21 +343,16 @@ fn main() {
         let count = (secs as f64 / window).ceil().max(1.0) as usize;
         for _ in 0..count {
             let mut rates = Vec::new();
-            for who in CONTENDERS {
-                let part = window / CONTENDERS.len() as f64;
+            for &who in who_all {
+                let part = window / who_all.len() as f64;
                 let (pushed, consumed) = slice(who, &dsn, &url, part, &calls);
                 rates.push((pushed as f64 / part, consumed as f64 / part));
             }
-            println!(
-                "{phase:<9} {:>6.0}  {:>10.0} / {:>9.0}  {:>10.0} / {:>9.0}  {:>10.0} / {:>9.0}",
-                started.elapsed().as_secs_f64(),
-                rates[0].0,
-                rates[0].1,
-                rates[1].0,
-                rates[1].1,
-                rates[2].0,
-                rates[2].1
-            );
+            print!("{phase:<9} {:>6.0}", started.elapsed().as_secs_f64());
+            for (p, c) in &rates {
+                print!("  {p:>10.0} / {c:>9.0}");
+            }
+            println!();
             windows.push(Window { phase, rates });
         }
         dead_tuples(&mut c, phase);
@@ -282,7 +367,7 @@ fn summary(windows: &[Window]) {
     let total = |w: &Window, k: usize| w.rates[k].0 + w.rates[k].1;
     let consumed = |w: &Window, k: usize| w.rates[k].1;
     println!("\nagainst the quiet mean (push + consume; consume alone):");
-    for (k, who) in CONTENDERS.iter().enumerate() {
+    for (k, who) in contenders().iter().enumerate() {
         let ratios = |rate: &dyn Fn(&Window, usize) -> f64| {
             let quiet: Vec<f64> = windows
                 .iter()
