@@ -27,6 +27,42 @@ where
     crate::db::one_value(&state.pool, state.config.request_timeout, sql, params).await
 }
 
+/// A JSON answer as the extension wrote it, not parsed here: a payload
+/// this side could not read back (a lone surrogate escape, nesting deeper
+/// than serde_json's 128 levels) goes to the client as it was stored.
+pub struct RawJson(pub String);
+
+impl<'a> tokio_postgres::types::FromSql<'a> for RawJson {
+    fn from_sql(
+        ty: &tokio_postgres::types::Type,
+        raw: &'a [u8],
+    ) -> Result<RawJson, Box<dyn std::error::Error + Sync + Send>> {
+        // jsonb's binary form is a version byte (1) and the text.
+        let text = if *ty == tokio_postgres::types::Type::JSONB {
+            match raw.split_first() {
+                Some((1, rest)) => rest,
+                _ => return Err("jsonb of an unknown binary version".into()),
+            }
+        } else {
+            raw
+        };
+        Ok(RawJson(std::str::from_utf8(text)?.to_owned()))
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        matches!(
+            *ty,
+            tokio_postgres::types::Type::JSON | tokio_postgres::types::Type::JSONB
+        )
+    }
+}
+
+/// Runs one SQL call answering JSON and sends that answer on as a 200,
+/// unparsed ([`RawJson`]), within the request timeout.
+pub async fn pass(state: &AppState, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Answer {
+    json_text(call_as::<RawJson>(state, sql, params).await?.0)
+}
+
 /// Runs one SQL call answering JSON, within the request timeout.
 pub async fn call(
     state: &AppState,

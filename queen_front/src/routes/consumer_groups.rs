@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{json_body, pass, Answer};
 use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -17,7 +17,7 @@ use crate::state::AppState;
 /// Every consumer group on every queue: a bare array, one element per
 /// (group, queue), queue mode included.
 pub async fn consumer_groups(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.consumer_groups_summary()", &[]).await?)
+    pass(&state, "SELECT queen.consumer_groups_summary()", &[]).await
 }
 
 /// One consumer group: an object keyed by queue, `{}` for an unknown group.
@@ -26,7 +26,7 @@ pub async fn consumer_group(
     State(state): State<AppState>,
     Path(group): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.consumer_group_detail($1)", &[&group]).await?)
+    pass(&state, "SELECT queen.consumer_group_detail($1)", &[&group]).await
 }
 
 /// The query of the lagging cursors.
@@ -44,7 +44,7 @@ pub async fn lagging(
     Params(q): Params<LaggingQuery>,
 ) -> Answer {
     let min = number("minLagSeconds", &q.min_lag_seconds)?.unwrap_or(3600);
-    ok(call(&state, "SELECT queen.consumer_groups_lagging($1)", &[&min]).await?)
+    pass(&state, "SELECT queen.consumer_groups_lagging($1)", &[&min]).await
 }
 
 /// Where a group reads (`{consumerGroup, entries?}`).
@@ -54,12 +54,12 @@ pub async fn positions(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.consumer_group_positions($1::jsonb)",
         &[&body],
     )
-    .await?)
+    .await
 }
 
 /// The query of the delete routes.
@@ -80,12 +80,12 @@ async fn delete_group(
     q: &DeleteQuery,
 ) -> Answer {
     let metadata = qbool("deleteMetadata", &q.delete_metadata, true)?;
-    ok(call(
+    pass(
         state,
         "SELECT queen.consumer_group_drop($1, $2, $3)",
         &[&group, &queue, &metadata],
     )
-    .await?)
+    .await
 }
 
 /// Deletes a group on every queue.
@@ -116,12 +116,12 @@ pub async fn seek_consumer_group(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let options = json_body(&body)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.consumer_group_seek_queue($1, $2, $3::jsonb)",
         &[&group, &queue, &options],
     )
-    .await?)
+    .await
 }
 
 /// Moves a group's cursor on one partition; an empty body means to the end.
@@ -132,12 +132,12 @@ pub async fn seek_partition(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let options = json_body(&body)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.consumer_group_seek_partition($1, $2, $3, $4::jsonb)",
         &[&group, &queue, &partition, &options],
     )
-    .await?)
+    .await
 }
 
 /// Sets where a group's subscription starts (`subscriptionTimestamp`).
@@ -154,10 +154,10 @@ pub async fn consumer_group_subscription(
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ApiError::bad_request("subscriptionTimestamp is required"))?
         .to_owned();
-    ok(call(
+    pass(
         &state,
         "SELECT queen.consumer_group_set_timestamp($1, $2)",
         &[&group, &ts],
     )
-    .await?)
+    .await
 }

@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -52,7 +52,7 @@ pub async fn dlq(
             options[key] = json!(n);
         }
     }
-    ok(call(&state, "SELECT queen.dlq_list($1::jsonb)", &[&options]).await?)
+    pass(&state, "SELECT queen.dlq_list($1::jsonb)", &[&options]).await
 }
 
 /// A move that found nothing to move: the 404 with the keys Queen's server
@@ -146,5 +146,5 @@ pub async fn purge(
         return Err(ApiError::bad_request("queue is required"));
     };
     let group = text(&q.consumer_group).map(str::to_owned);
-    ok(call(&state, "SELECT queen.dlq_purge($1, $2)", &[&queue, &group]).await?)
+    pass(&state, "SELECT queen.dlq_purge($1, $2)", &[&queue, &group]).await
 }

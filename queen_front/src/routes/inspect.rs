@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, ok, Answer};
+use super::call::{call, call_as, json_text, ok, pass, Answer, RawJson};
 use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
@@ -63,7 +63,7 @@ pub async fn list(
             filters[key] = json!(n);
         }
     }
-    ok(call(&state, "SELECT queen.messages_list($1::jsonb)", &[&filters]).await?)
+    pass(&state, "SELECT queen.messages_list($1::jsonb)", &[&filters]).await
 }
 
 /// A partition id from the path: one that is not a number names no
@@ -85,8 +85,8 @@ pub async fn get(
     let Some(pid) = partition_id(&pid) else {
         return Err(not_found());
     };
-    match call(&state, "SELECT queen.message_get($1, $2)", &[&pid, &txn]).await {
-        Ok(answer) => ok(answer),
+    match call_as::<RawJson>(&state, "SELECT queen.message_get($1, $2)", &[&pid, &txn]).await {
+        Ok(answer) => json_text(answer.0),
         Err(e) if e.status == StatusCode::NOT_FOUND => Err(not_found()),
         Err(e) => Err(e),
     }

@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -19,7 +19,7 @@ pub async fn kv(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await?)
+    pass(&state, "SELECT queen.kv($1::jsonb)", &[&body]).await
 }
 
 async fn kv_one(state: &AppState, op: Value) -> Answer {
@@ -91,5 +91,5 @@ pub async fn locks(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await?)
+    pass(&state, "SELECT queen.locks($1::jsonb)", &[&body]).await
 }

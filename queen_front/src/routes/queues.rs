@@ -3,7 +3,7 @@
 use axum::extract::{Path, State};
 use serde_json::{json, Value};
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{json_body, pass, Answer};
 use crate::access::{Admin, Authorized, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -36,12 +36,12 @@ pub async fn configure(
         .and_then(Value::as_str)
         .unwrap_or("merge")
         .to_owned();
-    ok(call(
+    pass(
         &state,
         "SELECT queen.configure($1, $2::jsonb, $3)",
         &[&queue, &options, &mode],
     )
-    .await?)
+    .await
 }
 
 /// Deletes a queue; a missing one is a 200 with `existed: false`, as
@@ -51,5 +51,5 @@ pub async fn delete_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.delete_queue_if_exists($1)", &[&queue]).await?)
+    pass(&state, "SELECT queen.delete_queue_if_exists($1)", &[&queue]).await
 }

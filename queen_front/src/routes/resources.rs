@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Authorized, ReadOnly};
 use crate::body::JsonBody;
 use crate::longpoll::Key;
@@ -19,7 +19,7 @@ use crate::state::AppState;
 /// Every queue with its counts. Query parameters are ignored, as Queen's
 /// server ignores them.
 pub async fn queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.resource_queues()", &[]).await?)
+    pass(&state, "SELECT queen.resource_queues()", &[]).await
 }
 
 /// One queue with its options, partitions and totals; 404 when unknown.
@@ -28,7 +28,7 @@ pub async fn queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.resource_queue($1)", &[&queue]).await?)
+    pass(&state, "SELECT queen.resource_queue($1)", &[&queue]).await
 }
 
 /// The query of the depth route.
@@ -45,22 +45,22 @@ pub async fn depth(
     Params(q): Params<DepthQuery>,
 ) -> Answer {
     let group = text(&q.group).map(str::to_owned);
-    ok(call(
+    pass(
         &state,
         "SELECT queen.queue_depth($1, $2)",
         &[&queue, &group],
     )
-    .await?)
+    .await
 }
 
 /// The namespaces queues carry.
 pub async fn namespaces(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.resource_namespaces()", &[]).await?)
+    pass(&state, "SELECT queen.resource_namespaces()", &[]).await
 }
 
 /// The tasks queues carry.
 pub async fn tasks(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.resource_tasks()", &[]).await?)
+    pass(&state, "SELECT queen.resource_tasks()", &[]).await
 }
 
 /// The query of the partitions backlog.
@@ -78,12 +78,12 @@ pub async fn partitions(
 ) -> Answer {
     let queue = text(&q.queue).map(str::to_owned);
     let limit = number("limit", &q.limit)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.partition_backlog($1, $2)",
         &[&queue, &limit],
     )
-    .await?)
+    .await
 }
 
 /// The longest a fetch waits for records, in milliseconds (Queen's bound).
@@ -169,17 +169,17 @@ pub async fn partitions_changed(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.partitions_changed($1::jsonb)",
         &[&body],
     )
-    .await?)
+    .await
 }
 
 /// Every KV namespace holding a live key, with its keys.
 pub async fn kv_namespaces(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.kv_namespaces()", &[]).await?)
+    pass(&state, "SELECT queen.kv_namespaces()", &[]).await
 }
 
 /// A page of one KV namespace's keys, read-only.
@@ -189,7 +189,7 @@ pub async fn kv_list(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.kv_list($1::jsonb)", &[&body]).await?)
+    pass(&state, "SELECT queen.kv_list($1::jsonb)", &[&body]).await
 }
 
 /// Why a queue's disk does or does not shrink: per partition, what the next
@@ -199,7 +199,7 @@ pub async fn retention(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.retention_explain($1)", &[&queue]).await?)
+    pass(&state, "SELECT queen.retention_explain($1)", &[&queue]).await
 }
 
 /// A queue's counts, with the dead letters DLQ retention removed; 404 when
@@ -209,21 +209,21 @@ pub async fn counts(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.queue_counts($1)", &[&queue]).await?)
+    pass(&state, "SELECT queen.queue_counts($1)", &[&queue]).await
 }
 
 /// What the timer and KV sweepers did, and how late they fire.
 pub async fn sweeper(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.sweeper_metrics()", &[]).await?)
+    pass(&state, "SELECT queen.sweeper_metrics()", &[]).await
 }
 
 /// KV usage per namespace as of the last rollup, beside its quota.
 pub async fn kv_usage(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.kv_usage()", &[]).await?)
+    pass(&state, "SELECT queen.kv_usage()", &[]).await
 }
 
 /// The maintenance tasks: on or off, running now, last started and
 /// finished, last error, next due.
 pub async fn maintenance(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.maintenance_status()", &[]).await?)
+    pass(&state, "SELECT queen.maintenance_status()", &[]).await
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-use super::call::{call, ok, Answer};
+use super::call::{call, ok, pass, Answer};
 use crate::access::{Authorized, Public, ReadOnly};
 use crate::query::{number, Params};
 use crate::state::AppState;
@@ -52,7 +52,7 @@ pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Res
 
 /// The overview of every queue, in Queen's shape.
 pub async fn overview(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.system_overview()", &[]).await?)
+    pass(&state, "SELECT queen.system_overview()", &[]).await
 }
 
 /// A route's query parameters as one JSON object of texts (a parameter
@@ -70,7 +70,7 @@ fn params_json(given: HashMap<String, String>) -> Value {
 async fn with_params(state: &AppState, function: &str, given: HashMap<String, String>) -> Answer {
     let sql = format!("SELECT queen.{function}($1::text::jsonb)");
     let params = params_json(given).to_string();
-    ok(call(state, &sql, &[&params]).await?)
+    pass(state, &sql, &[&params]).await
 }
 
 /// The status: throughput, live counts, leases, dead letters, workers.
@@ -97,7 +97,7 @@ pub async fn status_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    ok(call(&state, "SELECT queen.status_queue($1)", &[&queue]).await?)
+    pass(&state, "SELECT queen.status_queue($1)", &[&queue]).await
 }
 
 /// Messages pushed per minute, hour or day.
@@ -147,7 +147,7 @@ pub async fn queue_ops(
 
 /// Counts are live: reports what a refresh covers, refreshing nothing.
 pub async fn stats_refresh(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.stats_refresh()", &[]).await?)
+    pass(&state, "SELECT queen.stats_refresh()", &[]).await
 }
 
 /// Queen's JSON metrics: the extension's totals, with this front-end's own
@@ -191,17 +191,17 @@ pub async fn retention_analytics(
 async fn retention_hours(_: Authorized<ReadOnly>, state: AppState, q: RetentionQuery) -> Answer {
     let bucket = q.bucket.unwrap_or_else(|| "hour".into());
     let hours = number("hours", &q.hours)?.unwrap_or(24) as f64;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.retention_timeseries(now() - make_interval(hours => $1::float8::int), $2)",
         &[&hours, &bucket],
     )
-    .await?)
+    .await
 }
 
 /// The sizes of queen's tables.
 pub async fn postgres_stats(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    ok(call(&state, "SELECT queen.table_sizes()", &[]).await?)
+    pass(&state, "SELECT queen.table_sizes()", &[]).await
 }
 
 /// Per-queue gauges and counters in the Prometheus text format.

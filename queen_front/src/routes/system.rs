@@ -4,23 +4,23 @@
 
 use axum::extract::State;
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{json_body, pass, Answer};
 use crate::access::{Admin, Authorized};
 use crate::body::JsonBody;
 use crate::state::AppState;
 
 async fn read(state: &AppState, surface: &str) -> Answer {
-    ok(call(state, "SELECT queen.system_switches($1)", &[&surface]).await?)
+    pass(state, "SELECT queen.system_switches($1)", &[&surface]).await
 }
 
 async fn set(state: &AppState, surface: &str, body: &axum::body::Bytes) -> Answer {
     let changes = json_body(body)?;
-    ok(call(
+    pass(
         state,
         "SELECT queen.system_switches($1, $2::jsonb)",
         &[&surface, &changes],
     )
-    .await?)
+    .await
 }
 
 /// `GET /api/v1/system/maintenance`: whether pushes (and pops) are paused.

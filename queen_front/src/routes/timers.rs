@@ -5,7 +5,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Authorized, ReadOnly, ReadWrite, WriteOnly};
 use crate::body::JsonBody;
 use crate::query::{number, text, Params};
@@ -18,7 +18,7 @@ pub async fn timers(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let body = json_body(&body)?;
-    ok(call(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await?)
+    pass(&state, "SELECT queen.timers($1::jsonb)", &[&body]).await
 }
 
 /// The query of the cancel route.
@@ -47,12 +47,12 @@ pub async fn peek_timer(
     State(state): State<AppState>,
     Path((queue, timer_key)): Path<(String, String)>,
 ) -> Answer {
-    ok(call(
+    pass(
         &state,
         "SELECT queen.timer_peek($1, $2)",
         &[&queue, &timer_key],
     )
-    .await?)
+    .await
 }
 
 /// The query of the timers list: the key to list after, and a page size
@@ -72,10 +72,10 @@ pub async fn list_timers(
 ) -> Answer {
     let after = text(&q.after).map(str::to_owned);
     let limit = number("limit", &q.limit)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.timers_list($1, $2, $3)",
         &[&queue, &after, &limit],
     )
-    .await?)
+    .await
 }

@@ -9,7 +9,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::call::{call, json_body, ok, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -38,12 +38,12 @@ pub async fn for_message(
     let Ok(pid) = pid.parse::<i64>() else {
         return ok(json!({"traces": []}));
     };
-    ok(call(
+    pass(
         &state,
         "SELECT queen.traces_for_message($1, $2)",
         &[&pid, &txn],
     )
-    .await?)
+    .await
 }
 
 /// The page of a trace read.
@@ -71,12 +71,12 @@ pub async fn by_name(
     Params(q): Params<PageQuery>,
 ) -> Answer {
     let (limit, offset) = page(&q)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.traces_by_name($1, $2, $3)",
         &[&name, &limit, &offset],
     )
-    .await?)
+    .await
 }
 
 /// One page of the trace names, most recently used first.
@@ -86,10 +86,10 @@ pub async fn names(
     Params(q): Params<PageQuery>,
 ) -> Answer {
     let (limit, offset) = page(&q)?;
-    ok(call(
+    pass(
         &state,
         "SELECT queen.trace_names($1, $2)",
         &[&limit, &offset],
     )
-    .await?)
+    .await
 }
