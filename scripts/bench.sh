@@ -119,6 +119,8 @@ base_start() {
         rm -rf "$base/src" "$base"/pg-*
         mkdir -p "$base/src" "$base/target"
         git -C "$ROOT" archive "$rev" | tar -x -C "$base/src"
+        # The front-end bundles the dashboard with the bundler setup installed.
+        ln -s "$ROOT/dashboard/node_modules" "$base/src/dashboard/node_modules"
         [ -d "$base/target/release" ] || cp -a "$ROOT/target/release" "$base/target/release"
         (cd "$base/src/queen_ext" && CARGO_TARGET_DIR="$base/target" \
             cargo pgrx package --pg-config "$PG_CONFIG" --out-dir "$base/package" >/dev/null)

@@ -312,7 +312,9 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 transaction_id: spi::col(&r, "transaction_id"),
                 message_id: spi::opt(&r, "message_id"),
                 trace_id: spi::opt(&r, "trace_id"),
-                data: payload.as_deref().map_or_else(null, raw_payload),
+                data: payload
+                    .as_deref()
+                    .map_or_else(crate::wire::splice::null, raw_payload),
                 error_message: spi::opt(&r, "error"),
                 retry_count: spi::col(&r, "attempts"),
                 failed_at: crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "failed_us")),
@@ -324,10 +326,6 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
     out
 }
 
-fn null() -> Box<RawValue> {
-    RawValue::from_string("null".into()).expect("null is JSON")
-}
-
 /// A stored payload as the JSON it is. Every push checks that a payload is
 /// one JSON document in UTF-8; bytes that are not (a frame damaged on disk)
 /// answer null rather than failing the whole read.
@@ -335,7 +333,7 @@ pub fn raw_payload(bytes: &[u8]) -> Box<RawValue> {
     std::str::from_utf8(bytes)
         .ok()
         .and_then(|s| RawValue::from_string(s.to_owned()).ok())
-        .unwrap_or_else(null)
+        .unwrap_or_else(crate::wire::splice::null)
 }
 
 /// Fills narrow rows from their frames.

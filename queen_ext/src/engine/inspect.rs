@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::catalog::queues;
@@ -22,6 +23,7 @@ use crate::pg::spi::{self, exec};
 use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
 use crate::query;
 use crate::wire::segment::Segment;
+use crate::wire::splice::{self, Splice};
 use crate::wire::QUEUE_MODE;
 
 /// A partition and its queue.
@@ -250,7 +252,7 @@ struct FrameCopy {
     transaction_id: String,
     trace_id: Option<String>,
     producer: Option<String>,
-    data: Value,
+    data: Box<RawValue>,
     encrypted: bool,
     created_us: Option<i64>,
 }
@@ -264,9 +266,9 @@ fn copy_frame(seg: &Segment, offset: i64) -> Option<FrameCopy> {
         trace_id: f.trace_id.map(|t| queen_frames::id_text(&t)),
         producer: f.producer.map(str::to_owned),
         data: if encrypted {
-            Value::Null
+            splice::null()
         } else {
-            serde_json::from_str(raw_payload(f.payload).get()).unwrap_or(Value::Null)
+            raw_payload(f.payload)
         },
         encrypted,
         created_us: Some(seg.created_at_us),
@@ -276,7 +278,7 @@ fn copy_frame(seg: &Segment, offset: i64) -> Option<FrameCopy> {
 /// One message by its address: the newest live copy of the transaction id
 /// in the partition, or, once its segment is gone, what its dead letters
 /// kept. Raises 42704 when there is neither (or it was deleted).
-pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
+pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Box<RawValue> {
     let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
     let Some(p) = partition(client, pid) else {
         missing()
@@ -305,10 +307,7 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
                     transaction_id: txn.to_owned(),
                     trace_id: spi::opt(&r, "trace_id"),
                     producer: None,
-                    data: payload
-                        .as_deref()
-                        .map(|b| serde_json::from_str(raw_payload(b).get()).unwrap_or(Value::Null))
-                        .unwrap_or(Value::Null),
+                    data: payload.as_deref().map_or_else(splice::null, raw_payload),
                     encrypted: false,
                     created_us: spi::opt(&r, "created_us"),
                 };
@@ -347,11 +346,13 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut payloads = Splice::new();
+    let data = payloads.hold(frame.data);
+    payloads.answer(&json!({
         "id": frame.id,
         "transactionId": frame.transaction_id,
-        "data": frame.data,
-        "payload": frame.data,
+        "data": data,
+        "payload": data,
         "traceId": frame.trace_id,
         "producerSub": frame.producer,
         "createdAt": frame.created_us.map(micros_to_iso),
@@ -374,7 +375,7 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
             "type": if st.total_groups > 0 { "bus" } else { "queue" },
         },
         "consumerGroups": consumer_groups,
-    })
+    }))
 }
 
 /// Deletes a message: every live copy of the transaction id in the
@@ -524,8 +525,9 @@ fn ts(us: i64) -> TimestampWithTimeZone {
 /// One page of the messages written within the window, newest first, with
 /// each one's status: `{"messages", "mode", "total"}` (total: the page's
 /// length, as Queen answers it). Deleted messages are left out.
-pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
+pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Box<RawValue> {
     let scan_max = settings::messages_scan_max();
+    let mut payloads = Splice::new();
     let parts: Vec<Partition> = exec(
         client,
         query!("messages_list_partitions"),
@@ -675,11 +677,11 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
                 continue;
             }
             let encrypted = fr.is_encrypted();
-            let data = if encrypted {
-                Value::Null
+            let data = payloads.hold(if encrypted {
+                splice::null()
             } else {
-                serde_json::from_str(raw_payload(fr.payload).get()).unwrap_or(Value::Null)
-            };
+                raw_payload(fr.payload)
+            });
             out.push(json!({
                 "id": queen_frames::id_text(&fr.message_id),
                 "transactionId": fr.transaction_id,
@@ -731,11 +733,11 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Value {
         ),
         _ => None,
     };
-    json!({
+    payloads.answer(&json!({
         "messages": out,
         "mode": modes,
         "total": total,
         "hasMore": full || cursor.is_some(),
         "cursor": cursor,
-    })
+    }))
 }

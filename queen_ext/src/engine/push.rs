@@ -20,7 +20,7 @@ use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
 use crate::wire::json::check_name;
-use crate::wire::push::{GroupIn, ItemOut};
+use crate::wire::push::{GroupIn, ItemIn, ItemOut};
 
 /// The 64-bit hash the sidecar keeps for a transaction id.
 pub fn txn_hash(txn: &str) -> i64 {
@@ -383,6 +383,11 @@ pub fn push_groups_each(
     for p in producers.iter().flatten() {
         check_name("producer", p);
     }
+    let cut = cut_large(groups, producers);
+    let (groups, producers) = match &cut {
+        Some((g, p)) => (g.as_slice(), p.as_slice()),
+        None => (groups, producers),
+    };
     let prepared: Vec<Prepared> = groups
         .iter()
         .zip(producers)
@@ -425,6 +430,90 @@ pub fn push_groups_each(
     write_all(client, &writes);
     out.sort_by_key(|o| o.index);
     out
+}
+
+/// The bytes `it` takes as a frame of a segment (uncompressed), stamped
+/// with `producer`; a transaction id to be minted counts as its 36 bytes.
+fn frame_bytes(it: &ItemIn, producer: Option<&str>) -> usize {
+    FrameRef {
+        flags: 0,
+        message_id: [0; 16],
+        trace_id: it.trace,
+        transaction_id: it.txn.as_deref().unwrap_or(""),
+        producer,
+        payload: &it.payload,
+    }
+    .encoded_len()
+        + if it.txn.is_none() { 36 } else { 0 }
+}
+
+/// `groups` with each group whose frames pass `queen.segment_max_bytes` cut
+/// into consecutive groups of its partition, its items in order (they take
+/// consecutive segments, so their offsets follow one another as in one
+/// segment); None when no group is that large. A cut group's client-packed
+/// frame is not kept: each part is framed anew. A message larger than a
+/// reader opens (`MAX_SEGMENT_RAW_BYTES`) is refused (22023).
+fn cut_large<'p>(
+    groups: &[GroupIn],
+    producers: &[Option<&'p str>],
+) -> Option<(Vec<GroupIn>, Vec<Option<&'p str>>)> {
+    let max = crate::pg::settings::segment_max_bytes();
+    let sizes: Vec<Vec<usize>> = groups
+        .iter()
+        .zip(producers)
+        .map(|(g, p)| g.items.iter().map(|it| frame_bytes(it, *p)).collect())
+        .collect();
+    for (g, s) in groups.iter().zip(&sizes) {
+        if let Some(k) = s
+            .iter()
+            .position(|&b| b > queen_frames::MAX_SEGMENT_RAW_BYTES)
+        {
+            errors::invalid(
+                &format!("items[{}].payload", g.items[k].index),
+                format!(
+                    "{} bytes is more than a message may take ({} bytes)",
+                    g.items[k].payload.len(),
+                    queen_frames::MAX_SEGMENT_RAW_BYTES
+                ),
+            );
+        }
+    }
+    if sizes.iter().all(|s| s.iter().sum::<usize>() <= max) {
+        return None;
+    }
+    let (mut out, mut out_producers) = (Vec::new(), Vec::new());
+    for ((g, p), s) in groups.iter().zip(producers).zip(&sizes) {
+        if s.iter().sum::<usize>() <= max {
+            out.push(g.clone());
+            out_producers.push(*p);
+            continue;
+        }
+        let mut part = GroupIn {
+            queue: g.queue.clone(),
+            partition: g.partition.clone(),
+            items: Vec::new(),
+            packed: None,
+        };
+        let mut bytes = 0;
+        for (it, &b) in g.items.iter().zip(s) {
+            if !part.items.is_empty() && bytes + b > max {
+                let next = GroupIn {
+                    queue: g.queue.clone(),
+                    partition: g.partition.clone(),
+                    items: Vec::new(),
+                    packed: None,
+                };
+                out.push(std::mem::replace(&mut part, next));
+                out_producers.push(*p);
+                bytes = 0;
+            }
+            part.items.push(it.clone());
+            bytes += b;
+        }
+        out.push(part);
+        out_producers.push(*p);
+    }
+    Some((out, out_producers))
 }
 
 /// One segment to append to a locked partition, its offsets decided.

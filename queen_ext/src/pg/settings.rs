@@ -139,11 +139,26 @@ static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 
 /// `ack_fused`, `renew_fused`) takes (default 1 000, 1 to 100 000).
 static FUSED_MAX_REQUESTS: GucSetting<i32> = GucSetting::<i32>::new(1_000);
 
+/// `queen.segment_max_bytes`: bytes of frames (uncompressed) one segment a
+/// push writes holds at most (default 64 MiB, 64 KiB to 128 MiB: half of
+/// what a reader opens, `MAX_SEGMENT_RAW_BYTES`).
+static SEGMENT_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(64 * 1024 * 1024);
+
 /// `queen.push_known_partitions`: partition ids a backend remembers for its
 /// next pushes (default 10 000, 0 to 1 000 000; 0: none).
 static PUSH_KNOWN_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
 fn register_limits() {
+    GucRegistry::define_int_guc(
+        c"queen.segment_max_bytes",
+        c"Bytes of messages (uncompressed) one segment holds at most.",
+        c"A push, fused or not, writes more to one partition as several segments.",
+        &SEGMENT_MAX_BYTES,
+        64 * 1024,
+        (queen_frames::MAX_SEGMENT_RAW_BYTES / 2) as i32,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"queen.push_known_partitions",
         c"Partition ids a backend remembers for its next pushes.",
@@ -327,6 +342,12 @@ pub fn ack_max_items() -> usize {
 /// (`queen.ack_lookback_segments`).
 pub fn ack_lookback_segments() -> i64 {
     ACK_LOOKBACK_SEGMENTS.get() as i64
+}
+
+/// Bytes of frames one segment a push writes holds at most
+/// (`queen.segment_max_bytes`).
+pub fn segment_max_bytes() -> usize {
+    SEGMENT_MAX_BYTES.get() as usize
 }
 
 /// Bytes one request may decompress to (`queen.decompress_max_bytes`).

@@ -493,4 +493,89 @@ mod tests {
         }
         assert_eq!(n("SELECT committed FROM queen.log_consumers"), 2);
     }
+
+    /// The segments of `queue`'s one partition, (base, end, frames) in
+    /// order.
+    fn segments_of(queue: &str) -> Vec<(i64, i64, i32)> {
+        Spi::connect(|c| {
+            c.select(
+                "SELECT s.base_offset, s.end_offset, s.frame_count FROM queen.log_segments s
+                   JOIN queen.log_partitions p ON p.id = s.partition_id
+                   JOIN queen.queues q ON q.id = p.queue_id
+                  WHERE q.name = $1 ORDER BY s.base_offset",
+                None,
+                &[queue.into()],
+            )
+            .unwrap()
+            .map(|r| {
+                (
+                    r.get::<i64>(1).unwrap().unwrap(),
+                    r.get::<i64>(2).unwrap().unwrap(),
+                    r.get::<i32>(3).unwrap().unwrap(),
+                )
+            })
+            .collect()
+        })
+    }
+
+    /// More than `queen.segment_max_bytes` for one partition, in one push or
+    /// in many fused into one call, is written as consecutive segments under
+    /// the limit: offsets dense, every message readable, in push order.
+    #[pg_test]
+    fn a_push_larger_than_a_segment_takes_several() {
+        Spi::run("SET queen.segment_max_bytes = 65536").unwrap();
+        let pad = "x".repeat(1000);
+        let item = |q: &str, k: usize| {
+            format!(
+                r#"{{"queue": "{q}", "partition": "p", "transactionId": "t{k}", "payload": {{"k": {k}, "pad": "{pad}"}}}}"#
+            )
+        };
+        let one: Vec<String> = (0..200).map(|k| item("big_one", k)).collect();
+        push_text(&format!("[{}]", one.join(",")));
+        let bodies: Vec<String> = (0..20)
+            .map(|r| {
+                format!(
+                    "[{}]",
+                    (0..10)
+                        .map(|i| item("big_fused", r * 10 + i))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            })
+            .collect();
+        let answers = fused(&bodies.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            answers
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|a| a.get("ok").is_some()),
+            "{answers}"
+        );
+        for queue in ["big_one", "big_fused"] {
+            let segs = segments_of(queue);
+            assert!(segs.len() >= 4, "{queue}: {segs:?}");
+            let mut next = 0;
+            for &(base, end, frames) in &segs {
+                assert_eq!(base, next, "{queue}: dense offsets {segs:?}");
+                assert_eq!(end - base + 1, frames as i64);
+                next = end + 1;
+            }
+            assert_eq!(next, 200, "{queue}");
+            // Each message takes more than its 1000-byte pad as a frame.
+            assert!(
+                segs.iter()
+                    .all(|&(_, _, frames)| frames as usize * 1000 <= 65536),
+                "{queue}: a segment over the limit {segs:?}"
+            );
+            let popped = pop(queue, 1000);
+            let ks: Vec<i64> = popped["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["data"]["k"].as_i64().unwrap())
+                .collect();
+            assert_eq!(ks, (0..200).collect::<Vec<i64>>(), "{queue}");
+        }
+    }
 }

@@ -593,4 +593,55 @@ mod tests {
         assert_eq!(n("SELECT count(*) FROM queen.message_traces"), 1);
         assert_eq!(n("SELECT count(*) FROM queen.message_trace_names"), 1);
     }
+
+    /// A payload `Value` can not hold (a lone surrogate escape) and one
+    /// nested 200 levels deep are valid JSON a push accepts: the message
+    /// readers and the dead-letter list answer them as they were pushed,
+    /// not as null and not as an error.
+    #[pg_test]
+    fn the_readers_answer_a_payload_as_it_was_pushed() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let lone = r#"{"s": "\ud800"}"#;
+        let items = format!(
+            r#"[{{"queue": "poison", "partition": "p", "transactionId": "lone", "payload": {lone}}},
+               {{"queue": "poison", "partition": "p", "transactionId": "deep", "payload": {deep}}}]"#
+        );
+        Spi::get_one_with_args::<Json>("SELECT queen.push_text($1)", &[items.as_str().into()])
+            .unwrap();
+        let pid = pid("poison");
+        let text = |sql: &str| Spi::get_one::<String>(sql).unwrap().unwrap();
+        let listed = text(r#"SELECT queen.messages_list('{"queue": "poison"}')::text"#);
+        assert!(
+            listed.contains(lone),
+            "the list keeps the lone surrogate: {listed}"
+        );
+        assert!(listed.contains(&deep), "the list keeps the deep payload");
+        for (txn, payload) in [("lone", lone), ("deep", deep.as_str())] {
+            let got = text(&format!("SELECT queen.message_get({pid}, '{txn}')::text"));
+            assert_eq!(
+                got.matches(payload).count(),
+                2,
+                "{txn}: data and payload, as pushed: {got}"
+            );
+        }
+        // The pop's answer carries the payloads as pushed too: read as text.
+        let popped = text("SELECT queen.pop('poison', NULL, 'g', 10, '{}')::text");
+        assert!(popped.contains(lone) && popped.contains(&deep), "{popped}");
+        let at = popped.find(r#""leaseId":""#).expect("a lease") + r#""leaseId":""#.len();
+        let lease = &popped[at..at + 36];
+        let acks: Vec<Value> = ["lone", "deep"]
+            .iter()
+            .map(|t| {
+                json!({"transactionId": t, "partitionId": pid.to_string(), "leaseId": lease,
+                       "status": "dlq", "consumerGroup": "g"})
+            })
+            .collect();
+        crate::tests::support::ack(Value::Array(acks));
+        let dead = text(r#"SELECT queen.dlq_list('{"queue": "poison"}')::text"#);
+        assert!(dead.contains(lone), "the dead letter keeps it: {dead}");
+        assert!(
+            dead.contains(&deep),
+            "the dead letter keeps the deep payload"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use super::fakepg::{FakePg, Reply, INT4, JSONB, TEXT};
+use super::fakepg::{FakePg, Reply, INT4, JSON, JSONB, TEXT};
 use super::{app, bare, send};
 
 const BOOL: u32 = 16;
@@ -253,4 +253,48 @@ async fn the_other_routes_read_their_parameters_as_before() {
     }
     let answer = send(&app, get("/api/v1/analytics/retention?hours=a")).await;
     assert_eq!(answer.body["error"], r#"hours: "a" is not an integer"#);
+}
+
+/// A listing whose answer holds a payload serde_json can not read back (a
+/// lone surrogate escape, nesting deeper than 128 levels) goes to the
+/// client as the extension wrote it, whether its type is json or jsonb.
+#[tokio::test]
+async fn a_listing_passes_on_a_payload_this_side_could_not_read() {
+    let lone = r#"{"messages": [{"data": {"payload": "\ud800"}}]}"#;
+    let deep = format!(
+        r#"{{"messages": [{{"data": {}1{}}}]}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let row = |oid: u32, text: &str| Reply::Row {
+        params: vec![JSONB],
+        oid,
+        value: text.as_bytes().to_vec(),
+    };
+    for oid in [JSON, JSONB] {
+        let (_pg, app) = front(vec![
+            ("queen.dlq_list(", row(oid, lone)),
+            ("queen.messages_list(", row(oid, &deep)),
+        ])
+        .await;
+        for (uri, want) in [
+            ("/api/v1/dlq?queue=q", lone),
+            ("/api/v1/dlq", lone),
+            ("/api/v1/messages?queue=q", deep.as_str()),
+        ] {
+            let answer = send(&app, bare("GET", uri)).await;
+            assert_eq!(
+                answer.status,
+                StatusCode::OK,
+                "{uri} ({oid}): {}",
+                answer.body
+            );
+            assert_eq!(
+                answer.headers["content-type"], "application/json",
+                "{uri} ({oid})"
+            );
+            // The test's own reader can not parse it either: the text as sent.
+            assert_eq!(answer.body, Value::String(want.to_owned()), "{uri} ({oid})");
+        }
+    }
 }
