@@ -69,6 +69,9 @@ impl PushGroup {
 pub struct PushBody {
     pub counts_only: bool,
     pub groups: Vec<PushGroup>,
+    /// The bytes a compressed body (flag 1) decompressed to; 0 for one sent
+    /// as it is.
+    pub inflated: usize,
 }
 
 /// A binary transaction body: the JSON head and the pushed groups.
@@ -193,23 +196,24 @@ pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, 
     let mut r = Reader::new(data);
     let flags = push_head(&mut r)?;
     let counts_only = flags & FLAG_COUNTS != 0;
-    let body = |groups| PushBody {
+    let body = |groups, inflated| PushBody {
         counts_only,
         groups,
+        inflated,
     };
     if flags & FLAG_FRAMES != 0 {
         let groups = packed_groups(&mut r)?;
-        return finish(&r, body(groups));
+        return finish(&r, body(groups, 0));
     }
     let with_txn = flags & FLAG_TXN != 0;
     if flags & FLAG_ZSTD != 0 {
         let raw = inflate(&mut r, max_raw)?;
         let mut inner = Reader::new(&raw);
         let groups = item_groups(&mut inner, with_txn)?;
-        return finish(&inner, body(groups));
+        return finish(&inner, body(groups, raw.len()));
     }
     let groups = item_groups(&mut r, with_txn)?;
-    finish(&r, body(groups))
+    finish(&r, body(groups, 0))
 }
 
 /// The queue of each group of a `QPB1` body, in order, and whether the body
@@ -217,13 +221,23 @@ pub fn decode_push_body_within(data: &[u8], max_raw: usize) -> Result<PushBody, 
 /// with flag 1 is decompressed to be read). Errors as
 /// [`decode_push_body`] does on a body it can not read.
 pub fn push_body_queues(data: &[u8]) -> Result<(Vec<String>, bool), FrameError> {
+    push_body_queues_within(data, MAX_PUSH_RAW_BYTES)
+}
+
+/// [`push_body_queues`] of a body whose compressed form may decompress to
+/// at most `max_raw` bytes.
+pub fn push_body_queues_within(
+    data: &[u8],
+    max_raw: usize,
+) -> Result<(Vec<String>, bool), FrameError> {
+    let max_raw = max_raw.min(MAX_PUSH_RAW_BYTES);
     let mut r = Reader::new(data);
     let flags = push_head(&mut r)?;
     let counts_only = flags & FLAG_COUNTS != 0;
     let with_txn = flags & FLAG_TXN != 0;
     let raw;
     let mut inner = if flags & FLAG_ZSTD != 0 {
-        raw = inflate(&mut r, MAX_PUSH_RAW_BYTES)?;
+        raw = inflate(&mut r, max_raw)?;
         Reader::new(&raw)
     } else {
         r

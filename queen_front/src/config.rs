@@ -73,6 +73,10 @@ pub struct FusionConfig {
     pub alone_bytes: usize,
     /// Most calls of one lane in flight at once, per event-loop thread.
     pub max_inflight: usize,
+    /// How long a call that holds a lane's slot waits on a row lock
+    /// (`lock_timeout`) before its requests give the slot back and make
+    /// their own calls, each waiting within its own deadline.
+    pub lock_wait: Duration,
 }
 
 /// Keys stay out of debug output.
@@ -124,6 +128,14 @@ const FUSED_MAX_REQUESTS: usize = 1000;
 /// two consumers), docs/fusion.md.
 const ALONE_BYTES: usize = 8 * 1024;
 
+/// How long a call holding a lane's slot waits on a row lock
+/// (`QUEEN_FUSION_LOCK_WAIT_MS`): a push to a partition another
+/// transaction holds then leaves the lane after this, and waits for the
+/// lock within its own deadline while the lane goes on. Not measured: well
+/// above the commit of a fused call that holds the same partition (a few
+/// milliseconds here), well below a request timeout.
+const LOCK_WAIT_MS: usize = 100;
+
 /// The fusion settings. The defaults were measured with `make bench
 /// WHAT=fusion` on 2 cores (2026-12-02): one call in flight per lane gave
 /// push of 1 x 64 connections 3.69x unfused, two gave 3.35x (fused calls
@@ -154,6 +166,9 @@ fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
         max_bytes: at_least_one("QUEEN_FUSION_MAX_BYTES", 4 * 1024 * 1024)?,
         alone_bytes: at_least_one("QUEEN_FUSION_ALONE_BYTES", ALONE_BYTES)?,
         max_inflight: at_least_one("QUEEN_FUSION_MAX_INFLIGHT", 1)?,
+        lock_wait: Duration::from_millis(
+            at_least_one("QUEEN_FUSION_LOCK_WAIT_MS", LOCK_WAIT_MS)? as u64
+        ),
     })
 }
 

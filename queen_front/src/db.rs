@@ -50,9 +50,7 @@ where
 {
     try_value(pool, timeout, sql, params)
         .await
-        .map_err(|f| match f {
-            Failed::Refused(e) | Failed::Other(e) => e,
-        })
+        .map_err(Failed::into_error)
 }
 
 /// Why a statement gave no answer.
@@ -60,8 +58,20 @@ where
 pub enum Failed {
     /// The server ran it and raised an ERROR: nothing of it committed.
     Refused(ApiError),
+    /// The statement waited on a lock past its `lock_timeout` (55P03) and
+    /// was refused: nothing of it committed.
+    LockWait(ApiError),
     /// No connection, a broken one, or out of time.
     Other(ApiError),
+}
+
+impl Failed {
+    /// The answer to the request, whatever the failure.
+    pub fn into_error(self) -> ApiError {
+        match self {
+            Failed::Refused(e) | Failed::LockWait(e) | Failed::Other(e) => e,
+        }
+    }
 }
 
 /// `one_value`, telling an ERROR the server raised from any other failure.
@@ -87,6 +97,9 @@ where
     };
     match timeout_at(deadline, work).await {
         Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+            Err(Failed::LockWait(e.into()))
+        }
         Ok(Err(e)) if e.as_db_error().is_some() => Err(Failed::Refused(e.into())),
         Ok(Err(e)) => Err(Failed::Other(e.into())),
         Err(_) => {

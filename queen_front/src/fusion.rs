@@ -16,6 +16,12 @@
 //! own, refusing a bad one alone while the others commit. When a fused call
 //! fails as a whole (a deadlock, a serialization failure, a lock or
 //! statement timeout), every request in it is made again on its own.
+//!
+//! A call made holding a lane's slot waits on a row lock at most
+//! `lock_wait` (its `lock_timeout`): a request that meets a lock held longer
+//! (another transaction's open push to its partition) gives the slot back
+//! and makes its own call from its own thread, waiting within its own
+//! deadline, so that one stuck request never holds up the lane.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -90,6 +96,20 @@ impl Job {
     /// The request's own call within `left`, answering the extension's
     /// JSON text.
     pub async fn alone(&self, pool: &Pool, left: Duration) -> Result<String, ApiError> {
+        self.call(pool, left, None)
+            .await
+            .map_err(Failed::into_error)
+    }
+
+    /// The request's own call within `left`; with `lock_wait`, a row lock
+    /// it waits on longer than that refuses it (`Failed::LockWait`).
+    async fn call(
+        &self,
+        pool: &Pool,
+        left: Duration,
+        lock_wait: Option<Duration>,
+    ) -> Result<String, Failed> {
+        let wait = lock_wait.map(lock_timeout);
         match self {
             Job::Push {
                 body,
@@ -97,23 +117,68 @@ impl Job {
                 producer,
             } => {
                 let sql = "SELECT queen.push_binary($1, $2)::text";
-                db::one_value(pool, left, sql, &[&body.as_ref(), producer]).await
+                within(pool, left, sql, &[&body.as_ref(), producer], &wait).await
             }
             Job::Push { body, producer, .. } => {
-                let text = std::str::from_utf8(body)
-                    .map_err(|_| ApiError::bad_request("malformed JSON body: not UTF-8"))?;
+                let text = std::str::from_utf8(body).map_err(|_| {
+                    Failed::Refused(ApiError::bad_request("malformed JSON body: not UTF-8"))
+                })?;
                 let sql = "SELECT queen.push_text($1, $2)::text";
-                db::one_value(pool, left, sql, &[&text, producer]).await
+                within(pool, left, sql, &[&text, producer], &wait).await
             }
             Job::Ack { body } => {
-                db::one_value(pool, left, "SELECT queen.ack_text($1)::text", &[body]).await
+                within(
+                    pool,
+                    left,
+                    "SELECT queen.ack_text($1)::text",
+                    &[body],
+                    &wait,
+                )
+                .await
             }
             Job::Renew { lease, seconds } => {
                 let sql = "SELECT queen.renew_lease($1, $2)::text";
-                db::one_value(pool, left, sql, &[lease, seconds]).await
+                within(pool, left, sql, &[lease, seconds], &wait).await
             }
         }
     }
+}
+
+/// A `lock_timeout` value for `wait`.
+fn lock_timeout(wait: Duration) -> String {
+    format!("{}ms", wait.as_millis().max(1))
+}
+
+/// Makes the call `sql` (one SELECT answering one value) with `params`
+/// within `left`; with `wait` (a `lock_timeout`), in a transaction whose
+/// lock waits it bounds: the setting is made for the call's transaction
+/// alone, in the same statement, before the call runs (the call reads its
+/// row from it).
+async fn within(
+    pool: &Pool,
+    left: Duration,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    wait: &Option<String>,
+) -> Result<String, Failed> {
+    let Some(wait) = wait else {
+        return db::try_value(pool, left, sql, params).await;
+    };
+    let bounded = format!(
+        "WITH w AS MATERIALIZED (SELECT set_config('lock_timeout', ${}, true)) {sql} FROM w",
+        params.len() + 1
+    );
+    let mut all: Vec<&(dyn ToSql + Sync)> = params.to_vec();
+    all.push(wait);
+    db::try_value(pool, left, &bounded, &all).await
+}
+
+/// What a request waiting in a lane gets back: its answer, or its job, for
+/// it to make its own call within its own deadline (its call in the lane
+/// waited on a row lock past `lock_wait`, and gave the lane's slot back).
+enum Outcome {
+    Answered(Answer),
+    Alone(Job),
 }
 
 /// A request waiting in its lane, with where its answer goes.
@@ -121,17 +186,25 @@ struct Pending {
     job: Job,
     /// The request's own deadline (its request timeout from when it came).
     deadline: Instant,
-    reply: oneshot::Sender<Answer>,
+    reply: oneshot::Sender<Outcome>,
     /// The mailbox of the thread the request waits on (None: answered
     /// straight through `reply`).
     home: Option<Home>,
+}
+
+impl Pending {
+    /// Gives the request its job back, for its own call (it waits on its
+    /// own thread, not in the lane).
+    fn hand_back(self) {
+        let _ = self.reply.send(Outcome::Alone(self.job));
+    }
 }
 
 /// A request's answer: the extension's JSON text, or the error to send.
 type Answer = Result<String, ApiError>;
 
 /// Answers for requests waiting on one thread, delivered together.
-type Delivery = Vec<(oneshot::Sender<Answer>, Answer)>;
+type Delivery = Vec<(oneshot::Sender<Outcome>, Answer)>;
 
 /// A thread's mailbox: a task on that thread's runtime that hands each
 /// answer of a delivery to its request. The answers of a fused call reach
@@ -158,7 +231,7 @@ impl Home {
             tokio::spawn(async move {
                 while let Some(delivery) = rx.recv().await {
                     for (reply, answer) in delivery {
-                        let _ = reply.send(answer);
+                        let _ = reply.send(Outcome::Answered(answer));
                     }
                 }
             });
@@ -172,7 +245,7 @@ fn deliver(answers: impl IntoIterator<Item = (Pending, Answer)>) {
     let mut homes: Vec<(Home, Delivery)> = Vec::new();
     for (p, answer) in answers {
         let Some(home) = p.home else {
-            let _ = p.reply.send(answer);
+            let _ = p.reply.send(Outcome::Answered(answer));
             continue;
         };
         match homes.iter_mut().find(|(h, _)| h.0.same_channel(&home.0)) {
@@ -185,7 +258,7 @@ fn deliver(answers: impl IntoIterator<Item = (Pending, Answer)>) {
         // the answers are sent as they would be.
         if let Err(mpsc::error::SendError(delivery)) = home.0.send(delivery) {
             for (reply, answer) in delivery {
-                let _ = reply.send(answer);
+                let _ = reply.send(Outcome::Answered(answer));
             }
         }
     }
@@ -415,11 +488,21 @@ impl Fusion {
             self.stats.lane(kind).observe(1);
             return Ok(job.alone(pool, config.request_timeout).await);
         }
+        let deadline = Instant::now() + config.request_timeout;
         let gate = &self.gates[kind as usize];
         if gate.waiting.load(Ordering::Acquire) == 0 && gate.claim(self.config.max_inflight) {
-            let _slot = Slot(gate);
+            let slot = Slot(gate);
             self.stats.lane(kind).observe(1);
-            return Ok(job.alone(pool, config.request_timeout).await);
+            let first = job
+                .call(pool, config.request_timeout, Some(self.config.lock_wait))
+                .await;
+            drop(slot);
+            return Ok(match first {
+                // A row lock held elsewhere: the slot is given back and the
+                // request waits for the lock within its own deadline.
+                Err(Failed::LockWait(_)) => job.alone(pool, left(deadline)).await,
+                other => other.map_err(Failed::into_error),
+            });
         }
         // A lane that is gone (its thread stopped) hands the job back.
         if senders[kind as usize].is_closed() {
@@ -428,7 +511,7 @@ impl Fusion {
         gate.waiting.fetch_add(1, Ordering::SeqCst);
         let (reply, answer) = oneshot::channel();
         gate.queued().push_back(Pending {
-            deadline: Instant::now() + config.request_timeout,
+            deadline,
             reply,
             home: Some(Home::here()),
             job,
@@ -436,7 +519,11 @@ impl Fusion {
         if gate.inflight.load(Ordering::SeqCst) < self.config.max_inflight {
             gate.stir.notify_one();
         }
-        Ok(answer.await.unwrap_or_else(|_| Err(ApiError::internal())))
+        Ok(match answer.await {
+            Ok(Outcome::Answered(a)) => a,
+            Ok(Outcome::Alone(job)) => job.alone(pool, left(deadline)).await,
+            Err(_) => Err(ApiError::internal()),
+        })
     }
 }
 
@@ -521,28 +608,62 @@ impl Lane {
     async fn serve(&self, batch: Vec<Pending>, slot: Slot<'_>) {
         let stats = self.stats.lane(self.kind);
         stats.observe(batch.len());
+        let wait = Some(self.config.lock_wait);
         if batch.len() == 1 {
             let p = batch.into_iter().next().expect("one request");
-            let answer = p.job.alone(&self.pool, left(p.deadline)).await;
-            let _ = p.reply.send(answer);
+            match p.job.call(&self.pool, left(p.deadline), wait).await {
+                Err(Failed::LockWait(_)) => {
+                    drop(slot);
+                    p.hand_back();
+                }
+                answer => {
+                    let _ = p
+                        .reply
+                        .send(Outcome::Answered(answer.map_err(Failed::into_error)));
+                }
+            }
             return;
         }
         let answered = self.fused(&batch).await;
+        let mut slot = Some(slot);
         if answered.is_ok() {
-            drop(slot);
+            slot.take();
         }
         match answered.and_then(|text| split(&text, batch.len()).map_err(Failed::Other)) {
-            Ok(answers) => deliver(batch.into_iter().zip(answers)),
+            Ok(answers) => {
+                let mut done = Vec::with_capacity(batch.len());
+                for (p, got) in batch.into_iter().zip(answers) {
+                    match got {
+                        // Its partition or cursor was held elsewhere past
+                        // the bound: it waits for it on its own.
+                        Got::LockWait => p.hand_back(),
+                        Got::Answer(a) => done.push((p, a)),
+                    }
+                }
+                deliver(done);
+            }
             // Refused as a whole by the server: nothing of it committed;
             // each request is made again on its own.
-            Err(Failed::Refused(_)) => {
+            Err(Failed::Refused(_) | Failed::LockWait(_)) => {
                 stats.retried_calls.fetch_add(1, Ordering::Relaxed);
                 stats.calls.fetch_add(batch.len() as u64, Ordering::Relaxed);
                 // One after the other, in the order the lane took them:
-                // the order of the messages per partition is kept.
+                // the order of the messages per partition is kept. One
+                // that waits on a row lock past the bound leaves the lane.
+                let mut left_lane = Vec::new();
                 for p in batch {
-                    let answer = p.job.alone(&self.pool, left(p.deadline)).await;
-                    let _ = p.reply.send(answer);
+                    match p.job.call(&self.pool, left(p.deadline), wait).await {
+                        Err(Failed::LockWait(_)) => left_lane.push(p),
+                        answer => {
+                            let _ = p
+                                .reply
+                                .send(Outcome::Answered(answer.map_err(Failed::into_error)));
+                        }
+                    }
+                }
+                slot.take();
+                for p in left_lane {
+                    p.hand_back();
                 }
             }
             // No database, or out of time: every request is answered so.
@@ -553,6 +674,7 @@ impl Lane {
     /// The fused call for `batch`: its answer, one element per request.
     async fn fused(&self, batch: &[Pending]) -> Result<String, Failed> {
         let left = left(batch.iter().map(|p| p.deadline).min().expect("a batch"));
+        let wait = Some(lock_timeout(self.config.lock_wait));
         let text: String = match self.kind {
             Kind::Push => {
                 let mut bodies: Vec<&[u8]> = Vec::with_capacity(batch.len());
@@ -572,7 +694,7 @@ impl Lane {
                 }
                 let params: [&(dyn ToSql + Sync); 3] = [&bodies, &binary, &producers];
                 let sql = "SELECT queen.push_fused($1, $2, $3)::text";
-                db::try_value(&self.pool, left, sql, &params).await?
+                within(&self.pool, left, sql, &params, &wait).await?
             }
             Kind::Ack => {
                 let bodies: Vec<&str> = batch
@@ -583,7 +705,7 @@ impl Lane {
                     })
                     .collect();
                 let sql = "SELECT queen.ack_fused($1)::text";
-                db::try_value(&self.pool, left, sql, &[&bodies]).await?
+                within(&self.pool, left, sql, &[&bodies], &wait).await?
             }
             Kind::Renew => {
                 let mut leases: Vec<&str> = Vec::with_capacity(batch.len());
@@ -595,7 +717,7 @@ impl Lane {
                     }
                 }
                 let sql = "SELECT queen.renew_fused($1, $2)::text";
-                db::try_value(&self.pool, left, sql, &[&leases, &seconds]).await?
+                within(&self.pool, left, sql, &[&leases, &seconds], &wait).await?
             }
         };
         Ok(text)
@@ -617,8 +739,16 @@ struct Element<'a> {
     detail: Option<String>,
 }
 
+/// One request's part of a fused call's answer.
+enum Got {
+    Answer(Answer),
+    /// It waited on a row lock past the lane's bound (55P03): nothing of
+    /// it was written.
+    LockWait,
+}
+
 /// A fused call's answer as one answer per request.
-fn split(text: &str, requests: usize) -> Result<Vec<Answer>, ApiError> {
+fn split(text: &str, requests: usize) -> Result<Vec<Got>, ApiError> {
     let elements: Vec<Element<'_>> = serde_json::from_str(text).map_err(|e| {
         tracing::error!("a fused call's answer does not parse: {e}");
         ApiError::internal()
@@ -633,12 +763,13 @@ fn split(text: &str, requests: usize) -> Result<Vec<Answer>, ApiError> {
     Ok(elements
         .into_iter()
         .map(|e| match e.ok {
-            Some(answer) => Ok(answer.get().to_owned()),
-            None => Err(ApiError::from_sql(
+            Some(answer) => Got::Answer(Ok(answer.get().to_owned())),
+            None if e.sqlstate.as_deref() == Some("55P03") => Got::LockWait,
+            None => Got::Answer(Err(ApiError::from_sql(
                 e.sqlstate.as_deref().unwrap_or("XX000"),
                 e.error.as_deref().unwrap_or("error"),
                 e.detail.as_deref(),
-            )),
+            ))),
         })
         .collect())
 }
@@ -678,7 +809,23 @@ mod tests {
         }
     }
 
-    type Replies = Vec<oneshot::Receiver<Result<String, crate::error::ApiError>>>;
+    type Replies = Vec<oneshot::Receiver<super::Outcome>>;
+
+    /// The answer an outcome carries (a job handed back is a failure here).
+    fn answer(o: super::Outcome) -> Result<String, ApiError> {
+        match o {
+            super::Outcome::Answered(a) => a,
+            super::Outcome::Alone(_) => panic!("handed back, not answered"),
+        }
+    }
+
+    /// The answer of a request's part of a fused call.
+    fn got(g: &super::Got) -> &Result<String, ApiError> {
+        match g {
+            super::Got::Answer(a) => a,
+            super::Got::LockWait => panic!("a lock wait, not an answer"),
+        }
+    }
 
     fn pushes(n: usize) -> (Vec<Pending>, Replies) {
         (0..n)
@@ -709,7 +856,7 @@ mod tests {
         let (batch, replies) = pushes(n);
         lane.serve(batch, lane.claimed()).await;
         for r in replies {
-            assert_eq!(r.await.unwrap().unwrap(), answer);
+            assert_eq!(super::tests::answer(r.await.unwrap()).unwrap(), answer);
         }
     }
 
@@ -798,6 +945,68 @@ mod tests {
             .map(|c| c.load(Ordering::Relaxed))
             .collect();
         assert_eq!(sizes, [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    /// A server where every call made holding a lane's slot (its lock
+    /// waits bounded) meets a row lock held past the bound, and every own
+    /// call of a request gets through.
+    async fn a_held_partition() -> FakePg {
+        FakePg::start(vec![
+            (
+                "set_config('lock_timeout'",
+                Reply::error("55P03", "canceling statement due to lock timeout"),
+            ),
+            (
+                "queen.push_text(",
+                Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+            ),
+        ])
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_lane_call_that_waits_on_a_held_lock_hands_its_requests_back() {
+        let pg = a_held_partition().await;
+        let lane = lane(&pg.url());
+        // Fused, then each request alone (bounded): every one is handed
+        // back, and the slot with it.
+        let (batch, replies) = pushes(3);
+        lane.serve(batch, lane.claimed()).await;
+        for r in replies {
+            assert!(matches!(
+                r.await.unwrap(),
+                super::Outcome::Alone(Job::Push { .. })
+            ));
+        }
+        let (batch, mut replies) = pushes(1);
+        lane.serve(batch, lane.claimed()).await;
+        assert!(matches!(
+            replies.remove(0).await.unwrap(),
+            super::Outcome::Alone(_)
+        ));
+        assert_eq!(lane.gate().inflight.load(Ordering::Relaxed), 0);
+        // The lane made no call that waits without a bound.
+        assert_eq!(pg.executed("queen.push_text("), 0);
+    }
+
+    #[tokio::test]
+    async fn a_request_that_waits_on_a_held_lock_gives_the_lane_back_and_waits_alone() {
+        let pg = a_held_partition().await;
+        let config = config(&[("DATABASE_URL", pg.url().as_str())]);
+        let (fusion, lanes) = running(&config);
+        let own = crate::db::pool(&config, 1).unwrap();
+        let answer = fusion.submit(&config, &own, push_job(0)).await;
+        assert_eq!(answer.ok().unwrap().unwrap(), r#"[{"index":0}]"#);
+        // The bounded call on the idle lane was refused (the server scripts
+        // 55P03 for it): the answer is its own unbounded call's.
+        assert_eq!(pg.executed("queen.push_text("), 1);
+        assert_eq!(
+            fusion.gates[Kind::Push as usize]
+                .inflight
+                .load(Ordering::Relaxed),
+            0
+        );
+        stop(fusion, lanes).await;
     }
 
     #[tokio::test]
@@ -1022,7 +1231,7 @@ mod tests {
         let (batch, replies) = pushes(3);
         lane.serve(batch, lane.claimed()).await;
         for r in replies {
-            let e = r.await.unwrap().unwrap_err();
+            let e = answer(r.await.unwrap()).unwrap_err();
             assert_eq!(e.status.as_u16(), 503);
         }
         let stats = lane.stats.lane(Kind::Push);
@@ -1046,17 +1255,17 @@ mod tests {
             });
         deliver(answers);
         // The request waiting on no mailbox is answered at once.
-        assert_eq!(replies[3].try_recv().unwrap().unwrap(), "answer 3");
+        assert_eq!(answer(replies[3].try_recv().unwrap()).unwrap(), "answer 3");
         for (rx, expected) in [(&mut one_rx, [0, 2]), (&mut two_rx, [1, 4])] {
             let delivery = rx.try_recv().expect("one delivery");
             assert!(rx.try_recv().is_err(), "a second delivery to one thread");
             assert_eq!(delivery.len(), 2);
-            for (reply, answer) in delivery {
-                reply.send(answer).unwrap();
+            for (reply, a) in delivery {
+                assert!(reply.send(super::Outcome::Answered(a)).is_ok());
             }
             for k in expected {
                 assert_eq!(
-                    replies[k].try_recv().unwrap().unwrap(),
+                    answer(replies[k].try_recv().unwrap()).unwrap(),
                     format!("answer {k}")
                 );
             }
@@ -1073,7 +1282,7 @@ mod tests {
             (p, Err(ApiError::internal()))
         }));
         for r in &mut replies {
-            assert!(r.try_recv().unwrap().is_err());
+            assert!(answer(r.try_recv().unwrap()).is_err());
         }
     }
 
@@ -1081,18 +1290,30 @@ mod tests {
     fn a_fused_answer_splits_into_each_requests_answer() {
         let text = r#"[{"ok":[{"index":0,"queue":"q"}]},{"sqlstate":"22023","error":"items: bad","detail":null},{"ok":{"a":1}}]"#;
         let answers = split(text, 3).unwrap();
-        assert_eq!(answers[0].as_ref().unwrap(), r#"[{"index":0,"queue":"q"}]"#);
-        let refused = answers[1].as_ref().unwrap_err();
+        assert_eq!(
+            got(&answers[0]).as_ref().unwrap(),
+            r#"[{"index":0,"queue":"q"}]"#
+        );
+        let refused = got(&answers[1]).as_ref().unwrap_err();
         assert_eq!(refused.status.as_u16(), 400);
         assert_eq!(refused.message, "items: bad");
         assert_eq!(refused.sqlstate.as_deref(), Some("22023"));
-        assert_eq!(answers[2].as_ref().unwrap(), r#"{"a":1}"#);
+        assert_eq!(got(&answers[2]).as_ref().unwrap(), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn a_request_that_waited_on_a_lock_past_the_bound_is_told_apart() {
+        let text =
+            r#"[{"sqlstate":"55P03","error":"canceling statement due to lock timeout"},{"ok":1}]"#;
+        let answers = split(text, 2).unwrap();
+        assert!(matches!(answers[0], super::Got::LockWait));
+        assert_eq!(got(&answers[1]).as_ref().unwrap(), "1");
     }
 
     #[test]
     fn a_paused_surface_keeps_its_code_and_retry_after() {
         let text = r#"[{"sqlstate":"57000","error":"paused","detail":"kv"}]"#;
-        let refused = split(text, 1).unwrap().remove(0).unwrap_err();
+        let refused = got(&split(text, 1).unwrap()[0]).clone().unwrap_err();
         assert_eq!(refused.status.as_u16(), 503);
         assert_eq!(refused.code, "kv_disabled");
         assert_eq!(refused.headers.len(), 1);

@@ -45,8 +45,29 @@ extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);
 static MALLOC_KEEP_BYTES: GucSetting<i32> =
     GucSetting::<i32>::new(queen_datum::memory::DEFAULT_KEEP_BYTES);
 
+/// `queen_proxy.decompress_max_bytes`: bytes a compressed binary push body
+/// may decompress to while the proxy reads it for its queues (default
+/// 16 MiB, at least 1 KiB); a shard then holds it to `queen.decompress_max_bytes`.
+static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
+
+/// What a compressed binary push body may decompress to in the proxy
+/// (`queen_proxy.decompress_max_bytes`).
+pub fn decompress_max_bytes() -> usize {
+    DECOMPRESS_MAX_BYTES.get() as usize
+}
+
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     queen_datum::memory::define(c"queen_proxy.malloc_keep_bytes", &MALLOC_KEEP_BYTES);
+    pgrx::guc::GucRegistry::define_int_guc(
+        c"queen_proxy.decompress_max_bytes",
+        c"Bytes a compressed binary push body may decompress to in the proxy.",
+        c"A larger one is refused (22P03) before it reaches a shard.",
+        &DECOMPRESS_MAX_BYTES,
+        1024,
+        i32::MAX,
+        pgrx::guc::GucContext::Suset,
+        pgrx::guc::GucFlags::default(),
+    );
     route::register_invalidation();
 }

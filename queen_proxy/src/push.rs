@@ -13,7 +13,10 @@ use std::collections::BTreeMap;
 
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
-use queen_frames::push_body::{decode_push_body, encode_push_body, push_body_queues, PushGroup};
+use queen_frames::push_body::{
+    decode_push_body_within, encode_push_body, push_body_queues_within, PushGroup,
+};
+use queen_frames::FrameError;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -87,15 +90,35 @@ pub fn split_json(body: &str, router: &Router) -> Split<String> {
 /// whose queues are on several shards is decoded, and each shard's part
 /// encoded again.
 pub fn split_binary(body: &[u8], router: &Router) -> (Split<Vec<u8>>, bool) {
-    let Ok((queues, counts_only)) = push_body_queues(body) else {
-        return (Split::Whole(0), false);
+    let max = crate::decompress_max_bytes();
+    let too_large = |e: &FrameError| {
+        if matches!(e, FrameError::TooLarge { .. }) {
+            errors::raise(
+                "22P03",
+                format!(
+                    "binary push body: decompresses to more than \
+                     queen_proxy.decompress_max_bytes ({max} bytes)"
+                ),
+            )
+        }
+    };
+    let (queues, counts_only) = match push_body_queues_within(body, max) {
+        Ok(found) => found,
+        Err(e) => {
+            too_large(&e);
+            return (Split::Whole(0), false);
+        }
     };
     let shards: Vec<i32> = queues.iter().map(|q| router.name(q)).collect();
     if let Some(shard) = crate::route::single(&shards) {
         return (Split::Whole(shard), counts_only);
     }
-    let Ok(decoded) = decode_push_body(body) else {
-        return (Split::Whole(0), false);
+    let decoded = match decode_push_body_within(body, max) {
+        Ok(decoded) => decoded,
+        Err(e) => {
+            too_large(&e);
+            return (Split::Whole(0), false);
+        }
     };
     let mut parts: BTreeMap<i32, (Vec<PushGroup>, Vec<usize>)> = BTreeMap::new();
     let mut next = 0usize;

@@ -440,3 +440,69 @@ fn fused_acks_settle_each_request_and_refuse_a_stale_lease_alone() {
         .get(0);
     assert_eq!(settled, 20);
 }
+
+/// The backends of the database waiting on a lock in a call of `function`.
+fn waiting_on_a_lock(c: &mut Client, function: &str) -> i64 {
+    c.query_one(
+        "SELECT count(*) FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'",
+        &[&function],
+    )
+    .unwrap()
+    .get(0)
+}
+
+/// One producer stuck on a partition another transaction holds stalls no
+/// other producer of the front-end: pushes to other queues are answered
+/// while it still waits for the lock, and it lands once the lock goes, in
+/// order after the holder's message.
+#[test]
+fn a_push_waiting_on_a_held_partition_holds_up_no_other_push() {
+    let base = fused_base();
+    let (hot, cold) = (unique("hot"), unique("cold"));
+    let push = |queue: &str, n: i64| {
+        json!({"items": [{"queue": queue, "partition": "p", "payload": {"n": n}}]}).to_string()
+    };
+    let (status, answer) = post(&base, "/api/v1/push", &push(&hot, 0), None);
+    assert_eq!(status, 201, "{answer}");
+    let mut holder = connect();
+    holder.batch_execute("BEGIN").unwrap();
+    holder
+        .execute(
+            "SELECT queen.push($1::text::jsonb)",
+            &[&json!([{"queue": hot, "partition": "p", "payload": {"n": 1}}]).to_string()],
+        )
+        .unwrap();
+    let stuck = {
+        let (base, body) = (base.clone(), push(&hot, 2));
+        thread::spawn(move || post(&base, "/api/v1/push", &body, None))
+    };
+    let mut watch = connect();
+    for _ in 0..200 {
+        if waiting_on_a_lock(&mut watch, "queen.push") > 0 {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        waiting_on_a_lock(&mut watch, "queen.push") > 0,
+        "the push to the held partition waits for its lock"
+    );
+    for n in 0..5 {
+        let (status, answer) = post(&base, "/api/v1/push", &push(&cold, n), None);
+        assert_eq!(status, 201, "{answer}");
+    }
+    assert!(
+        !stuck.is_finished(),
+        "the other pushes were answered while the held partition's push still waits"
+    );
+    holder.batch_execute("COMMIT").unwrap();
+    let (status, answer) = stuck.join().unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let ns: Vec<i64> = partition_log(&mut watch, &hot, "p")
+        .iter()
+        .map(|m| m["data"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ns, [0, 1, 2]);
+    assert_eq!(partition_log(&mut watch, &cold, "p").len(), 5);
+}

@@ -1191,3 +1191,51 @@ fn ack_bodies_of_every_shape_reach_the_shards_of_their_partitions() {
         (t, d) => panic!("through the proxy {t:?}, directly {d:?}"),
     }
 }
+
+/// A compressed binary body is decompressed by the proxy (to find its
+/// queues' shards) only within `queen_proxy.decompress_max_bytes`: one that
+/// inflates past it is refused (22P03) before any shard sees it; the same
+/// body within the setting lands.
+#[test]
+fn the_proxy_decompresses_a_body_only_within_its_setting() {
+    let mut p = proxy();
+    let mut s = shards();
+    let queues = one_queue_per_shard(&mut p, "inflate");
+    let groups: Vec<PushGroup> = queues
+        .iter()
+        .map(|q| PushGroup {
+            queue: q.clone(),
+            partition: "Default".into(),
+            messages: GroupMessages::Items(vec![PushItem {
+                transaction_id: None,
+                payload: format!("{{\"fill\":\"{}\"}}", "z".repeat(10_000)).into_bytes(),
+            }]),
+        })
+        .collect();
+    let plain = encode_push_body(&groups, false).unwrap();
+    let mut packed = plain[..4].to_vec();
+    packed.push(plain[4] | queen_frames::push_body::FLAG_ZSTD);
+    packed.extend_from_slice(&((plain.len() - 5) as u32).to_le_bytes());
+    packed.extend_from_slice(&zstd::bulk::compress(&plain[5..], 3).unwrap());
+    p.batch_execute("SET queen_proxy.decompress_max_bytes = 16384")
+        .unwrap();
+    let err = p
+        .query_one("SELECT queen.push_binary($1)", &[&packed])
+        .unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "22P03", "{db}");
+    assert!(
+        db.message().contains("queen_proxy.decompress_max_bytes"),
+        "{db}"
+    );
+    for (n, q) in queues.iter().enumerate() {
+        assert_eq!(depth_on(&mut s[n], q), -1, "{q}: nothing reached shard {n}");
+    }
+    p.batch_execute("RESET queen_proxy.decompress_max_bytes")
+        .unwrap();
+    let answer = call(&mut p, "SELECT queen.push_binary($1)", &[&packed]);
+    assert_eq!(answer.as_array().unwrap().len(), 3, "{answer}");
+    for (n, q) in queues.iter().enumerate() {
+        assert_eq!(depth_on(&mut s[n], q), 1, "{q} on shard {n}");
+    }
+}

@@ -241,7 +241,16 @@ fn settle(c: &mut postgres::Client) {
     // Two statements: a VACUUM can not run in the implicit transaction of
     // a multi-statement query.
     c.batch_execute("CHECKPOINT").unwrap();
-    c.batch_execute("VACUUM queen.log_partitions, queen.log_cursor_states")
+    // The cursors' table of this version (states) or of the one before.
+    let cursors: String = c
+        .query_one(
+            "SELECT CASE WHEN to_regclass('queen.log_cursor_states') IS NULL
+                         THEN 'queen.log_consumers' ELSE 'queen.log_cursor_states' END",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    c.batch_execute(&format!("VACUUM queen.log_partitions, {cursors}"))
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::time::Instant::now() < deadline {

@@ -23,6 +23,7 @@ use crate::pg::spi;
 use crate::pg::subxact::{self, Caught};
 use crate::wire::ack::{self as ack_wire, AckIn};
 use crate::wire::binary;
+use crate::wire::payload::Inflate;
 use crate::wire::push::{self as push_wire, GroupIn, ItemOut};
 
 /// An ERROR that is the call's, not one request's: a cancel or statement
@@ -71,9 +72,11 @@ struct ParsedPush<'a> {
     producer: Option<&'a str>,
 }
 
-fn parse_push(r: &PushRequest<'_>) -> (Vec<GroupIn>, bool) {
+/// One request of a fused call, its decompression spent from the call's
+/// budget.
+fn parse_push(r: &PushRequest<'_>, inflate: &mut Inflate) -> (Vec<GroupIn>, bool) {
     if r.binary {
-        return binary::parse_push_body(r.body);
+        return binary::parse_push_body_within(r.body, inflate);
     }
     let text = std::str::from_utf8(r.body)
         .unwrap_or_else(|_| errors::invalid("items", "is not valid UTF-8"));
@@ -101,8 +104,11 @@ fn push_answer(out: &[ItemOut], counts_only: bool) -> String {
 pub fn push_many(requests: &[PushRequest<'_>]) -> Vec<Answer> {
     let mut answers: Vec<Option<Answer>> = (0..requests.len()).map(|_| None).collect();
     let mut parsed: Vec<(usize, ParsedPush<'_>)> = Vec::with_capacity(requests.len());
+    // What the requests decompress to counts against one budget: a request
+    // past what the earlier ones left is refused alone.
+    let mut inflate = Inflate::for_call();
     for (k, r) in requests.iter().enumerate() {
-        match catch(|| parse_push(r)) {
+        match catch(|| parse_push(r, &mut inflate)) {
             Ok((groups, counts_only)) => parsed.push((
                 k,
                 ParsedPush {

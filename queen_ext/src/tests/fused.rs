@@ -578,4 +578,74 @@ mod tests {
             assert_eq!(ks, (0..200).collect::<Vec<i64>>(), "{queue}");
         }
     }
+
+    /// A binary push body of `n` messages of 10 000 bytes each for `queue`,
+    /// framed and compressed by the client (flag 8).
+    fn packed_body(queue: &str, n: usize) -> Vec<u8> {
+        use queen_frames::push_body::{encode_push_body, GroupMessages, PushGroup};
+        let payload = format!("\"{}\"", "y".repeat(9_998));
+        let ids: Vec<[u8; 16]> = (0..n).map(|_| queen_frames::new_message_id()).collect();
+        let txns: Vec<String> = ids.iter().map(queen_frames::id_text).collect();
+        let frames: Vec<queen_frames::FrameRef> = ids
+            .iter()
+            .zip(&txns)
+            .map(|(id, txn)| queen_frames::FrameRef {
+                flags: 0,
+                message_id: *id,
+                trace_id: None,
+                transaction_id: txn,
+                producer: None,
+                payload: payload.as_bytes(),
+            })
+            .collect();
+        let zstd = queen_frames::segment::encode_segment(frames.iter()).unwrap();
+        encode_push_body(
+            &[PushGroup {
+                queue: queue.into(),
+                partition: "p".into(),
+                messages: GroupMessages::Packed {
+                    count: n as u32,
+                    zstd,
+                },
+            }],
+            true,
+        )
+        .unwrap()
+    }
+
+    /// `queen.decompress_max_bytes` bounds what a whole fused call
+    /// decompresses: each body fits alone, the three together do not, and
+    /// the one past the budget is refused alone (22P03) while the others
+    /// land.
+    #[pg_test]
+    fn a_fused_call_decompresses_within_one_budget() {
+        // Each body decompresses to a little over 200 000 bytes.
+        Spi::run("SET queen.decompress_max_bytes = 500000").unwrap();
+        let alone = Spi::get_one_with_args::<Json>(
+            "SELECT queen.push_binary($1)",
+            &[packed_body("budget_alone", 20).into()],
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        assert_eq!(alone["queued"], 20, "one body fits: {alone}");
+        let a = fused_bodies(
+            (0..3).map(|_| packed_body("budget", 20)).collect(),
+            vec![true; 3],
+            vec![None; 3],
+        );
+        assert_eq!(a[0]["ok"]["queued"], 20, "{a}");
+        assert_eq!(a[1]["ok"]["queued"], 20, "{a}");
+        assert_eq!(a[2]["sqlstate"], "22P03", "{a}");
+        assert!(
+            a[2]["error"].as_str().unwrap().contains("fused call"),
+            "{a}"
+        );
+        assert_eq!(
+            n("SELECT sum(s.frame_count)::int8 FROM queen.log_segments s
+                 JOIN queen.log_partitions p ON p.id = s.partition_id
+                 JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'budget'"),
+            40
+        );
+    }
 }

@@ -7,18 +7,23 @@ use queen_frames::{parse_frames, FrameError, FLAG_ENCRYPTED};
 
 use crate::pg::errors;
 use crate::wire::json::check_name;
-use crate::wire::payload::{check_json, exceeded, Inflate};
+use crate::wire::payload::{check_json, Inflate};
 use crate::wire::push::{GroupIn, ItemIn};
 
 /// Parses a QPB1 body; returns the groups and whether the caller asked for
 /// counts only.
 pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
-    let mut inflate = Inflate::new();
+    parse_push_body_within(body, &mut Inflate::new())
+}
+
+/// [`parse_push_body`] within what is left of `inflate`, which it spends.
+pub fn parse_push_body_within(body: &[u8], inflate: &mut Inflate) -> (Vec<GroupIn>, bool) {
     let decoded = match decode_push_body_within(body, inflate.left()) {
         Ok(d) => d,
-        Err(FrameError::TooLarge { .. }) => exceeded("binary push body"),
+        Err(FrameError::TooLarge { .. }) => inflate.exceeded("binary push body"),
         Err(e) => errors::bad_binary("binary push body", e),
     };
+    inflate.charge("binary push body", decoded.inflated);
     let max = crate::pg::settings::push_max_items();
     let total: usize = decoded.groups.iter().map(|g| g.len()).sum();
     if total == 0 {
@@ -30,7 +35,7 @@ pub fn parse_push_body(body: &[u8]) -> (Vec<GroupIn>, bool) {
             format!("{total} items is more than queen.push_max_items ({max})"),
         );
     }
-    (groups_in(decoded.groups, &mut inflate), decoded.counts_only)
+    (groups_in(decoded.groups, inflate), decoded.counts_only)
 }
 
 /// A QTB1 body: its JSON head (the transaction body without its pushes),

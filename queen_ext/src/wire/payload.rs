@@ -10,13 +10,49 @@ use crate::pg::errors;
 /// left as its bound, so nothing past it is ever allocated.
 pub struct Inflate {
     left: usize,
+    /// Shared by the requests of one fused call (the error says so).
+    call: bool,
 }
 
 impl Inflate {
     pub fn new() -> Inflate {
         Inflate {
             left: crate::pg::settings::decompress_max_bytes(),
+            call: false,
         }
+    }
+
+    /// The budget of a whole fused call: its requests decompress to at most
+    /// `queen.decompress_max_bytes` together, not each.
+    pub fn for_call() -> Inflate {
+        Inflate {
+            call: true,
+            ..Inflate::new()
+        }
+    }
+
+    /// Counts `bytes` already decompressed (a compressed body) against the
+    /// budget (22P03 past it).
+    pub fn charge(&mut self, what: &str, bytes: usize) {
+        match self.left.checked_sub(bytes) {
+            Some(left) => self.left = left,
+            None => self.exceeded(what),
+        }
+    }
+
+    /// The refusal of a request past the budget (22P03).
+    pub fn exceeded(&self, what: &str) -> ! {
+        if self.call {
+            errors::bad_binary(
+                what,
+                format!(
+                    "the requests of this fused call decompress to more than \
+                     queen.decompress_max_bytes ({} bytes) together",
+                    crate::pg::settings::decompress_max_bytes()
+                ),
+            )
+        }
+        exceeded(what)
     }
 
     /// What is left of the budget, in bytes.
@@ -32,7 +68,7 @@ impl Inflate {
                 self.left -= raw.len();
                 raw
             }
-            Err(FrameError::TooLarge { .. }) => exceeded(what),
+            Err(FrameError::TooLarge { .. }) => self.exceeded(what),
             Err(e) => errors::bad_binary(what, e),
         }
     }

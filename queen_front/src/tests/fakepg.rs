@@ -142,11 +142,25 @@ impl FakePg {
 
     fn reply_for(&self, sql: &str) -> Reply {
         let seen = self.seen.lock().unwrap();
-        seen.rules
+        let reply = seen
+            .rules
             .iter()
             .find(|(pattern, _)| sql.contains(pattern.as_str()))
             .map(|(_, r)| r.clone())
-            .unwrap_or_else(|| Reply::error("XX000", &format!("no reply scripted for {sql}")))
+            .unwrap_or_else(|| Reply::error("XX000", &format!("no reply scripted for {sql}")));
+        // A lane's call bounds its lock waits: it takes one more parameter,
+        // the `lock_timeout` text, after the call's own.
+        match reply {
+            Reply::Row {
+                mut params,
+                oid,
+                value,
+            } if sql.contains("set_config('lock_timeout'") => {
+                params.push(TEXT);
+                Reply::Row { params, oid, value }
+            }
+            other => other,
+        }
     }
 }
 
