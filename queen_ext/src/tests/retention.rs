@@ -166,6 +166,84 @@ mod tests {
         assert_eq!(explain["partitions"][0]["nextCycleDeletes"]["segments"], 0);
     }
 
+    /// Pops up to `batch` of partition `partition` of `queue` for `group`
+    /// with `options`, and acks them; answers how many.
+    fn pop_ack_partition(
+        queue: &str,
+        partition: &str,
+        group: &str,
+        batch: i32,
+        options: &str,
+    ) -> usize {
+        let popped = Spi::get_one_with_args::<Json>(
+            "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)",
+            &[
+                queue.into(),
+                partition.into(),
+                group.into(),
+                batch.into(),
+                options.into(),
+            ],
+        )
+        .unwrap()
+        .unwrap()
+        .0;
+        let acks: Vec<Value> = popped["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "consumerGroup": group}))
+            .collect();
+        let n = acks.len();
+        if n > 0 {
+            Spi::get_one_with_args::<Json>(
+                "SELECT queen.ack($1)",
+                &[JsonB(Value::Array(acks)).into()],
+            )
+            .unwrap();
+        }
+        n
+    }
+
+    /// A consumer group registered on the queue that has not read a
+    /// partition yet (no cursor there) has consumed nothing of it: rule 2
+    /// keeps that partition's messages for it, as far back as its
+    /// subscription reaches; a group subscribed to new messages only does
+    /// not hold what came before it.
+    #[pg_test]
+    fn rule2_keeps_a_partition_for_a_group_that_has_not_read_it_yet() {
+        Spi::get_one::<Json>(
+            "SELECT queen.configure('unread', '{\"retentionEnabled\": true, \"completedRetentionSeconds\": 60}')",
+        )
+        .unwrap();
+        let a = backlog("unread", "a", 2, 2, "2 hours");
+        let b = backlog("unread", "b", 2, 2, "2 hours");
+        for p in ["a", "b"] {
+            assert_eq!(pop_ack_partition("unread", p, "fast", 100, "{}"), 4);
+        }
+        // "late" (subscribed to everything) reads partition a only.
+        assert_eq!(pop_ack_partition("unread", "a", "late", 100, "{}"), 4);
+        let completed = "now() - interval '1 hour'";
+        let r = step(b, "NULL", completed, 100);
+        assert_eq!(r["deleted"], 0, "late has not read b: {r}");
+        assert_eq!(segments(b), 2);
+        let r = step(a, "NULL", completed, 100);
+        assert_eq!(r["deleted"], 2, "every group read a: {r}");
+        // "late" comes to b and finds all of it.
+        assert_eq!(pop_ack_partition("unread", "b", "late", 100, "{}"), 4);
+        // A group subscribed to new messages, registered after b's were
+        // written, holds none of them back once fast and late are done.
+        pop_ack_partition(
+            "unread",
+            "a",
+            "recent",
+            100,
+            r#"{"subscriptionMode": "new"}"#,
+        );
+        let r = step(b, "NULL", completed, 100);
+        assert_eq!(r["deleted"], 2, "{r}");
+    }
+
     #[pg_test]
     fn a_drain_is_clipped_to_the_batch_and_resumes_from_the_watermark() {
         let pid = backlog("clip", "p", 7, 1, "2 hours");

@@ -163,11 +163,12 @@ fn fresh_boundary(
 }
 
 /// The consumer group furthest behind on `pid`, with the next offset it
-/// would read (None: no group has read it).
-fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
+/// would read, a group registered on the queue that has not read `pid` yet
+/// included (None: no group has read it).
+pub(super) fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
     exec(
         client,
-        query!("retention_explain_slowest_group"),
+        query!("retention_slowest_group"),
         &[spi::INT8],
         &[pid.into()],
     )

@@ -359,8 +359,9 @@ fn reclaim(
 
 /// Where rules 1 and 2 put the boundary, looking no further than `horizon`:
 /// rule 1 at the first segment fresher than its cutoff, rule 2 the same but
-/// never past the slowest consumer group (no groups: nothing consumed, and
-/// rule 2 contributes nothing).
+/// never past the slowest consumer group, counting a group registered on
+/// the queue that has not read the partition yet (no group has read it:
+/// nothing consumed, and rule 2 contributes nothing).
 fn rule_boundaries(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -372,12 +373,7 @@ fn rule_boundaries(
     let rule1 = all_cutoff.map(|c| time_boundary(client, pid, log_start, c, horizon));
     let rule2 = completed_cutoff.and_then(|c| {
         // No consumer rows: nothing is consumed, rule 2 contributes nothing.
-        let cap = one_i64(
-            client,
-            query!("retention_step_slowest_cap"),
-            &[spi::INT8],
-            &[pid.into()],
-        )?;
+        let (_, cap) = super::explain::slowest_group(client, pid)?;
         Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
     });
     (rule1, rule2)
