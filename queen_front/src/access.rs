@@ -8,8 +8,10 @@
 //! (`write-only`); pops, acks, transactions, leases, KV and lock writes,
 //! configure, seek, subscription, DLQ retry and message deletion change
 //! consumer state (`read-write`); deleting a queue or a consumer group
-//! needs `admin`. `/health`, `/metrics`, `/metrics/prometheus` and the
-//! dashboard's page and assets (`/`, `/dashboard/{file}`) are public.
+//! needs `admin`. `/health` and the dashboard's page and assets (`/`,
+//! `/dashboard/{file}`) are public; the figures (`/metrics`,
+//! `/metrics/prometheus`), which the broker leaves public, need `read-only`:
+//! they name every queue.
 
 use std::marker::PhantomData;
 
@@ -121,13 +123,13 @@ pub fn level(method: &Method, template: &str) -> Level {
         method.as_str()
     };
     match (method, template) {
-        ("GET", "/" | "/dashboard/{file}" | "/health" | "/metrics" | "/metrics/prometheus") => {
-            Public
-        }
+        ("GET", "/" | "/dashboard/{file}" | "/health") => Public,
         ("POST", "/api/v1/stats/refresh") => ReadOnly,
         (
             "GET",
-            "/api/v1/status"
+            "/metrics"
+            | "/metrics/prometheus"
+            | "/api/v1/status"
             | "/api/v1/status/queues"
             | "/api/v1/status/queues/{queue}"
             | "/api/v1/status/analytics"

@@ -65,6 +65,15 @@ impl ApiError {
             "the database did not answer within the request timeout",
         )
     }
+    /// A request whose deadline passed while it waited for its call: the
+    /// database never saw it.
+    pub fn not_applied() -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            "the request timed out waiting for its call and was not applied",
+        )
+    }
     pub fn internal() -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", INTERNAL)
     }

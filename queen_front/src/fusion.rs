@@ -606,6 +606,19 @@ impl Lane {
     /// of one that failed as a whole, so that a later call never overtakes
     /// them.
     async fn serve(&self, batch: Vec<Pending>, slot: Slot<'_>) {
+        // A request whose deadline passed while it waited is answered so,
+        // and never reaches the database.
+        let now = Instant::now();
+        let (batch, expired): (Vec<Pending>, Vec<Pending>) =
+            batch.into_iter().partition(|p| p.deadline > now);
+        deliver(
+            expired
+                .into_iter()
+                .map(|p| (p, Err(ApiError::not_applied()))),
+        );
+        if batch.is_empty() {
+            return;
+        }
         let stats = self.stats.lane(self.kind);
         stats.observe(batch.len());
         let wait = Some(self.config.lock_wait);
@@ -1007,6 +1020,41 @@ mod tests {
             0
         );
         stop(fusion, lanes).await;
+    }
+
+    #[tokio::test]
+    async fn a_request_whose_deadline_passed_in_the_lane_is_answered_unapplied() {
+        // The fused call answers two requests: it must hold the other two.
+        let pg = FakePg::start(vec![(
+            "queen.push_fused(",
+            Reply::text(
+                &[1001, 1000, 1009],
+                r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#,
+            ),
+        )])
+        .await;
+        let lane = lane(&pg.url());
+        let (mut batch, replies) = pushes(3);
+        batch[1].deadline = Instant::now() - Duration::from_millis(1);
+        lane.serve(batch, lane.claimed()).await;
+        let answers: Vec<_> = futures_answers(replies).await;
+        let e = answers[1].as_ref().unwrap_err();
+        assert_eq!(e.status.as_u16(), 503);
+        assert!(e.message.contains("not applied"), "{}", e.message);
+        for k in [0, 2] {
+            assert_eq!(answers[k].as_ref().unwrap(), r#"[{"index":0}]"#);
+        }
+        // The two others went as one call; the expired one reached nothing.
+        assert_eq!(pg.executed("queen.push_fused("), 1);
+    }
+
+    /// Each reply's answer, in order.
+    async fn futures_answers(replies: Replies) -> Vec<Result<String, ApiError>> {
+        let mut out = Vec::new();
+        for r in replies {
+            out.push(answer(r.await.unwrap()));
+        }
+        out
     }
 
     #[tokio::test]

@@ -152,7 +152,7 @@ pub async fn stats_refresh(_: Authorized<ReadOnly>, State(state): State<AppState
 
 /// Queen's JSON metrics: the extension's totals, with this front-end's own
 /// connection pool as the database figures.
-pub async fn metrics(_: Authorized<Public>, State(state): State<AppState>) -> Answer {
+pub async fn metrics(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     let mut v = call(&state, "SELECT queen.metrics_summary()", &[]).await?;
     let pool = state.pool.status();
     v["database"] = json!({
@@ -205,7 +205,7 @@ pub async fn postgres_stats(_: Authorized<ReadOnly>, State(state): State<AppStat
 }
 
 /// Per-queue gauges and counters in the Prometheus text format.
-pub async fn prometheus(_: Authorized<Public>, State(state): State<AppState>) -> Answer {
+pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
     let mut text = crate::metrics::prometheus_text(&queues);
     text.push_str(&crate::metrics::fusion_text(&state.fusion.stats));

@@ -98,10 +98,10 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
             "/metrics/prometheus",
             "/metrics/prometheus",
             None,
-            Public,
+            ReadOnly,
         ),
         ("GET", "/api/v1/status", "/api/v1/status", None, ReadOnly),
-        ("GET", "/metrics", "/metrics", None, Public),
+        ("GET", "/metrics", "/metrics", None, ReadOnly),
         (
             "GET",
             "/api/v1/status/queues",
