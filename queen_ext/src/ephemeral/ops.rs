@@ -232,6 +232,32 @@ fn make_room(
     }
 }
 
+/// Where this backend's queue-wide pops of an ephemeral queue stand: for a
+/// (queue, group), the last partition a pop visited. The next one starts
+/// past it, so a queue of more partitions than one pop visits
+/// (`queen.ephemeral_pop_max_partitions`) is served all round. A position is
+/// only where the next pop starts; a lost one starts at the first name.
+mod rounds {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    thread_local! {
+        static AT: RefCell<HashMap<(String, String), String>> = RefCell::new(HashMap::new());
+    }
+
+    /// The last partition of `queue` a pop for `group` visited.
+    pub(super) fn of(queue: &str, group: &str) -> Option<String> {
+        AT.with_borrow(|at| at.get(&(queue.to_owned(), group.to_owned())).cloned())
+    }
+
+    /// Notes that a pop of `queue` for `group` visited `partition`.
+    pub(super) fn visited(queue: &str, group: &str, partition: &str) {
+        AT.with_borrow_mut(|at| {
+            crate::engine::pop::keep_bounded(at, queue, group, partition.to_owned())
+        })
+    }
+}
+
 /// A message handed out by a pop.
 struct Delivery {
     seq: i64,
@@ -275,16 +301,24 @@ pub fn pop(
     );
     let names: Vec<String> = match partition {
         Some(p) => vec![p.to_owned()],
-        None => queue::parts(c, s.incarnation, settings::ephemeral_pop_max_partitions())
-            .into_iter()
-            .map(|p| p.name)
-            .collect(),
+        None => queue::parts_round(
+            c,
+            s.incarnation,
+            rounds::of(queue, group).as_deref(),
+            settings::ephemeral_pop_max_partitions(),
+        )
+        .into_iter()
+        .map(|p| p.name)
+        .collect(),
     };
     let mut out = Vec::new();
     for name in names {
         let want = batch - out.len() as i64;
         if want <= 0 {
             break;
+        }
+        if partition.is_none() {
+            rounds::visited(queue, group, &name);
         }
         let Some(mut p) = queue::part_lock(c, s.incarnation, &name) else {
             continue;

@@ -218,6 +218,22 @@ pub fn parts(c: &mut SpiClient<'_>, inc: i64, limit: i64) -> Vec<Part> {
     .collect()
 }
 
+/// The queue's partitions by name, at most `limit`, from just past `after`
+/// (None: the first) and round to it.
+pub fn parts_round(c: &mut SpiClient<'_>, inc: i64, after: Option<&str>, limit: i64) -> Vec<Part> {
+    exec(
+        c,
+        crate::query!("ephemeral_partitions_round"),
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[inc.into(), after.into(), limit.into()],
+    )
+    .map(|r| {
+        let name = spi::col::<String>(&r, "partition");
+        part_of(&r, name)
+    })
+    .collect()
+}
+
 /// Moves the tail to the first message still stored (or the head), and
 /// ends every lease below it.
 fn retail(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {

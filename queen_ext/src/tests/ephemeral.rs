@@ -430,4 +430,29 @@ mod tests {
         assert!(status["epoch"].as_i64().is_some());
         assert_eq!(pop("e_sw", None, 1, true).len(), 1);
     }
+
+    /// A queue-wide pop visits at most `queen.ephemeral_pop_max_partitions`
+    /// partitions by name; the next one starts past the last it visited,
+    /// so the partitions past the first ones are served too.
+    #[pg_test]
+    fn queue_wide_pops_go_round_every_partition() {
+        Spi::run("SET queen.ephemeral_pop_max_partitions = 4").unwrap();
+        for k in 0..6 {
+            call(
+                "SELECT queen.ephemeral_push($1)",
+                vec![JsonB(json!({"queue": "round", "partition": format!("p{k}"),
+                                   "messages": [{"payload": k}]}))
+                .into()],
+            );
+        }
+        let first = pop("round", None, 10, true);
+        assert_eq!(first.len(), 4, "{first:?}");
+        let second = pop("round", None, 10, true);
+        let mut parts: Vec<&str> = second
+            .iter()
+            .map(|m| m["partition"].as_str().unwrap())
+            .collect();
+        parts.sort_unstable();
+        assert_eq!(parts, ["p4", "p5"], "{second:?}");
+    }
 }
