@@ -903,9 +903,10 @@ pub enum Target<'a> {
 /// in one statement: offsets are assigned here and nowhere else, under the
 /// row lock the statement takes (`Named`) or this transaction holds
 /// (`Locked`). Answers the partition id and the segment's base offset; None
-/// when a `Named` target does not qualify, or its lock waited for another
-/// push (nothing is written then: the general path writes it). created_at
-/// never goes backwards within a partition (retention relies on it).
+/// when a `Named` target does not qualify, or its snapshot can not see the
+/// push it waited for (nothing is written then: the general path writes
+/// it). created_at never goes backwards within a partition (retention
+/// relies on it).
 pub fn append_segment(
     client: &mut SpiClient<'_>,
     target: Target<'_>,
@@ -946,17 +947,27 @@ pub fn append_segment(
             BY_NAME
         }
     };
-    let mut rows = exec(client, text, &types, &args);
-    let row = rows.next()?;
-    // By name, a lock that waited for another push: nothing was written.
-    let base = spi::opt::<i64>(&row, "base")?;
-    counters::add(
-        spi::col::<i64>(&row, "queue_id"),
-        "",
-        &[
-            (Count::PushRequests, 1),
-            (Count::PushMessages, count as i64),
-        ],
-    );
-    Some((spi::col::<i64>(&row, "id"), base))
+    // By name, a lock that waited for another push wrote nothing (its
+    // snapshot predates that push's segment): the transaction holds the
+    // partition now, and the statement made once more reads its offsets
+    // with a snapshot that sees the other push. A snapshot that stays (a
+    // REPEATABLE READ transaction) meets the same segment again, and the
+    // general path answers.
+    for _ in 0..2 {
+        let mut rows = exec(client, text, &types, &args);
+        let row = rows.next()?;
+        let Some(base) = spi::opt::<i64>(&row, "base") else {
+            continue;
+        };
+        counters::add(
+            spi::col::<i64>(&row, "queue_id"),
+            "",
+            &[
+                (Count::PushRequests, 1),
+                (Count::PushMessages, count as i64),
+            ],
+        );
+        return Some((spi::col::<i64>(&row, "id"), base));
+    }
+    None
 }
