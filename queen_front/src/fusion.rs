@@ -1025,14 +1025,7 @@ mod tests {
     #[tokio::test]
     async fn a_request_whose_deadline_passed_in_the_lane_is_answered_unapplied() {
         // The fused call answers two requests: it must hold the other two.
-        let pg = FakePg::start(vec![(
-            "queen.push_fused(",
-            Reply::text(
-                &[1001, 1000, 1009],
-                r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#,
-            ),
-        )])
-        .await;
+        let pg = answering_two_fused().await;
         let lane = lane(&pg.url());
         let (mut batch, replies) = pushes(3);
         batch[1].deadline = Instant::now() - Duration::from_millis(1);
@@ -1076,6 +1069,18 @@ mod tests {
     }
 
     /// A server that answers every `queen.push_text` call.
+    /// A server whose every `queen.push_fused` call answers two pushes.
+    async fn answering_two_fused() -> FakePg {
+        FakePg::start(vec![(
+            "queen.push_fused(",
+            Reply::text(
+                &[1001, 1000, 1009],
+                r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#,
+            ),
+        )])
+        .await
+    }
+
     async fn answering_push_text() -> FakePg {
         FakePg::start(vec![(
             "queen.push_text(",
@@ -1248,14 +1253,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_fused_call_gives_its_slot_back_once_answered() {
-        let pg = FakePg::start(vec![(
-            "queen.push_fused(",
-            Reply::text(
-                &[1001, 1000, 1009],
-                r#"[{"ok":[{"index":0}]},{"ok":[{"index":0}]}]"#,
-            ),
-        )])
-        .await;
+        let pg = answering_two_fused().await;
         let lane = lane(&pg.url());
         serve_pushes(&lane, 2, r#"[{"index":0}]"#).await;
         assert_eq!(lane.gate().inflight.load(Ordering::Acquire), 0);

@@ -91,6 +91,16 @@ fn one_queue_per_shard(p: &mut Client, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// A binary push body (QPB1) as the clients compress it (flag 1): the same
+/// header, the rest zstd-compressed behind its raw length.
+fn compressed(plain: &[u8]) -> Vec<u8> {
+    let mut packed = plain[..4].to_vec();
+    packed.push(plain[4] | queen_frames::push_body::FLAG_ZSTD);
+    packed.extend_from_slice(&((plain.len() - 5) as u32).to_le_bytes());
+    packed.extend_from_slice(&zstd::bulk::compress(&plain[5..], 3).unwrap());
+    packed
+}
+
 /// Acks a pop's `messages` as completed (for `group` when given) through
 /// the proxy; every ack must succeed.
 fn complete(p: &mut Client, messages: &[Value], group: Option<&str>) {
@@ -279,10 +289,7 @@ fn a_push_naming_every_shard_is_split_and_answered_in_the_callers_order() {
         })
         .collect();
     let plain = encode_push_body(&one, false).unwrap();
-    let mut packed = plain[..4].to_vec();
-    packed.push(plain[4] | queen_frames::push_body::FLAG_ZSTD);
-    packed.extend_from_slice(&((plain.len() - 5) as u32).to_le_bytes());
-    packed.extend_from_slice(&zstd::bulk::compress(&plain[5..], 3).unwrap());
+    let packed = compressed(&plain);
     assert!(packed.len() < plain.len() / 4, "compressed");
     let answer = call(&mut p, "SELECT queen.push_binary($1)", &[&packed]);
     let answers = answer.as_array().unwrap();
@@ -1213,10 +1220,7 @@ fn the_proxy_decompresses_a_body_only_within_its_setting() {
         })
         .collect();
     let plain = encode_push_body(&groups, false).unwrap();
-    let mut packed = plain[..4].to_vec();
-    packed.push(plain[4] | queen_frames::push_body::FLAG_ZSTD);
-    packed.extend_from_slice(&((plain.len() - 5) as u32).to_le_bytes());
-    packed.extend_from_slice(&zstd::bulk::compress(&plain[5..], 3).unwrap());
+    let packed = compressed(&plain);
     p.batch_execute("SET queen_proxy.decompress_max_bytes = 16384")
         .unwrap();
     let err = p

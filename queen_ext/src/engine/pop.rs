@@ -44,10 +44,6 @@ struct Candidate {
 /// The lap of a candidate found by the read of the whole queue.
 const WHOLE: i32 = 2;
 
-/// A backend's map of (queue, group) positions, kept as the pops' own are:
-/// at most a few thousand pairs, all dropped past that.
-pub(crate) use positions::keep as keep_bounded;
-
 /// Where this backend's candidate scans stand: for a (queue name, consumer
 /// group), the name of the last candidate its latest scan found. The next
 /// scan starts past it (pop_candidate_window.sql), so a pop on a queue of many
@@ -59,10 +55,7 @@ mod positions {
     use std::collections::HashMap;
 
     use super::Candidate;
-
-    /// The most (queue, group) positions a backend keeps; past it they are
-    /// all dropped, and each scan starts at its queue's first name again.
-    const KEPT: usize = 4096;
+    use crate::pg::kept::keep;
 
     thread_local! {
         static AT: RefCell<HashMap<(String, String), String>> = RefCell::new(HashMap::new());
@@ -90,21 +83,6 @@ mod positions {
                 keep(h, queue, group, pids);
             }
         })
-    }
-
-    /// Keeps `value` for (`queue`, `group`) in `map`, which holds [`KEPT`]
-    /// pairs at most: past it, all are dropped.
-    pub(crate) fn keep<V>(
-        map: &mut HashMap<(String, String), V>,
-        queue: &str,
-        group: &str,
-        value: V,
-    ) {
-        let key = (queue.to_owned(), group.to_owned());
-        if map.len() >= KEPT && !map.contains_key(&key) {
-            map.clear();
-        }
-        map.insert(key, value);
     }
 
     /// The scan position of `queue` for `group`.

@@ -252,9 +252,7 @@ mod rounds {
 
     /// Notes that a pop of `queue` for `group` visited `partition`.
     pub(super) fn visited(queue: &str, group: &str, partition: &str) {
-        AT.with_borrow_mut(|at| {
-            crate::engine::pop::keep_bounded(at, queue, group, partition.to_owned())
-        })
+        AT.with_borrow_mut(|at| crate::pg::kept::keep(at, queue, group, partition.to_owned()))
     }
 }
 

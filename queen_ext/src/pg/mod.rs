@@ -2,6 +2,7 @@
 //! errors with their SQLSTATEs, the settings, time, and shared memory.
 
 pub mod errors;
+pub mod kept;
 pub mod settings;
 pub mod shmem;
 pub mod spi;

@@ -68,26 +68,7 @@ mod tests {
     }
 
     fn pop_ack(queue: &str, group: Option<&str>, batch: i32) {
-        let popped = Spi::get_one_with_args::<Json>(
-            "SELECT queen.pop($1, NULL, $2, $3, '{}')",
-            &[queue.into(), group.into(), batch.into()],
-        )
-        .unwrap()
-        .unwrap()
-        .0;
-        let acks: Vec<Value> = popped["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| json!({"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "consumerGroup": group}))
-            .collect();
-        if !acks.is_empty() {
-            Spi::get_one_with_args::<Json>(
-                "SELECT queen.ack($1)",
-                &[JsonB(Value::Array(acks)).into()],
-            )
-            .unwrap();
-        }
+        pop_ack_in(queue, None, group, batch, "{}");
     }
 
     #[pg_test]
@@ -166,12 +147,12 @@ mod tests {
         assert_eq!(explain["partitions"][0]["nextCycleDeletes"]["segments"], 0);
     }
 
-    /// Pops up to `batch` of partition `partition` of `queue` for `group`
-    /// with `options`, and acks them; answers how many.
-    fn pop_ack_partition(
+    /// Pops up to `batch` of `queue` (of its partition `partition`, when
+    /// given) for `group` with `options`, and acks them; answers how many.
+    fn pop_ack_in(
         queue: &str,
-        partition: &str,
-        group: &str,
+        partition: Option<&str>,
+        group: Option<&str>,
         batch: i32,
         options: &str,
     ) -> usize {
@@ -203,6 +184,17 @@ mod tests {
             .unwrap();
         }
         n
+    }
+
+    /// [`pop_ack_in`] of one partition for one group.
+    fn pop_ack_partition(
+        queue: &str,
+        partition: &str,
+        group: &str,
+        batch: i32,
+        options: &str,
+    ) -> usize {
+        pop_ack_in(queue, Some(partition), Some(group), batch, options)
     }
 
     /// A consumer group registered on the queue that has not read a
