@@ -13,9 +13,11 @@ QUEEN_SETUP_EXTRA="wrk" "$ROOT/scripts/setup.sh"
 install_extension
 cd "$ROOT"
 cargo build --release -p queen_bench -p queen_front >/dev/null
+# The front-ends a bench started (their pids), stopped however it ends: one
+# left running would hold its port for the next run.
 front=""
 base_bin=""
-trap '[ -n "$front" ] && kill "$front" 2>/dev/null; pg_stop "$DIR"; [ -z "$base_bin" ] || (PG_BIN="$base_bin"; pg_stop "$DIR/base")' EXIT
+trap '[ -z "$front" ] || kill -9 $front 2>/dev/null; pg_stop "$DIR"; [ -z "$base_bin" ] || (PG_BIN="$base_bin"; pg_stop "$DIR/base")' EXIT
 pg_stop "$DIR"
 rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT"
@@ -48,11 +50,11 @@ fusion_of() {
     DATABASE_URL="$1" PORT=6636 RUST_LOG=warn "$2" &
     front=$!
     DATABASE_URL="$1" PORT=6637 QUEEN_FUSION=off RUST_LOG=warn "$2" &
-    local off=$!
+    front="$front $!"
     sleep 1
     "$ROOT/target/release/queen_bench_fusion" "$1" "http://127.0.0.1:6636" "http://127.0.0.1:6637" "$DIR/fusion"
-    kill -9 "$front" "$off" 2>/dev/null || true
-    wait "$front" "$off" 2>/dev/null || true
+    kill -9 $front 2>/dev/null || true
+    wait $front 2>/dev/null || true
     front=""
 }
 # The sweeper figures: timers with 1, then 2 sweepers (a fresh cluster
