@@ -744,3 +744,54 @@ fn the_lock_order_soak_reports_no_deadlock() {
     let unexpected: Vec<&String> = all.iter().filter(|s| s.as_str() != "55000").collect();
     assert!(unexpected.is_empty(), "{unexpected:?}");
 }
+
+/// The locks' namespace is written by the locks calls alone: a plain KV
+/// put, delete or increment of a permit's row is refused (22023) and the
+/// lock stays with its holder; reading it, and a transaction's guard of it,
+/// stay open.
+#[test]
+fn a_plain_kv_write_can_not_take_or_drop_a_lock() {
+    let mut c = connect();
+    let name = unique("kept");
+    let held = locks(
+        &mut c,
+        json!({"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "holder"}),
+    );
+    assert_eq!(held["acquired"], true, "{held}");
+    let key = format!("{name}#0");
+    for op in [
+        json!({"op": "delete", "ns": "queen-locks", "key": key}),
+        json!({"op": "put", "ns": "queen-locks", "key": key, "value": {"owner": "thief"}, "ttlSeconds": 30}),
+        json!({"op": "putIfAbsent", "ns": "queen-locks", "key": format!("{name}#1"), "value": 1, "ttlSeconds": 30}),
+        json!({"op": "incr", "ns": "queen-locks", "key": key, "ttlSeconds": 30}),
+    ] {
+        let err = c
+            .query_one(
+                "SELECT queen.kv($1)::jsonb",
+                &[&json!({ "operations": [op.clone()] })],
+            )
+            .unwrap_err();
+        let db = err.as_db_error().expect("an ERROR");
+        assert_eq!(db.code().code(), "22023", "{op}: {db}");
+        assert!(db.message().contains("queen-locks"), "{db}");
+    }
+    let now = locks(&mut c, json!({"op": "get", "name": name}));
+    assert_eq!(now["held"], true, "{now}");
+    assert_eq!(
+        locks(
+            &mut c,
+            json!({"op": "acquire", "name": name, "ttlSeconds": 30, "owner": "thief"})
+        )["acquired"],
+        false
+    );
+    let read = kv1(
+        &mut c,
+        json!({"op": "get", "ns": "queen-locks", "key": key}),
+    );
+    assert_eq!(read["found"], true, "{read}");
+    let checked = kv1(
+        &mut c,
+        json!({"op": "check", "ns": "queen-locks", "key": key, "expect": held["token"]}),
+    );
+    assert_eq!(checked["applied"], true, "{checked}");
+}

@@ -118,6 +118,22 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
     let o = Obj::new(v, path);
     let ns = || check_ns(&o.field("ns"), o.req_str("ns"));
     let key = || -> Key { (ns(), check_key(&o.field("key"), o.req_str("key"))) };
+    // The locks' namespace is written by the locks calls alone (a plain
+    // write could take or drop another's lock); reads and checks (a
+    // transaction's guard of a lock) stay open.
+    let written = || -> Key {
+        let k = key();
+        if k.0 == super::locks::NS {
+            errors::invalid(
+                &o.field("ns"),
+                format!(
+                    "{} is written only by the locks calls (queen.locks)",
+                    super::locks::NS
+                ),
+            );
+        }
+        k
+    };
     let required = o.opt_bool("required").unwrap_or(false);
     match o.req_str("op") {
         "get" => Op::Get { key: key() },
@@ -154,19 +170,19 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
                 keys_only: o.opt_bool("keysOnly").unwrap_or(false),
             }
         }
-        "put" => Op::Put { key: key(), value: value(&o), expiry: expiry(&o), expect: expect(&o), required },
+        "put" => Op::Put { key: written(), value: value(&o), expiry: expiry(&o), expect: expect(&o), required },
         "putIfAbsent" => {
             if expect(&o).is_some_and(|e| e != 0) {
                 errors::invalid(&o.field("expect"), "putIfAbsent is put with expect 0; another expect contradicts it");
             }
-            Op::Put { key: key(), value: value(&o), expiry: expiry(&o), expect: Some(0), required }
+            Op::Put { key: written(), value: value(&o), expiry: expiry(&o), expect: Some(0), required }
         }
         "delete" => {
             let e = expect(&o);
             if e == Some(0) {
                 errors::invalid(&o.field("expect"), "a delete's expect is the version to delete (above 0)");
             }
-            Op::Delete { key: key(), expect: e, required }
+            Op::Delete { key: written(), expect: e, required }
         }
         "check" => {
             let e = expect(&o).unwrap_or_else(|| errors::invalid(&o.field("expect"), "check needs expect: the version the key must be at, or 0 for absent"));
@@ -177,7 +193,7 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
                 errors::invalid(&o.field("expect"), "incr takes no expect: it is the atomic way out of a compare-and-set loop");
             }
             Op::Incr {
-                key: key(),
+                key: written(),
                 delta: number(&o, "delta").unwrap_or_else(|| 1.into()),
                 min: number(&o, "min"),
                 max: number(&o, "max"),
