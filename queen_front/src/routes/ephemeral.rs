@@ -184,6 +184,7 @@ pub async fn pop(
     let want = batch.unwrap_or(1);
     let key = key(&queue);
     let mut held: Vec<Value> = Vec::new();
+    let mut waited = false;
     // The window's end, once the first message came.
     let mut window_end: Option<Instant> = None;
     loop {
@@ -216,8 +217,15 @@ pub async fn pop(
         let until = window_end.map_or(deadline, |end| end.min(deadline));
         let nap = (until - now).min(RECHECK);
         if state.waiters.wait(&state.pool, &key, nap).await.is_err() {
-            tokio::time::sleep(nap).await;
+            // Refused a place, as the log's long polls are: at once (no pop
+            // every nap for a poll the front-end has no room for), or, having
+            // got messages or waited already, with what it has.
+            if held.is_empty() && !waited {
+                return Err(super::messages::too_many_waiters(state.config.max_waiters));
+            }
+            break;
         }
+        waited = true;
     }
     if !held.is_empty() {
         state.waiters.wake(&key);

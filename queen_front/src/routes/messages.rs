@@ -239,7 +239,7 @@ async fn pop(
 }
 
 /// A long poll refused because the front-end holds as many as it may.
-fn too_many_waiters(max: usize) -> ApiError {
+pub(super) fn too_many_waiters(max: usize) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         "too_many_waiters",

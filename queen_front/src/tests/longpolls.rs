@@ -91,3 +91,57 @@ async fn polls_of_many_unknown_queues_leave_no_state_behind() {
     assert!(refused > 0, "{refused}");
     assert_eq!(waiters.counts(), (0, 0, 0));
 }
+
+#[tokio::test]
+async fn an_ephemeral_long_poll_beyond_the_bound_is_a_503_too() {
+    let empty = Reply::json(
+        &[TEXT, TEXT, TEXT, 20, 16],
+        serde_json::json!({"queue": "e", "messages": []}),
+    );
+    let pg = FakePg::start(vec![("queen.ephemeral_pop(", empty)]).await;
+    let state = state(config(&[
+        ("DATABASE_URL", &pg.url()),
+        ("QUEEN_MAX_WAITERS", "1"),
+    ]));
+    let waiters = state.waiters.clone();
+    let app = crate::routes::app(state);
+    let held = {
+        let app = app.clone();
+        tokio::spawn(async move {
+            send(
+                &app,
+                bare(
+                    "GET",
+                    "/api/v1/ephemeral/pop?queue=a&wait=true&timeout=1500",
+                ),
+            )
+            .await
+            .status
+        })
+    };
+    let until = Instant::now() + Duration::from_secs(2);
+    while waiters.counts().1 < 1 {
+        assert!(Instant::now() < until, "the first poll waits");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let pops_before = pg.executed("queen.ephemeral_pop(");
+    let answer = send(
+        &app,
+        bare(
+            "GET",
+            "/api/v1/ephemeral/pop?queue=b&wait=true&timeout=1500",
+        ),
+    )
+    .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.body["code"], "too_many_waiters");
+    // It popped once, found nothing and had no place to wait: no more pops.
+    assert_eq!(pg.executed("queen.ephemeral_pop(") - pops_before, 1);
+    assert_eq!(held.await.unwrap(), StatusCode::OK);
+    assert_eq!(waiters.counts(), (0, 0, 0));
+}
