@@ -14,6 +14,7 @@ use crate::engine::segments;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
+use crate::wire::splice::null;
 
 /// Where a dead letter points.
 pub struct Failed<'a> {
@@ -312,9 +313,7 @@ fn read_rows(client: &mut SpiClient<'_>, rows: pgrx::spi::SpiTupleTable<'_>) -> 
                 transaction_id: spi::col(&r, "transaction_id"),
                 message_id: spi::opt(&r, "message_id"),
                 trace_id: spi::opt(&r, "trace_id"),
-                data: payload
-                    .as_deref()
-                    .map_or_else(crate::wire::splice::null, raw_payload),
+                data: payload.as_deref().map_or_else(null, raw_payload),
                 error_message: spi::opt(&r, "error"),
                 retry_count: spi::col(&r, "attempts"),
                 failed_at: crate::pg::time::micros_to_iso(spi::col::<i64>(&r, "failed_us")),
@@ -333,7 +332,7 @@ pub fn raw_payload(bytes: &[u8]) -> Box<RawValue> {
     std::str::from_utf8(bytes)
         .ok()
         .and_then(|s| RawValue::from_string(s.to_owned()).ok())
-        .unwrap_or_else(crate::wire::splice::null)
+        .unwrap_or_else(null)
 }
 
 /// Fills narrow rows from their frames.

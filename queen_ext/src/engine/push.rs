@@ -458,32 +458,37 @@ fn cut_large<'p>(
     producers: &[Option<&'p str>],
 ) -> Option<(Vec<GroupIn>, Vec<Option<&'p str>>)> {
     let max = crate::pg::settings::segment_max_bytes();
-    let sizes: Vec<Vec<usize>> = groups
+    // Each group's bytes, every message checked on the way; nothing is
+    // allocated for a push that needs no cut.
+    let totals: Vec<usize> = groups
         .iter()
         .zip(producers)
-        .map(|(g, p)| g.items.iter().map(|it| frame_bytes(it, *p)).collect())
+        .map(|(g, p)| {
+            g.items
+                .iter()
+                .map(|it| {
+                    let b = frame_bytes(it, *p);
+                    if b > queen_frames::MAX_SEGMENT_RAW_BYTES {
+                        errors::invalid(
+                            &format!("items[{}].payload", it.index),
+                            format!(
+                                "{} bytes is more than a message may take ({} bytes)",
+                                it.payload.len(),
+                                queen_frames::MAX_SEGMENT_RAW_BYTES
+                            ),
+                        );
+                    }
+                    b
+                })
+                .sum()
+        })
         .collect();
-    for (g, s) in groups.iter().zip(&sizes) {
-        if let Some(k) = s
-            .iter()
-            .position(|&b| b > queen_frames::MAX_SEGMENT_RAW_BYTES)
-        {
-            errors::invalid(
-                &format!("items[{}].payload", g.items[k].index),
-                format!(
-                    "{} bytes is more than a message may take ({} bytes)",
-                    g.items[k].payload.len(),
-                    queen_frames::MAX_SEGMENT_RAW_BYTES
-                ),
-            );
-        }
-    }
-    if sizes.iter().all(|s| s.iter().sum::<usize>() <= max) {
+    if totals.iter().all(|&t| t <= max) {
         return None;
     }
     let (mut out, mut out_producers) = (Vec::new(), Vec::new());
-    for ((g, p), s) in groups.iter().zip(producers).zip(&sizes) {
-        if s.iter().sum::<usize>() <= max {
+    for ((g, p), &total) in groups.iter().zip(producers).zip(&totals) {
+        if total <= max {
             out.push(g.clone());
             out_producers.push(*p);
             continue;
@@ -495,7 +500,8 @@ fn cut_large<'p>(
             packed: None,
         };
         let mut bytes = 0;
-        for (it, &b) in g.items.iter().zip(s) {
+        for it in &g.items {
+            let b = frame_bytes(it, *p);
             if !part.items.is_empty() && bytes + b > max {
                 let next = GroupIn {
                     queue: g.queue.clone(),
