@@ -1,11 +1,14 @@
 -- How many groups the queue has, how many have a cursor in the partition,
 -- and the lowest sequence number any of those still needs (its cursor, or
--- its oldest lease).
+-- its oldest lease; the leases below the tail $3 are gone).
 SELECT (SELECT count(*) FROM queen.ephemeral_groups g WHERE g.incarnation = $1)::bigint AS groups,
        count(*)::bigint AS cursors,
        min(LEAST(c.next_seq, coalesce((
            SELECT min(l.seq) FROM queen.ephemeral_leases l
-            WHERE l.incarnation = c.incarnation AND l.partition = c.partition
-              AND l.grp = c.grp), c.next_seq))) AS watermark
-  FROM queen.ephemeral_cursors c
- WHERE c.incarnation = $1 AND c.partition = $2
+            WHERE l.incarnation = $1 AND l.partition = $2 AND l.grp = g.grp
+              AND l.seq >= $3), c.next_seq))) AS watermark
+  FROM queen.ephemeral_groups g
+ CROSS JOIN LATERAL (SELECT c.next_seq FROM queen.ephemeral_cursors c
+                      WHERE c.incarnation = $1 AND c.partition = $2 AND c.grp = g.grp
+                      ORDER BY c.ver DESC LIMIT 1) c
+ WHERE g.incarnation = $1

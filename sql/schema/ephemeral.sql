@@ -17,29 +17,68 @@ CREATE TABLE queen.ephemeral_queues (
 
 CREATE SEQUENCE queen.ephemeral_incarnation_seq;
 
--- One row per live queue (declared or implicit): its incarnation, what it
--- holds and what it dropped. Absent after a crash: the next call draws a
--- new incarnation.
+-- No row here is updated by the message path (docs/architecture.md,
+-- "MVCC"): what a push, a pop or an ack changes is a new row. A queue's
+-- tallies, a partition's bounds and a group's cursor are each a series of
+-- versions, ver 0 first; the newest (highest ver) is the value, and the
+-- writer, holding it locked, inserts the next and deletes the one it
+-- replaces. A snapshot held open elsewhere then leaves deleted versions
+-- behind, but no chain: the value is the first entry of a backward probe of
+-- the key, whatever lies below it.
+
+-- One row per live queue (declared or implicit): its incarnation, written
+-- once. Absent after a crash: the next call draws a new incarnation.
 CREATE UNLOGGED TABLE queen.ephemeral_state (
-    queue        text COLLATE "C" PRIMARY KEY,
-    incarnation  bigint NOT NULL UNIQUE,
+    queue       text COLLATE "C" PRIMARY KEY,
+    incarnation bigint NOT NULL UNIQUE,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- What a live queue holds and what it dropped, as versions: every write
+-- to the queue locks the newest (the queue's lock), so the tallies are
+-- exact.
+CREATE UNLOGGED TABLE queen.ephemeral_tallies (
+    incarnation  bigint NOT NULL,
+    ver          bigint NOT NULL,
     depth        bigint NOT NULL DEFAULT 0,
     bytes        bigint NOT NULL DEFAULT 0,
     drops_bounds bigint NOT NULL DEFAULT 0,
     drops_ttl    bigint NOT NULL DEFAULT 0,
     drops_retry  bigint NOT NULL DEFAULT 0,
-    created_at   timestamptz NOT NULL DEFAULT now()
+    PRIMARY KEY (incarnation, ver)
+) WITH (
+    -- Inserted and deleted per call: vacuum on a dead-row count, never
+    -- throttled, no heap truncation (its ACCESS EXCLUSIVE would stall
+    -- every call).
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
 );
 
--- A queue's partitions: sequence numbers [tail, head) may be stored.
+-- A queue's partitions, written once each.
 CREATE UNLOGGED TABLE queen.ephemeral_partitions (
     incarnation bigint NOT NULL,
     partition   text COLLATE "C" NOT NULL,
+    PRIMARY KEY (incarnation, partition)
+);
+
+-- A partition's bounds, as versions: sequence numbers [tail, head) may be
+-- stored. Every write to a partition locks the newest.
+CREATE UNLOGGED TABLE queen.ephemeral_partition_states (
+    incarnation bigint NOT NULL,
+    partition   text COLLATE "C" NOT NULL,
+    ver         bigint NOT NULL,
     tail        bigint NOT NULL DEFAULT 1,
     head        bigint NOT NULL DEFAULT 1,
     depth       bigint NOT NULL DEFAULT 0,
     bytes       bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (incarnation, partition)
+    PRIMARY KEY (incarnation, partition, ver)
+) WITH (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
 );
 
 CREATE UNLOGGED TABLE queen.ephemeral_messages (
@@ -60,15 +99,22 @@ CREATE UNLOGGED TABLE queen.ephemeral_groups (
     PRIMARY KEY (incarnation, grp)
 );
 
--- A group's cursor in a partition: the next sequence number it is handed,
--- and how many messages were removed before it read them.
+-- A group's cursor in a partition, as versions: the next sequence number
+-- it is handed, and how many messages were removed before it read them.
+-- Written by pops, which hold the partition's lock.
 CREATE UNLOGGED TABLE queen.ephemeral_cursors (
     incarnation bigint NOT NULL,
     partition   text COLLATE "C" NOT NULL,
     grp         text COLLATE "C" NOT NULL,
+    ver         bigint NOT NULL,
     next_seq    bigint NOT NULL,
     skipped     bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (incarnation, partition, grp)
+    PRIMARY KEY (incarnation, partition, grp, ver)
+) WITH (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0,
+    vacuum_truncate = off
 );
 
 -- Delivered, not yet acknowledged messages of a group ('-infinity': handed

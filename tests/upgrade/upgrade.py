@@ -240,6 +240,8 @@ def readers(conn, ids):
         f"queen.get_dlq_message({ids['p2']}, 'p2-0')",
         f"queen.get_dlq_message({ids['p3']}, 'p3-0')",
         "to_json(queen.queue_version(NULL, 'shop'))",
+        "queen.ephemeral_queues()", "queen.ephemeral_depth('up_eph')",
+        "queen.ephemeral_depth('up_eph', 'g')",
     ]
     for q in ("up_orders", "up_events", "up_dedup", "up_empty"):
         calls += [f"queen.get_queue('{q}')", f"queen.queue_counts('{q}')",
@@ -374,10 +376,20 @@ def fill(c):
     call(c, "queen.timers", {"operations": [
         {"op": "schedule", "queue": "up_timers", "timerKey": "t-later-2", "delayMs": 90000000,
          "txn": "tt-2", "payload": "eyJsIjoyfQ=="}]})
+    # An ephemeral queue: three messages in partition e0, the first leased
+    # to group g, and a queue-mode pop of the first two.
+    one(c, "SELECT queen.ephemeral_configure('up_eph', '{\"maxLength\": 100}'::jsonb)")
+    call(c, "queen.ephemeral_push", {"queue": "up_eph", "partition": "e0",
+                                     "messages": [{"payload": i} for i in range(3)]})
+    eph = one(c, "SELECT queen.ephemeral_pop('up_eph', NULL, 'g', 1, false)")
+    assert [m["payload"] for m in eph["messages"]] == [0], eph
+    got = one(c, "SELECT queen.ephemeral_pop('up_eph', NULL, NULL, 2, true)")
+    assert [m["payload"] for m in got["messages"]] == [0, 1], got
     # The usage the workers would roll up later, now, so nothing moves it.
     c.execute("SELECT queen_internal.kv_usage_rollup_v1()")
     got = call(c, "queen.kv", [{"op": "get", "ns": "up", "key": "a"}])
     return {**ids, "billing": billing, "queue_mode": queue_mode, "lock": lock["results"][0],
+            "ephemeral": eph["messages"][0]["id"],
             "version_a": got["results"][0]["version"]}
 
 
@@ -392,6 +404,20 @@ def after(c, ids):
     want = [f"p0-{i}" for i in range(6)] + [f"p1-{i}" for i in range(2, 6)]
     want += [f"p2-{i}" for i in range(6)] + [f"p3-{i}" for i in range(6)]
     check(sorted(txns(got)) == sorted(want), "queue mode pops every message it had not done, once")
+    r = call(c, "queen.ephemeral_ack", {"queue": "up_eph", "group": "g",
+                                        "acks": [{"id": ids["ephemeral"]}]})
+    check([x["outcome"] for x in r["results"]] == ["acked"],
+          "an ephemeral lease taken before the update acks")
+    got = one(c, "SELECT queen.ephemeral_pop('up_eph', NULL, 'g', 10, true)")
+    check([m["payload"] for m in got["messages"]] == [1, 2],
+          "an ephemeral group goes on from its cursor")
+    call(c, "queen.ephemeral_push", {"queue": "up_eph", "partition": "e0",
+                                     "messages": [{"payload": 3}]})
+    got = one(c, "SELECT queen.ephemeral_pop('up_eph', NULL, NULL, 10, true)")
+    check([m["payload"] for m in got["messages"]] == [2, 3],
+          "ephemeral queue mode goes on from its cursor, past what it had")
+    check(one(c, "SELECT queen.ephemeral_depth('up_eph')")["pending"] == 1,
+          "the ephemeral tallies went on: the one message group g has not read is held")
     r = ack(c, ids["billing"], "completed", "billing")
     check([a["success"] for a in r] == [True, True],
           "the group's lease taken before the update acks")

@@ -196,8 +196,8 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     p.bytes += bytes;
     s.depth += n;
     s.bytes += bytes;
-    queue::part_write(c, s.incarnation, &p);
-    queue::write(c, &s);
+    queue::part_write(c, s.incarnation, &mut p);
+    queue::write(c, &mut s);
     json!({"pushed": accepted})
 }
 
@@ -221,7 +221,7 @@ fn make_room(
                 continue;
             };
             (len, bytes) = queue::drop_oldest(c, s, &mut p, len, bytes);
-            queue::part_write(c, s.incarnation, &p);
+            queue::part_write(c, s.incarnation, &mut p);
             if len <= 0 && bytes <= 0 {
                 break;
             }
@@ -304,10 +304,7 @@ pub fn pop(
             s.incarnation,
             rounds::of(queue, group).as_deref(),
             settings::ephemeral_pop_max_partitions(),
-        )
-        .into_iter()
-        .map(|p| p.name)
-        .collect(),
+        ),
     };
     let mut out = Vec::new();
     for name in names {
@@ -322,7 +319,7 @@ pub fn pop(
             continue;
         };
         let got = pop_partition(c, &mut s, &opts, &mut p, group, want, auto_ack);
-        queue::part_write(c, s.incarnation, &p);
+        queue::part_write(c, s.incarnation, &mut p);
         for d in got {
             out.push(json!({
                 "id": mint_id(s.incarnation, &p.name, d.seq),
@@ -332,7 +329,7 @@ pub fn pop(
             }));
         }
     }
-    queue::write(c, &s);
+    queue::write(c, &mut s);
     let mut answer = json!({"queue": queue, "messages": out});
     if opts.window_ms > 0 || opts.window_count > 0 {
         answer["windowBuffer"] = json!({"ms": opts.window_ms, "count": opts.window_count});
@@ -351,19 +348,8 @@ fn pop_partition(
 ) -> Vec<Delivery> {
     let inc = s.incarnation;
     queue::expire_step(c, s, p, opts.ttl_seconds);
-    let (mut next, mut skipped) = exec(
-        c,
-        crate::query!("ephemeral_cursor_get"),
-        &[spi::INT8, spi::TEXT, spi::TEXT],
-        &[inc.into(), p.name.as_str().into(), group.into()],
-    )
-    .next()
-    .map_or((p.tail, 0), |r| {
-        (
-            spi::col::<i64>(&r, "next_seq"),
-            spi::col::<i64>(&r, "skipped"),
-        )
-    });
+    let cursor = cursor_get(c, inc, &p.name, group);
+    let (mut next, mut skipped) = cursor.map_or((p.tail, 0), |(_, n, k)| (n, k));
     if next < p.tail {
         skipped += p.tail - next;
         next = p.tail;
@@ -374,12 +360,13 @@ fn pop_partition(
     for r in exec(
         c,
         crate::query!("ephemeral_leases_due"),
-        &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],
+        &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8, spi::INT8],
         &[
             inc.into(),
             p.name.as_str().into(),
             group.into(),
             want.into(),
+            p.tail.into(),
         ],
     ) {
         let seq: i64 = spi::col(&r, "seq");
@@ -444,20 +431,58 @@ fn pop_partition(
         );
     }
     end_leases(c, inc, &p.name, group, ended);
-    exec(
-        c,
-        crate::query!("ephemeral_cursor_write"),
-        &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8, spi::INT8],
-        &[
-            inc.into(),
-            p.name.as_str().into(),
-            group.into(),
-            next.into(),
-            skipped.into(),
-        ],
-    );
+    // A cursor is made on the group's first pop of the partition (the
+    // reclaim waits for every group's), and moves only when it changed.
+    let held = cursor.map(|(ver, _, _)| ver);
+    if cursor.is_none_or(|(_, n, k)| (n, k) != (next, skipped)) {
+        queue::run(
+            c,
+            [
+                crate::query!("ephemeral_cursor_write"),
+                crate::query!("ephemeral_rows/ephemeral_cursor_write"),
+            ],
+            &[
+                spi::INT8,
+                spi::TEXT,
+                spi::TEXT,
+                spi::INT8,
+                spi::INT8,
+                spi::INT8,
+            ],
+            &[
+                inc.into(),
+                p.name.as_str().into(),
+                group.into(),
+                next.into(),
+                skipped.into(),
+                held.into(),
+            ],
+        );
+    }
     queue::reclaim_step(c, s, p);
     out
+}
+
+/// A group's cursor in a partition: (version, next sequence number,
+/// skipped), None when the group has none there.
+fn cursor_get(c: &mut SpiClient<'_>, inc: i64, partition: &str, group: &str) -> Option<(i64, i64, i64)> {
+    queue::run(
+        c,
+        [
+            crate::query!("ephemeral_cursor_get"),
+            crate::query!("ephemeral_rows/ephemeral_cursor_get"),
+        ],
+        &[spi::INT8, spi::TEXT, spi::TEXT],
+        &[inc.into(), partition.into(), group.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<i64>(&r, "ver"),
+            spi::col::<i64>(&r, "next_seq"),
+            spi::col::<i64>(&r, "skipped"),
+        )
+    })
 }
 
 fn end_leases(c: &mut SpiClient<'_>, inc: i64, partition: &str, group: &str, seqs: Vec<i64>) {
@@ -572,7 +597,7 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
         for name in touched {
             if let Some(mut p) = queue::part_lock(c, st.incarnation, &name) {
                 queue::reclaim_step(c, st, &mut p);
-                queue::part_write(c, st.incarnation, &p);
+                queue::part_write(c, st.incarnation, &mut p);
             }
         }
         queue::write(c, st);
@@ -583,9 +608,12 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
 /// Every ephemeral queue, declared or live (at most
 /// `queen.ephemeral_list_max`), with its gauges and effective options.
 pub fn queues(c: &mut SpiClient<'_>) -> Value {
-    let rows: Vec<Value> = exec(
+    let rows: Vec<Value> = queue::run(
         c,
-        crate::query!("ephemeral_queues_list"),
+        [
+            crate::query!("ephemeral_queues_list"),
+            crate::query!("ephemeral_rows/ephemeral_queues_list"),
+        ],
         &[spi::INT8],
         &[settings::ephemeral_list_max().into()],
     )
@@ -639,14 +667,7 @@ pub fn depth(c: &mut SpiClient<'_>, queue: &str, group: Option<&str>) -> Value {
             let waiting = match group {
                 None => p.depth,
                 Some(g) => {
-                    let next = exec(
-                        c,
-                        crate::query!("ephemeral_cursor_get"),
-                        &[spi::INT8, spi::TEXT, spi::TEXT],
-                        &[s.incarnation.into(), p.name.as_str().into(), g.into()],
-                    )
-                    .next()
-                    .map_or(p.tail, |r| spi::col::<i64>(&r, "next_seq"));
+                    let next = cursor_get(c, s.incarnation, &p.name, g).map_or(p.tail, |(_, n, _)| n);
                     (p.head - next.max(p.tail)).max(0)
                 }
             };
@@ -661,9 +682,12 @@ pub fn depth(c: &mut SpiClient<'_>, queue: &str, group: Option<&str>) -> Value {
         if group.is_none() {
             pending = s.depth;
         }
-        groups = exec(
+        groups = queue::run(
             c,
-            crate::query!("ephemeral_groups_pending"),
+            [
+                crate::query!("ephemeral_groups_pending"),
+                crate::query!("ephemeral_rows/ephemeral_groups_pending"),
+            ],
             &[spi::INT8, spi::INT8],
             &[s.incarnation.into(), limit.into()],
         )
@@ -701,7 +725,15 @@ pub struct Totals {
 
 /// The ephemeral queues over all, for the switch's answer and the listing.
 pub fn totals(c: &mut SpiClient<'_>) -> Totals {
-    let r = exec(c, crate::query!("ephemeral_totals"), &[], &[])
+    let r = queue::run(
+        c,
+        [
+            crate::query!("ephemeral_totals"),
+            crate::query!("ephemeral_rows/ephemeral_totals"),
+        ],
+        &[],
+        &[],
+    )
         .next()
         .expect("an aggregate answers a row");
     Totals {

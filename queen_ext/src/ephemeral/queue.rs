@@ -1,14 +1,42 @@
-//! A live ephemeral queue's rows: its state row (locked by every write),
-//! its partitions, and the bounded cleanup steps that keep storage bounded:
+//! A live ephemeral queue's rows: its tallies (locked by every write), its
+//! partitions' bounds, and the bounded cleanup steps that keep storage bounded:
 //! messages every group has passed, expired ones, the oldest ones under
 //! `dropOldest`, and the rows of ended incarnations.
 
 use pgrx::spi::SpiClient;
 
+use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
 
-/// A live queue's counters, as read under its lock.
+/// Whether the schema keeps a queue's tallies, a partition's bounds and a
+/// group's cursor as versions (0.6.0 on). A database not yet updated keeps
+/// them as rows updated in place: this library serves it with the
+/// statements of `sql/queries/ephemeral_rows/`, as the version before did.
+pub fn as_versions() -> bool {
+    spi::queen_table_exists(c"ephemeral_tallies")
+}
+
+/// Runs `versions` on a schema of versions, else `rows` (the same
+/// parameters and columns), planned with no sort: a newest version is the
+/// first visible entry of a backward probe of its key.
+pub fn run<'conn>(
+    c: &mut SpiClient<'conn>,
+    [versions, rows]: [&'static str; 2],
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+) -> pgrx::spi::SpiTupleTable<'conn> {
+    let sql = if as_versions() { versions } else { rows };
+    spi::exec_unsorted(c, sql, types, args)
+}
+
+/// How many times a lock that found its version replaced while it waited
+/// (the other transaction wrote the next one) is taken again before the
+/// call is answered to retry (40001). Each round waits for the transaction
+/// that holds the version.
+const LOCK_ROUNDS: usize = 16;
+
+/// A live queue's tallies, as read under its lock.
 #[derive(Debug, Clone)]
 pub struct State {
     pub incarnation: i64,
@@ -17,6 +45,22 @@ pub struct State {
     pub drops_bounds: i64,
     pub drops_ttl: i64,
     pub drops_retry: i64,
+    /// The version held (0 on a schema of rows).
+    ver: i64,
+    /// The tallies as read or last written: [`write`] writes only a change.
+    written: [i64; 5],
+}
+
+impl State {
+    fn tallies(&self) -> [i64; 5] {
+        [
+            self.depth,
+            self.bytes,
+            self.drops_bounds,
+            self.drops_ttl,
+            self.drops_retry,
+        ]
+    }
 }
 
 /// One partition: sequence numbers [tail, head) may be stored.
@@ -27,51 +71,95 @@ pub struct Part {
     pub head: i64,
     pub depth: i64,
     pub bytes: i64,
+    /// The version held (0 on a schema of rows, or when read unlocked).
+    ver: i64,
+    /// The bounds as read or last written: [`part_write`] writes only a
+    /// change.
+    written: [i64; 4],
+}
+
+impl Part {
+    fn bounds(&self) -> [i64; 4] {
+        [self.tail, self.head, self.depth, self.bytes]
+    }
 }
 
 fn state_of(r: &pgrx::spi::SpiHeapTupleData<'_>) -> State {
-    State {
+    let mut s = State {
         incarnation: spi::col(r, "incarnation"),
         depth: spi::col(r, "depth"),
         bytes: spi::col(r, "bytes"),
         drops_bounds: spi::col(r, "drops_bounds"),
         drops_ttl: spi::col(r, "drops_ttl"),
         drops_retry: spi::col(r, "drops_retry"),
-    }
+        ver: spi::col(r, "ver"),
+        written: [0; 5],
+    };
+    s.written = s.tallies();
+    s
 }
 
-/// The live queue's state, locked; None when it is not live.
+/// The live queue's tallies, locked; None when it is not live.
 pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
-    exec(
-        c,
-        crate::query!("ephemeral_state_lock"),
-        &[spi::TEXT],
-        &[queue.into()],
-    )
-    .next()
-    .map(|r| state_of(&r))
+    for _ in 0..LOCK_ROUNDS {
+        if let Some(r) = run(
+            c,
+            [
+                crate::query!("ephemeral_state_lock"),
+                crate::query!("ephemeral_rows/ephemeral_state_lock"),
+            ],
+            &[spi::TEXT],
+            &[queue.into()],
+        )
+        .next()
+        {
+            return Some(state_of(&r));
+        }
+        // Not live, or (on a schema of versions) the tallies were replaced
+        // while this transaction waited for them.
+        let live = exec(
+            c,
+            crate::query!("ephemeral_state_exists"),
+            &[spi::TEXT],
+            &[queue.into()],
+        )
+        .next()
+        .is_some();
+        if !live || !as_versions() {
+            return None;
+        }
+    }
+    errors::retry_needed(format!(
+        "ephemeral queue {queue:?}: its tallies kept changing under this call; retry"
+    ))
 }
 
-/// The live queue's state, locked, made live (a new incarnation) if it
+/// The live queue's tallies, locked, made live (a new incarnation) if it
 /// was not.
 pub fn lock_or_create(c: &mut SpiClient<'_>, queue: &str) -> State {
     if let Some(s) = lock(c, queue) {
         return s;
     }
-    exec(
+    run(
         c,
-        crate::query!("ephemeral_state_create"),
+        [
+            crate::query!("ephemeral_state_create"),
+            crate::query!("ephemeral_rows/ephemeral_state_create"),
+        ],
         &[spi::TEXT],
         &[queue.into()],
     );
-    lock(c, queue).expect("the state row was just made")
+    lock(c, queue).expect("the queue was just made live")
 }
 
-/// The live queue's state, unlocked (for the reads).
+/// The live queue's tallies, unlocked (for the reads).
 pub fn get(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
-    exec(
+    run(
         c,
-        crate::query!("ephemeral_state_get"),
+        [
+            crate::query!("ephemeral_state_get"),
+            crate::query!("ephemeral_rows/ephemeral_state_get"),
+        ],
         &[spi::TEXT],
         &[queue.into()],
     )
@@ -79,12 +167,20 @@ pub fn get(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
     .map(|r| state_of(&r))
 }
 
-/// Writes the counters back.
-pub fn write(c: &mut SpiClient<'_>, s: &State) {
-    exec(
+/// Writes the tallies, when they changed, as the next version of the one
+/// held.
+pub fn write(c: &mut SpiClient<'_>, s: &mut State) {
+    if s.tallies() == s.written {
+        return;
+    }
+    run(
         c,
-        crate::query!("ephemeral_state_write"),
+        [
+            crate::query!("ephemeral_state_write"),
+            crate::query!("ephemeral_rows/ephemeral_state_write"),
+        ],
         &[
+            spi::INT8,
             spi::INT8,
             spi::INT8,
             spi::INT8,
@@ -99,16 +195,24 @@ pub fn write(c: &mut SpiClient<'_>, s: &State) {
             s.drops_bounds.into(),
             s.drops_ttl.into(),
             s.drops_retry.into(),
+            s.ver.into(),
         ],
     );
+    s.ver += 1;
+    s.written = s.tallies();
 }
 
-/// Ends the queue's incarnation; answers the messages it held (None: it
-/// was not live). Its rows go in later cleanup steps.
+/// Ends the queue's incarnation, holding its tallies locked (so no write
+/// to it is under way); answers the messages it held (None: it was not
+/// live). Its rows go in later cleanup steps.
 pub fn retire(c: &mut SpiClient<'_>, queue: &str) -> Option<i64> {
-    exec(
+    lock(c, queue)?;
+    run(
         c,
-        crate::query!("ephemeral_state_retire"),
+        [
+            crate::query!("ephemeral_state_retire"),
+            crate::query!("ephemeral_rows/ephemeral_state_retire"),
+        ],
         &[spi::TEXT],
         &[queue.into()],
     )
@@ -125,9 +229,12 @@ pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
     else {
         return;
     };
-    let removed = exec(
+    let removed = run(
         c,
-        crate::query!("ephemeral_retired_purge"),
+        [
+            crate::query!("ephemeral_retired_purge"),
+            crate::query!("ephemeral_rows/ephemeral_retired_purge"),
+        ],
         &[spi::INT8, spi::INT8],
         &[inc.into(), settings::ephemeral_cleanup_batch().into()],
     )
@@ -143,26 +250,52 @@ pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
     }
 }
 
-fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String) -> Part {
-    Part {
+fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String, ver: i64) -> Part {
+    let mut p = Part {
         name,
         tail: spi::col(r, "tail"),
         head: spi::col(r, "head"),
         depth: spi::col(r, "depth"),
         bytes: spi::col(r, "bytes"),
-    }
+        ver,
+        written: [0; 4],
+    };
+    p.written = p.bounds();
+    p
 }
 
-/// A partition, locked; None when the queue has no such partition.
+/// A partition's bounds, locked; None when the queue has no such partition.
 pub fn part_lock(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Option<Part> {
-    exec(
-        c,
-        crate::query!("ephemeral_partition_lock"),
-        &[spi::INT8, spi::TEXT],
-        &[inc.into(), name.into()],
-    )
-    .next()
-    .map(|r| part_of(&r, name.to_owned()))
+    for _ in 0..LOCK_ROUNDS {
+        if let Some(r) = run(
+            c,
+            [
+                crate::query!("ephemeral_partition_lock"),
+                crate::query!("ephemeral_rows/ephemeral_partition_lock"),
+            ],
+            &[spi::INT8, spi::TEXT],
+            &[inc.into(), name.into()],
+        )
+        .next()
+        {
+            let ver = spi::col(&r, "ver");
+            return Some(part_of(&r, name.to_owned(), ver));
+        }
+        let present = exec(
+            c,
+            crate::query!("ephemeral_partition_exists"),
+            &[spi::INT8, spi::TEXT],
+            &[inc.into(), name.into()],
+        )
+        .next()
+        .is_some();
+        if !present || !as_versions() {
+            return None;
+        }
+    }
+    errors::retry_needed(format!(
+        "ephemeral partition {name:?}: its bounds kept changing under this call; retry"
+    ))
 }
 
 /// A partition, locked, made if the queue had none of that name.
@@ -170,23 +303,34 @@ pub fn part_lock_or_create(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Part 
     if let Some(p) = part_lock(c, inc, name) {
         return p;
     }
-    exec(
+    run(
         c,
-        crate::query!("ephemeral_partition_create"),
+        [
+            crate::query!("ephemeral_partition_create"),
+            crate::query!("ephemeral_rows/ephemeral_partition_create"),
+        ],
         &[spi::INT8, spi::TEXT],
         &[inc.into(), name.into()],
     );
     part_lock(c, inc, name).expect("the partition was just made")
 }
 
-/// Writes a partition back.
-pub fn part_write(c: &mut SpiClient<'_>, inc: i64, p: &Part) {
-    exec(
+/// Writes a partition's bounds, when they changed, as the next version of
+/// the one held.
+pub fn part_write(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {
+    if p.bounds() == p.written {
+        return;
+    }
+    run(
         c,
-        crate::query!("ephemeral_partition_write"),
+        [
+            crate::query!("ephemeral_partition_write"),
+            crate::query!("ephemeral_rows/ephemeral_partition_write"),
+        ],
         &[
             spi::INT8,
             spi::TEXT,
+            spi::INT8,
             spi::INT8,
             spi::INT8,
             spi::INT8,
@@ -199,38 +343,49 @@ pub fn part_write(c: &mut SpiClient<'_>, inc: i64, p: &Part) {
             p.head.into(),
             p.depth.into(),
             p.bytes.into(),
+            p.ver.into(),
         ],
     );
+    p.ver += 1;
+    p.written = p.bounds();
 }
 
-/// The queue's partitions by name, at most `limit`.
+/// The queue's partitions by name, at most `limit`, unlocked.
 pub fn parts(c: &mut SpiClient<'_>, inc: i64, limit: i64) -> Vec<Part> {
-    exec(
+    run(
         c,
-        crate::query!("ephemeral_partitions_list"),
+        [
+            crate::query!("ephemeral_partitions_list"),
+            crate::query!("ephemeral_rows/ephemeral_partitions_list"),
+        ],
         &[spi::INT8, spi::INT8],
         &[inc.into(), limit.into()],
     )
     .map(|r| {
         let name = spi::col::<String>(&r, "partition");
-        part_of(&r, name)
+        part_of(&r, name, 0)
     })
     .collect()
 }
 
-/// The queue's partitions by name, at most `limit`, from just past `after`
-/// (None: the first) and round to it.
-pub fn parts_round(c: &mut SpiClient<'_>, inc: i64, after: Option<&str>, limit: i64) -> Vec<Part> {
-    exec(
+/// The names of the queue's partitions, at most `limit`, from just past
+/// `after` (None: the first) and round to it.
+pub fn parts_round(
+    c: &mut SpiClient<'_>,
+    inc: i64,
+    after: Option<&str>,
+    limit: i64,
+) -> Vec<String> {
+    run(
         c,
-        crate::query!("ephemeral_partitions_round"),
+        [
+            crate::query!("ephemeral_partitions_round"),
+            crate::query!("ephemeral_rows/ephemeral_partitions_round"),
+        ],
         &[spi::INT8, spi::TEXT, spi::INT8],
         &[inc.into(), after.into(), limit.into()],
     )
-    .map(|r| {
-        let name = spi::col::<String>(&r, "partition");
-        part_of(&r, name)
-    })
+    .map(|r| spi::col::<String>(&r, "partition"))
     .collect()
 }
 
@@ -303,11 +458,14 @@ pub fn reclaim_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part) {
     if p.tail >= p.head {
         return;
     }
-    let Some(row) = exec(
+    let Some(row) = run(
         c,
-        crate::query!("ephemeral_watermark"),
-        &[spi::INT8, spi::TEXT],
-        &[s.incarnation.into(), p.name.as_str().into()],
+        [
+            crate::query!("ephemeral_watermark"),
+            crate::query!("ephemeral_rows/ephemeral_watermark"),
+        ],
+        &[spi::INT8, spi::TEXT, spi::INT8],
+        &[s.incarnation.into(), p.name.as_str().into(), p.tail.into()],
     )
     .next() else {
         return;
@@ -357,13 +515,21 @@ pub fn drop_oldest(
             exec(
                 c,
                 crate::query!("ephemeral_drop_oldest"),
-                &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
+                &[
+                    spi::INT8,
+                    spi::TEXT,
+                    spi::INT8,
+                    spi::INT8,
+                    spi::INT8,
+                    spi::INT8,
+                ],
                 &[
                     s.incarnation.into(),
                     p.name.as_str().into(),
                     settings::ephemeral_cleanup_batch().into(),
                     need_len.into(),
                     need_bytes.into(),
+                    p.tail.into(),
                 ],
             )
             .next(),

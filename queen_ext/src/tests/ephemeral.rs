@@ -87,6 +87,55 @@ mod tests {
             .unwrap()
     }
 
+    /// Rows of the ephemeral tables this transaction has updated.
+    fn updated() -> i64 {
+        n("SELECT sum(pg_stat_get_xact_tuples_updated(c.oid))::int8 FROM pg_class c
+            WHERE c.relnamespace = 'queen'::regnamespace AND c.relkind = 'r'
+              AND c.relname LIKE 'ephemeral%'")
+    }
+
+    /// A push, a pop and an ack write new rows and delete old ones, never a
+    /// new version of a row: a snapshot held open elsewhere then leaves no
+    /// chain of versions for the next call to walk. Tallies, bounds and
+    /// cursors move by version; the newest is what every reader reads.
+    #[pg_test]
+    fn the_message_path_updates_no_row() {
+        configure("e_mvcc", json!({"maxLength": 1000}));
+        // Both groups (g and queue mode) are known, then have read the
+        // partition.
+        assert!(pop("e_mvcc", Some("g"), 1, true).is_empty());
+        assert!(pop("e_mvcc", None, 1, true).is_empty());
+        push("e_mvcc", &[json!(0)]);
+        assert_eq!(pop("e_mvcc", Some("g"), 1, true).len(), 1);
+        assert_eq!(pop("e_mvcc", None, 1, true).len(), 1);
+        let before = updated();
+        for i in 0..20 {
+            push("e_mvcc", &[json!(i), json!(i + 100)]);
+            let got = pop("e_mvcc", Some("g"), 2, false);
+            assert_eq!(payloads(&got), [json!(i), json!(i + 100)]);
+            let ids: Vec<Value> = got.iter().map(|m| json!({"id": m["id"]})).collect();
+            assert_eq!(ack("e_mvcc", Some("g"), json!(ids)), ["acked", "acked"]);
+            assert_eq!(pop("e_mvcc", None, 1, true).len(), 1);
+            assert_eq!(pop("e_mvcc", None, 1, true).len(), 1);
+        }
+        assert_eq!(updated() - before, 0, "rows updated by the message path");
+        // Each key has one live version, and the values read true.
+        assert_eq!(
+            n("SELECT count(*) FROM queen.ephemeral_tallies t JOIN queen.ephemeral_state s
+                USING (incarnation) WHERE s.queue = 'e_mvcc'"),
+            1
+        );
+        assert_eq!(
+            n("SELECT count(*) FROM queen.ephemeral_cursors c JOIN queen.ephemeral_state s
+                USING (incarnation) WHERE s.queue = 'e_mvcc'"),
+            2
+        );
+        assert_eq!(queue_row("e_mvcc")["depth"], 0);
+        push("e_mvcc", &[json!("last")]);
+        assert_eq!(queue_row("e_mvcc")["depth"], 1);
+        assert_eq!(depth("e_mvcc")["partitions"][0]["pending"], 1);
+    }
+
     #[pg_test]
     fn reject_refuses_a_push_past_the_bounds_and_writes_nothing() {
         let a = configure("e_rej", json!({"maxLength": 2, "policy": "reject"}));
@@ -285,7 +334,7 @@ mod tests {
         let unlogged = n("SELECT count(*) FROM pg_class
              WHERE relnamespace = 'queen'::regnamespace AND relkind = 'r'
                AND relname LIKE 'ephemeral%' AND relpersistence = 'u'");
-        assert_eq!(unlogged, 7);
+        assert_eq!(unlogged, 9);
         let logged = n("SELECT count(*) FROM pg_class
              WHERE oid = 'queen.ephemeral_queues'::regclass AND relpersistence = 'p'");
         assert_eq!(logged, 1);
@@ -299,7 +348,8 @@ mod tests {
         push("e_crash", &[json!(1)]);
         let old = pop("e_crash", None, 1, false);
         Spi::run(
-            "TRUNCATE queen.ephemeral_state, queen.ephemeral_partitions,
+            "TRUNCATE queen.ephemeral_state, queen.ephemeral_tallies,
+                      queen.ephemeral_partitions, queen.ephemeral_partition_states,
                       queen.ephemeral_messages, queen.ephemeral_groups,
                       queen.ephemeral_cursors, queen.ephemeral_leases,
                       queen.ephemeral_retired",

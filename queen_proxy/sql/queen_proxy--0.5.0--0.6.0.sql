@@ -1,0 +1,7 @@
+-- queen_proxy 0.5.0 -> 0.6.0 (ALTER EXTENSION queen_proxy UPDATE).
+--
+-- The proxy's version follows the shards' (the workspace version). 0.6.0
+-- changes only the shards' schema (queen--0.5.0--0.6.0.sql); the proxy's
+-- functions, its shard and slot tables and their rights are as in 0.5.0,
+-- so this update changes nothing in the proxy database. This file is
+-- frozen once shipped.

@@ -1,0 +1,4 @@
+-- A group's cursor in a partition.
+SELECT 0::bigint AS ver, next_seq AS next_seq, skipped AS skipped
+  FROM queen.ephemeral_cursors
+ WHERE incarnation = $1 AND partition = $2 AND grp = $3
