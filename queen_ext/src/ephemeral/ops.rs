@@ -16,7 +16,7 @@ use super::{check_name, mint_id, parse_id, DEFAULT_PARTITION, QUEUE_MODE};
 use crate::catalog::switches::{self, Surface};
 use crate::pg::errors;
 use crate::pg::settings;
-use crate::pg::spi::{self, exec};
+use crate::pg::spi::{self, exec_keyed};
 use crate::pg::time;
 use crate::wire::json::Obj;
 
@@ -24,7 +24,7 @@ use crate::wire::json::Obj;
 pub const DURABILITY: &str = "unlogged";
 
 fn declared(c: &mut SpiClient<'_>, queue: &str) -> Option<(Value, i64)> {
-    exec(
+    exec_keyed(
         c,
         crate::query!("ephemeral_config_get"),
         &[spi::TEXT],
@@ -49,7 +49,7 @@ pub fn configure(c: &mut SpiClient<'_>, queue: &str, options: &Value) -> Value {
     let queue = check_name("queue", queue);
     let stored = options::check(options);
     switches::refuse_if_paused(c, Surface::Ephemeral);
-    let row = exec(
+    let row = exec_keyed(
         c,
         crate::query!("ephemeral_config_set"),
         &[spi::TEXT, spi::JSONB],
@@ -84,7 +84,7 @@ pub fn delete(c: &mut SpiClient<'_>, queue: &str) -> Value {
     let queue = check_name("queue", queue);
     switches::refuse_if_paused(c, Surface::Ephemeral);
     let live = queue::retire(c, queue).is_some();
-    let was_declared = exec(
+    let was_declared = exec_keyed(
         c,
         crate::query!("ephemeral_config_delete"),
         &[spi::TEXT],
@@ -173,7 +173,7 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
         }
         make_room(c, &mut s, &mut p, need_len, need_bytes, queue);
     }
-    exec(
+    exec_keyed(
         c,
         crate::query!("ephemeral_push_insert"),
         &[
@@ -291,7 +291,7 @@ pub fn pop(
     queue::cleanup_retired_step(c);
     let (_, opts) = effective(c, queue);
     let mut s = queue::lock_or_create(c, queue);
-    exec(
+    exec_keyed(
         c,
         crate::query!("ephemeral_group_register"),
         &[spi::INT8, spi::TEXT],
@@ -357,7 +357,7 @@ fn pop_partition(
     let mut out = Vec::new();
     // Leases that ran out, and messages handed back, first.
     let mut ended: Vec<i64> = Vec::new();
-    for r in exec(
+    for r in exec_keyed(
         c,
         crate::query!("ephemeral_leases_due"),
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8, spi::INT8],
@@ -388,7 +388,7 @@ fn pop_partition(
     let fresh_from = out.len();
     let more = want - out.len() as i64;
     if more > 0 {
-        for r in exec(
+        for r in exec_keyed(
             c,
             crate::query!("ephemeral_messages_read"),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
@@ -409,7 +409,7 @@ fn pop_partition(
     } else if !out.is_empty() {
         let seqs: Vec<i64> = out.iter().map(|d| d.seq).collect();
         let attempts: Vec<i32> = out.iter().map(|d| d.attempts).collect();
-        exec(
+        exec_keyed(
             c,
             crate::query!("ephemeral_leases_write"),
             &[
@@ -489,7 +489,7 @@ fn end_leases(c: &mut SpiClient<'_>, inc: i64, partition: &str, group: &str, seq
     if seqs.is_empty() {
         return;
     }
-    exec(
+    exec_keyed(
         c,
         crate::query!("ephemeral_leases_delete"),
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8_ARRAY],
@@ -561,7 +561,7 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
             (Some(_), None) => "stale",
             (Some((inc, _, _)), Some(st)) if inc != st.incarnation => "stale",
             (Some((inc, partition, seq)), Some(st)) => {
-                let attempts = exec(
+                let attempts = exec_keyed(
                     c,
                     crate::query!("ephemeral_lease_get"),
                     &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],
@@ -572,7 +572,7 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
                 match attempts {
                     None => "unknown",
                     Some(a) if *settle == Settle::Failed && (a as i64) < opts.retry_limit => {
-                        exec(
+                        exec_keyed(
                             c,
                             crate::query!("ephemeral_lease_hand_back"),
                             &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],

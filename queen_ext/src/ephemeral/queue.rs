@@ -7,7 +7,7 @@ use pgrx::spi::SpiClient;
 
 use crate::pg::errors;
 use crate::pg::settings;
-use crate::pg::spi::{self, exec};
+use crate::pg::spi::{self, exec_keyed};
 
 /// Whether the schema keeps a queue's tallies, a partition's bounds and a
 /// group's cursor as versions (0.6.0 on). A database not yet updated keeps
@@ -18,8 +18,8 @@ pub fn as_versions() -> bool {
 }
 
 /// Runs `versions` on a schema of versions, else `rows` (the same
-/// parameters and columns), planned with no sort: a newest version is the
-/// first visible entry of a backward probe of its key.
+/// parameters and columns), planned by key (`spi::exec_keyed`): a newest
+/// version is the first visible entry of a backward probe of its key.
 pub fn run<'conn>(
     c: &mut SpiClient<'conn>,
     [versions, rows]: [&'static str; 2],
@@ -27,7 +27,7 @@ pub fn run<'conn>(
     args: &[pgrx::datum::DatumWithOid<'_>],
 ) -> pgrx::spi::SpiTupleTable<'conn> {
     let sql = if as_versions() { versions } else { rows };
-    spi::exec_unsorted(c, sql, types, args)
+    spi::exec_keyed(c, sql, types, args)
 }
 
 /// How many times a lock that found its version replaced while it waited
@@ -117,7 +117,7 @@ pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
         }
         // Not live, or (on a schema of versions) the tallies were replaced
         // while this transaction waited for them.
-        let live = exec(
+        let live = exec_keyed(
             c,
             crate::query!("ephemeral_state_exists"),
             &[spi::TEXT],
@@ -223,7 +223,7 @@ pub fn retire(c: &mut SpiClient<'_>, queue: &str) -> Option<i64> {
 /// One bounded step of removing an ended incarnation's rows
 /// (`queen.ephemeral_cleanup_batch` of each kind).
 pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
-    let Some(inc) = exec(c, crate::query!("ephemeral_retired_next"), &[], &[])
+    let Some(inc) = exec_keyed(c, crate::query!("ephemeral_retired_next"), &[], &[])
         .next()
         .map(|r| spi::col::<i64>(&r, "incarnation"))
     else {
@@ -241,7 +241,7 @@ pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
     .next()
     .map_or(0, |r| spi::col::<i64>(&r, "removed"));
     if removed == 0 {
-        exec(
+        exec_keyed(
             c,
             crate::query!("ephemeral_retired_done"),
             &[spi::INT8],
@@ -281,7 +281,7 @@ pub fn part_lock(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Option<Part> {
             let ver = spi::col(&r, "ver");
             return Some(part_of(&r, name.to_owned(), ver));
         }
-        let present = exec(
+        let present = exec_keyed(
             c,
             crate::query!("ephemeral_partition_exists"),
             &[spi::INT8, spi::TEXT],
@@ -392,7 +392,7 @@ pub fn parts_round(
 /// Moves the tail to the first message still stored (or the head), and
 /// ends every lease below it.
 fn retail(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {
-    let first = exec(
+    let first = exec_keyed(
         c,
         crate::query!("ephemeral_messages_first"),
         &[spi::INT8, spi::TEXT, spi::INT8],
@@ -402,12 +402,18 @@ fn retail(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {
     .and_then(|r| spi::opt::<i64>(&r, "seq"));
     let tail = first.unwrap_or(p.head).min(p.head);
     if tail != p.tail {
+        let from = p.tail;
         p.tail = tail;
-        exec(
+        exec_keyed(
             c,
             crate::query!("ephemeral_leases_below"),
-            &[spi::INT8, spi::TEXT, spi::INT8],
-            &[inc.into(), p.name.as_str().into(), p.tail.into()],
+            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
+            &[
+                inc.into(),
+                p.name.as_str().into(),
+                from.into(),
+                p.tail.into(),
+            ],
         );
     }
 }
@@ -431,7 +437,7 @@ pub fn expire_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part, ttl_secon
     }
     let upto = p.tail.saturating_add(settings::ephemeral_cleanup_batch());
     let gone = removed(
-        exec(
+        exec_keyed(
             c,
             crate::query!("ephemeral_messages_expire"),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
@@ -481,7 +487,7 @@ pub fn reclaim_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part) {
         return;
     }
     let gone = removed(
-        exec(
+        exec_keyed(
             c,
             crate::query!("ephemeral_messages_remove"),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
@@ -512,7 +518,7 @@ pub fn drop_oldest(
 ) -> (i64, i64) {
     while (need_len > 0 || need_bytes > 0) && p.depth > 0 {
         let gone = removed(
-            exec(
+            exec_keyed(
                 c,
                 crate::query!("ephemeral_drop_oldest"),
                 &[

@@ -221,6 +221,35 @@ pub fn exec_probing<'conn>(
     )
 }
 
+/// `exec`, planned with neither a sequential scan, a bitmap scan, a sort,
+/// nor a hash or merge join: every row found through its key, in the
+/// key's order, each joined row probed by its own key. For the
+/// ephemeral queues' statements, whose rows (messages, leases, versions)
+/// are inserted and deleted at the rate of calls: a plan kept from the
+/// statistics of a quiet moment scans the whole table, and under a
+/// snapshot held open elsewhere every row it ever held (an ack's lease
+/// delete read a table of 100 000 dead leases in full, 2026-12-06).
+pub fn exec_keyed<'conn>(
+    client: &mut SpiClient<'conn>,
+    sql: &'static str,
+    types: &[PgOid],
+    args: &[DatumWithOid<'_>],
+) -> SpiTupleTable<'conn> {
+    exec_without(
+        client,
+        sql,
+        types,
+        args,
+        &[
+            std::ptr::addr_of_mut!(pg_sys::enable_seqscan),
+            std::ptr::addr_of_mut!(pg_sys::enable_bitmapscan),
+            std::ptr::addr_of_mut!(pg_sys::enable_sort),
+            std::ptr::addr_of_mut!(pg_sys::enable_hashjoin),
+            std::ptr::addr_of_mut!(pg_sys::enable_mergejoin),
+        ],
+    )
+}
+
 /// `exec`, planned with no sort: for a statement that reads a cursor's
 /// newest state (`ORDER BY seq DESC LIMIT 1`), which must be the first
 /// visible entry of a backward probe of the states' key. Sorted instead,
