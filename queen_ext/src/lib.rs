@@ -113,6 +113,7 @@ pub extern "C-unwind" fn _PG_init() {
         maintenance::sweeper::metrics::init_shmem();
         catalog::switches::init_shmem();
         engine::counters::init_shmem();
+        catalog::ends::init_shmem();
         pg::shmem::mark_preloaded();
     }
     maintenance::retention::worker::register();

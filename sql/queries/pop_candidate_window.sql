@@ -17,12 +17,16 @@
 -- read the whole range before the first row). A window that finds no
 -- candidate sends the caller to pop_candidates_everywhere.sql.
 --
+-- The partitions $9 (none: empty) are passed by unprobed: the pop found
+-- them done for the group and nothing was pushed to them since (its memo,
+-- engine/pop.rs); they count among the $7 read.
+--
 -- A named partition is probed by its whole key, in a branch of its own: as
 -- one condition ($4 IS NULL OR name = $4), the queue's every partition is
 -- read to find it. Each cursor is probed by its key (OFFSET 0 keeps the
 -- probe a subquery of its own).
 SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.lease_expires_at
-  FROM ((SELECT -1 AS lap, h.id, h.name, h.log_start, h.last_write_at
+  FROM (SELECT * FROM ((SELECT -1 AS lap, h.id, h.name, h.log_start, h.last_write_at
             FROM unnest(w.hints) WITH ORDINALITY AS u(id, ord)
            CROSS JOIN LATERAL (
                  SELECT h.id, h.name, h.log_start, h.last_write_at
@@ -45,7 +49,8 @@ SELECT p.id, p.name, p.log_start, p.lap, c.partition_id IS NULL AS fresh, c.leas
                SELECT b.id, b.name, b.log_start, b.last_write_at
                  FROM queen.log_partitions b
                 WHERE l.lap = 0 AND b.queue_id = w.queue_id AND b.name = $4) a)
-         LIMIT $7) p
+         LIMIT $7) pw
+         WHERE pw.id NOT IN (SELECT unnest($9::int8[]))) p
   LEFT JOIN LATERAL (
        SELECT c.partition_id, c.committed, c.lease_id, c.lease_expires_at, c.retry_at
          FROM queen.log_consumers c

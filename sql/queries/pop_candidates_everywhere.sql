@@ -1,5 +1,6 @@
 -- The candidate partitions of the queues $1 (window buffers $2) for group
--- $3, found among all their partitions, $4 at most: for a pop whose
+-- $3, found among all their partitions but those of $5 (the pop's memo:
+-- found done, nothing pushed since), $4 at most: for a pop whose
 -- candidate windows found none (a queue of many partitions, few of them
 -- holding messages for the group, or none). The filter is
 -- pop_candidate_filter.sql, which follows, then

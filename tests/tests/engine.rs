@@ -1338,3 +1338,58 @@ fn sparse_pops(by_namespace: bool) {
     c.execute("SELECT queen.delete_queue($1)", &[&queue])
         .unwrap();
 }
+
+/// Pops of one message with autoAck for `group` until one finds nothing
+/// (at most `most`): their payloads.
+fn drain_auto(c: &mut postgres::Client, queue: &str, group: &str, most: usize) -> Vec<Value> {
+    let mut got = Vec::new();
+    for _ in 0..most {
+        let popped = pop(c, queue, Some(group), 1, &json!({"autoAck": true}));
+        let more = messages(&popped);
+        if more.is_empty() {
+            break;
+        }
+        got.extend(more.into_iter().map(|m| m["data"].clone()));
+    }
+    got
+}
+
+/// A queue of 48 partitions of one message each, read in windows of 16 by
+/// `c`: a pop that finds it sparse keeps which partitions its group has
+/// done and passes them by. What another session does is seen by the next
+/// pop all the same: a push to a done partition, a seek back, a group
+/// deleted and made again; and a memo made in a transaction that is rolled
+/// back goes with it.
+#[test]
+fn the_memo_of_done_partitions_hides_nothing_from_the_next_pop() {
+    const PARTITIONS: usize = 48;
+    let queue = unique("memo");
+    let mut a = connect();
+    let mut b = connect();
+    a.batch_execute("SET queen.pop_scan_window = 16").unwrap();
+    fill_partitions(&mut b, &queue, "p", PARTITIONS);
+
+    // Read in a transaction that is rolled back: all comes back.
+    a.batch_execute("BEGIN").unwrap();
+    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS);
+    a.batch_execute("ROLLBACK").unwrap();
+    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS);
+    assert!(drain_auto(&mut a, &queue, "g", 3).is_empty());
+
+    // Another session's push to a done partition.
+    push(&mut b, &json!([{"queue": queue, "partition": "p17", "payload": "late"}]));
+    assert_eq!(drain_auto(&mut a, &queue, "g", 5), [json!("late")]);
+
+    // Another session's seek back.
+    b.query_one(
+        "SELECT queen.consumer_group_seek_queue('g', $1, '{\"position\": \"beginning\"}')",
+        &[&queue],
+    )
+    .unwrap();
+    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS + 1);
+
+    // Another session deletes the group; it is made again from the start.
+    b.query_one("SELECT queen.consumer_group_delete('g', $1, true)", &[&queue])
+        .unwrap();
+    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS + 1);
+}

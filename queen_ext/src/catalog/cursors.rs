@@ -9,6 +9,7 @@
 
 use pgrx::spi::SpiClient;
 
+use crate::catalog::ends;
 use crate::pg::errors;
 use crate::pg::spi;
 use crate::query;
@@ -113,6 +114,7 @@ pub fn until_settled(mut statement: impl FnMut() -> usize, what: &str) -> usize 
 /// to go with their partitions): a transaction that holds one is waited
 /// for, and the state it put in its place is deleted by the next round.
 pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
+    ends::cursors_moved_back();
     if ids.is_empty() || !as_states() {
         return;
     }
@@ -133,6 +135,7 @@ pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
 /// Deletes the states of every cursor on the partitions `pids` (which the
 /// caller holds locked and is about to delete: their cursors go with them).
 pub fn delete_states_of_partitions(client: &mut SpiClient<'_>, pids: &[i64]) {
+    ends::cursors_moved_back();
     if !as_states() {
         return;
     }

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod cursors;
+pub mod ends;
 pub mod options;
 pub mod queues;
 pub mod readers;

@@ -5,6 +5,7 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use crate::catalog::cursors;
+use crate::catalog::ends;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::query;
@@ -64,6 +65,8 @@ pub fn delete(
     qid: Option<i64>,
     delete_metadata: bool,
 ) -> Value {
+    // A group made again reads these partitions from its subscription.
+    ends::cursors_moved_back();
     // Cursor rows are taken in (partition_id, consumer_group) order.
     let deleted = if cursors::as_states() {
         let ids: Vec<i64> = exec(
@@ -415,6 +418,7 @@ fn seek_cursors(
     types: &[pgrx::pg_sys::PgOid],
     args: Vec<pgrx::datum::DatumWithOid<'_>>,
 ) -> usize {
+    ends::cursors_moved_back();
     if !cursors::as_states() {
         return exec(c, rows, types, &args).len();
     }

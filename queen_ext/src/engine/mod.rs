@@ -1,6 +1,7 @@
 //! The log itself: push (resolve, dedup, append), pop (candidates, cursor,
 //! read), ack (resolve, settle), the segments, dead letters, transactions and
-//! the soft commit; fused calls (many requests in one transaction); the
+//! the soft commit; a backend's memo of the partitions a group has done;
+//! fused calls (many requests in one transaction); the
 //! messages an operator deleted, the message readers (`inspect`) and the
 //! traces consumers record; the counters the metrics series is made of.
 
@@ -12,6 +13,7 @@ pub mod fused;
 pub mod groups;
 pub mod inspect;
 pub mod known_partitions;
+pub mod memo;
 pub mod pop;
 pub mod push;
 pub mod reads;

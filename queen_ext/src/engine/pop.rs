@@ -20,6 +20,7 @@ use crate::catalog::queues;
 use crate::catalog::switches::{self, Surface};
 use crate::engine::counters::{self, Count};
 use crate::engine::deleted;
+use crate::engine::memo;
 use crate::engine::segments::{self, Scan};
 use crate::engine::soft_commit::{self, Soft};
 use crate::pg::settings;
@@ -160,6 +161,17 @@ fn named_candidates(
         "pop_named_candidates_close"
     );
     let limit = req.partitions * settings::pop_candidates();
+    let after = positions::of(name, &req.group);
+    let window = settings::pop_scan_window(limit);
+    let skip = match req.partition {
+        None => memo::skips(
+            name,
+            &req.group,
+            after.as_deref().unwrap_or(""),
+            window as usize,
+        ),
+        Some(_) => Vec::new(),
+    };
     let rows = spi::exec_in_order(
         client,
         SQL,
@@ -172,6 +184,7 @@ fn named_candidates(
             spi::TEXT,
             spi::INT8,
             spi::INT8_ARRAY,
+            spi::INT8_ARRAY,
         ],
         &[
             queues::default_tenant().into(),
@@ -179,9 +192,10 @@ fn named_candidates(
             req.group.as_str().into(),
             req.partition.as_deref().into(),
             limit.into(),
-            positions::of(name, &req.group).into(),
-            settings::pop_scan_window(limit).into(),
+            after.clone().into(),
+            window.into(),
             hints.to_vec().into(),
+            skip.into(),
         ],
     );
     let mut queue: Option<PopQueue> = None;
@@ -236,6 +250,15 @@ fn candidates(
         h_to.push(pids.len() as i32);
     }
     let limit = req.partitions * settings::pop_candidates();
+    let window = settings::pop_scan_window(limit);
+    let skip: Vec<i64> = match req.partition {
+        None => qs
+            .iter()
+            .zip(&after)
+            .flat_map(|(q, a)| memo::skips(&q.name, &req.group, a, window as usize))
+            .collect(),
+        Some(_) => Vec::new(),
+    };
     let rows = spi::exec_in_order(
         client,
         SQL,
@@ -248,6 +271,7 @@ fn candidates(
             spi::TEXT_ARRAY,
             spi::INT8,
             spi::INT4_ARRAY,
+            spi::INT8_ARRAY,
             spi::INT4_ARRAY,
             spi::INT8_ARRAY,
         ],
@@ -258,8 +282,9 @@ fn candidates(
             req.partition.as_deref().into(),
             limit.into(),
             after.into(),
-            settings::pop_scan_window(limit).into(),
+            window.into(),
             h_from.into(),
+            skip.into(),
             h_to.into(),
             pids.into(),
         ],
@@ -284,15 +309,20 @@ fn candidates_everywhere(
     );
     let ids: Vec<i64> = dry.iter().map(|&idx| qs[idx].id).collect();
     let windows: Vec<i32> = dry.iter().map(|&idx| qs[idx].window_buffer).collect();
+    let skip: Vec<i64> = dry
+        .iter()
+        .flat_map(|&idx| memo::skips_all(&qs[idx].name, &req.group))
+        .collect();
     let rows = spi::exec_probing(
         client,
         SQL,
-        &[spi::INT8_ARRAY, spi::INT4_ARRAY, spi::TEXT, spi::INT8],
+        &[spi::INT8_ARRAY, spi::INT4_ARRAY, spi::TEXT, spi::INT8, spi::INT8_ARRAY],
         &[
             ids.into(),
             windows.into(),
             req.group.as_str().into(),
             (req.partitions * settings::pop_candidates()).into(),
+            skip.into(),
         ],
     );
     read_candidates(rows, qs)
@@ -726,6 +756,18 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             cands.extend(more.into_iter().map(|c| Candidate { lap: WHOLE, ..c }));
         }
     }
+    // A queue whose windows found no candidate past the hints is sparse:
+    // its memo, if missing or old, is made at the end of this pop.
+    let sparse: Vec<usize> = match req.partition {
+        None => (0..qs.len())
+            .filter(|&idx| {
+                !cands
+                    .iter()
+                    .any(|c| c.queue_idx == idx && (c.lap == 0 || c.lap == 1))
+            })
+            .collect(),
+        Some(_) => Vec::new(),
+    };
     let mut tried: Vec<i64> = Vec::new();
     let tombstones = deleted::present();
     let mut remaining = req.batch;
@@ -855,6 +897,12 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 continue;
             }
             positions::hint(&queue.name, &req.group, next);
+        }
+    }
+    for idx in sparse {
+        let q = &qs[idx];
+        if memo::wants_survey(&q.name, &req.group) {
+            memo::survey(client, q.id, &q.name, &req.group);
         }
     }
     count_requests(&qs, &served, &req.group);

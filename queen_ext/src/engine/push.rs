@@ -13,6 +13,7 @@ use std::rc::Rc;
 use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use queen_frames::{FrameRef, FLAG_ENCRYPTED};
 
+use crate::catalog::ends;
 use crate::catalog::queues;
 use crate::engine::counters::{self, Count};
 use crate::engine::known_partitions;
@@ -649,7 +650,9 @@ fn append_many(client: &mut SpiClient<'_>, writes: &[&Write<'_>]) {
                 (Count::PushMessages, frames as i64),
             ],
         );
-        landed.insert(pid, spi::col(&row, "base"));
+        let base: i64 = spi::col(&row, "base");
+        ends::raise(pid, base + frames as i64 - 1);
+        landed.insert(pid, base);
     }
     for w in writes {
         if landed.get(&w.pid) != Some(&w.base) {
@@ -973,7 +976,9 @@ pub fn append_segment(
                 (Count::PushMessages, count as i64),
             ],
         );
-        return Some((spi::col::<i64>(&row, "id"), base));
+        let pid = spi::col::<i64>(&row, "id");
+        ends::raise(pid, base + count as i64 - 1);
+        return Some((pid, base));
     }
     None
 }

@@ -119,6 +119,13 @@ static POP_CANDIDATES: GucSetting<i32> = GucSetting::<i32>::new(16);
 /// window reads before the pop looks at all of them (default 256, 16 to
 /// 1 000 000; never below the candidates the pop looks for).
 static POP_SCAN_WINDOW: GucSetting<i32> = GucSetting::<i32>::new(256);
+/// `queen.pop_memo_ms`: how long a backend passes by the partitions of a
+/// queue it found done for a consumer group, before it reads the queue
+/// again (default 30 000, 0 to 3 600 000; 0: never).
+static POP_MEMO_MS: GucSetting<i32> = GucSetting::<i32>::new(30_000);
+/// `queen.pop_memo_partitions`: most partitions a backend keeps found done,
+/// over its queues and groups (default 65 536, 0 to 10 000 000).
+static POP_MEMO_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(65_536);
 /// `queen.pop_autopilot_batch`: the batch of an autopilot pop that names
 /// none (default 100, 1 to 1 000 000; never above `queen.pop_max_batch`).
 static POP_AUTOPILOT_BATCH: GucSetting<i32> = GucSetting::<i32>::new(100);
@@ -230,6 +237,26 @@ fn register_limits() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.pop_memo_ms",
+        c"How long a backend passes by the partitions of a queue it found done for a group.",
+        c"A partition is passed by while no push raised its end and no cursor moved back; 0 turns it off.",
+        &POP_MEMO_MS,
+        0,
+        3_600_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.pop_memo_partitions",
+        c"Most partitions a backend keeps found done, over its queues and groups.",
+        c"Past it, the partitions of a queue read next are not kept.",
+        &POP_MEMO_PARTITIONS,
+        0,
+        10_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.pop_autopilot_batch",
         c"The batch of an autopilot pop that names none.",
         c"Capped by queen.pop_max_batch.",
@@ -308,6 +335,16 @@ pub fn pop_candidates() -> i64 {
 /// `candidates` (`queen.pop_scan_window`, never below `candidates`).
 pub fn pop_scan_window(candidates: i64) -> i64 {
     (POP_SCAN_WINDOW.get() as i64).max(candidates)
+}
+
+/// How long a pop's memo of done partitions is used (ms; 0: not at all).
+pub fn pop_memo_ms() -> i64 {
+    POP_MEMO_MS.get() as i64
+}
+
+/// Most partitions a backend's memo keeps.
+pub fn pop_memo_partitions() -> usize {
+    POP_MEMO_PARTITIONS.get() as usize
 }
 
 /// The batch of an autopilot pop that names none, within

@@ -9,6 +9,7 @@ mod fused;
 mod known;
 #[cfg(test)]
 mod layout;
+mod memo;
 mod messages;
 mod metrics;
 mod moves;
