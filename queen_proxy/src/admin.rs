@@ -57,6 +57,13 @@ fn shard_add(dsn: &str) -> JsonOut {
             "dsn: must not name a user (user=): PL/Proxy would then ignore the user mappings",
         );
     }
+    if holds_secret(dsn) {
+        errors::raise(
+            "22023",
+            "dsn: must not hold a password or a URI's user: a shard's connection string is \
+             readable in pg_foreign_server; put the password in the user mapping",
+        );
+    }
     Spi::run("LOCK TABLE queen.proxy_slots IN ACCESS EXCLUSIVE MODE").expect("lock the slot map");
     let n = Spi::get_one::<i64>("SELECT pg_catalog.count(*) FROM queen.proxy_shards")
         .expect("count the shards")
@@ -157,17 +164,38 @@ fn shard_add(dsn: &str) -> JsonOut {
     )
 }
 
-/// The shards and how many slots each owns.
+/// Whether a connection string holds a secret: a password, or a URI's
+/// user information (`postgresql://user:secret@host`).
+fn holds_secret(dsn: &str) -> bool {
+    let lower = dsn.to_ascii_lowercase();
+    lower.contains("password") || (lower.contains("://") && lower.contains('@'))
+}
+
+/// The shards and how many slots each owns; each shard's connection
+/// string only for a role that may read it (the installer and the roles
+/// it granted it to; not `queen_app` nor `pg_monitor`).
 #[pg_extern(volatile)]
 fn shards() -> JsonOut {
-    let text = Spi::get_one::<String>(
+    let with_dsn = Spi::get_one::<bool>(
+        "SELECT pg_catalog.has_column_privilege('queen.proxy_shards', 'dsn', 'SELECT')",
+    )
+    .expect("read the caller's rights")
+    .unwrap_or(false);
+    let sql = if with_dsn {
         "SELECT COALESCE(pg_catalog.json_agg(pg_catalog.json_build_object(
                     'shard', s.shard, 'dsn', s.dsn, 'addedAt', s.added_at,
                     'slots', (SELECT pg_catalog.count(*) FROM queen.proxy_slots p WHERE p.shard = s.shard))
                  ORDER BY s.shard), '[]')::text
-           FROM queen.proxy_shards s",
-    )
-    .expect("list the shards")
-    .unwrap_or_else(|| "[]".to_owned());
+           FROM queen.proxy_shards s"
+    } else {
+        "SELECT COALESCE(pg_catalog.json_agg(pg_catalog.json_build_object(
+                    'shard', s.shard, 'addedAt', s.added_at,
+                    'slots', (SELECT pg_catalog.count(*) FROM queen.proxy_slots p WHERE p.shard = s.shard))
+                 ORDER BY s.shard), '[]')::text
+           FROM queen.proxy_shards s"
+    };
+    let text = Spi::get_one::<String>(sql)
+        .expect("list the shards")
+        .unwrap_or_else(|| "[]".to_owned());
     JsonOut(text)
 }

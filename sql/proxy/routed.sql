@@ -274,7 +274,10 @@ GRANT USAGE ON SCHEMA queen TO queen_app, pg_monitor;
 GRANT USAGE ON SCHEMA queen_remote TO queen_app, pg_monitor;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_remote TO queen_app, pg_monitor;
 REVOKE EXECUTE ON FUNCTION queen_remote.shard_set FROM queen_app, pg_monitor;
-GRANT SELECT ON queen.proxy_shards, queen.proxy_slots TO queen_app, pg_monitor;
+-- The routing reads the slots and counts the shards as the caller; a
+-- shard's connection string stays with the installer's roles.
+GRANT SELECT ON queen.proxy_slots TO queen_app, pg_monitor;
+GRANT SELECT (shard, added_at) ON queen.proxy_shards TO queen_app, pg_monitor;
 GRANT EXECUTE ON FUNCTION
     queen.route_queue, queen.route_namespace, queen.route_partition, queen.route_dlq,
     queen.queue_slot

@@ -1243,3 +1243,45 @@ fn the_proxy_decompresses_a_body_only_within_its_setting() {
         assert_eq!(depth_on(&mut s[n], q), 1, "{q} on shard {n}");
     }
 }
+
+/// A shard's connection string stays with the installer's roles: an
+/// application or monitoring role sees the shards and routes queues, but
+/// reads no dsn, in `queen.shards()` or the table; and no dsn holding a
+/// password (readable in `pg_foreign_server` by anyone) is taken.
+#[test]
+fn shard_connection_strings_are_kept_from_the_application_and_monitoring_roles() {
+    let mut p = proxy();
+    let admin = call(&mut p, "SELECT queen.shards()", &[]);
+    assert!(admin.as_array().unwrap().iter().all(|s| s["dsn"].is_string()), "{admin}");
+    for role in ["queen_app", "pg_monitor"] {
+        let mut t = p.transaction().unwrap();
+        t.batch_execute(&format!("SET LOCAL ROLE {role}")).unwrap();
+        let listed: Value = t.query_one("SELECT queen.shards()", &[]).unwrap().get(0);
+        let listed = listed.as_array().unwrap().clone();
+        assert_eq!(listed.len(), admin.as_array().unwrap().len(), "{role}");
+        assert!(listed.iter().all(|s| s.get("dsn").is_none() && s["slots"].is_number()), "{role}: {listed:?}");
+        let route: i32 = t
+            .query_one("SELECT queen.route_queue('any-queue')", &[])
+            .unwrap()
+            .get(0);
+        assert!(route >= 0, "{role} routes a queue");
+        t.batch_execute("SAVEPOINT s").unwrap();
+        let e = t
+            .query_one("SELECT dsn FROM queen.proxy_shards LIMIT 1", &[])
+            .unwrap_err();
+        assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{role}: {e}");
+        t.batch_execute("ROLLBACK TO SAVEPOINT s").unwrap();
+        t.rollback().unwrap();
+    }
+    for dsn in [
+        "host=127.0.0.1 port=1 dbname=x password=secret",
+        "postgresql://someone:secret@127.0.0.1:1/x",
+    ] {
+        let e = p
+            .query_one("SELECT queen.shard_add($1)", &[&dsn])
+            .unwrap_err();
+        assert_eq!(e.code().map(|c| c.code()), Some("22023"), "{dsn}: {e}");
+    }
+    let after = call(&mut p, "SELECT queen.shards()", &[]);
+    assert_eq!(after, admin, "a refused shard_add adds nothing");
+}
