@@ -1371,13 +1371,22 @@ fn the_memo_of_done_partitions_hides_nothing_from_the_next_pop() {
 
     // Read in a transaction that is rolled back: all comes back.
     a.batch_execute("BEGIN").unwrap();
-    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS);
+    assert_eq!(
+        drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(),
+        PARTITIONS
+    );
     a.batch_execute("ROLLBACK").unwrap();
-    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS);
+    assert_eq!(
+        drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(),
+        PARTITIONS
+    );
     assert!(drain_auto(&mut a, &queue, "g", 3).is_empty());
 
     // Another session's push to a done partition.
-    push(&mut b, &json!([{"queue": queue, "partition": "p17", "payload": "late"}]));
+    push(
+        &mut b,
+        &json!([{"queue": queue, "partition": "p17", "payload": "late"}]),
+    );
     assert_eq!(drain_auto(&mut a, &queue, "g", 5), [json!("late")]);
 
     // Another session's seek back.
@@ -1386,10 +1395,19 @@ fn the_memo_of_done_partitions_hides_nothing_from_the_next_pop() {
         &[&queue],
     )
     .unwrap();
-    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS + 1);
+    assert_eq!(
+        drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(),
+        PARTITIONS + 1
+    );
 
     // Another session deletes the group; it is made again from the start.
-    b.query_one("SELECT queen.consumer_group_delete('g', $1, true)", &[&queue])
-        .unwrap();
-    assert_eq!(drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(), PARTITIONS + 1);
+    b.query_one(
+        "SELECT queen.consumer_group_delete('g', $1, true)",
+        &[&queue],
+    )
+    .unwrap();
+    assert_eq!(
+        drain_auto(&mut a, &queue, "g", PARTITIONS + 5).len(),
+        PARTITIONS + 1
+    );
 }

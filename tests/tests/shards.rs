@@ -1252,14 +1252,26 @@ fn the_proxy_decompresses_a_body_only_within_its_setting() {
 fn shard_connection_strings_are_kept_from_the_application_and_monitoring_roles() {
     let mut p = proxy();
     let admin = call(&mut p, "SELECT queen.shards()", &[]);
-    assert!(admin.as_array().unwrap().iter().all(|s| s["dsn"].is_string()), "{admin}");
+    assert!(
+        admin
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["dsn"].is_string()),
+        "{admin}"
+    );
     for role in ["queen_app", "pg_monitor"] {
         let mut t = p.transaction().unwrap();
         t.batch_execute(&format!("SET LOCAL ROLE {role}")).unwrap();
         let listed: Value = t.query_one("SELECT queen.shards()", &[]).unwrap().get(0);
         let listed = listed.as_array().unwrap().clone();
         assert_eq!(listed.len(), admin.as_array().unwrap().len(), "{role}");
-        assert!(listed.iter().all(|s| s.get("dsn").is_none() && s["slots"].is_number()), "{role}: {listed:?}");
+        assert!(
+            listed
+                .iter()
+                .all(|s| s.get("dsn").is_none() && s["slots"].is_number()),
+            "{role}: {listed:?}"
+        );
         let route: i32 = t
             .query_one("SELECT queen.route_queue('any-queue')", &[])
             .unwrap()

@@ -316,7 +316,13 @@ fn candidates_everywhere(
     let rows = spi::exec_probing(
         client,
         SQL,
-        &[spi::INT8_ARRAY, spi::INT4_ARRAY, spi::TEXT, spi::INT8, spi::INT8_ARRAY],
+        &[
+            spi::INT8_ARRAY,
+            spi::INT4_ARRAY,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8_ARRAY,
+        ],
         &[
             ids.into(),
             windows.into(),

@@ -465,7 +465,12 @@ fn pop_partition(
 
 /// A group's cursor in a partition: (version, next sequence number,
 /// skipped), None when the group has none there.
-fn cursor_get(c: &mut SpiClient<'_>, inc: i64, partition: &str, group: &str) -> Option<(i64, i64, i64)> {
+fn cursor_get(
+    c: &mut SpiClient<'_>,
+    inc: i64,
+    partition: &str,
+    group: &str,
+) -> Option<(i64, i64, i64)> {
     queue::run(
         c,
         [
@@ -667,7 +672,8 @@ pub fn depth(c: &mut SpiClient<'_>, queue: &str, group: Option<&str>) -> Value {
             let waiting = match group {
                 None => p.depth,
                 Some(g) => {
-                    let next = cursor_get(c, s.incarnation, &p.name, g).map_or(p.tail, |(_, n, _)| n);
+                    let next =
+                        cursor_get(c, s.incarnation, &p.name, g).map_or(p.tail, |(_, n, _)| n);
                     (p.head - next.max(p.tail)).max(0)
                 }
             };
@@ -734,8 +740,8 @@ pub fn totals(c: &mut SpiClient<'_>) -> Totals {
         &[],
         &[],
     )
-        .next()
-        .expect("an aggregate answers a row");
+    .next()
+    .expect("an aggregate answers a row");
     Totals {
         queues: spi::col(&r, "queues"),
         bytes: spi::col(&r, "bytes"),

@@ -89,9 +89,11 @@ mod tests {
 
     /// Rows of the ephemeral tables this transaction has updated.
     fn updated() -> i64 {
-        n("SELECT sum(pg_stat_get_xact_tuples_updated(c.oid))::int8 FROM pg_class c
+        n(
+            "SELECT sum(pg_stat_get_xact_tuples_updated(c.oid))::int8 FROM pg_class c
             WHERE c.relnamespace = 'queen'::regnamespace AND c.relkind = 'r'
-              AND c.relname LIKE 'ephemeral%'")
+              AND c.relname LIKE 'ephemeral%'",
+        )
     }
 
     /// A push, a pop and an ack write new rows and delete old ones, never a
@@ -121,13 +123,17 @@ mod tests {
         assert_eq!(updated() - before, 0, "rows updated by the message path");
         // Each key has one live version, and the values read true.
         assert_eq!(
-            n("SELECT count(*) FROM queen.ephemeral_tallies t JOIN queen.ephemeral_state s
-                USING (incarnation) WHERE s.queue = 'e_mvcc'"),
+            n(
+                "SELECT count(*) FROM queen.ephemeral_tallies t JOIN queen.ephemeral_state s
+                USING (incarnation) WHERE s.queue = 'e_mvcc'"
+            ),
             1
         );
         assert_eq!(
-            n("SELECT count(*) FROM queen.ephemeral_cursors c JOIN queen.ephemeral_state s
-                USING (incarnation) WHERE s.queue = 'e_mvcc'"),
+            n(
+                "SELECT count(*) FROM queen.ephemeral_cursors c JOIN queen.ephemeral_state s
+                USING (incarnation) WHERE s.queue = 'e_mvcc'"
+            ),
             2
         );
         assert_eq!(queue_row("e_mvcc")["depth"], 0);
