@@ -62,12 +62,15 @@ pub enum Key {
         namespace: Option<String>,
         task: Option<String>,
     },
+    /// An ephemeral queue.
+    Ephemeral(String),
 }
 
 impl Key {
     fn name(&self) -> String {
         match self {
             Key::Queue(q) => format!("q:{q}"),
+            Key::Ephemeral(q) => format!("e:{q}"),
             Key::Filter { namespace, task } => format!(
                 "f:{}:{}",
                 namespace.as_deref().unwrap_or("*"),
@@ -232,6 +235,18 @@ async fn version(pool: &deadpool_postgres::Pool, timeout: Duration, key: &Key) -
                 timeout,
                 "SELECT queen.queue_version(NULL, $1, $2)",
                 &[namespace, task],
+            )
+            .await
+        }
+        // What the queue holds, per partition and group, hashed: a push
+        // changes it. A read: no waiter pops to learn it. A queue neither
+        // declared nor live answers an error, which moves nothing.
+        Key::Ephemeral(q) => {
+            crate::db::one_value(
+                pool,
+                timeout,
+                "SELECT hashtext(queen.ephemeral_depth($1)::text)::int8",
+                &[q],
             )
             .await
         }

@@ -1247,7 +1247,8 @@ fn a_whole_queue_read_costs_its_partitions_not_the_groups_cursors_elsewhere() {
     let (popped, read) = pop_reading(&mut t, Some(&dry), &group, &auto, &["queen.log_cursors"]);
     t.commit().unwrap();
     assert!(messages(&popped).is_empty(), "{popped}");
-    // The window's probes and the whole read's: two per partition at most.
+    // The window's probes, then the survey of the queue and the whole read
+    // of what it did not find done: two per partition at most.
     assert!(
         read <= 2 * PARTITIONS as i64,
         "an empty pop of {PARTITIONS} partitions read {read} cursors"

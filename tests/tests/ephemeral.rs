@@ -271,3 +271,64 @@ fn the_switch_pauses_every_write_and_keeps_the_reads() {
     let (s, v) = post("/api/v1/system/ephemeral", json!({"on": true}));
     assert_eq!((s, v["code"].clone()), (400, json!("invalid_request")));
 }
+
+/// Idle waiting pops of an ephemeral queue pop seldom (a pop is a write
+/// transaction: each draws a transaction id), and a push made elsewhere
+/// (in SQL, not through this front-end) reaches a waiter all the same: the
+/// queue's poller reads its depth and wakes one.
+#[test]
+fn idle_waiting_pops_write_seldom_and_a_push_made_elsewhere_wakes_one() {
+    let _t = turn();
+    const WAITERS: usize = 10;
+    let q = unique("eph-idle");
+    let (s, _) = post(
+        "/api/v1/ephemeral/push",
+        json!({"queue": q, "messages": [{"payload": 0}]}),
+    );
+    assert_eq!(s, 201);
+    let (_, v) = get(&format!("/api/v1/ephemeral/pop?queue={q}&autoAck=true"));
+    assert_eq!(v["messages"].as_array().unwrap().len(), 1);
+    let mut db = queen_it::connect();
+    let xid = |db: &mut postgres::Client| -> i64 {
+        db.query_one("SELECT txid_current()", &[]).unwrap().get(0)
+    };
+    // What the database draws meanwhile (its workers, the front-end's
+    // reports), for three seconds without waiters.
+    let before = xid(&mut db);
+    std::thread::sleep(Duration::from_secs(3));
+    let background = xid(&mut db) - before - 1;
+    let before = xid(&mut db);
+    let waiters: Vec<_> = (0..WAITERS)
+        .map(|_| {
+            let q = q.clone();
+            std::thread::spawn(move || {
+                get(&format!(
+                    "/api/v1/ephemeral/pop?queue={q}&wait=true&timeout=6000&autoAck=true"
+                ))
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    let drawn = xid(&mut db) - before - 1 - background;
+    // At a pop every 250 ms, ten waiters drew 120 in three seconds.
+    assert!(
+        drawn < 60,
+        "{drawn} transaction ids drawn by {WAITERS} idle waiters in 3 s \
+         ({background} drawn without them)"
+    );
+    db.query_one(
+        "SELECT queen.ephemeral_push($1)",
+        &[&json!({"queue": q, "messages": [{"payload": "elsewhere"}]})],
+    )
+    .unwrap();
+    let got: Vec<Value> = waiters
+        .into_iter()
+        .flat_map(|w| {
+            let (s, v) = w.join().unwrap();
+            assert_eq!(s, 200);
+            v["messages"].as_array().cloned().unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["payload"], "elsewhere");
+}

@@ -755,6 +755,14 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             .filter(|&idx| !cands.iter().any(|c| c.queue_idx == idx))
             .collect();
         if !dry.is_empty() {
+            // A survey due now comes first: the whole read then passes by
+            // what it found done.
+            for &idx in &dry {
+                let q = &qs[idx];
+                if memo::wants_survey(&q.name, &req.group) {
+                    memo::survey(client, q.id, &q.name, &req.group);
+                }
+            }
             let (at, more) = candidates_everywhere(client, req, &qs, &dry);
             if !more.is_empty() {
                 now_us = at;

@@ -24,9 +24,12 @@ use crate::longpoll::Key;
 use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
 
-/// The longest a waiting pop waits before it asks again, even unwoken (a
-/// lease ran out, another front-end took a push).
-const RECHECK: Duration = Duration::from_millis(250);
+/// The longest a waiting pop waits before it pops again, even unwoken (a
+/// lease ran out). A push through this front-end wakes it at once, and one
+/// through another front-end or SQL when the queue's poller next reads the
+/// queue's depth (`QUEEN_LONG_POLL_MS`): an idle waiter pops (a write
+/// transaction) once per recheck, not once per poll.
+const RECHECK: Duration = Duration::from_millis(2_000);
 
 /// A waiting pop's timeout when it gives none, in milliseconds.
 const DEFAULT_WAIT_MS: i64 = 30_000;
@@ -50,9 +53,9 @@ fn bad(message: impl Into<String>) -> ApiError {
     eph(ApiError::bad_request(message))
 }
 
-/// The long-poll key of an ephemeral queue (never a durable queue's name).
+/// The long-poll key of an ephemeral queue.
 fn key(queue: &str) -> Key {
-    Key::Queue(format!("\u{1f}eph:{queue}"))
+    Key::Ephemeral(queue.to_owned())
 }
 
 fn created(v: Value) -> Answer {
