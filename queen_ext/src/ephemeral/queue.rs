@@ -99,39 +99,46 @@ fn state_of(r: &pgrx::spi::SpiHeapTupleData<'_>) -> State {
     s
 }
 
-/// The live queue's tallies, locked; None when it is not live.
-pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
+/// The row `lock` answers (a newest version, locked), read by `read`;
+/// None when there is nothing to lock (`exists` finds no row). A version
+/// another transaction replaced while this one waited for it is found
+/// deleted and asked for again ([`LOCK_ROUNDS`] times, then 40001); on a
+/// schema of rows a lock that waited reads the row as the other left it.
+fn lock_newest<T>(
+    c: &mut SpiClient<'_>,
+    lock: [&'static str; 2],
+    exists: &'static str,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+    what: &str,
+    read: impl Fn(&pgrx::spi::SpiHeapTupleData<'_>) -> T,
+) -> Option<T> {
     for _ in 0..LOCK_ROUNDS {
-        if let Some(r) = run(
-            c,
-            [
-                crate::query!("ephemeral_state_lock"),
-                crate::query!("ephemeral_rows/ephemeral_state_lock"),
-            ],
-            &[spi::TEXT],
-            &[queue.into()],
-        )
-        .next()
-        {
-            return Some(state_of(&r));
+        if let Some(r) = run(c, lock, types, args).next() {
+            return Some(read(&r));
         }
-        // Not live, or (on a schema of versions) the tallies were replaced
-        // while this transaction waited for them.
-        let live = exec_keyed(
-            c,
-            crate::query!("ephemeral_state_exists"),
-            &[spi::TEXT],
-            &[queue.into()],
-        )
-        .next()
-        .is_some();
-        if !live || !as_versions() {
+        let present = exec_keyed(c, exists, types, args).next().is_some();
+        if !present || !as_versions() {
             return None;
         }
     }
-    errors::retry_needed(format!(
-        "ephemeral queue {queue:?}: its tallies kept changing under this call; retry"
-    ))
+    errors::retry_needed(format!("{what} kept changing under this call; retry"))
+}
+
+/// The live queue's tallies, locked; None when it is not live.
+pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
+    lock_newest(
+        c,
+        [
+            crate::query!("ephemeral_state_lock"),
+            crate::query!("ephemeral_rows/ephemeral_state_lock"),
+        ],
+        crate::query!("ephemeral_state_exists"),
+        &[spi::TEXT],
+        &[queue.into()],
+        &format!("ephemeral queue {queue:?}: its tallies"),
+        state_of,
+    )
 }
 
 /// The live queue's tallies, locked, made live (a new incarnation) if it
@@ -266,36 +273,18 @@ fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String, ver: i64) -> Part 
 
 /// A partition's bounds, locked; None when the queue has no such partition.
 pub fn part_lock(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Option<Part> {
-    for _ in 0..LOCK_ROUNDS {
-        if let Some(r) = run(
-            c,
-            [
-                crate::query!("ephemeral_partition_lock"),
-                crate::query!("ephemeral_rows/ephemeral_partition_lock"),
-            ],
-            &[spi::INT8, spi::TEXT],
-            &[inc.into(), name.into()],
-        )
-        .next()
-        {
-            let ver = spi::col(&r, "ver");
-            return Some(part_of(&r, name.to_owned(), ver));
-        }
-        let present = exec_keyed(
-            c,
-            crate::query!("ephemeral_partition_exists"),
-            &[spi::INT8, spi::TEXT],
-            &[inc.into(), name.into()],
-        )
-        .next()
-        .is_some();
-        if !present || !as_versions() {
-            return None;
-        }
-    }
-    errors::retry_needed(format!(
-        "ephemeral partition {name:?}: its bounds kept changing under this call; retry"
-    ))
+    lock_newest(
+        c,
+        [
+            crate::query!("ephemeral_partition_lock"),
+            crate::query!("ephemeral_rows/ephemeral_partition_lock"),
+        ],
+        crate::query!("ephemeral_partition_exists"),
+        &[spi::INT8, spi::TEXT],
+        &[inc.into(), name.into()],
+        &format!("ephemeral partition {name:?}: its bounds"),
+        |r| part_of(r, name.to_owned(), spi::col(r, "ver")),
+    )
 }
 
 /// A partition, locked, made if the queue had none of that name.
