@@ -37,10 +37,15 @@ pg_start() {
 
 # As pg_start, with the database named $QUEEN_DB (default queen) and, with
 # QUEEN_PRELOAD=off, nothing preloaded and no extension made (a sharding
-# proxy's cluster: scripts/cluster.sh).
+# proxy's cluster: scripts/cluster.sh). With QUEEN_AUTH=scram, a connection
+# over TCP needs a password (scram-sha-256) and only the Unix socket (in
+# DIR, which only the cluster's owner may enter) trusts its user: pg_hba.conf
+# is written so at every start.
 pg_start_db() {
     local dir="$1" port="$2"; shift 2
     local db="${QUEEN_DB:-queen}" preload="${QUEEN_PRELOAD:-on}"
+    # The cluster's own calls below go through its socket.
+    local sock=(-h "$dir" -p "$port")
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         say "initialising a PostgreSQL cluster in $dir/data"
         pg_dir "$dir"
@@ -60,22 +65,31 @@ pg_start_db() {
             for line in "$@"; do echo "$line"; done
         } | as_pg tee -a "$dir/data/postgresql.conf" >/dev/null
     fi
+    if [ "${QUEEN_AUTH:-trust}" = scram ]; then
+        printf '%s\n' \
+            "local all all trust" \
+            "host all all 127.0.0.1/32 scram-sha-256" \
+            "host all all ::1/128 scram-sha-256" \
+            | as_pg tee "$dir/data/pg_hba.conf" >/dev/null
+        as_pg "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 \
+            && as_pg "$PG_BIN/pg_ctl" -D "$dir/data" reload >/dev/null
+    fi
     if ! as_pg "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         say "starting PostgreSQL on 127.0.0.1:$port"
         as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null
     fi
-    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -qAt \
+    as_pg "$PG_BIN/psql" "${sock[@]}" -U postgres -d postgres -qAt \
         -c "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 \
-        || as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U postgres "$db"
+        || as_pg "$PG_BIN/createdb" "${sock[@]}" -U postgres "$db"
     if [ "$preload" = on ]; then
-        as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$port" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 \
+        as_pg "$PG_BIN/psql" "${sock[@]}" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 \
             -c "CREATE EXTENSION IF NOT EXISTS queen"
     fi
 }
 
 # Creates (or refreshes) the role the front-end logs in as: front_role PORT [DB]
 front_role() {
-    as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$1" -U postgres -d "${2:-queen}" -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -f "$ROOT/scripts/front_role.sql" >/dev/null
+    as_pg "$PG_BIN/psql" -h "${QUEEN_PSQL_HOST:-127.0.0.1}" -p "$1" -U postgres -d "${2:-queen}" -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -f "$ROOT/scripts/front_role.sql" >/dev/null
 }
 
 pg_stop() {
