@@ -460,6 +460,78 @@ fn decompression_bombs_are_refused_within_the_bound() {
         .expect("a small body");
 }
 
+/// A fused call of many bodies that each fit the budget alone (a message of
+/// 8 MiB, packed in a few kB) spends one budget over the whole call
+/// (`queen.decompress_max_bytes`, 16 MiB): the bodies within it land, the
+/// others are refused alone (22P03), and the backend's peak memory grows
+/// by far less than the call would inflate (20 bodies, 160 MiB).
+#[test]
+fn a_fused_call_of_bombs_stays_within_one_budget() {
+    const BODIES: usize = 20;
+    let mut c = connect();
+    let queue = unique("fused-bomb");
+    // One message of 8 MiB of spaces in a JSON string, as a packed group's
+    // frames.
+    let payload = format!("\"{}\"", " ".repeat((8 << 20) - 2));
+    let id = queen_frames::new_message_id();
+    let txn = queen_frames::id_text(&id);
+    let frame = queen_frames::FrameRef {
+        flags: 0,
+        message_id: id,
+        trace_id: None,
+        transaction_id: &txn,
+        producer: None,
+        payload: payload.as_bytes(),
+    };
+    let packed = queen_frames::segment::encode_segment(std::iter::once(&frame)).unwrap();
+    assert!(
+        packed.len() < 64 * 1024,
+        "the body is small: {}",
+        packed.len()
+    );
+    let body = queen_frames::push_body::encode_push_body(
+        &[queen_frames::push_body::PushGroup {
+            queue: queue.clone(),
+            partition: "Default".into(),
+            messages: queen_frames::push_body::GroupMessages::Packed {
+                count: 1,
+                zstd: packed,
+            },
+        }],
+        false,
+    )
+    .unwrap();
+    let pid = backend_pid(&mut c);
+    push(&mut c, &json!([{"queue": queue, "payload": 0}]));
+    let before = peak_rss_kb(pid);
+    let bodies: Vec<Vec<u8>> = vec![body; BODIES];
+    let binary = vec![true; BODIES];
+    let answers: Value = c
+        .query_one(
+            "SELECT queen.push_fused($1, $2, NULL)::jsonb",
+            &[&bodies, &binary],
+        )
+        .unwrap()
+        .get(0);
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), BODIES);
+    let landed = answers.iter().filter(|a| a.get("ok").is_some()).count();
+    let refused: Vec<&Value> = answers.iter().filter(|a| a.get("ok").is_none()).collect();
+    assert!(
+        (1..=2).contains(&landed),
+        "{landed} bodies of 8 MiB landed in a 16 MiB budget"
+    );
+    assert!(
+        refused.iter().all(|a| a["sqlstate"] == "22P03"),
+        "{refused:?}"
+    );
+    let grown_mb = (peak_rss_kb(pid) - before) / 1024;
+    assert!(
+        grown_mb < 64,
+        "the backend grew by {grown_mb} MiB for a call of {BODIES} bodies"
+    );
+}
+
 /// Edge values get 22023 (or 22001 for a name) naming the field; never an
 /// internal error, an allocation, or an interval overflow.
 #[test]
