@@ -133,9 +133,11 @@ pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
 }
 
 /// Deletes the states of every cursor on the partitions `pids` (which the
-/// caller holds locked and is about to delete: their cursors go with them).
+/// caller holds locked and is about to delete: their cursors go with them),
+/// and forgets their end bounds.
 pub fn delete_states_of_partitions(client: &mut SpiClient<'_>, pids: &[i64]) {
     ends::cursors_moved_back();
+    ends::forget(pids);
     if !as_states() {
         return;
     }

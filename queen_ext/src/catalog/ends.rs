@@ -12,8 +12,10 @@
 //! made by a read of the partition's newest segment when none exists yet
 //! (after a restart), and only then: had a push made one first, the read
 //! leaves it; had the read made one first, the push raises it. An entry is
-//! never evicted, so a read never makes one again below what a push
-//! raised; when the table is full, a partition without an entry is simply
+//! never evicted while its partition lives, so a read never makes one again
+//! below what a push raised; the entries of deleted partitions are
+//! forgotten (left as tombstones a look passes over and a new entry may
+//! take). When the table is full, a partition without an entry is simply
 //! never passed by. A push that is rolled back leaves its bound too high,
 //! which only costs a probe.
 //!
@@ -54,6 +56,10 @@ const CLAIM_SPINS: usize = 100_000;
 
 const FREE: i64 = 0;
 const CLAIMING: i64 = -1;
+/// An entry forgotten (its partition deleted): a look passes over it, and
+/// a claim may take it. It never becomes FREE again: a look stops at the
+/// first FREE slot, and an entry past it would be missed.
+const TOMBSTONE: i64 = -2;
 
 #[repr(C)]
 pub struct Slot {
@@ -142,7 +148,8 @@ fn key_of(database: i64, pid: i64) -> i64 {
 
 enum Found {
     At(&'static Slot),
-    /// Absent; the first free slot on its probe path, if any.
+    /// Absent; the first slot on its probe path a claim may take (a
+    /// forgotten entry, or the free slot that ended the look), if any.
     Absent(Option<&'static Slot>),
 }
 
@@ -152,21 +159,16 @@ fn find(t: Table, pid: i64) -> Option<Found> {
     let database = this_database();
     let key = key_of(database, pid);
     let start = key as usize % SLOTS;
+    let mut reusable: Option<&'static Slot> = None;
     for i in 0..PROBES {
         let slot = t.slot((start + i) % SLOTS);
-        let mut k = slot.key.load(Ordering::Acquire);
-        let mut spins = 0;
-        while k == CLAIMING {
-            spins += 1;
-            if spins > CLAIM_SPINS {
-                t.head.broken.store(true, Ordering::Release);
-                return None;
-            }
-            std::hint::spin_loop();
-            k = slot.key.load(Ordering::Acquire);
-        }
+        let k = settled_key(t, slot)?;
         if k == FREE {
-            return Some(Found::Absent(Some(slot)));
+            return Some(Found::Absent(reusable.or(Some(slot))));
+        }
+        if k == TOMBSTONE {
+            reusable = reusable.or(Some(slot));
+            continue;
         }
         if k == key
             && slot.pid.load(Ordering::Relaxed) == pid
@@ -175,7 +177,24 @@ fn find(t: Table, pid: i64) -> Option<Found> {
             return Some(Found::At(slot));
         }
     }
-    Some(Found::Absent(None))
+    Some(Found::Absent(reusable))
+}
+
+/// `slot`'s key once no claim is under way on it; None when a claim never
+/// finished (the table is then given up).
+fn settled_key(t: Table, slot: &'static Slot) -> Option<i64> {
+    let mut k = slot.key.load(Ordering::Acquire);
+    let mut spins = 0;
+    while k == CLAIMING {
+        spins += 1;
+        if spins > CLAIM_SPINS {
+            t.head.broken.store(true, Ordering::Release);
+            return None;
+        }
+        std::hint::spin_loop();
+        k = slot.key.load(Ordering::Acquire);
+    }
+    Some(k)
 }
 
 /// Puts `pid`'s entry with bound `end` into `slot` if it is still free;
@@ -194,10 +213,12 @@ fn claim(t: Table, pid: i64, end: i64, raise: bool) {
                 return;
             }
             Some(Found::Absent(Some(slot))) => {
-                if slot
-                    .key
-                    .compare_exchange(FREE, CLAIMING, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok()
+                let was = slot.key.load(Ordering::Acquire);
+                if (was == FREE || was == TOMBSTONE)
+                    && slot
+                        .key
+                        .compare_exchange(was, CLAIMING, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
                 {
                     slot.database.store(database, Ordering::Relaxed);
                     slot.pid.store(pid, Ordering::Relaxed);
@@ -223,6 +244,35 @@ pub fn raise(pid: i64, end: i64) {
 pub fn learn(pid: i64, end: i64) {
     if let Some(t) = shared() {
         claim(t, pid, end, false);
+    }
+}
+
+/// Forgets the bounds of the partitions `pids`, about to be deleted (their
+/// ids are never drawn again), so that their entries serve others. A
+/// deletion that is rolled back leaves its partitions without an entry,
+/// which only means they are probed, until a push or a read makes one.
+pub fn forget(pids: &[i64]) {
+    let Some(t) = shared() else { return };
+    let database = this_database();
+    for &pid in pids {
+        let start = key_of(database, pid) as usize % SLOTS;
+        for i in 0..PROBES {
+            let slot = t.slot((start + i) % SLOTS);
+            let Some(k) = settled_key(t, slot) else {
+                return;
+            };
+            if k == FREE {
+                break;
+            }
+            if k > 0
+                && slot.pid.load(Ordering::Relaxed) == pid
+                && slot.database.load(Ordering::Relaxed) == database
+            {
+                let _ =
+                    slot.key
+                        .compare_exchange(k, TOMBSTONE, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
     }
 }
 

@@ -112,4 +112,47 @@ mod tests {
         assert_eq!(drain("m_other", "g", 10), [json!("after")]);
         assert_eq!(drain("m_other", "h", 10), [json!("after")]);
     }
+
+    /// Every push raises its partition's end bound in shared memory; a
+    /// deleted queue's partitions are forgotten there (their slots serve
+    /// others), and a forgotten slot takes a new entry.
+    #[pg_test]
+    fn a_deleted_queues_partitions_leave_the_shared_bounds() {
+        use crate::catalog::ends;
+        let items: Vec<Value> = (0..4)
+            .flat_map(|p| {
+                (0..=p).map(
+                    move |i| json!({"queue": "m_gone", "partition": format!("p{p}"), "payload": i}),
+                )
+            })
+            .collect();
+        push(Value::Array(items));
+        let pids: Vec<(i64, i64)> = (0..4)
+            .map(|p| {
+                let pid = n(&format!(
+                    "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+                      WHERE q.name = 'm_gone' AND p.name = 'p{p}'"
+                ));
+                (pid, p as i64)
+            })
+            .collect();
+        for &(pid, end) in &pids {
+            assert_eq!(ends::bound(pid), Some(end), "partition {pid}");
+        }
+        Spi::run("SELECT queen.delete_queue('m_gone')").unwrap();
+        for &(pid, _) in &pids {
+            assert_eq!(
+                ends::bound(pid),
+                None,
+                "partition {pid} after its queue's deletion"
+            );
+        }
+        let (pid, _) = pids[0];
+        ends::learn(pid, 41);
+        assert_eq!(ends::bound(pid), Some(41));
+        ends::raise(pid, 40);
+        assert_eq!(ends::bound(pid), Some(41), "a bound only rises");
+        ends::forget(&[pid]);
+        assert_eq!(ends::bound(pid), None);
+    }
 }
