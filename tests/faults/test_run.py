@@ -18,7 +18,7 @@ import cluster
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_DIR = os.path.join(cluster.DIR, "run")
 PG_PORT = 6542
-FRONT_PORT = 6642
+FRONT_PORT = 6644
 
 
 def test_make_runs_cluster_wants_a_password_over_tcp():
