@@ -114,7 +114,6 @@ pub fn until_settled(mut statement: impl FnMut() -> usize, what: &str) -> usize 
 /// to go with their partitions): a transaction that holds one is waited
 /// for, and the state it put in its place is deleted by the next round.
 pub fn delete_states(client: &mut SpiClient<'_>, ids: &[i64]) {
-    ends::cursors_moved_back();
     if ids.is_empty() || !as_states() {
         return;
     }

@@ -69,6 +69,16 @@ pub struct Slot {
     end: AtomicI64,
 }
 
+impl Slot {
+    /// Whether this slot, whose key was read as `key`, is the entry of
+    /// (`database`, `pid`).
+    fn holds(&self, key: i64, database: i64, pid: i64) -> bool {
+        key > 0
+            && self.pid.load(Ordering::Relaxed) == pid
+            && self.database.load(Ordering::Relaxed) == database
+    }
+}
+
 #[repr(C)]
 pub struct Part {
     slots: [Slot; PART_SLOTS],
@@ -142,7 +152,7 @@ fn this_database() -> i64 {
 
 fn key_of(database: i64, pid: i64) -> i64 {
     let h = xxhash_rust::xxh3::xxh3_64_with_seed(&pid.to_le_bytes(), database as u64);
-    // Positive and never FREE.
+    // Positive: never FREE, CLAIMING or TOMBSTONE.
     ((h >> 1) as i64).max(1)
 }
 
@@ -170,10 +180,7 @@ fn find(t: Table, pid: i64) -> Option<Found> {
             reusable = reusable.or(Some(slot));
             continue;
         }
-        if k == key
-            && slot.pid.load(Ordering::Relaxed) == pid
-            && slot.database.load(Ordering::Relaxed) == database
-        {
+        if k == key && slot.holds(k, database, pid) {
             return Some(Found::At(slot));
         }
     }
@@ -264,10 +271,7 @@ pub fn forget(pids: &[i64]) {
             if k == FREE {
                 break;
             }
-            if k > 0
-                && slot.pid.load(Ordering::Relaxed) == pid
-                && slot.database.load(Ordering::Relaxed) == database
-            {
+            if slot.holds(k, database, pid) {
                 let _ =
                     slot.key
                         .compare_exchange(k, TOMBSTONE, Ordering::AcqRel, Ordering::Acquire);

@@ -106,7 +106,7 @@ pub fn skips_all(queue: &str, group: &str) -> Vec<i64> {
 /// Whether a pop for `group` that found `queue` sparse should survey it:
 /// its memo is missing or too old, and the transaction reads with a fresh
 /// snapshot per statement.
-pub fn wants_survey(queue: &str, group: &str) -> bool {
+fn wants_survey(queue: &str, group: &str) -> bool {
     if settings::pop_memo_ms() <= 0 || settings::pop_memo_partitions() == 0 {
         return false;
     }
@@ -176,10 +176,14 @@ pub fn keep(queue: &str, group: &str, epoch: u64, rows: Vec<(String, i64, i64)>)
     }
 }
 
-/// Surveys the queue `queue_id` (named `queue`) for `group`: which of its
-/// partitions the group has done, kept as the memo. The epoch is read
-/// before the survey's statement takes its snapshot.
-pub fn survey(client: &mut SpiClient<'_>, queue_id: i64, queue: &str, group: &str) {
+/// Surveys the queue `queue_id` (named `queue`) for `group` when its memo
+/// is due ([`wants_survey`]): which of its partitions the group has done,
+/// kept as the memo. The epoch is read before the survey's statement takes
+/// its snapshot.
+pub fn survey_if_due(client: &mut SpiClient<'_>, queue_id: i64, queue: &str, group: &str) {
+    if !wants_survey(queue, group) {
+        return;
+    }
     let Some(epoch) = ends::epoch() else { return };
     let rows: Vec<(String, i64, i64)> = spi::exec_probing(
         client,

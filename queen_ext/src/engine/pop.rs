@@ -758,10 +758,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             // A survey due now comes first: the whole read then passes by
             // what it found done.
             for &idx in &dry {
-                let q = &qs[idx];
-                if memo::wants_survey(&q.name, &req.group) {
-                    memo::survey(client, q.id, &q.name, &req.group);
-                }
+                memo::survey_if_due(client, qs[idx].id, &qs[idx].name, &req.group);
             }
             let (at, more) = candidates_everywhere(client, req, &qs, &dry);
             if !more.is_empty() {
@@ -914,10 +911,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         }
     }
     for idx in sparse {
-        let q = &qs[idx];
-        if memo::wants_survey(&q.name, &req.group) {
-            memo::survey(client, q.id, &q.name, &req.group);
-        }
+        memo::survey_if_due(client, qs[idx].id, &qs[idx].name, &req.group);
     }
     count_requests(&qs, &served, &req.group);
     out
