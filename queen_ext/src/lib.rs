@@ -114,6 +114,7 @@ pub extern "C-unwind" fn _PG_init() {
         catalog::switches::init_shmem();
         engine::counters::init_shmem();
         catalog::ends::init_shmem();
+        catalog::replaced::init_shmem();
         pg::shmem::mark_preloaded();
     }
     maintenance::retention::worker::register();

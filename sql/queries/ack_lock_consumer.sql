@@ -2,8 +2,10 @@
 -- first visible entry of a backward probe) taken FOR UPDATE, with the
 -- sidecar rows covering the lease it holds (none without one). When
 -- another transaction replaced that state while this one waited for it,
--- the lock finds it deleted and the statement answers no row: the caller
--- asks again, in a statement whose snapshot sees the new state. The locked
+-- the lock is granted on the replaced state: the caller finds so
+-- (cursor_state_replaced.sql) and asks again, in a statement whose
+-- snapshot sees the new state. One the retention cycle deleted meanwhile
+-- answers no row, with the same outcome. The locked
 -- state is materialized first, so the sidecar is read for its lease; its
 -- key (cursor_id, state_seq) goes to the statement that replaces it
 -- (cursor_replace.sql). It

@@ -2,4 +2,4 @@
 -- states $4, the rest as it was.
 SELECT cursor_id, seq + 1, $3, lease_id, lease_expires_at, lease_start, lease_end, $4,
        head_offset, head_attempts, retry_at
-  FROM gone
+  FROM held

@@ -3,4 +3,4 @@
 -- (NULL: at once).
 SELECT cursor_id, seq + 1, $3, NULL, NULL, NULL, NULL, NULL, $4, $5,
        CASE WHEN $6::int4 IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int4 / 1000.0) END
-  FROM gone
+  FROM held

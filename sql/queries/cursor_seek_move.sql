@@ -1,9 +1,10 @@
 -- (after a seek's target) The group's cursors on the target's partitions
--- that are not where the seek puts them (or hold a lease or a retry): each
--- newest state locked in partition order, replaced by one at the target
--- with no lease. A state another transaction replaced while this one
--- waited for it is left out (its lock finds it deleted); the caller runs
--- this again until it moves none.
+-- whose newest state is not where the seek puts them (or holds a lease or
+-- a retry): each such state locked in partition order, and followed by one
+-- at the target with no lease. A state replaced by a transaction that
+-- committed after this statement's snapshot gets no follower (its seq + 1
+-- is taken); every locked state answers a row (moved false for those), and
+-- the caller runs this again until a run answers none.
 ), prev AS (
     SELECT s.cursor_id, s.seq, t.committed
       FROM target t
@@ -17,11 +18,11 @@
                                      AND s.retry_at IS NULL)
                             FOR UPDATE) s
      ORDER BY t.pid
-), gone AS (
-    DELETE FROM queen.log_cursor_states d USING prev
-     WHERE d.cursor_id = prev.cursor_id AND d.seq = prev.seq
- RETURNING d.cursor_id, d.seq, prev.committed
+), put AS (
+    INSERT INTO queen.log_cursor_states (cursor_id, seq, committed)
+    SELECT cursor_id, seq + 1, committed FROM prev
+    ON CONFLICT (cursor_id, seq) DO NOTHING
+    RETURNING cursor_id
 )
-INSERT INTO queen.log_cursor_states (cursor_id, seq, committed)
-SELECT cursor_id, seq + 1, committed FROM gone
-RETURNING 1 AS moved
+SELECT prev.cursor_id, put.cursor_id IS NOT NULL AS moved
+  FROM prev LEFT JOIN put ON put.cursor_id = prev.cursor_id

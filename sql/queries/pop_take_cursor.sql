@@ -1,8 +1,9 @@
 -- The cursor of group $2 on partition $1 taken: its newest state (n, the
 -- first visible entry of a backward probe) locked, unless it is leased or
--- waiting for its retry delay, another transaction holds it (SKIP LOCKED),
--- or replaced it since this statement's snapshot (a state is never
--- updated, only replaced: locking a replaced one finds it deleted). The
+-- waiting for its retry delay, or another transaction holds it (SKIP
+-- LOCKED). One replaced by a transaction that committed after this
+-- statement's snapshot was taken is locked all the same (a state is never
+-- updated): the caller checks it (cursor_state_replaced.sql). The
 -- state is locked in a subquery of its own, probed by its whole key: joined
 -- directly, the planner probed the cursor's id alone and filtered the seq,
 -- reading every state a held snapshot keeps (6 ms a pop after five

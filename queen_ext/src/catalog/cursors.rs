@@ -1,15 +1,20 @@
 //! A consumer group's cursor on a partition (`queen.log_cursors`) and its
-//! states (`queen.log_cursor_states`). A state is never updated: a pop, an
-//! ack, a renewal or a seek locks the cursor's newest state, inserts the
-//! next one and deletes the one it locked, in one transaction, so any
-//! snapshot sees exactly one state per cursor and a snapshot held open
-//! elsewhere leaves no chain of versions for the next call to walk
-//! (docs/architecture.md, "MVCC"). `queen.log_consumers` is the view every
-//! reader reads: each cursor with its newest state.
+//! states (`queen.log_cursor_states`). A state is never updated nor deleted
+//! by the message path: a pop, an ack, a renewal or a seek locks the
+//! cursor's newest state, checks in a statement of its own that it is
+//! still the newest (a lock granted after another transaction replaced
+//! the state is granted on the replaced one), and inserts the next one
+//! (seq + 1, which the primary key lets only one transaction write). The
+//! retention cycle deletes the replaced states in bulk, once a snapshot
+//! held open elsewhere no longer keeps its last deletions from being
+//! reclaimed (`maintenance::retention::compact`). The newest state is the
+//! first entry of a backward probe of (cursor_id, seq), whatever lies
+//! below it (docs/architecture.md, "MVCC"). `queen.log_consumers` is the
+//! view every reader reads: each cursor with its newest state.
 
 use pgrx::spi::SpiClient;
 
-use crate::catalog::ends;
+use crate::catalog::{ends, replaced};
 use crate::pg::errors;
 use crate::pg::spi;
 use crate::query;
@@ -55,11 +60,33 @@ impl Held {
     }
 }
 
-/// Replaces the cursor state `held` of group `group` on partition `pid` by
-/// the one `states` selects from it (`cursor_replace.sql` and a part that
-/// follows it), or on a schema not yet updated runs `rows` on the row of
-/// (`pid`, `group`): `$1` and `$2` are the held state's key or that row's,
-/// `types` and `args` the parameters from `$3` on.
+/// Whether the state `held`, which this transaction has just locked, was
+/// replaced by a transaction that committed after the locking statement's
+/// snapshot was taken (the lock was then granted on a state that is no
+/// longer the newest): the caller locks again, in a statement whose
+/// snapshot sees the replacement. Never on a schema that keeps rows.
+pub fn replaced_since(client: &mut SpiClient<'_>, held: Held) -> bool {
+    let Held::State { cursor_id, seq } = held else {
+        return false;
+    };
+    spi::exec(
+        client,
+        query!("cursor_state_replaced"),
+        &[spi::INT8, spi::INT8],
+        &[cursor_id.into(), seq.into()],
+    )
+    .next()
+    .map(|r| spi::col::<bool>(&r, "replaced"))
+    .unwrap_or(false)
+}
+
+/// Follows the cursor state `held` of group `group` on partition `pid` by
+/// the one `states` selects from it (`cursor_replace.sql`, a part that
+/// follows it, then `cursor_replace_end.sql`), or on a schema not yet
+/// updated runs `rows` on the row of (`pid`, `group`): `$1` and `$2` are
+/// the held state's key or that row's, `types` and `args` the parameters
+/// from `$3` on. The held state must have been found the newest after it
+/// was locked ([`replaced_since`]); a follower already there answers 40001.
 pub fn replace(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -83,12 +110,21 @@ pub fn replace(
     };
     let all_types: Vec<_> = key_types.iter().chain(types).copied().collect();
     let all_args: Vec<_> = key.into_iter().chain(args).collect();
-    spi::exec(client, sql, &all_types, &all_args);
+    let written = spi::exec(client, sql, &all_types, &all_args).len();
+    if let Held::State { cursor_id, .. } = held {
+        if written == 0 {
+            errors::retry_needed(format!(
+                "the state of cursor {cursor_id} was replaced by another transaction; retry"
+            ));
+        }
+        replaced::note(cursor_id);
+    }
 }
 
 /// How many times a statement that lost a cursor's state to another
-/// transaction (the state was replaced while this one waited for its lock)
-/// is made again before the call is answered to retry (40001). Each round
+/// transaction (the state was replaced, or deleted by the retention cycle,
+/// while this one waited for its lock) is made again before the call is
+/// answered to retry (40001). Each round
 /// waits for the transaction that holds the state; one that replaces the
 /// same state this often in between is not expected (not measured).
 pub const STATE_ROUNDS: usize = 16;

@@ -7,6 +7,7 @@ pub mod ends;
 pub mod options;
 pub mod queues;
 pub mod readers;
+pub mod replaced;
 pub mod resources;
 pub mod shard;
 pub mod switches;

@@ -51,8 +51,8 @@ type SidecarRow = (i64, Vec<Option<i64>>);
 /// same statement, the sidecar rows covering its lease (none when it holds
 /// no lease); None when the group has no cursor on the partition. A state
 /// replaced by another ack or a pop while this one waited for its lock is
-/// found deleted: the statement is made again, and its snapshot sees the
-/// state that took its place. The read uses the statement's snapshot: a
+/// found replaced (`cursors::replaced_since`): the statement is made
+/// again, and its snapshot sees the state that took its place. The read uses the statement's snapshot: a
 /// lease granted meanwhile may cover messages pushed after it, but no one
 /// acking now can hold those, and what is not found counts as not acked.
 fn lock_consumer(
@@ -66,13 +66,15 @@ fn lock_consumer(
         return lock_newest_state(client, pid, group);
     }
     for _ in 0..cursors::STATE_ROUNDS {
-        if let Some(found) = lock_newest_state(client, pid, group) {
-            return Some(found);
-        }
-        // No state: no cursor, or another transaction replaced the state
-        // while this one waited for it (the next statement sees the new one).
-        if !cursors::exists(client, pid, group) {
-            return None;
+        match lock_newest_state(client, pid, group) {
+            // Granted after another transaction replaced it: the next
+            // statement sees the new one.
+            Some(found) if cursors::replaced_since(client, found.0.held) => {}
+            Some(found) => return Some(found),
+            // No state: no cursor, or the retention cycle deleted the state
+            // (replaced before) while this one waited for it.
+            None if !cursors::exists(client, pid, group) => return None,
+            None => {}
         }
     }
     errors::retry_needed("an ack: its cursor's state kept changing under it; retry")
@@ -532,7 +534,7 @@ fn settle(
             group,
             c.held,
             [
-                query!("cursor_replace", "ack_settle_retry"),
+                query!("cursor_replace", "ack_settle_retry", "cursor_replace_end"),
                 query!("cursor_rows/ack_settle_retry"),
             ],
             &[spi::INT8, spi::INT8, spi::INT4, spi::INT4],
@@ -550,7 +552,7 @@ fn settle(
             group,
             c.held,
             [
-                query!("cursor_replace", "ack_settle_advance"),
+                query!("cursor_replace", "ack_settle_advance", "cursor_replace_end"),
                 query!("cursor_rows/ack_settle_advance"),
             ],
             &[spi::INT8, spi::BYTEA],
@@ -581,14 +583,14 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i
             expires_us: expiries.iter().max().copied(),
         };
     }
-    // A state another transaction replaced while this one waited for it is
-    // renewed by the next round, which sees the new one and leaves out the
-    // states this call put in: (cursor, seq).
+    // A state another transaction replaced while this one waited for it
+    // answers no expiry, and is renewed by the next round, which sees the
+    // new one and leaves out the states this call put in: (cursor, seq).
     let mut expiries: Vec<i64> = Vec::new();
     let (mut renewed, mut seqs): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
     cursors::until_settled(
         || {
-            let before = expiries.len();
+            let mut rows = 0;
             for r in exec(
                 client,
                 query!("ack_renew"),
@@ -600,11 +602,17 @@ pub fn renew(client: &mut SpiClient<'_>, lease_id: uuid::Uuid, seconds: Option<i
                     seqs.clone().into(),
                 ],
             ) {
-                renewed.push(spi::col::<i64>(&r, "cursor_id"));
+                rows += 1;
+                let Some(expiry) = spi::opt::<i64>(&r, "lease_expires_us") else {
+                    continue;
+                };
+                let cursor = spi::col::<i64>(&r, "cursor_id");
+                crate::catalog::replaced::note(cursor);
+                renewed.push(cursor);
                 seqs.push(spi::col::<i64>(&r, "seq"));
-                expiries.push(spi::col::<i64>(&r, "lease_expires_us"));
+                expiries.push(expiry);
             }
-            expiries.len() - before
+            rows
         },
         "renewing a lease",
     );

@@ -409,7 +409,7 @@ pub fn seek_partitions(
 /// A seek's writes: the cursors the group lacks on the target's partitions
 /// made there (`create`, one row per target partition, which it answers
 /// the count of), then the others moved there (`moved`, made again until a
-/// run moves none: a state another transaction replaced while the seek
+/// run locks none: a state another transaction replaced while the seek
 /// waited for it is moved by the next run). On a schema that keeps cursors
 /// as rows, `rows` does both (one row per target partition).
 fn seek_cursors(
@@ -424,7 +424,16 @@ fn seek_cursors(
     }
     let partitions = exec(c, create, types, &args).len();
     cursors::until_settled(
-        || spi::exec_unsorted(c, moved, types, &args).len(),
+        || {
+            let mut rows = 0;
+            for r in spi::exec_unsorted(c, moved, types, &args) {
+                rows += 1;
+                if spi::col::<bool>(&r, "moved") {
+                    crate::catalog::replaced::note(spi::col::<i64>(&r, "cursor_id"));
+                }
+            }
+            rows
+        },
         "a seek",
     );
     partitions

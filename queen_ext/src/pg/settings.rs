@@ -479,6 +479,10 @@ static RETENTION_DUE_CAP: GucSetting<i32> = GucSetting::<i32>::new(0);
 /// milliseconds (default a day); 0 stops the recurrence (never the first
 /// backfill).
 static RETENTION_SAFETY_WALK_MS: GucSetting<i32> = GucSetting::<i32>::new(86_400_000);
+/// `queen.retention_compact_max`: replaced cursor states one retention
+/// cycle deletes at most (default 100 000, 0 to 10 000 000; 0 stops the
+/// compaction).
+static RETENTION_COMPACT_MAX: GucSetting<i32> = GucSetting::<i32>::new(100_000);
 /// `queen.partition_cleanup_enabled`: whether empty, idle partitions are
 /// deleted (default on).
 static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
@@ -506,6 +510,16 @@ fn register_retention() {
         &RETENTION_INTERVAL_MS,
         100,
         i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_compact_max",
+        c"Replaced cursor states one retention cycle deletes at most.",
+        c"0 stops the compaction: every pop, ack and renewal then leaves a row behind.",
+        &RETENTION_COMPACT_MAX,
+        0,
+        10_000_000,
         GucContext::Suset,
         GucFlags::default(),
     );
@@ -626,6 +640,12 @@ pub fn retention_interval_ms() -> i64 {
 /// Rows one retention step deletes at most (`queen.retention_batch_size`).
 pub fn retention_batch_size() -> i32 {
     RETENTION_BATCH_SIZE.get()
+}
+
+/// Replaced cursor states one retention cycle deletes at most
+/// (`queen.retention_compact_max`).
+pub fn retention_compact_max() -> i64 {
+    RETENTION_COMPACT_MAX.get() as i64
 }
 
 /// How long a retention step's watermark move waits for its partition, in

@@ -455,6 +455,70 @@ mod tests {
         assert_eq!(n("SELECT count(*) FROM queen.log_segments"), 0);
     }
 
+    /// Pops, acks, renewals and a seek delete no cursor state (each leaves
+    /// the state it replaced behind, a live row a backward probe never
+    /// reads); the cycle deletes those, leaving each cursor its newest, and
+    /// defers its next pass while its last deletions are not reclaimable
+    /// (here: this test's own transaction is still open).
+    #[pg_test]
+    fn the_message_path_deletes_no_cursor_state_and_the_cycle_compacts_them() {
+        let states = || n("SELECT count(*) FROM queen.log_cursor_states");
+        let deleted =
+            || n("SELECT pg_stat_get_xact_tuples_deleted('queen.log_cursor_states'::regclass)");
+        let touched =
+            || n("SELECT pg_stat_get_xact_tuples_updated('queen.log_cursor_states'::regclass)");
+        for i in 0..6 {
+            push(json!([{"queue": "cs", "partition": "p", "payload": i}]));
+        }
+        let (deleted_before, updated_before) = (deleted(), touched());
+        for _ in 0..3 {
+            let popped = js("SELECT queen.pop('cs', 'p', 'g', 2, '{}')");
+            let lease = popped["messages"][0]["leaseId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let renewed = js(&format!("SELECT queen.renew_lease('{lease}', 60)"));
+            assert_eq!(renewed["renewed"], 1, "{renewed}");
+            let acked = ack_all(&popped, "completed", Some("g"));
+            assert!(
+                acked
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|a| a["success"] == true),
+                "{acked}"
+            );
+        }
+        let seek =
+            js("SELECT queen.consumer_group_seek('g', 'cs', '{\"position\": \"beginning\"}')");
+        assert_eq!(seek["success"], true, "{seek}");
+        assert_eq!(
+            deleted() - deleted_before,
+            0,
+            "states deleted by the message path"
+        );
+        assert_eq!(
+            touched() - updated_before,
+            0,
+            "states updated by the message path"
+        );
+        // One state to begin with, then 3 x (lease, renewal, ack) and the seek.
+        assert_eq!(states(), 11);
+
+        let report = js("SELECT queen_internal.retention_run_cycle()");
+        assert_eq!(report["states_compacted"], 10, "{report}");
+        assert_eq!(report["compaction_deferred"], false, "{report}");
+        assert_eq!(states(), 1);
+        // The seek put the cursor back: it reads the six messages again.
+        let again = js("SELECT queen.pop('cs', 'p', 'g', 10, '{}')");
+        assert_eq!(datas(&again), (0..6).map(|i| json!(i)).collect::<Vec<_>>());
+        // This transaction's deletions are not reclaimable while it is open.
+        let next = js("SELECT queen_internal.retention_run_cycle()");
+        assert_eq!(next["compaction_deferred"], true, "{next}");
+        assert_eq!(next["states_compacted"], 0, "{next}");
+        assert_eq!(states(), 2);
+    }
+
     #[pg_test]
     fn a_cursor_capped_partition_backs_off() {
         Spi::get_one::<Json>("SELECT queen.configure('bo', '{\"retentionEnabled\": true, \"completedRetentionSeconds\": 60}')").unwrap();

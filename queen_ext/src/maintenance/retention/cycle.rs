@@ -6,6 +6,7 @@
 //!   phase 3  maxWaitTimeSeconds eviction, per due partition, looped until done
 //!   phase 4  empty-partition cleanup, batched, at most once a minute
 //!   phase 5  metrics purge, batched
+//!   phase 6  cursor-state compaction, batched (`compact`)
 
 use std::time::Instant;
 
@@ -14,6 +15,7 @@ use pgrx::spi::SpiClient;
 use serde::Serialize;
 
 use super::cleanup::{metrics_purge_step, partition_cleanup_step};
+use super::compact;
 use super::lease;
 use super::step::{retention_step, txns_purge_step, StepResult};
 use super::work_list::{self, WorkList};
@@ -31,6 +33,7 @@ pub struct Settings {
     pub cleanup_days: i32,
     pub metrics_days: i32,
     pub lease_ms: i64,
+    pub compact_max: i64,
 }
 
 impl Settings {
@@ -42,6 +45,7 @@ impl Settings {
             cleanup_days: settings::partition_cleanup_days(),
             metrics_days: settings::metrics_retention_days(),
             lease_ms: settings::maintenance_lease_ms(),
+            compact_max: settings::retention_compact_max(),
         }
     }
 }
@@ -59,6 +63,9 @@ pub struct Report {
     pub dlq_pruned: i64,
     pub partitions_deleted: i64,
     pub metrics_purged: i64,
+    pub states_compacted: i64,
+    /// The compaction waited for a snapshot held open elsewhere to end.
+    pub compaction_deferred: bool,
     #[serde(flatten)]
     pub failures: Failed,
     pub elapsed_ms: u128,
@@ -96,6 +103,7 @@ impl Report {
             + self.dlq_pruned
             + self.partitions_deleted
             + self.metrics_purged
+            + self.states_compacted
             > 0
     }
 
@@ -110,7 +118,7 @@ impl Report {
             String::new()
         };
         let line = format!(
-            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} failed={}{failing} elapsed_ms={}",
+            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={}{} failed={}{failing} elapsed_ms={}",
             self.queues,
             self.due,
             self.backed_off,
@@ -120,6 +128,12 @@ impl Report {
             self.dlq_pruned,
             self.partitions_deleted,
             self.metrics_purged,
+            self.states_compacted,
+            if self.compaction_deferred {
+                " (compaction deferred: a snapshot is held)"
+            } else {
+                ""
+            },
             f.failed,
             self.elapsed_ms
         );
@@ -559,6 +573,15 @@ pub fn run_cycle<R: Runner>(
     }
     // Phase 5: observability rows.
     metrics_purge(runner, s, metrics_cutoff, &mut report)?;
+    // Phase 6: the cursor states pops, acks and renewals replaced.
+    match compact::compact(runner, s.batch, s.compact_max) {
+        Ok(done) => {
+            report.states_compacted = done.deleted;
+            report.compaction_deferred = done.deferred;
+        }
+        Err(e) if e.stops_the_cycle() => return Err(e),
+        Err(e) => report.failures.add("cursor-state compaction".into(), &e),
+    }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
 }

@@ -3,6 +3,7 @@
 //! (`api::internal`, `api::observe`).
 
 pub mod cleanup;
+pub mod compact;
 pub mod cycle;
 pub mod explain;
 pub mod lease;

@@ -1,0 +1,186 @@
+//! The retention cycle's compaction of cursor states: every pop, ack,
+//! renewal and seek leaves the state it replaced behind (the message path
+//! deletes nothing, `catalog::cursors`), and this phase deletes those in
+//! steps of at most `queen.retention_batch_size` rows, at most
+//! `queen.retention_compact_max` a cycle.
+//!
+//! Which cursors: those the writers noted in shared memory since the last
+//! pass (`catalog::replaced`), and [`SWEEP_CURSORS`] more a cycle taken in
+//! id order, round the table, for any the set lost.
+//!
+//! When: a row deleted while a snapshot older than the deletion is open
+//! anywhere in the database cannot be reclaimed, and deleting it only
+//! turns a row a backward probe never reads into a dead one that vacuum
+//! must pass over until the snapshot ends. So a pass runs only once the
+//! deletions of the one before are reclaimable: the database's horizon
+//! (what vacuum may remove, `GetOldestNonRemovableTransactionId`) has
+//! passed the transaction id that followed it. While a snapshot is held,
+//! one pass runs and the next waits for its release; the replaced states
+//! stay live rows meanwhile, and the message path is as fast as before
+//! (docs/retention.md, "Cursor states").
+
+use std::cell::Cell;
+
+use pgrx::pg_sys;
+use pgrx::spi::SpiClient;
+
+use crate::catalog::{cursors, replaced};
+use crate::maintenance::unit::{Failure, Runner};
+use crate::pg::spi;
+use crate::query;
+
+/// Cursors the sweep visits a cycle besides those noted (not measured: at
+/// the default 5 s cadence, 10 000 cursors in about three minutes).
+pub const SWEEP_CURSORS: i64 = 256;
+
+/// Cursors one step names at most (its array parameter).
+const STEP_CURSORS: usize = 1024;
+
+thread_local! {
+    /// (database, the transaction id that followed the last pass that
+    /// deleted something): the next pass waits until the horizon passes it.
+    static LAST_PASS: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
+    /// (database, the cursor id the sweep goes on after).
+    static SWEPT_TO: Cell<(u32, i64)> = const { Cell::new((0, 0)) };
+}
+
+fn this_database() -> u32 {
+    unsafe { pg_sys::MyDatabaseId }.to_u32()
+}
+
+/// What a cycle's compaction did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Compacted {
+    pub deleted: i64,
+    /// The pass waited: the last one's deletions are not reclaimable yet.
+    pub deferred: bool,
+}
+
+/// Whether the horizon of `queen.log_cursor_states` has passed the last
+/// pass of this database (always, when there was none in this process).
+fn horizon_passed(client: &mut SpiClient<'_>) -> bool {
+    let Some((database, after)) = LAST_PASS.with(Cell::get) else {
+        return true;
+    };
+    if database != this_database() {
+        return true;
+    }
+    let Some(oid) = spi::exec(
+        client,
+        "SELECT to_regclass('queen.log_cursor_states')::oid AS oid",
+        &[],
+        &[],
+    )
+    .next()
+    .and_then(|r| spi::opt::<pg_sys::Oid>(&r, "oid")) else {
+        return false;
+    };
+    let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
+    // SAFETY: the relation exists (just resolved, in this transaction) and
+    // is opened and closed here under a lock this transaction keeps.
+    let horizon = unsafe {
+        let rel = pg_sys::relation_open(oid, lock);
+        let horizon = pg_sys::GetOldestNonRemovableTransactionId(rel);
+        pg_sys::relation_close(rel, pg_sys::NoLock as pg_sys::LOCKMODE);
+        horizon
+    };
+    !unsafe { pg_sys::TransactionIdPrecedes(horizon, after.into()) }
+}
+
+/// Notes the end of a pass that deleted something.
+fn passed() {
+    // SAFETY: reads the shared next transaction id under its own lock.
+    let next = unsafe { pg_sys::ReadNextFullTransactionId() }.value as u32;
+    LAST_PASS.with(|p| p.set(Some((this_database(), next))));
+}
+
+/// The cursors the sweep visits this cycle: the next [`SWEEP_CURSORS`]
+/// after where it stopped, from the first again once it reaches the end.
+fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
+    let database = this_database();
+    let (db, after) = SWEPT_TO.with(Cell::get);
+    let after = if db == database { after } else { 0 };
+    let ids: Vec<i64> = spi::exec(
+        client,
+        query!("cursor_ids_after"),
+        &[spi::INT8, spi::INT8],
+        &[after.into(), SWEEP_CURSORS.into()],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect();
+    let next = match ids.last() {
+        Some(&last) if ids.len() as i64 == SWEEP_CURSORS => last,
+        _ => 0,
+    };
+    SWEPT_TO.with(|s| s.set((database, next)));
+    ids
+}
+
+/// One step: deletes at most `batch` replaced states of `cursors`; answers
+/// how many.
+fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32) -> i64 {
+    spi::exec_keyed(
+        client,
+        query!("cursor_states_compact"),
+        &[spi::INT8_ARRAY, spi::INT4],
+        &[cursors.to_vec().into(), batch.into()],
+    )
+    .len() as i64
+}
+
+/// The cycle's compaction: at most `max` states, in steps of `batch`. The
+/// cursors it had no room for are noted again for the next cycle.
+pub fn compact<R: Runner>(runner: &mut R, batch: i32, max: i64) -> Result<Compacted, Failure> {
+    let mut done = Compacted::default();
+    if max <= 0 || !runner.run(|_| cursors::as_states())? {
+        return Ok(done);
+    }
+    if !runner.run(horizon_passed)? {
+        done.deferred = true;
+        return Ok(done);
+    }
+    let mut ids = replaced::take(replaced::SLOTS);
+    ids.extend(runner.run(sweep)?);
+    ids.sort_unstable();
+    ids.dedup();
+    let mut chunks = ids.chunks(STEP_CURSORS);
+    let mut left: Vec<i64> = Vec::new();
+    let outcome = loop {
+        let Some(chunk) = chunks.next() else {
+            break Ok(());
+        };
+        if done.deleted >= max {
+            left.extend_from_slice(chunk);
+            continue;
+        }
+        // A chunk's steps go on while one deletes a whole batch.
+        let r = loop {
+            let room = (max - done.deleted).min(batch as i64) as i32;
+            match runner.run(|c| step(c, chunk, room)) {
+                Ok(n) => {
+                    done.deleted += n;
+                    if n < room as i64 {
+                        break Ok(());
+                    }
+                    if done.deleted >= max {
+                        left.extend_from_slice(chunk);
+                        break Ok(());
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        if let Err(e) = r {
+            left.extend_from_slice(chunk);
+            left.extend(chunks.flatten().copied());
+            break Err(e);
+        }
+    };
+    for id in left {
+        replaced::note(id);
+    }
+    if done.deleted > 0 {
+        passed();
+    }
+    outcome.map(|()| done)
+}
