@@ -1,11 +1,13 @@
 """The message path under a held horizon: a pg_dump of the database runs
 while producers push and consumers pop and ack (its snapshot, exported and
 held for the phase, is the database's horizon), then the postmaster is
-killed. Pushing, popping and acking update no row of the log (the
-partitions, the cursors and their states are only inserted, locked and
-deleted); every answered push is read exactly once; every message ends
-acked. The rates before, during and after the dump are printed (figures,
-not assertions: `make bench WHAT=xmin` measures them)."""
+killed. Pushing, popping and acking update no row of the log (partitions
+and cursors are only inserted, locked and deleted, cursor states only
+inserted and locked); every answered push is read exactly once; every
+message ends acked. The retention cycle deletes the replaced cursor
+states, and waits while the dump's snapshot is held. The rates
+before, during and after the dump are printed (figures, not assertions:
+`make bench WHAT=xmin` measures them)."""
 
 import collections
 import os
@@ -21,12 +23,17 @@ HOT = ("log_partitions", "log_cursors", "log_cursor_states")
 
 
 def counters(conn):
-    """Rows updated and dead, per hot table, as the statistics have them."""
+    """Rows updated, dead and deleted, per hot table, as the statistics
+    have them."""
     conn.execute("SELECT pg_stat_clear_snapshot()")
     rows = conn.execute(
-        "SELECT relname, n_tup_upd, n_dead_tup FROM pg_stat_user_tables "
+        "SELECT relname, n_tup_upd, n_dead_tup, n_tup_del FROM pg_stat_user_tables "
         "WHERE schemaname = 'queen' AND relname = ANY(%s)", (list(HOT),)).fetchall()
-    return {r[0]: (r[1], r[2]) for r in rows}
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def states_deleted(conn):
+    return counters(conn)["log_cursor_states"][2]
 
 
 def acked_count(consumers):
@@ -57,8 +64,12 @@ def test_a_dump_during_load_and_a_kill_lose_nothing_and_update_no_row():
 
     rates = {}
     t0, a0 = time.monotonic(), acked_count(consumers)
+    d0 = states_deleted(stats)
     time.sleep(PHASE_S)
     rates["before"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
+    # A backend reports its counts at most once a second.
+    time.sleep(1.5)
+    compacted = {"before": states_deleted(stats) - d0}
 
     # The dump, in a snapshot held open for the phase.
     files = os.path.join(cluster.DIR, "horizon-dump")
@@ -75,22 +86,37 @@ def test_a_dump_during_load_and_a_kill_lose_nothing_and_update_no_row():
                            "-Fc", f"--snapshot={snapshot}", "-f", os.path.join(files, "queen.dump"), "queen"],
                           timeout=120)
         assert r.returncode == 0, f"pg_dump during the load: {r.stderr}"
+        # The retention cycle (every 0.5 s here) may make one pass of its
+        # compaction after the snapshot was taken; the next waits for the
+        # snapshot to end.
+        time.sleep(max(0.0, t0 + 3.0 - time.monotonic()))
+        d1 = states_deleted(stats)
         time.sleep(max(0.0, t0 + PHASE_S - time.monotonic()))
         rates["during"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
+        time.sleep(1.5)
+        compacted["while held"] = states_deleted(stats) - d1
         holder.rollback()
     shutil.rmtree(files, ignore_errors=True)
     t0, a0 = time.monotonic(), acked_count(consumers)
+    d2 = states_deleted(stats)
     time.sleep(PHASE_S)
     rates["after"] = (acked_count(consumers) - a0) / (time.monotonic() - t0)
     # A backend reports its counts at most once a second.
     time.sleep(1.5)
     during = counters(stats)
+    compacted["after"] = during["log_cursor_states"][2] - d2
     print(f"{queue}: acked messages/s before the dump {rates['before']:.0f}, during {rates['during']:.0f}, "
           f"after {rates['after']:.0f}; rows updated over the three phases: "
-          + ", ".join(f"{t} {during[t][0] - before[t][0]}" for t in HOT))
+          + ", ".join(f"{t} {during[t][0] - before[t][0]}" for t in HOT)
+          + f"; cursor states deleted: {compacted}")
     assert rates["during"] > 0, f"nothing was acked while the dump's snapshot was held: {rates}"
     updated = {t: during[t][0] - before[t][0] for t in HOT}
     assert not any(updated.values()), f"rows of the log updated while messages flowed (table: rows): {updated}"
+    # Pops and acks delete no cursor state: the retention cycle does, in
+    # bulk, and not while the dump's snapshot would keep what it deletes.
+    assert compacted["before"] > 0, f"the cycle compacted no cursor state before the dump: {compacted}"
+    assert compacted["while held"] == 0, f"cursor states deleted while a snapshot was held: {compacted}"
+    assert compacted["after"] > 0, f"the compaction did not resume after the dump: {compacted}"
 
     # A kill under the same load.
     cluster.kill()

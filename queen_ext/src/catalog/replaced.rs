@@ -11,7 +11,13 @@
 //! next write, or by the cycle's sweep over every cursor in id order
 //! (`compact::SWEEP_CURSORS` a cycle). Without `shared_preload_libraries`
 //! there is no set: the sweep alone finds them.
+//!
+//! Beside the set, per database, what the compaction keeps between cycles
+//! (each cycle runs in a process of its own): the transaction id that
+//! followed its last pass, and where its sweep goes on. Without shared
+//! memory, or past [`DATABASES`] databases, the process keeps them.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use pgrx::pg_sys;
@@ -49,14 +55,44 @@ impl Default for Part {
 
 unsafe impl PGRXSharedMemory for Part {}
 
+/// Databases whose compaction memory is kept in shared memory.
+pub const DATABASES: usize = 64;
+
+/// One database's compaction memory; `database` 0 is a free entry.
+#[repr(C)]
+pub struct Memory {
+    database: AtomicI64,
+    /// The transaction id that followed the last pass that deleted
+    /// something, plus one (0: none yet).
+    last_pass: AtomicI64,
+    /// The cursor id the sweep goes on after.
+    swept_to: AtomicI64,
+}
+
+#[repr(C)]
+pub struct Memories {
+    entries: [Memory; DATABASES],
+}
+
+impl Default for Memories {
+    fn default() -> Memories {
+        // Every field is an atomic, for which zero is a valid value.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
+unsafe impl PGRXSharedMemory for Memories {}
+
 static PART0: PgAtomic<Part> = unsafe { PgAtomic::new(c"queen_replaced_states_0") };
 static PART1: PgAtomic<Part> = unsafe { PgAtomic::new(c"queen_replaced_states_1") };
+static MEMORIES: PgAtomic<Memories> = unsafe { PgAtomic::new(c"queen_compaction_memory") };
 
 // The macro tests the features of other PostgreSQL versions too.
 #[allow(unexpected_cfgs)]
 pub fn init_shmem() {
     pgrx::pg_shmem_init!(PART0);
     pgrx::pg_shmem_init!(PART1);
+    pgrx::pg_shmem_init!(MEMORIES);
 }
 
 fn parts() -> Option<[&'static Part; PARTS]> {
@@ -114,4 +150,86 @@ pub fn take(limit: usize) -> Vec<i64> {
         }
     }
     out
+}
+
+thread_local! {
+    /// The memory of a database the shared entries have no room for (or
+    /// of every database, without shared memory): (last pass, swept to).
+    static LOCAL: Cell<(i64, i64, i64)> = const { Cell::new((0, 0, 0)) };
+}
+
+/// This database's shared entry, claimed if it has none.
+fn memory() -> Option<&'static Memory> {
+    if !crate::pg::shmem::preloaded() {
+        return None;
+    }
+    let database = this_database();
+    let entries = &MEMORIES.get().entries;
+    if let Some(m) = entries
+        .iter()
+        .find(|m| m.database.load(Ordering::Acquire) == database)
+    {
+        return Some(m);
+    }
+    for m in entries {
+        match m
+            .database
+            .compare_exchange(0, database, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return Some(m),
+            Err(d) if d == database => return Some(m),
+            Err(_) => {}
+        }
+    }
+    None
+}
+
+/// This process's memory of this database: (last pass, swept to).
+fn local() -> (i64, i64) {
+    let (database, last, swept) = LOCAL.with(Cell::get);
+    if database == this_database() {
+        (last, swept)
+    } else {
+        (0, 0)
+    }
+}
+
+fn set_local(last: i64, swept: i64) {
+    LOCAL.with(|l| l.set((this_database(), last, swept)));
+}
+
+/// The transaction id that followed this database's last compaction pass
+/// that deleted something; None before the first.
+pub fn last_pass() -> Option<u32> {
+    let v = match memory() {
+        Some(m) => m.last_pass.load(Ordering::Acquire),
+        None => local().0,
+    };
+    (v > 0).then(|| (v - 1) as u32)
+}
+
+/// Notes `next`, the transaction id that followed a pass that deleted
+/// something.
+pub fn set_last_pass(next: u32) {
+    let v = next as i64 + 1;
+    match memory() {
+        Some(m) => m.last_pass.store(v, Ordering::Release),
+        None => set_local(v, local().1),
+    }
+}
+
+/// The cursor id this database's sweep goes on after (0: from the start).
+pub fn swept_to() -> i64 {
+    match memory() {
+        Some(m) => m.swept_to.load(Ordering::Acquire),
+        None => local().1,
+    }
+}
+
+/// Notes where this database's sweep goes on after.
+pub fn set_swept_to(id: i64) {
+    match memory() {
+        Some(m) => m.swept_to.store(id, Ordering::Release),
+        None => set_local(local().0, id),
+    }
 }

@@ -19,8 +19,6 @@
 //! stay live rows meanwhile, and the message path is as fast as before
 //! (docs/retention.md, "Cursor states").
 
-use std::cell::Cell;
-
 use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 
@@ -36,18 +34,6 @@ pub const SWEEP_CURSORS: i64 = 256;
 /// Cursors one step names at most (its array parameter).
 const STEP_CURSORS: usize = 1024;
 
-thread_local! {
-    /// (database, the transaction id that followed the last pass that
-    /// deleted something): the next pass waits until the horizon passes it.
-    static LAST_PASS: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
-    /// (database, the cursor id the sweep goes on after).
-    static SWEPT_TO: Cell<(u32, i64)> = const { Cell::new((0, 0)) };
-}
-
-fn this_database() -> u32 {
-    unsafe { pg_sys::MyDatabaseId }.to_u32()
-}
-
 /// What a cycle's compaction did.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Compacted {
@@ -59,12 +45,9 @@ pub struct Compacted {
 /// Whether the horizon of `queen.log_cursor_states` has passed the last
 /// pass of this database (always, when there was none in this process).
 fn horizon_passed(client: &mut SpiClient<'_>) -> bool {
-    let Some((database, after)) = LAST_PASS.with(Cell::get) else {
+    let Some(after) = replaced::last_pass() else {
         return true;
     };
-    if database != this_database() {
-        return true;
-    }
     let Some(oid) = spi::exec(
         client,
         "SELECT to_regclass('queen.log_cursor_states')::oid AS oid",
@@ -91,15 +74,13 @@ fn horizon_passed(client: &mut SpiClient<'_>) -> bool {
 fn passed() {
     // SAFETY: reads the shared next transaction id under its own lock.
     let next = unsafe { pg_sys::ReadNextFullTransactionId() }.value as u32;
-    LAST_PASS.with(|p| p.set(Some((this_database(), next))));
+    replaced::set_last_pass(next);
 }
 
 /// The cursors the sweep visits this cycle: the next [`SWEEP_CURSORS`]
 /// after where it stopped, from the first again once it reaches the end.
 fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
-    let database = this_database();
-    let (db, after) = SWEPT_TO.with(Cell::get);
-    let after = if db == database { after } else { 0 };
+    let after = replaced::swept_to();
     let ids: Vec<i64> = spi::exec(
         client,
         query!("cursor_ids_after"),
@@ -112,7 +93,7 @@ fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
         Some(&last) if ids.len() as i64 == SWEEP_CURSORS => last,
         _ => 0,
     };
-    SWEPT_TO.with(|s| s.set((database, next)));
+    replaced::set_swept_to(next);
     ids
 }
 
