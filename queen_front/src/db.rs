@@ -36,9 +36,14 @@ pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
 
 /// Runs one statement answering one value (JSON, text or bytes) within
 /// `timeout`, waiting for a connection included. A statement still running
-/// when the time is up is canceled, and its connection leaves the pool: it
-/// is never handed out again while the statement may still run, and a late
-/// cancel can not hit a later statement on it.
+/// when the time is up is canceled, and the answer waits for the server to
+/// say how it ended (at most [`OUTCOME_WAIT`]): canceled (nothing applied,
+/// 503), or done first (its answer, late). Only a server that says
+/// neither, or a connection that breaks while the statement runs, answers
+/// 504 "outcome unknown": a 503 always means nothing was applied. Such a
+/// connection leaves the pool: it is never handed out again while the
+/// statement may still run, and a late cancel can not hit a later
+/// statement on it.
 pub async fn one_value<T>(
     pool: &Pool,
     timeout: Duration,
@@ -74,6 +79,11 @@ impl Failed {
     }
 }
 
+/// How long a statement that outran its request is given to answer its
+/// cancel (the server checks for a cancel between rows and while it waits
+/// on a lock: far less than this unless it is stuck or away).
+pub const OUTCOME_WAIT: Duration = Duration::from_secs(5);
+
 /// `one_value`, telling an ERROR the server raised from any other failure.
 pub async fn try_value<T>(
     pool: &Pool,
@@ -90,27 +100,92 @@ where
         Ok(Err(e)) => return Err(Failed::Other(e.into())),
         Err(_) => return Err(Failed::Other(ApiError::timeout())),
     };
-    let work = async {
-        let stmt = client.prepare_cached(sql).await?;
-        let row = client.query_one(&stmt, params).await?;
-        row.try_get::<_, T>(0)
-    };
-    match timeout_at(deadline, work).await {
-        Ok(Ok(answer)) => Ok(answer),
+    let stmt = match timeout_at(deadline, client.prepare_cached(sql)).await {
+        Ok(Ok(stmt)) => stmt,
+        // Nothing was run: a refusal to plan it, or no server.
         Ok(Err(e)) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
-            Err(Failed::LockWait(e.into()))
+            return Err(Failed::LockWait(e.into()))
         }
-        Ok(Err(e)) if e.as_db_error().is_some() => Err(Failed::Refused(e.into())),
-        Ok(Err(e)) => Err(Failed::Other(e.into())),
+        Ok(Err(e)) if e.as_db_error().is_some() => return Err(Failed::Refused(e.into())),
+        Ok(Err(e)) => return Err(Failed::Other(e.into())),
         Err(_) => {
             abandon(client);
-            Err(Failed::Other(ApiError::timeout()))
+            return Err(Failed::Other(ApiError::timeout()));
         }
+    };
+    let mut asked_cancel = false;
+    let outcome = {
+        let work = async {
+            let row = client.query_one(&stmt, params).await?;
+            row.try_get::<_, T>(0)
+        };
+        let mut work = std::pin::pin!(work);
+        match timeout_at(deadline, &mut work).await {
+            Ok(r) => Some(r),
+            Err(_) => {
+                // Out of time: ask for a cancel, then wait for the server
+                // to say how the statement ended.
+                asked_cancel = true;
+                let cancel = client.cancel_token();
+                match tokio::time::timeout(OUTCOME_WAIT, cancel.cancel_query(NoTls)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        tracing::warn!("canceling a statement that outran its request: {e}")
+                    }
+                    Err(_) => {
+                        tracing::warn!("canceling a statement that outran its request: no answer")
+                    }
+                }
+                tokio::time::timeout(OUTCOME_WAIT, &mut work).await.ok()
+            }
+        }
+    };
+    let failed = match outcome {
+        Some(Ok(answer)) => {
+            if asked_cancel {
+                // Done before the cancel came: applied, answered late.
+                abandon(client);
+            }
+            return Ok(answer);
+        }
+        Some(Err(e)) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+            Failed::LockWait(e.into())
+        }
+        // Canceled at this request's ask: nothing of it was applied. (A
+        // statement timeout's cancel is the server's refusal, below.)
+        Some(Err(e))
+            if asked_cancel
+                && e.code() == Some(&tokio_postgres::error::SqlState::QUERY_CANCELED) =>
+        {
+            Failed::Other(ApiError::timeout())
+        }
+        Some(Err(e)) if e.as_db_error().is_some() => Failed::Refused(e.into()),
+        Some(Err(e)) if broken(&e) => {
+            tracing::warn!("database connection lost while a statement ran: {e}");
+            asked_cancel = true;
+            Failed::Other(ApiError::outcome_unknown())
+        }
+        // The statement ran, its answer did not read as expected.
+        Some(Err(e)) => Failed::Other(e.into()),
+        None => Failed::Other(ApiError::outcome_unknown()),
+    };
+    if asked_cancel {
+        abandon(client);
     }
+    Err(failed)
 }
 
-/// Takes a connection whose statement outran its request out of the pool,
-/// asks the server to cancel the statement, then closes the connection.
+/// Whether `e` is the connection breaking (closed, or its socket failing).
+fn broken(e: &tokio_postgres::Error) -> bool {
+    use std::error::Error as _;
+    e.is_closed()
+        || e.source()
+            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())
+}
+
+/// Takes a connection whose statement outran its request (or was canceled,
+/// or broke) out of the pool, asks the server to cancel whatever it may
+/// still run, then closes the connection.
 fn abandon(client: Object) {
     let cancel = client.cancel_token();
     let client = Object::take(client);

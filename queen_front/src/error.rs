@@ -57,12 +57,25 @@ impl ApiError {
     pub fn unavailable() -> ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", UNAVAILABLE)
     }
-    /// The request ran out of time; its statement was canceled.
+    /// The request ran out of time; its statement was canceled and the
+    /// database said so (nothing of it was applied), or it never reached
+    /// the database.
     pub fn timeout() -> ApiError {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "timeout",
-            "the database did not answer within the request timeout",
+            "the database did not answer within the request timeout; the request was not applied",
+        )
+    }
+    /// The statement may have been applied, and the database did not say:
+    /// its connection broke while it ran, or it outran the request and did
+    /// not answer its cancel in time. A client reads back before it makes
+    /// the request again.
+    pub fn outcome_unknown() -> ApiError {
+        ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "outcome_unknown",
+            "the database did not say whether the request was applied; read back before retrying",
         )
     }
     /// A request whose deadline passed while it waited for its call: the

@@ -341,6 +341,77 @@ fn an_ack_waiting_on_a_cursor_sees_what_its_holder_committed() {
     assert_eq!(committed(&mut c), 2);
 }
 
+/// The retention cycle's compaction of replaced cursor states passes by a
+/// state another transaction holds locked (as a call holds one it was
+/// granted after it had been replaced) instead of waiting for it, and
+/// deletes it once the holder is gone.
+#[test]
+fn the_compaction_passes_by_a_state_another_transaction_holds() {
+    let mut c = connect();
+    let queue = unique("compact");
+    let states = |c: &mut postgres::Client| -> i64 {
+        c.query_one(
+            "SELECT count(*) FROM queen.log_cursor_states s JOIN queen.log_cursors k ON k.id = s.cursor_id
+               JOIN queen.log_partitions p ON p.id = k.partition_id JOIN queen.queues q ON q.id = p.queue_id
+              WHERE q.name = $1",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0)
+    };
+    for i in 0..4 {
+        push(&mut c, &json!([{"queue": queue, "payload": i}]));
+    }
+    let auto = json!({"autoAck": true});
+    assert_eq!(messages(&pop(&mut c, &queue, Some("g"), 1, &auto)).len(), 1);
+    // The cursor's first state (seq 0) is replaced now; a transaction holds it.
+    let mut holder = connect();
+    let mut txn = holder.transaction().unwrap();
+    let held = txn
+        .query(
+            "SELECT 1 FROM queen.log_cursor_states s JOIN queen.log_cursors k ON k.id = s.cursor_id
+               JOIN queen.log_partitions p ON p.id = k.partition_id JOIN queen.queues q ON q.id = p.queue_id
+              WHERE q.name = $1 AND s.seq = 0 FOR UPDATE OF s",
+            &[&queue],
+        )
+        .unwrap();
+    assert_eq!(held.len(), 1);
+    for _ in 0..3 {
+        assert_eq!(messages(&pop(&mut c, &queue, Some("g"), 1, &auto)).len(), 1);
+    }
+    let started = Instant::now();
+    let report: Value = c
+        .query_one("SELECT queen_internal.retention_run_cycle()::jsonb", &[])
+        .unwrap()
+        .get(0);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the cycle waited for the held state: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(report["failed"], 0, "{report}");
+    if report["compaction_deferred"] == false {
+        // The held state and the newest are left (this cycle, or a
+        // worker's before it, deleted the rest).
+        assert_eq!(states(&mut c), 2, "{report}");
+    }
+    txn.commit().unwrap();
+    // Once the holder is gone, a cycle deletes it too.
+    let until = Instant::now() + Duration::from_secs(30);
+    while states(&mut c) > 1 {
+        assert!(
+            Instant::now() < until,
+            "replaced states left: {}",
+            states(&mut c)
+        );
+        c.query_one("SELECT queen_internal.retention_run_cycle()::jsonb", &[])
+            .unwrap();
+        thread::sleep(Duration::from_millis(100));
+    }
+    let rest = pop(&mut c, &queue, Some("g"), 10, &auto);
+    assert!(messages(&rest).is_empty(), "{rest}");
+}
+
 /// A renewed lease is not handed out when the original one would have run out.
 #[test]
 fn renewed_lease_holds() {

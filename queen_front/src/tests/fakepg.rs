@@ -2,14 +2,16 @@
 //! front-end's calls: a startup without authentication, the extended query
 //! protocol (Parse, Describe, Bind, Execute, Sync) answered by the reply the
 //! test scripted for the statement's text, and CancelRequests, which it
-//! records. No TLS.
+//! records (and which end a cancelable statement with 57014). No TLS.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
 
 pub const TEXT: u32 = 25;
 pub const JSON: u32 = 114;
@@ -34,6 +36,14 @@ pub enum Reply {
     /// Never answers: the statement runs until it is canceled or its
     /// connection closes.
     Hang,
+    /// Planned as `answer` is; executed, it runs for `after` and then
+    /// answers `answer` (None: for ever). A `cancelable` one that a
+    /// CancelRequest reaches first ends with ERROR 57014 instead.
+    Slow {
+        answer: Box<Reply>,
+        after: Option<Duration>,
+        cancelable: bool,
+    },
 }
 
 impl Reply {
@@ -49,6 +59,20 @@ impl Reply {
             params: params.to_vec(),
             oid: TEXT,
             value: value.as_bytes().to_vec(),
+        }
+    }
+    pub fn slow(answer: Reply, after: Option<Duration>, cancelable: bool) -> Reply {
+        Reply::Slow {
+            answer: Box::new(answer),
+            after,
+            cancelable,
+        }
+    }
+    /// How it is planned (Parse, Describe, Bind).
+    fn planned(&self) -> &Reply {
+        match self {
+            Reply::Slow { answer, .. } => answer,
+            other => other,
         }
     }
     pub fn error(sqlstate: &str, message: &str) -> Reply {
@@ -68,6 +92,8 @@ struct Seen {
     keys: Vec<(i32, i32)>,
     /// Backend keys of the CancelRequests received.
     cancels: Vec<(i32, i32)>,
+    /// What a CancelRequest wakes, per backend key.
+    cancel_bells: HashMap<(i32, i32), Arc<Notify>>,
     /// Connections that ended (closed or terminated by the client).
     closed: usize,
     /// Each statement executed: its text and its parameters as sent (binary
@@ -148,19 +174,32 @@ impl FakePg {
             .find(|(pattern, _)| sql.contains(pattern.as_str()))
             .map(|(_, r)| r.clone())
             .unwrap_or_else(|| Reply::error("XX000", &format!("no reply scripted for {sql}")));
-        // A lane's call bounds its lock waits: it takes one more parameter,
-        // the `lock_timeout` text, after the call's own.
-        match reply {
-            Reply::Row {
-                mut params,
-                oid,
-                value,
-            } if sql.contains("set_config('lock_timeout'") => {
-                params.push(TEXT);
-                Reply::Row { params, oid, value }
-            }
-            other => other,
+        with_lock_timeout(reply, sql)
+    }
+}
+
+/// A lane's call bounds its lock waits: it takes one more parameter, the
+/// `lock_timeout` text, after the call's own.
+fn with_lock_timeout(reply: Reply, sql: &str) -> Reply {
+    match reply {
+        Reply::Row {
+            mut params,
+            oid,
+            value,
+        } if sql.contains("set_config('lock_timeout'") => {
+            params.push(TEXT);
+            Reply::Row { params, oid, value }
         }
+        Reply::Slow {
+            answer,
+            after,
+            cancelable,
+        } => Reply::Slow {
+            answer: Box::new(with_lock_timeout(*answer, sql)),
+            after,
+            cancelable,
+        },
+        other => other,
     }
 }
 
@@ -217,7 +256,11 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
         if code == CANCEL_REQUEST {
             let pid = stream.read_i32().await?;
             let secret = stream.read_i32().await?;
-            seen.lock().unwrap().cancels.push((pid, secret));
+            let mut seen = seen.lock().unwrap();
+            seen.cancels.push((pid, secret));
+            if let Some(bell) = seen.cancel_bells.get(&(pid, secret)) {
+                bell.notify_one();
+            }
             return Ok(());
         }
         let mut rest = vec![0; len as usize - 8];
@@ -231,6 +274,11 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
         seen.keys.push(key);
         key
     };
+    let bell = Arc::new(Notify::new());
+    seen.lock()
+        .unwrap()
+        .cancel_bells
+        .insert(key, Arc::clone(&bell));
     let mut out = Vec::new();
     message(&mut out, b'R', &0i32.to_be_bytes());
     let mut k = key.0.to_be_bytes().to_vec();
@@ -296,11 +344,44 @@ async fn serve(mut stream: TcpStream, seen: &Arc<Mutex<Seen>>) -> std::io::Resul
                 let mut bound: Option<Reply> = None;
                 for step in steps.drain(..) {
                     let reply = match &step {
-                        Step::Parse(n) | Step::Describe(n) | Step::Bind(n) => {
-                            statements.get(n).cloned()
+                        Step::Parse(n) | Step::Describe(n) => {
+                            statements.get(n).map(|r| r.planned().clone())
                         }
+                        Step::Bind(n) => statements.get(n).cloned(),
                         Step::Execute => bound.clone(),
                         Step::Close => None,
+                    };
+                    // A slow statement: what came before it goes out, then
+                    // it runs (for its time, or until canceled, or for ever).
+                    let executing = matches!(step, Step::Execute);
+                    let reply = match reply {
+                        Some(Reply::Slow {
+                            answer,
+                            after,
+                            cancelable,
+                        }) if executing => {
+                            stream.write_all(&out).await?;
+                            out.clear();
+                            match after {
+                                Some(d) if !cancelable => {
+                                    tokio::time::sleep(d).await;
+                                    Some(*answer)
+                                }
+                                Some(d) => tokio::select! {
+                                    _ = tokio::time::sleep(d) => Some(*answer),
+                                    _ = bell.notified() => Some(Reply::error("57014", "canceling statement due to user request")),
+                                },
+                                None if cancelable => {
+                                    bell.notified().await;
+                                    Some(Reply::error(
+                                        "57014",
+                                        "canceling statement due to user request",
+                                    ))
+                                }
+                                None => Some(Reply::Hang),
+                            }
+                        }
+                        other => other,
                     };
                     match (step, reply) {
                         (_, Some(Reply::Hang)) => {

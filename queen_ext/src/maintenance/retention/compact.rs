@@ -97,16 +97,52 @@ fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
     ids
 }
 
+/// How long a step waits for a state another transaction holds locked
+/// before it is made again passing such states by (not measured: a lock
+/// on a replaced state is held by a call that is about to let it go).
+const LOCK_WAIT: &str = "20ms";
+
 /// One step: deletes at most `batch` replaced states of `cursors`; answers
-/// how many.
-fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32) -> i64 {
-    spi::exec_keyed(
+/// how many. With `skipping`, states another transaction holds are passed
+/// by (each is locked first); without, waited for at most [`LOCK_WAIT`]
+/// (then `lock_not_available`).
+fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool) -> i64 {
+    let args = [cursors.to_vec().into(), batch.into()];
+    let types = [spi::INT8_ARRAY, spi::INT4];
+    if skipping {
+        return spi::exec_keyed(
+            client,
+            query!("cursor_states_compact_skipping"),
+            &types,
+            &args,
+        )
+        .len() as i64;
+    }
+    let before: String = spi::exec(
         client,
-        query!("cursor_states_compact"),
-        &[spi::INT8_ARRAY, spi::INT4],
-        &[cursors.to_vec().into(), batch.into()],
+        query!("retention_step_lock_timeout"),
+        &[spi::TEXT],
+        &[LOCK_WAIT.into()],
     )
-    .len() as i64
+    .next()
+    .map(|r| spi::col(&r, "before"))
+    .expect("one row");
+    let n = spi::exec_keyed(client, query!("cursor_states_compact"), &types, &args).len() as i64;
+    spi::exec(
+        client,
+        query!("retention_step_lock_timeout"),
+        &[spi::TEXT],
+        &[before.as_str().into()],
+    );
+    n
+}
+
+/// [`step`], made again passing locked states by when it met one.
+fn step_settled<R: Runner>(runner: &mut R, cursors: &[i64], batch: i32) -> Result<i64, Failure> {
+    match runner.run(|c| step(c, cursors, batch, false)) {
+        Err(e) if e.sqlstate == "55P03" => runner.run(|c| step(c, cursors, batch, true)),
+        other => other,
+    }
 }
 
 /// The cycle's compaction: at most `max` states, in steps of `batch`. The
@@ -137,7 +173,7 @@ pub fn compact<R: Runner>(runner: &mut R, batch: i32, max: i64) -> Result<Compac
         // A chunk's steps go on while one deletes a whole batch.
         let r = loop {
             let room = (max - done.deleted).min(batch as i64) as i32;
-            match runner.run(|c| step(c, chunk, room)) {
+            match step_settled(runner, chunk, room) {
                 Ok(n) => {
                     done.deleted += n;
                     if n < room as i64 {
