@@ -70,6 +70,10 @@ DATABASE_URL="host=127.0.0.1 port=1 user=postgres dbname=queen" PORT=6635 QUEEN_
 DATABASE_URL="$FRONT_DSN" PORT=6639 QUEEN_LONG_POLL_MS=600000 RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
 # One with request fusion off: every request its own call.
 DATABASE_URL="$FRONT_DSN" PORT=6631 QUEEN_FUSION=off RUST_LOG=warn "$ROOT/target/release/queen_front" & fronts+=($!)
+# One whose database sessions are read-only: PostgreSQL refuses any write a
+# request makes (the walk of every GET route in tests/tests/http.rs).
+DATABASE_URL="$FRONT_DSN options='-c default_transaction_read_only=on'" PORT=6638 RUST_LOG=error \
+    "$ROOT/target/release/queen_front" & fronts+=($!)
 # The sharded deployment (scripts/cluster.sh), fresh: three shards behind a
 # PL/Proxy proxy, and a front-end pointed at the proxy.
 cluster_down "$CLUSTER_DIR"
@@ -80,7 +84,7 @@ DATABASE_URL="host=127.0.0.1 port=$CLUSTER_PORT user=queen_front dbname=queen" P
 CLUSTER_DSN="host=127.0.0.1 port=$CLUSTER_PORT user=postgres dbname=queen"
 CLUSTER_SHARD_DSNS="$(for n in 0 1 2; do printf 'host=127.0.0.1 port=%s user=postgres dbname=queen_s%s;' $((CLUSTER_PORT + 1 + n)) "$n"; done)"
 CLUSTER_SHARD_DSNS="${CLUSTER_SHARD_DSNS%;}"
-for port in 6630 6631 6633 6634 6635 6639; do
+for port in 6630 6631 6633 6634 6635 6638 6639; do
     for _ in $(seq 1 100); do
         curl -s -o /dev/null "http://127.0.0.1:$port/health" && break
         sleep 0.1
@@ -90,7 +94,7 @@ done
 say "integration tests"
 QUEEN_TEST_DSN="$DSN" QUEEN_HTTP=http://127.0.0.1:6633 QUEEN_HTTP_JWT=http://127.0.0.1:6634 \
     QUEEN_HTTP_JWT_SECRET="$JWT_TEST_SECRET" QUEEN_HTTP_DOWN=http://127.0.0.1:6635 QUEEN_HTTP_NO_POLL=http://127.0.0.1:6639 \
-    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6631 QUEEN_CLUSTER_DSN="$CLUSTER_DSN" QUEEN_CLUSTER_SHARD_DSNS="$CLUSTER_SHARD_DSNS" \
+    QUEEN_HTTP_UNFUSED=http://127.0.0.1:6631 QUEEN_HTTP_READ_ONLY=http://127.0.0.1:6638 QUEEN_CLUSTER_DSN="$CLUSTER_DSN" QUEEN_CLUSTER_SHARD_DSNS="$CLUSTER_SHARD_DSNS" \
     cargo test --release -p queen_it
 
 say "the SQL API's regression tests (pg_regress)"

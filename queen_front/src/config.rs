@@ -35,6 +35,13 @@ pub struct Config {
     pub metrics_report: Option<Duration>,
     /// Serve the dashboard at `/` (`QUEEN_DASHBOARD`, on; `off`: not).
     pub dashboard: bool,
+    /// How long one queue listing serves the scrapes of
+    /// `/metrics/prometheus` (`QUEEN_METRICS_QUEUES_MS`, 5000; 0: each
+    /// scrape lists them).
+    pub metrics_queues_age: Duration,
+    /// Queues a scrape exports at most, by name (`QUEEN_METRICS_MAX_QUEUES`,
+    /// 1000); the rest are counted in `queen_queues_omitted`.
+    pub metrics_max_queues: usize,
 }
 
 /// How bearer tokens are checked (`auth.rs`).
@@ -266,6 +273,10 @@ impl Config {
                 ms => Some(Duration::from_millis(ms)),
             },
             dashboard,
+            metrics_queues_age: Duration::from_millis(
+                vars.parsed("QUEEN_METRICS_QUEUES_MS", 5_000u64)?,
+            ),
+            metrics_max_queues: vars.parsed("QUEEN_METRICS_MAX_QUEUES", 1_000usize)?,
         };
         if !config.jwt.is_on() && is_loopback(&config.host) {
             config.cors_origins = config.cors_origins.guard_hosts();

@@ -80,8 +80,9 @@ impl Failed {
 }
 
 /// How long a statement that outran its request is given to answer its
-/// cancel (the server checks for a cancel between rows and while it waits
-/// on a lock: far less than this unless it is stuck or away).
+/// cancel, the cancel's own delivery included (the server checks for a
+/// cancel between rows and while it waits on a lock: far less than this
+/// unless it is stuck or away).
 pub const OUTCOME_WAIT: Duration = Duration::from_secs(5);
 
 /// `one_value`, telling an ERROR the server raised from any other failure.
@@ -127,7 +128,8 @@ where
                 // to say how the statement ended.
                 asked_cancel = true;
                 let cancel = client.cancel_token();
-                match tokio::time::timeout(OUTCOME_WAIT, cancel.cancel_query(NoTls)).await {
+                let until = Instant::now() + OUTCOME_WAIT;
+                match timeout_at(until, cancel.cancel_query(NoTls)).await {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => {
                         tracing::warn!("canceling a statement that outran its request: {e}")
@@ -136,7 +138,7 @@ where
                         tracing::warn!("canceling a statement that outran its request: no answer")
                     }
                 }
-                tokio::time::timeout(OUTCOME_WAIT, &mut work).await.ok()
+                timeout_at(until, &mut work).await.ok()
             }
         }
     };

@@ -153,6 +153,14 @@ fn failure(sqlstate: &str) -> ApiError {
         ),
         // Canceled (a statement timeout of the role or the server).
         "57014" => ApiError::timeout(),
+        // A write refused by a read-only session: a hot standby (a
+        // failover left the front-end on it), or
+        // default_transaction_read_only.
+        "25006" => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "read_only",
+            "the database takes no writes (a hot standby, or default_transaction_read_only); nothing was applied",
+        ),
         // Shutting down, starting up, too many connections, connection
         // trouble.
         "57P01" | "57P02" | "57P03" | "53300" => ApiError::unavailable(),

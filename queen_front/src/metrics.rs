@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use crate::fusion::{Kind, LaneStats, Stats, CALL_SIZE_BOUNDS};
 
@@ -53,13 +54,50 @@ pub fn label_value(raw: &str) -> String {
     out
 }
 
-/// `list` is the answer of `queen.list_queues()`: `{"queues": [{"name", ...}]}`.
-pub fn prometheus_text(list: &Value) -> String {
-    let queues = list["queues"]
+/// The queue listing the scrapes share: one `queen.list_queues()` serves
+/// every scrape within its age (`QUEEN_METRICS_QUEUES_MS`), and scrapes
+/// that come while it is being made wait for it instead of making their
+/// own. However often and however many scrape, the database makes at most
+/// one listing per age.
+#[derive(Default)]
+pub struct QueueListing {
+    made: tokio::sync::Mutex<Option<(std::time::Instant, Arc<Value>)>>,
+}
+
+impl QueueListing {
+    /// The listing, made by `list` when the one held is older than `age`.
+    pub async fn get<F, Fut, E>(&self, age: std::time::Duration, list: F) -> Result<Arc<Value>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Value, E>>,
+    {
+        let mut made = self.made.lock().await;
+        if let Some((at, listing)) = made.as_ref() {
+            if at.elapsed() < age {
+                return Ok(Arc::clone(listing));
+            }
+        }
+        let listing = Arc::new(list().await?);
+        *made = Some((std::time::Instant::now(), Arc::clone(&listing)));
+        Ok(listing)
+    }
+}
+
+/// `list` is the answer of `queen.list_queues()`: `{"queues": [{"name", ...}]}`;
+/// at most `max` queues are exported (by name), the rest counted.
+pub fn prometheus_text(list: &Value, max: usize) -> String {
+    let all = list["queues"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
+    let queues = &all[..all.len().min(max)];
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# HELP queen_queues_omitted Queues left out of this exposition (past QUEEN_METRICS_MAX_QUEUES).\n\
+         # TYPE queen_queues_omitted gauge\nqueen_queues_omitted {}",
+        all.len() - queues.len()
+    );
     for (metric, help, kind, key) in METRICS {
         let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");
         for q in queues {
@@ -205,16 +243,23 @@ mod tests {
     #[test]
     fn a_queue_name_can_not_inject_a_series() {
         let evil = "a\"} evil_series 1\n";
-        let text = prometheus_text(&json!({"queues": [
-            {"name": evil, "messages": 3, "partitions": 1, "failed": 0, "pruned_failed": 0},
-            {"name": "orders", "messages": 5, "partitions": 2, "failed": 1, "pruned_failed": 4},
-        ]}));
+        let text = prometheus_text(
+            &json!({"queues": [
+                {"name": evil, "messages": 3, "partitions": 1, "failed": 0, "pruned_failed": 0},
+                {"name": "orders", "messages": 5, "partitions": 2, "failed": 1, "pruned_failed": 4},
+            ]}),
+            10,
+        );
         let lines: Vec<&str> = text.lines().collect();
-        // Four metrics, each a HELP, a TYPE and one line per queue.
-        assert_eq!(lines.len(), 4 * 4, "{text}");
+        // The omitted count (HELP, TYPE, one line), then four metrics, each
+        // a HELP, a TYPE and one line per queue.
+        assert_eq!(lines.len(), 3 + 4 * 4, "{text}");
+        assert!(lines.contains(&"queen_queues_omitted 0"), "{text}");
         for line in &lines {
             assert!(
-                line.starts_with("# ") || line.starts_with("queen_queue_"),
+                line.starts_with("# ")
+                    || line.starts_with("queen_queue_")
+                    || line.starts_with("queen_queues_omitted "),
                 "{line:?}"
             );
         }
@@ -222,7 +267,7 @@ mod tests {
         assert!(lines.contains(&r#"queen_queue_messages{queue="a\"} evil_series 1\n"} 3"#));
         assert!(lines.contains(&r#"queen_queue_pruned_failed_total{queue="orders"} 4"#));
         // Each sample line is `name{queue="..."} value`, its value a number.
-        for line in lines.iter().filter(|l| !l.starts_with('#')) {
+        for line in lines.iter().filter(|l| l.starts_with("queen_queue_")) {
             let (_, value) = line.rsplit_once(' ').unwrap();
             assert!(value.parse::<i64>().is_ok(), "{line:?}");
             assert!(line.ends_with(&format!("\"}} {value}")), "{line:?}");
@@ -239,8 +284,39 @@ mod tests {
 
     #[test]
     fn no_queues_is_the_headers_alone() {
-        let text = prometheus_text(&json!({"queues": []}));
-        assert_eq!(text.lines().count(), 8);
-        assert_eq!(prometheus_text(&json!({})), text);
+        let text = prometheus_text(&json!({"queues": []}), 10);
+        assert_eq!(text.lines().count(), 3 + 8);
+        assert_eq!(prometheus_text(&json!({}), 10), text);
+    }
+
+    #[test]
+    fn queues_past_the_bound_are_counted_not_exported() {
+        let queues: Vec<_> = (0..5)
+            .map(|i| json!({"name": format!("q{i}"), "messages": i}))
+            .collect();
+        let text = prometheus_text(&json!({ "queues": queues }), 2);
+        assert!(text.contains("queen_queues_omitted 3\n"), "{text}");
+        assert!(text.contains("queen_queue_messages{queue=\"q1\"} 1\n"));
+        assert!(!text.contains("queue=\"q2\""), "{text}");
+    }
+
+    #[tokio::test]
+    async fn scrapes_within_the_age_share_one_listing() {
+        let listing = super::QueueListing::default();
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let list = || async {
+            made.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            Ok::<_, ()>(json!({"queues": []}))
+        };
+        let age = std::time::Duration::from_secs(60);
+        // Concurrent scrapes wait for the one being made.
+        let (a, b) = tokio::join!(listing.get(age, list), listing.get(age, list));
+        assert!(a.is_ok() && b.is_ok());
+        listing.get(age, list).await.unwrap();
+        assert_eq!(made.load(Ordering::SeqCst), 1);
+        // Past its age, the next scrape makes a new one.
+        listing.get(std::time::Duration::ZERO, list).await.unwrap();
+        assert_eq!(made.load(Ordering::SeqCst), 2);
     }
 }

@@ -42,4 +42,6 @@ pub struct ThreadState {
     pub fusion: Fusion,
     /// The requests answered since the last report, shared by every thread.
     pub figures: Arc<Figures>,
+    /// The queue listing the metrics scrapes share, over every thread.
+    pub queue_listing: Arc<crate::metrics::QueueListing>,
 }

@@ -133,7 +133,9 @@ class Pusher(threading.Thread):
                                          headers={"content-type": "application/json"}, timeout=15)
                         if r.status_code == 201:
                             answer = r.json()
-                        elif r.status_code != 503:
+                        elif r.status_code not in (503, 504):
+                            # 503: not applied; 504: not known (its items
+                            # may be stored, once).
                             self.wrong.append(f"push answered {r.status_code}: {r.text[:300]}")
                 except (psycopg.OperationalError, psycopg.errors.AdminShutdown, psycopg.InterfaceError) as e:
                     sql.broken()
@@ -202,7 +204,7 @@ class Consumer(threading.Thread):
             return {"messages": []}
         if r.status_code == 200:
             return r.json()
-        if r.status_code != 503:
+        if r.status_code not in (503, 504):
             self.wrong.append(f"pop answered {r.status_code}: {r.text[:300]}")
         return None
 
@@ -215,7 +217,7 @@ class Consumer(threading.Thread):
                          headers={"content-type": "application/json"}, timeout=15)
         if r.status_code == 200:
             return r.json()
-        if r.status_code != 503:
+        if r.status_code not in (503, 504):
             self.wrong.append(f"ack answered {r.status_code}: {r.text[:300]}")
         return None
 

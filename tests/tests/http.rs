@@ -1,7 +1,8 @@
 //! queen_front against a real cluster: one test per route family and per
-//! error class. `make test` starts four front-ends: a plain one, one with
-//! JWT_SECRET, one whose database is unreachable, and one whose long polls
-//! are never rechecked by its poller.
+//! error class. `make test` starts the front-ends these use: a plain one,
+//! one with JWT_SECRET, one whose database is unreachable, one whose long
+//! polls are never rechecked by its poller, and one whose database
+//! sessions are read-only.
 
 use std::time::{Duration, Instant};
 
@@ -553,4 +554,164 @@ fn kv_and_locks_over_http() {
         &json!({"operations": [{"op": "acquire", "name": "has#hash", "ttlSeconds": 30}]}),
     );
     assert_eq!(status, 400, "{bad}");
+}
+
+/// Every route of the front-end, as (method, path), read from the router's
+/// own source (`queen_front/src/routes/mod.rs`): a route added there is
+/// walked here without anyone listing it again.
+fn router_routes() -> Vec<(&'static str, String)> {
+    let src = include_str!("../../queen_front/src/routes/mod.rs");
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(at) = rest.find(".route(") {
+        rest = &rest[at + ".route(".len()..];
+        let open = rest.find('"').expect("a route's path");
+        let close = open + 1 + rest[open + 1..].find('"').expect("a route's path ends");
+        let path = rest[open + 1..close].to_owned();
+        // The method router: what follows the path up to the call's close.
+        let mut depth = 1;
+        let end = rest
+            .char_indices()
+            .find_map(|(i, ch)| {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            })
+            .expect("a route's call ends");
+        let methods = rest[close + 1..end].trim_start_matches([',', ' ', '\n']);
+        for m in ["get", "post", "put", "delete"] {
+            let called = |p: &str| {
+                methods.starts_with(p)
+                    || methods.contains(&format!(".{p}"))
+                    || methods.contains(&format!("::{p}"))
+            };
+            if called(&format!("{m}(")) {
+                out.push((m, path.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The GETs that change state, as the front-end lists them
+/// (`STATEFUL_GETS` in `queen_front/src/cors.rs`).
+fn stateful_gets() -> Vec<String> {
+    let src = include_str!("../../queen_front/src/cors.rs");
+    let line = src
+        .lines()
+        .find(|l| l.starts_with("const STATEFUL_GETS"))
+        .expect("STATEFUL_GETS is listed in cors.rs");
+    let list = &line[line.find('=').unwrap()..];
+    list.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every GET route walked against a front-end whose database sessions are
+/// read-only (`default_transaction_read_only`): PostgreSQL itself refuses
+/// any write a GET makes (25006, answered `read_only`), whatever function
+/// it calls, so the walk proves which GETs write. Those, and only those,
+/// are the ones the front-end lists as changing state; and each of them is
+/// refused to a cross-site caller, as every non-GET is.
+#[test]
+fn every_get_that_writes_is_listed_and_guarded() {
+    let Ok(read_only) = std::env::var("QUEEN_HTTP_READ_ONLY") else {
+        return;
+    };
+    let routes = router_routes();
+    assert!(
+        routes.len() > 60,
+        "the router's routes were not read: {routes:?}"
+    );
+    let listed = stateful_gets();
+    assert!(!listed.is_empty());
+    // Something for every route to read: a queue of a namespace holding a
+    // message, an ephemeral one too.
+    let q = unique("walk");
+    let ns = unique("walkns");
+    let (status, body) = post(
+        "/api/v1/configure",
+        &json!({"queue": q, "options": {"namespace": ns}}),
+    );
+    assert!(status < 300, "{body}");
+    let (status, pushed) = post(
+        "/api/v1/push",
+        &json!({"items": [{"queue": q, "partition": "p", "payload": {"n": 1}}]}),
+    );
+    assert_eq!(status, 201, "{pushed}");
+    let pid = pushed[0]["partitionId"].as_str().unwrap_or("0").to_owned();
+    let txn = pushed[0]["transactionId"]
+        .as_str()
+        .unwrap_or("t")
+        .to_owned();
+    let (status, body) = post(
+        "/api/v1/ephemeral/push",
+        &json!({"queue": q, "messages": [{"payload": 1}]}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let fill = |path: &str| -> String {
+        let filled = path
+            .replace("{queue}", &q)
+            .replace("{partition}", "p")
+            .replace("{partition_id}", &pid)
+            .replace("{transaction_id}", &txn)
+            .replace("{group}", "walkers")
+            .replace("{file}", "app.js")
+            .replace("{name}", "walk")
+            .replace("{ns}", "walk")
+            .replace("{*key}", "k")
+            .replace("{*timer_key}", "k")
+            .replace("{lease}", "00000000-0000-0000-0000-000000000000")
+            .replace("{id}", "00000000-0000-0000-0000-000000000000");
+        assert!(
+            !filled.contains('{'),
+            "a path parameter the walk does not fill: {path}"
+        );
+        let query = match path {
+            "/api/v1/pop" => format!("?namespace={ns}&batch=1&wait=false"),
+            "/api/v1/ephemeral/pop" => format!("?queue={q}&autoAck=true"),
+            p if p.starts_with("/api/v1/pop/") => "?batch=1&wait=false".to_owned(),
+            _ => String::new(),
+        };
+        format!("{filled}{query}")
+    };
+    let mut writing = Vec::new();
+    for (method, path) in routes.iter().filter(|(m, _)| *m == "get") {
+        let url = fill(path);
+        let (status, body) = send(agent().get(&format!("{read_only}{url}")), None);
+        let is_listed = listed.iter().any(|p| path.starts_with(p.as_str()));
+        if body["code"] == "read_only" {
+            writing.push(path.clone());
+            assert!(
+                is_listed,
+                "{method} {path} writes ({status} {body}) but is not in STATEFUL_GETS"
+            );
+            // Refused to a cross-site caller on a front-end that may write.
+            let (status, body) = send(
+                agent()
+                    .get(&format!("{}{url}", base()))
+                    .set("Origin", "https://evil.example")
+                    .set("Sec-Fetch-Site", "cross-site"),
+                None,
+            );
+            assert_eq!(status, 403, "{method} {path} cross-site: {body}");
+        } else {
+            assert!(
+                !is_listed,
+                "{method} {path} is listed as changing state, yet wrote nothing: {status} {body}"
+            );
+        }
+    }
+    // Every listed prefix names a route that writes.
+    for p in &listed {
+        assert!(
+            writing.iter().any(|w| w.starts_with(p.as_str())),
+            "STATEFUL_GETS lists {p}, which no walked GET that writes starts with: {writing:?}"
+        );
+    }
 }

@@ -206,8 +206,12 @@ pub async fn postgres_stats(_: Authorized<ReadOnly>, State(state): State<AppStat
 
 /// Per-queue gauges and counters in the Prometheus text format.
 pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    let queues = call(&state, "SELECT queen.list_queues()", &[]).await?;
-    let mut text = crate::metrics::prometheus_text(&queues);
+    let age = state.config.metrics_queues_age;
+    let queues = state
+        .queue_listing
+        .get(age, || call(&state, "SELECT queen.list_queues()", &[]))
+        .await?;
+    let mut text = crate::metrics::prometheus_text(&queues, state.config.metrics_max_queues);
     text.push_str(&crate::metrics::fusion_text(&state.fusion.stats));
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }

@@ -165,6 +165,19 @@ async fn a_canceled_statement_is_a_503_timeout() {
 }
 
 #[tokio::test]
+async fn a_write_to_a_read_only_database_is_a_503_read_only() {
+    // A standby a failover left the front-end on refuses every write.
+    let answer = configure_answering(Reply::error(
+        "25006",
+        "cannot execute INSERT in a read-only transaction",
+    ))
+    .await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(answer.body["code"], "read_only");
+    assert!(answer.body.get("sqlstate").is_none());
+}
+
+#[tokio::test]
 async fn an_unreachable_database_is_a_503_without_connection_details() {
     let app = app(&[]);
     let answer = send(
