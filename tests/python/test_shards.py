@@ -101,3 +101,67 @@ async def test_a_stopped_shard_fails_only_its_own_queues():
     async with Queen(URL) as q:
         pushed = await q.queue(queues[2]).push([{"data": 3}])
         assert pushed[0]["status"] == "queued", pushed
+
+
+def http(method: str, path: str, body=None):
+    """(status, parsed answer) of a request to the sharded front-end; `body`
+    is sent as it is (raw JSON text)."""
+    import json
+    import urllib.error
+    import urllib.request
+    data = body.encode() if isinstance(body, str) else body
+    req = urllib.request.Request(URL + path, data=data, method=method,
+                                 headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            text = r.read().decode()
+            status = r.status
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        status = e.code
+    return status, (json.loads(text) if text else None)
+
+
+# Payloads a push takes that a strict JSON value tree refuses or mangles.
+HOSTILE = {
+    "nul": '{"s": "a\\u0000b"}',
+    "surrogate": '{"t": "\\ud800 alone"}',
+    "low-surrogate": '"x\\udfffy"',
+    "deep": "[" * 200 + "1" + "]" * 200,
+}
+
+
+async def test_hostile_payloads_through_the_proxy_break_no_listing():
+    import json
+    queue = f"hostile-{uuid.uuid4().hex[:12]}"
+    ns = f"hostile-ns-{uuid.uuid4().hex[:8]}"
+    status, body = http("POST", "/api/v1/configure",
+                        json.dumps({"queue": queue, "options": {"namespace": ns}}))
+    assert status < 300, body
+    items = ",".join('{"queue": "%s", "transactionId": "%s", "payload": %s}' % (queue, k, p)
+                     for k, p in HOSTILE.items())
+    status, body = http("POST", "/api/v1/push", '{"items": [' + items + ']}')
+    assert status == 201, body
+    # A pop of the namespace asks every shard: each payload comes back as
+    # it was pushed.
+    status, popped = http("GET", f"/api/v1/pop?namespace={ns}&batch=10&wait=false&consumerGroup=g")
+    assert status == 200, popped
+    got = {m["transactionId"]: m for m in popped["messages"]}
+    assert set(got) == set(HOSTILE), popped
+    for k, p in HOSTILE.items():
+        assert got[k]["data"] == json.loads(p), (k, got[k]["data"])
+    # Every one dead-lettered: the listings stay whole.
+    acks = [{"transactionId": k, "partitionId": m["partitionId"], "leaseId": m["leaseId"],
+             "status": "dlq", "consumerGroup": "g", "error": "poison"} for k, m in got.items()]
+    status, acked = http("POST", "/api/v1/ack/batch", json.dumps({"acknowledgments": acks, "consumerGroup": "g"}))
+    assert status == 200 and all(a.get("success") for a in acked), acked
+    status, dlq = http("GET", f"/api/v1/dlq?queue={queue}")
+    assert status == 200, dlq
+    listed = {m["transactionId"]: m for m in dlq["messages"]}
+    assert set(listed) == set(HOSTILE), dlq
+    for k, p in HOSTILE.items():
+        assert listed[k]["data"] == json.loads(p), (k, listed[k])
+    status, every = http("GET", "/api/v1/dlq")
+    assert status == 200, every
+    status, messages = http("GET", f"/api/v1/messages?queue={queue}")
+    assert status == 200, messages

@@ -1,10 +1,13 @@
 //! A consumer group's cursor on a partition (`queen.log_cursors`) and its
 //! states (`queen.log_cursor_states`). A state is never updated nor deleted
 //! by the message path: a pop, an ack, a renewal or a seek locks the
-//! cursor's newest state, checks in a statement of its own that it is
-//! still the newest (a lock granted after another transaction replaced
-//! the state is granted on the replaced one), and inserts the next one
-//! (seq + 1, which the primary key lets only one transaction write). The
+//! cursor's newest state and inserts the next one (seq + 1, which the
+//! primary key lets only one transaction write). A lock granted after
+//! another transaction replaced the state is granted on the replaced one:
+//! an ack checks, in a statement of its own, that it holds the newest
+//! before it works on it; a pop finds out when its write finds seq + 1
+//! taken, and passes the partition by; a renewal and a seek do both in
+//! one statement and make it again. The
 //! retention cycle deletes the replaced states in bulk, once a snapshot
 //! held open elsewhere no longer keeps its last deletions from being
 //! reclaimed (`maintenance::retention::compact`). The newest state is the
@@ -92,10 +95,33 @@ pub fn replace(
     pid: i64,
     group: &str,
     held: Held,
-    [states, rows]: [&'static str; 2],
+    sql: [&'static str; 2],
     types: &[pgrx::pg_sys::PgOid],
     args: Vec<pgrx::datum::DatumWithOid<'_>>,
 ) {
+    if !try_replace(client, pid, group, held, sql, types, args) {
+        let Held::State { cursor_id, .. } = held else {
+            unreachable!("a row is always written")
+        };
+        errors::retry_needed(format!(
+            "the state of cursor {cursor_id} was replaced by another transaction; retry"
+        ));
+    }
+}
+
+/// [`replace`] for a held state that may have been replaced since it was
+/// locked: false when a follower is already there (nothing is written; in
+/// REPEATABLE READ PostgreSQL answers 40001 instead).
+#[must_use]
+pub fn try_replace(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    held: Held,
+    [states, rows]: [&'static str; 2],
+    types: &[pgrx::pg_sys::PgOid],
+    args: Vec<pgrx::datum::DatumWithOid<'_>>,
+) -> bool {
     let (sql, key_types, key): (
         _,
         [pgrx::pg_sys::PgOid; 2],
@@ -111,13 +137,13 @@ pub fn replace(
     let all_types: Vec<_> = key_types.iter().chain(types).copied().collect();
     let all_args: Vec<_> = key.into_iter().chain(args).collect();
     let written = spi::exec(client, sql, &all_types, &all_args).len();
-    if let Held::State { cursor_id, .. } = held {
-        if written == 0 {
-            errors::retry_needed(format!(
-                "the state of cursor {cursor_id} was replaced by another transaction; retry"
-            ));
+    match held {
+        Held::State { cursor_id, .. } if written > 0 => {
+            replaced::note(cursor_id);
+            true
         }
-        replaced::note(cursor_id);
+        Held::State { .. } => false,
+        Held::Row => true,
     }
 }
 

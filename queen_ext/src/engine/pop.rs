@@ -487,27 +487,10 @@ const SCAN_CHUNK: i64 = 64;
 ///
 /// A state granted to this statement after another transaction replaced it
 /// (it committed after the statement's snapshot was taken) is not the
-/// newest: the statement is made again, and its snapshot sees the new one
-/// (which is leased, or free to take).
+/// newest: the statement that writes the next state finds its seq taken
+/// and writes nothing ([`move_cursor`] answers false), and the pop passes
+/// the partition by.
 fn take_cursor(
-    client: &mut SpiClient<'_>,
-    pid: i64,
-    group: &str,
-    log_start: i64,
-    want: i64,
-    tombstones: bool,
-) -> Option<(Cursor, Scan, Vec<i64>)> {
-    for _ in 0..cursors::STATE_ROUNDS {
-        let taken = take_cursor_once(client, pid, group, log_start, want, tombstones)?;
-        if !cursors::replaced_since(client, taken.0.held) {
-            return Some(taken);
-        }
-    }
-    None
-}
-
-/// [`take_cursor`]'s one statement.
-fn take_cursor_once(
     client: &mut SpiClient<'_>,
     pid: i64,
     group: &str,
@@ -652,8 +635,10 @@ fn create_cursor(
 /// none (auto-ack), marked done at once. The deleted offsets `skip` (inside
 /// the range, in order) are leased already done: they are not delivered,
 /// and the cursor passes them once the rest is acknowledged. The new state
-/// replaces `held`, the one the take locked.
+/// follows `held`, the one the take locked; false when another transaction
+/// had replaced it (nothing written: the partition is not taken).
 #[allow(clippy::too_many_arguments)]
+#[must_use]
 fn move_cursor(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -664,9 +649,9 @@ fn move_cursor(
     end: i64,
     attempts: i32,
     skip: &[i64],
-) {
+) -> bool {
     let Some((lease_id, lease_time)) = lease else {
-        cursors::replace(
+        return cursors::try_replace(
             client,
             pid,
             group,
@@ -678,13 +663,12 @@ fn move_cursor(
             &[spi::INT8],
             vec![end.into()],
         );
-        return;
     };
     let mut state = vec![crate::engine::ack::OPEN; (end - start + 1) as usize];
     for o in skip {
         state[(o - start) as usize] = crate::engine::ack::DONE;
     }
-    cursors::replace(
+    cursors::try_replace(
         client,
         pid,
         group,
@@ -711,7 +695,7 @@ fn move_cursor(
             state.into(),
             attempts.into(),
         ],
-    );
+    )
 }
 
 /// A queue's hints for one pop: those kept for it and the group, of which
@@ -854,7 +838,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             if start > end {
                 // The whole batch was deleted: the cursor moves past it, and
                 // the partition is read again from there.
-                move_cursor(
+                if !move_cursor(
                     client,
                     cand.pid,
                     &req.group,
@@ -864,7 +848,9 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                     end,
                     0,
                     &[],
-                );
+                ) {
+                    break;
+                }
                 continue;
             }
             let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
@@ -879,7 +865,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             } else {
                 1
             };
-            move_cursor(
+            if !move_cursor(
                 client,
                 cand.pid,
                 &req.group,
@@ -889,7 +875,11 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
                 end,
                 attempts,
                 &skip,
-            );
+            ) {
+                // Another pop took it between this one's snapshot and its
+                // lock.
+                break;
+            }
             remaining -= end - start + 1 - skip.len() as i64;
             let lag_ms = ((now_us - first.created_at_us) / 1000).max(0);
             counters::add(
