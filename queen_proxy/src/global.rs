@@ -419,17 +419,39 @@ fn dead_letters(
         m.insert("offset".into(), Value::from(0));
     }
     let text = o.to_string();
-    let answers = parsed(remote::all::<String>(all, &[text.as_str().into()]), what);
-    let mut rows = concat(&answers, Some("messages"));
-    rows.sort_by_key(|r| std::cmp::Reverse(by_text(r, "failedAt")));
-    let page: Vec<Value> = rows
+    let texts = remote::all::<String>(all, &[text.as_str().into()]);
+    // The dead letters stay as their texts (their payloads may be any JSON
+    // a push took); the rest of each answer is read.
+    #[derive(serde::Deserialize, Default)]
+    struct Failed {
+        #[serde(rename = "failedAt")]
+        failed_at: Option<String>,
+    }
+    let mut rows: Vec<(String, &serde_json::value::RawValue)> = Vec::new();
+    let mut answers: Vec<Value> = Vec::new();
+    for t in &texts {
+        let mut summary = Map::new();
+        for (k, v) in remote::fields(what, t) {
+            if k == "messages" {
+                for m in remote::elements(what, v.get()) {
+                    let at: Failed = serde_json::from_str(m.get()).unwrap_or_default();
+                    rows.push((at.failed_at.unwrap_or_default(), m));
+                }
+            } else {
+                summary.insert(k, remote::parse(what, v.get()));
+            }
+        }
+        answers.push(Value::Object(summary));
+    }
+    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    let page: Vec<&serde_json::value::RawValue> = rows
         .into_iter()
         .skip(offset as usize)
         .take(limit as usize)
+        .map(|(_, m)| m)
         .collect();
     let mut out = summed(answers);
     let shown = page.len();
-    out.insert("messages".into(), Value::Array(page));
     if out.contains_key("pagination") {
         out.insert(
             "pagination".into(),
@@ -440,7 +462,19 @@ fn dead_letters(
         out.insert("limit".into(), Value::from(limit));
         out.insert("offset".into(), Value::from(offset));
     }
-    JsonOut(Value::Object(out).to_string())
+    #[derive(serde::Serialize)]
+    struct Page<'a> {
+        #[serde(flatten)]
+        rest: Map<String, Value>,
+        messages: Vec<&'a serde_json::value::RawValue>,
+    }
+    JsonOut(
+        serde_json::to_string(&Page {
+            rest: out,
+            messages: page,
+        })
+        .expect("a page serializes"),
+    )
 }
 
 #[pg_extern(volatile)]

@@ -2,14 +2,15 @@
 //! pop by namespace or task (no queue) asks the shards one after the
 //! other, starting at the next shard each call, and answers the first that
 //! claimed something: one pop is one lease on one shard, as without a
-//! proxy, and no shard is always asked first.
+//! proxy, and no shard is always asked first. A shard that can not be
+//! reached is passed by (each shard is asked in a subtransaction of its
+//! own); only when none can be reached does the pop fail.
 
 use std::cell::Cell;
 
 use pgrx::prelude::*;
 use queen_datum::{JsonOut, JsonbArg};
 use queen_frames::pop_body::decode_pop_answer;
-use serde_json::Value;
 
 use crate::errors;
 use crate::remote;
@@ -40,14 +41,16 @@ fn shards_for(router: &Router, queue: Option<&str>) -> Vec<i32> {
     all[start..].iter().chain(&all[..start]).copied().collect()
 }
 
+/// Whether a shard's pop answer holds messages: read without parsing the
+/// messages, whose payloads may be any JSON a push took (a lone surrogate,
+/// deep nesting), which a value tree refuses.
 fn json_popped(answer: &str) -> bool {
-    if answer.is_empty() {
+    if answer.is_empty() || answer == "null" {
         return false;
     }
-    let v: Value = remote::parse("a shard's pop", answer);
-    v.get("messages")
-        .and_then(Value::as_array)
-        .is_some_and(|m| !m.is_empty())
+    remote::fields("a shard's pop", answer)
+        .get("messages")
+        .is_some_and(|m| !remote::elements("a shard's pop", m.get()).is_empty())
 }
 
 fn frames_popped(answer: &[u8]) -> bool {
@@ -70,25 +73,42 @@ fn pop_on<T: pgrx::FromDatum + pgrx::IntoDatum + Default>(
     let options = options.map(|o| o.0);
     let shards = shards_for(&router, queue);
     let mut last = None;
+    let mut away = None;
     for &shard in &shards {
-        let a: T = remote::one(
-            sql,
-            &[
-                shard.into(),
-                queue.into(),
-                partition.into(),
-                consumer_group.into(),
-                batch.into(),
-                options.as_deref().into(),
-            ],
-        )
-        .unwrap_or_default();
+        let args = [
+            shard.into(),
+            queue.into(),
+            partition.into(),
+            consumer_group.into(),
+            batch.into(),
+            options.as_deref().into(),
+        ];
+        let a: T = if shards.len() == 1 {
+            remote::one(sql, &args).unwrap_or_default()
+        } else {
+            match remote::try_one::<T>(sql, &args) {
+                Ok(a) => a.unwrap_or_default(),
+                // A shard that can not be reached (no connection, or one
+                // it ended: shutting down, restarted) is passed by: the
+                // others serve the pop (its messages wait for it).
+                Err(e) if e.sqlstate.starts_with("08") || e.sqlstate.starts_with("57P0") => {
+                    away.get_or_insert(e);
+                    continue;
+                }
+                Err(e) => errors::reraise(&e),
+            }
+        };
         if shards.len() == 1 || popped(&a) {
             return a;
         }
         last = Some(a);
     }
-    last.expect("one shard asked")
+    match (last, away) {
+        (Some(a), _) => a,
+        // No shard could be reached.
+        (None, Some(e)) => errors::reraise(&e),
+        (None, None) => unreachable!("one shard asked"),
+    }
 }
 
 #[pg_extern(volatile)]

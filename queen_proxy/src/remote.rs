@@ -106,6 +106,24 @@ pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(
     })
 }
 
+/// The top-level fields of a shard's JSON answer (an object), each kept as
+/// its text: a payload in one that a value tree can not hold (a lone
+/// surrogate escape, nesting past 128 levels, both of which a push takes)
+/// passes through as it came.
+pub fn fields<'a>(
+    what: &str,
+    text: &'a str,
+) -> std::collections::BTreeMap<String, &'a serde_json::value::RawValue> {
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{what} answered JSON that is not an object: {e}"))
+}
+
+/// The elements of a JSON array kept as their texts (see [`fields`]).
+pub fn elements<'a>(what: &str, text: &'a str) -> Vec<&'a serde_json::value::RawValue> {
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{what} answered JSON that is not an array: {e}"))
+}
+
 /// A JSON answer as a value tree.
 pub fn parse(what: &str, text: &str) -> serde_json::Value {
     serde_json::from_str(text)
