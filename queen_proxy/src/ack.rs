@@ -154,15 +154,23 @@ pub fn renewed(answers: Vec<Value>) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// A renewal, asked of each shard on its own (a lease id names no shard):
+/// the shard that holds the lease renews it whether or not the others can
+/// be reached; when none renewed it and a shard could not be reached, the
+/// ERROR says which (the lease may be held there).
 #[pg_extern(volatile)]
 fn renew_lease(lease_id: Option<&str>, seconds: default!(Option<i32>, "NULL")) -> JsonOut {
-    let answers: Vec<String> = remote::all(
-        "SELECT queen_remote.renew_lease_all($1, $2)::text",
-        &[lease_id.into(), seconds.into()],
+    let (answers, away): (Vec<String>, _) = remote::each_shard(
+        "SELECT queen_remote.renew_lease($1, $2, $3)::text",
+        |shard| vec![shard.into(), lease_id.into(), seconds.into()],
     );
-    let answers = answers
+    let answers: Vec<Value> = answers
         .iter()
         .map(|a| remote::parse("a shard's renewal", a))
         .collect();
-    JsonOut(renewed(answers).to_string())
+    let answer = renewed(answers);
+    if let Some(e) = away.filter(|_| answer.get("success") != Some(&Value::Bool(true))) {
+        errors::reraise(&e);
+    }
+    JsonOut(answer.to_string())
 }

@@ -134,8 +134,10 @@ fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
     JsonOut(Value::Array(answers).to_string())
 }
 
-/// Renewals: asked of every shard at once; for each request, the answer of
-/// the shard that renewed it.
+/// Renewals: asked of each shard on its own; for each request, the answer
+/// of the shard that renewed it. A request no shard renewed while a shard
+/// could not be reached answers that shard's ERROR (its lease may be held
+/// there).
 #[pg_extern(volatile)]
 fn renew_fused(
     lease_ids: Option<Vec<Option<String>>>,
@@ -143,9 +145,16 @@ fn renew_fused(
 ) -> JsonOut {
     let lease_ids = bounded("lease_ids", lease_ids);
     let seconds = seconds.unwrap_or_else(|| vec![None; lease_ids.len()]);
-    let answers: Vec<String> = remote::all(
-        "SELECT queen_remote.renew_fused_all($1, $2)::text",
-        &[lease_ids.into(), seconds.into()],
+    let asked = lease_ids.len();
+    let (answers, away): (Vec<String>, _) = remote::each_shard(
+        "SELECT queen_remote.renew_fused($1, $2, $3)::text",
+        |shard| {
+            vec![
+                shard.into(),
+                lease_ids.clone().into(),
+                seconds.clone().into(),
+            ]
+        },
     );
     let mut per_shard: Vec<Vec<Value>> = answers
         .iter()
@@ -154,16 +163,28 @@ fn renew_fused(
             other => panic!("a shard's fused renewal is not an array: {other}"),
         })
         .collect();
-    let n = per_shard.first().map_or(0, Vec::len);
-    let merged: Vec<Value> = (0..n)
+    if per_shard.is_empty() {
+        match away {
+            Some(e) => errors::reraise(&e),
+            None => errors::raise(
+                "55000",
+                "the proxy has no shards yet: add them with queen.shard_add(dsn)",
+            ),
+        }
+    }
+    let merged: Vec<Value> = (0..asked)
         .map(|k| {
             let each: Vec<Value> = per_shard.iter_mut().map(|s| s[k].take()).collect();
             let held = each
                 .iter()
                 .position(|a| a.pointer("/ok/success").and_then(Value::as_bool) == Some(true));
-            each.into_iter()
-                .nth(held.unwrap_or(0))
-                .unwrap_or(Value::Null)
+            match (held, &away) {
+                (None, Some(e)) => errors::answer_json(e),
+                _ => each
+                    .into_iter()
+                    .nth(held.unwrap_or(0))
+                    .unwrap_or(Value::Null),
+            }
         })
         .collect();
     JsonOut(Value::Array(merged).to_string())

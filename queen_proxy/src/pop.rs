@@ -91,7 +91,7 @@ fn pop_on<T: pgrx::FromDatum + pgrx::IntoDatum + Default>(
                 // A shard that can not be reached (no connection, or one
                 // it ended: shutting down, restarted) is passed by: the
                 // others serve the pop (its messages wait for it).
-                Err(e) if e.sqlstate.starts_with("08") || e.sqlstate.starts_with("57P0") => {
+                Err(e) if remote::unreachable(&e) => {
                     away.get_or_insert(e);
                     continue;
                 }

@@ -93,6 +93,35 @@ pub fn raising<T: pgrx::FromDatum + pgrx::IntoDatum>(
     Ok(one(sql, args))
 }
 
+/// Whether a shard's ERROR says it could not be reached (no connection, or
+/// one it ended: shutting down, restarted), as opposed to one it raised.
+pub fn unreachable(e: &Caught) -> bool {
+    e.sqlstate.starts_with("08") || e.sqlstate.starts_with("57P0")
+}
+
+/// `sql` with the parameters `args(shard)` on every shard, one after the
+/// other, each in a subtransaction of its own: the answers of the shards
+/// that answered, and the first ERROR of one that could not be reached.
+/// Any other ERROR is raised, as the shard raised it.
+pub fn each_shard<'a, T: pgrx::FromDatum + pgrx::IntoDatum>(
+    sql: &'static str,
+    args: impl Fn(i32) -> Vec<DatumWithOid<'a>>,
+) -> (Vec<T>, Option<Caught>) {
+    let mut answers = Vec::new();
+    let mut away = None;
+    for shard in crate::route::Router::load().all() {
+        match try_one::<T>(sql, &args(shard)) {
+            Ok(Some(a)) => answers.push(a),
+            Ok(None) => {}
+            Err(e) if unreachable(&e) => {
+                away.get_or_insert(e);
+            }
+            Err(e) => errors::reraise(&e),
+        }
+    }
+    (answers, away)
+}
+
 /// Every value `sql` answers (a `RUN ON ALL` function: one per shard).
 pub fn all<T: pgrx::FromDatum + pgrx::IntoDatum>(
     sql: &'static str,

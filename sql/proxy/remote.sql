@@ -96,6 +96,22 @@ LANGUAGE plproxy AS $$
     SELECT queen.renew_fused(lease_ids, seconds);
 $$;
 
+-- A renewal asked of one shard at a time (a lease id names no shard): a
+-- shard that can not be reached fails only the leases it holds.
+CREATE FUNCTION queen_remote.renew_lease(shard integer, lease_id text, seconds integer) RETURNS text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.renew_lease(lease_id, seconds);
+$$;
+
+CREATE FUNCTION queen_remote.renew_fused(shard integer, lease_ids text[], seconds integer[]) RETURNS text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.renew_fused(lease_ids, seconds);
+$$;
+
 CREATE FUNCTION queen_remote.queue_version_all(namespace text, task text) RETURNS SETOF bigint
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';

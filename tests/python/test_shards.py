@@ -1,7 +1,8 @@
 """The real queen-mq client against a queen_front pointed, unchanged, at a
 sharding proxy (scripts/cluster.sh, docs/scale.md): queues on every shard
 behave as on one database, and a stopped shard fails only its own queues,
-with a 503, while the others keep serving (a pop of a namespace too)."""
+with a 503, while the others keep serving (a pop of a namespace and a
+lease renewal too)."""
 
 import os
 import shlex
@@ -112,6 +113,13 @@ async def test_a_stopped_shard_fails_only_its_own_queues():
             if popped and popped.get("messages"):
                 break
         assert status == 200 and [m["data"] for m in popped["messages"]] == [{"ns": 1}], popped
+        # A lease held on a healthy shard renews; one no reachable shard
+        # holds may be the stopped shard's: 503, not "not held".
+        lease = popped["messages"][0]["leaseId"]
+        status, renewed = http("POST", f"/api/v1/lease/{lease}/extend", json.dumps({"seconds": 60}))
+        assert status == 200 and renewed["success"] is True, renewed
+        status, unknown = http("POST", f"/api/v1/lease/{uuid.uuid4()}/extend", json.dumps({"seconds": 60}))
+        assert status == 503, unknown
     finally:
         pg_ctl(2, "start")
     async with Queen(URL) as q:
