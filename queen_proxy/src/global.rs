@@ -422,26 +422,12 @@ fn dead_letters(
     let texts = remote::all::<String>(all, &[text.as_str().into()]);
     // The dead letters stay as their texts (their payloads may be any JSON
     // a push took); the rest of each answer is read.
-    #[derive(serde::Deserialize, Default)]
-    struct Failed {
-        #[serde(rename = "failedAt")]
-        failed_at: Option<String>,
-    }
     let mut rows: Vec<(String, &serde_json::value::RawValue)> = Vec::new();
     let mut answers: Vec<Value> = Vec::new();
     for t in &texts {
-        let mut summary = Map::new();
-        for (k, v) in remote::fields(what, t) {
-            if k == "messages" {
-                for m in remote::elements(what, v.get()) {
-                    let at: Failed = serde_json::from_str(m.get()).unwrap_or_default();
-                    rows.push((at.failed_at.unwrap_or_default(), m));
-                }
-            } else {
-                summary.insert(k, remote::parse(what, v.get()));
-            }
-        }
-        answers.push(Value::Object(summary));
+        let l = remote::listed(what, t, "failedAt");
+        rows.extend(l.messages);
+        answers.push(Value::Object(l.rest));
     }
     rows.sort_by(|a, b| b.0.cmp(&a.0));
     let page: Vec<&serde_json::value::RawValue> = rows
@@ -462,19 +448,7 @@ fn dead_letters(
         out.insert("limit".into(), Value::from(limit));
         out.insert("offset".into(), Value::from(offset));
     }
-    #[derive(serde::Serialize)]
-    struct Page<'a> {
-        #[serde(flatten)]
-        rest: Map<String, Value>,
-        messages: Vec<&'a serde_json::value::RawValue>,
-    }
-    JsonOut(
-        serde_json::to_string(&Page {
-            rest: out,
-            messages: page,
-        })
-        .expect("a page serializes"),
-    )
+    JsonOut(remote::with_messages(out, page))
 }
 
 #[pg_extern(volatile)]

@@ -153,6 +153,53 @@ pub fn elements<'a>(what: &str, text: &'a str) -> Vec<&'a serde_json::value::Raw
         .unwrap_or_else(|e| panic!("{what} answered JSON that is not an array: {e}"))
 }
 
+/// A shard's answer listing messages: its fields but `messages` read, and
+/// each message kept as its text (its payload may be any JSON a push took)
+/// with the text field `key` it sorts by.
+pub struct Listed<'a> {
+    pub rest: serde_json::Map<String, serde_json::Value>,
+    pub messages: Vec<(String, &'a serde_json::value::RawValue)>,
+}
+
+pub fn listed<'a>(what: &str, text: &'a str, key: &str) -> Listed<'a> {
+    let mut out = Listed {
+        rest: serde_json::Map::new(),
+        messages: Vec::new(),
+    };
+    for (k, v) in fields(what, text) {
+        if k != "messages" {
+            out.rest.insert(k, parse(what, v.get()));
+            continue;
+        }
+        for m in elements(what, v.get()) {
+            // Only the sort key is read: a field of a message that is not a
+            // string (or absent) sorts first.
+            let at: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+                serde_json::from_str(m.get()).unwrap_or_default();
+            let sort = at
+                .get(key)
+                .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+                .unwrap_or_default();
+            out.messages.push((sort, m));
+        }
+    }
+    out
+}
+
+/// `rest` with `messages` (kept texts) as one JSON object.
+pub fn with_messages(
+    rest: serde_json::Map<String, serde_json::Value>,
+    messages: Vec<&serde_json::value::RawValue>,
+) -> String {
+    #[derive(serde::Serialize)]
+    struct Page<'a> {
+        #[serde(flatten)]
+        rest: serde_json::Map<String, serde_json::Value>,
+        messages: Vec<&'a serde_json::value::RawValue>,
+    }
+    serde_json::to_string(&Page { rest, messages }).expect("a page serializes")
+}
+
 /// A JSON answer as a value tree.
 pub fn parse(what: &str, text: &str) -> serde_json::Value {
     serde_json::from_str(text)

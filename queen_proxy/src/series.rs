@@ -357,33 +357,46 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         );
     }
     let limit = value.get("limit").and_then(Value::as_u64).unwrap_or(50);
-    answer(
-        read(
-            &filters,
-            "SELECT queen_remote.messages_list($1, $2::jsonb)::text",
-            "SELECT queen_remote.messages_list_all($1::jsonb)::text",
-            true,
-        ),
-        |all| {
-            let mut out = first(&all);
-            let mut rows = concat(&all, Some("messages"));
-            rows.sort_by_key(|m| std::cmp::Reverse(text(m, "createdAt")));
-            let more = rows.len() as u64 > limit
-                || all
-                    .iter()
-                    .any(|a| a.get("hasMore") == Some(&Value::Bool(true)));
-            rows.truncate(limit as usize);
-            out.insert("messages".into(), Value::Array(rows));
-            out.insert("hasMore".into(), Value::Bool(more));
-            out.insert("cursor".into(), Value::Null);
-            let total: i64 = all
-                .iter()
-                .map(|a| a.get("total").and_then(Value::as_i64).unwrap_or(0))
-                .sum();
-            out.insert("total".into(), Value::from(total));
-            Value::Object(out)
-        },
-    )
+    if let Some(q) = value.get("queue").and_then(Value::as_str) {
+        let shard = Router::load().name(q);
+        let text = filters.as_ref().map(|p| p.0.clone());
+        return JsonOut(
+            remote::one::<String>(
+                "SELECT queen_remote.messages_list($1, $2::jsonb)::text",
+                &[shard.into(), text.as_deref().into()],
+            )
+            .unwrap_or_else(|| "null".into()),
+        );
+    }
+    // Every shard's first page, the messages kept as their texts (a payload
+    // may be any JSON a push took).
+    const ALL: &str = "SELECT queen_remote.messages_list_all($1::jsonb)::text";
+    let text = filters.as_ref().map(|p| p.0.clone());
+    let texts = remote::all::<String>(ALL, &[text.as_deref().into()]);
+    let all: Vec<remote::Listed<'_>> = texts
+        .iter()
+        .map(|t| remote::listed("messages_list", t, "createdAt"))
+        .collect();
+    let more = all
+        .iter()
+        .any(|a| a.rest.get("hasMore") == Some(&Value::Bool(true)));
+    let total: i64 = all
+        .iter()
+        .map(|a| a.rest.get("total").and_then(Value::as_i64).unwrap_or(0))
+        .sum();
+    let mut out = all.first().map(|a| a.rest.clone()).unwrap_or_default();
+    let mut rows: Vec<(String, &serde_json::value::RawValue)> =
+        all.into_iter().flat_map(|a| a.messages).collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    let more = more || rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    out.insert("hasMore".into(), Value::Bool(more));
+    out.insert("cursor".into(), Value::Null);
+    out.insert("total".into(), Value::from(total));
+    JsonOut(remote::with_messages(
+        out,
+        rows.into_iter().map(|(_, m)| m).collect(),
+    ))
 }
 
 /// Trace names of every shard (a name may be on several): counts added, the

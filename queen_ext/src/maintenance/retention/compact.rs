@@ -112,7 +112,7 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
     if skipping {
         return spi::exec_keyed(
             client,
-            query!("cursor_states_compact_skipping"),
+            query!("cursor_states_compact", "cursor_states_compact_skipping"),
             &types,
             &args,
         )
@@ -127,7 +127,13 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
     .next()
     .map(|r| spi::col(&r, "before"))
     .expect("one row");
-    let n = spi::exec_keyed(client, query!("cursor_states_compact"), &types, &args).len() as i64;
+    let n = spi::exec_keyed(
+        client,
+        query!("cursor_states_compact", "cursor_states_compact_waiting"),
+        &types,
+        &args,
+    )
+    .len() as i64;
     spi::exec(
         client,
         query!("retention_step_lock_timeout"),
