@@ -80,8 +80,10 @@ def test_terminated_front_end_backends():
         front.stop()
     late = [s for s in seen if s[2] > TIMEOUT_MS / 1000 + 1.0]
     assert not late, f"requests held past the {TIMEOUT_MS} ms timeout (+1 s): {late[:10]}"
-    odd = [s for s in seen if s[1] not in (200, 201, 204, 503)]
-    assert not odd, f"expected 2xx or 503 while backends were terminated, saw {odd[:10]}"
+    # A backend ended while its statement ran: 504, the outcome not known
+    # (a pop may have taken its lease); ended before it: 503.
+    odd = [s for s in seen if s[1] not in (200, 201, 204, 503, 504)]
+    assert not odd, f"expected 2xx, 503 or 504 while backends were terminated, saw {odd[:10]}"
     assert sum(1 for s in seen if s[1] in (200, 201, 204)) > 20, f"too few requests served: {len(seen)}"
 
 
