@@ -104,17 +104,14 @@ where
     let stmt = match timeout_at(deadline, client.prepare_cached(sql)).await {
         Ok(Ok(stmt)) => stmt,
         // Nothing was run: a refusal to plan it, or no server.
-        Ok(Err(e)) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
-            return Err(Failed::LockWait(e.into()))
-        }
-        Ok(Err(e)) if e.as_db_error().is_some() => return Err(Failed::Refused(e.into())),
-        Ok(Err(e)) => return Err(Failed::Other(e.into())),
+        Ok(Err(e)) => return Err(answered(e)),
         Err(_) => {
             abandon(client);
             return Err(Failed::Other(ApiError::timeout()));
         }
     };
-    let mut asked_cancel = false;
+    // A connection whose statement was canceled or broke leaves the pool.
+    let mut discard = false;
     let outcome = {
         let work = async {
             let row = client.query_one(&stmt, params).await?;
@@ -126,7 +123,7 @@ where
             Err(_) => {
                 // Out of time: ask for a cancel, then wait for the server
                 // to say how the statement ended.
-                asked_cancel = true;
+                discard = true;
                 let cancel = client.cancel_token();
                 let until = Instant::now() + OUTCOME_WAIT;
                 match timeout_at(until, cancel.cancel_query(NoTls)).await {
@@ -144,45 +141,43 @@ where
     };
     let failed = match outcome {
         Some(Ok(answer)) => {
-            if asked_cancel {
+            if discard {
                 // Done before the cancel came: applied, answered late.
                 abandon(client);
             }
             return Ok(answer);
         }
-        Some(Err(e)) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
-            Failed::LockWait(e.into())
-        }
         // Canceled at this request's ask: nothing of it was applied. (A
-        // statement timeout's cancel is the server's refusal, below.)
+        // statement timeout's cancel is the server's refusal.)
         Some(Err(e))
-            if asked_cancel
-                && e.code() == Some(&tokio_postgres::error::SqlState::QUERY_CANCELED) =>
+            if discard && e.code() == Some(&tokio_postgres::error::SqlState::QUERY_CANCELED) =>
         {
             Failed::Other(ApiError::timeout())
         }
-        Some(Err(e)) if e.as_db_error().is_some() => Failed::Refused(e.into()),
-        Some(Err(e)) if broken(&e) => {
+        Some(Err(e)) if crate::error::connection_lost(&e) => {
             tracing::warn!("database connection lost while a statement ran: {e}");
-            asked_cancel = true;
+            discard = true;
             Failed::Other(ApiError::outcome_unknown())
         }
-        // The statement ran, its answer did not read as expected.
-        Some(Err(e)) => Failed::Other(e.into()),
+        Some(Err(e)) => answered(e),
         None => Failed::Other(ApiError::outcome_unknown()),
     };
-    if asked_cancel {
+    if discard {
         abandon(client);
     }
     Err(failed)
 }
 
-/// Whether `e` is the connection breaking (closed, or its socket failing).
-fn broken(e: &tokio_postgres::Error) -> bool {
-    use std::error::Error as _;
-    e.is_closed()
-        || e.source()
-            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())
+/// The failure of a statement the server answered with an ERROR (or whose
+/// answer did not read as expected).
+fn answered(e: tokio_postgres::Error) -> Failed {
+    if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) {
+        Failed::LockWait(e.into())
+    } else if e.as_db_error().is_some() {
+        Failed::Refused(e.into())
+    } else {
+        Failed::Other(e.into())
+    }
 }
 
 /// Takes a connection whose statement outran its request (or was canceled,

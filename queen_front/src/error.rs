@@ -247,6 +247,14 @@ impl From<&DbError> for ApiError {
     }
 }
 
+/// Whether `e` is the connection breaking (closed, or its socket failing)
+/// rather than an answer of the server.
+pub fn connection_lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed()
+        || e.source()
+            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())
+}
+
 impl From<tokio_postgres::Error> for ApiError {
     fn from(e: tokio_postgres::Error) -> ApiError {
         if let Some(db) = e.as_db_error() {
@@ -255,10 +263,7 @@ impl From<tokio_postgres::Error> for ApiError {
         // No error from the server. A broken connection or socket is the
         // database being away; anything else (an answer of an unexpected
         // shape) is a fault here.
-        let io = e
-            .source()
-            .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some());
-        if e.is_closed() || io {
+        if connection_lost(&e) {
             tracing::warn!("database connection: {e}");
             ApiError::unavailable()
         } else {

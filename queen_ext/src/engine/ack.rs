@@ -52,9 +52,10 @@ type SidecarRow = (i64, Vec<Option<i64>>);
 /// no lease); None when the group has no cursor on the partition. A state
 /// replaced by another ack or a pop while this one waited for its lock is
 /// found replaced (`cursors::replaced_since`): the statement is made
-/// again, and its snapshot sees the state that took its place. The read uses the statement's snapshot: a
-/// lease granted meanwhile may cover messages pushed after it, but no one
-/// acking now can hold those, and what is not found counts as not acked.
+/// again, and its snapshot sees the state that took its place. The read
+/// uses the statement's snapshot: a lease granted meanwhile may cover
+/// messages pushed after it, but no one acking now can hold those, and
+/// what is not found counts as not acked.
 fn lock_consumer(
     client: &mut SpiClient<'_>,
     pid: i64,

@@ -10,7 +10,8 @@
 //! end of a pop whose windows found the queue sparse (no candidate beyond
 //! the hints), or before the read of the whole queue when its window found
 //! none (that read then passes by what the survey found done), at most
-//! once per `queen.pop_memo_ms`, and is used for that long. Only a READ COMMITTED transaction surveys (an older snapshot could
+//! once per `queen.pop_memo_ms`, and is used for that long. Only a READ
+//! COMMITTED transaction surveys (an older snapshot could
 //! predate a seek whose epoch it reads), only at its top level (no callback
 //! hears of a subtransaction's rollback), and a memo made in a transaction
 //! that is rolled back is dropped with it (the survey saw that

@@ -292,11 +292,20 @@ pub fn spi<R>(f: impl FnOnce(&mut SpiClient<'_>) -> R) -> R {
 /// statement. For code that must also serve a schema an update has not yet
 /// brought to this library's version.
 pub fn queen_table_exists(name: &std::ffi::CStr) -> bool {
-    unsafe {
+    queen_table_oid(name).is_some()
+}
+
+/// The oid of the table `queen.<name>`, if it exists (as
+/// [`queen_table_exists`]: no statement).
+pub fn queen_table_oid(name: &std::ffi::CStr) -> Option<pg_sys::Oid> {
+    let oid = unsafe {
         let ns = pg_sys::get_namespace_oid(c"queen".as_ptr(), true);
-        ns != pg_sys::InvalidOid
-            && pg_sys::get_relname_relid(name.as_ptr(), ns) != pg_sys::InvalidOid
-    }
+        if ns == pg_sys::InvalidOid {
+            return None;
+        }
+        pg_sys::get_relname_relid(name.as_ptr(), ns)
+    };
+    (oid != pg_sys::InvalidOid).then_some(oid)
 }
 
 /// Whether the current transaction may write (false on a hot standby).

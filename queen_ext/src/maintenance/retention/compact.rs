@@ -22,6 +22,7 @@
 use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 
+use super::step::{with_lock_timeout, LOCK_NOT_AVAILABLE};
 use crate::catalog::{cursors, replaced};
 use crate::maintenance::unit::{Failure, Runner};
 use crate::pg::spi;
@@ -43,19 +44,13 @@ pub struct Compacted {
 }
 
 /// Whether the horizon of `queen.log_cursor_states` has passed the last
-/// pass of this database (always, when there was none in this process).
-fn horizon_passed(client: &mut SpiClient<'_>) -> bool {
+/// pass of this database (always, when it has had none since the server
+/// started).
+fn horizon_passed() -> bool {
     let Some(after) = replaced::last_pass() else {
         return true;
     };
-    let Some(oid) = spi::exec(
-        client,
-        "SELECT to_regclass('queen.log_cursor_states')::oid AS oid",
-        &[],
-        &[],
-    )
-    .next()
-    .and_then(|r| spi::opt::<pg_sys::Oid>(&r, "oid")) else {
+    let Some(oid) = spi::queen_table_oid(c"log_cursor_states") else {
         return false;
     };
     let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
@@ -118,35 +113,21 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
         )
         .len() as i64;
     }
-    let before: String = spi::exec(
-        client,
-        query!("retention_step_lock_timeout"),
-        &[spi::TEXT],
-        &[LOCK_WAIT.into()],
-    )
-    .next()
-    .map(|r| spi::col(&r, "before"))
-    .expect("one row");
-    let n = spi::exec_keyed(
-        client,
-        query!("cursor_states_compact", "cursor_states_compact_waiting"),
-        &types,
-        &args,
-    )
-    .len() as i64;
-    spi::exec(
-        client,
-        query!("retention_step_lock_timeout"),
-        &[spi::TEXT],
-        &[before.as_str().into()],
-    );
-    n
+    with_lock_timeout(client, LOCK_WAIT, |c| {
+        spi::exec_keyed(
+            c,
+            query!("cursor_states_compact", "cursor_states_compact_waiting"),
+            &types,
+            &args,
+        )
+        .len() as i64
+    })
 }
 
 /// [`step`], made again passing locked states by when it met one.
 fn step_settled<R: Runner>(runner: &mut R, cursors: &[i64], batch: i32) -> Result<i64, Failure> {
     match runner.run(|c| step(c, cursors, batch, false)) {
-        Err(e) if e.sqlstate == "55P03" => runner.run(|c| step(c, cursors, batch, true)),
+        Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => runner.run(|c| step(c, cursors, batch, true)),
         other => other,
     }
 }
@@ -158,7 +139,7 @@ pub fn compact<R: Runner>(runner: &mut R, batch: i32, max: i64) -> Result<Compac
     if max <= 0 || !runner.run(|_| cursors::as_states())? {
         return Ok(done);
     }
-    if !runner.run(horizon_passed)? {
+    if !runner.run(|_| horizon_passed())? {
         done.deferred = true;
         return Ok(done);
     }

@@ -187,7 +187,7 @@ fn step(client: &mut SpiClient<'_>, args: &StepArgs<'_>) -> StepResult {
 const STEP_LOCK: i32 = 0x5155_0003;
 
 /// `lock_not_available`: what a lock wait that ran past lock_timeout raises.
-const LOCK_NOT_AVAILABLE: &str = "55P03";
+pub const LOCK_NOT_AVAILABLE: &str = "55P03";
 
 struct StepArgs<'a> {
     pid: i64,
@@ -284,27 +284,40 @@ fn step_holding(
 /// `lock_not_available`. lock_timeout is put back as it was.
 fn lock_for_advance(client: &mut SpiClient<'_>, pid: i64, started: std::time::Instant) {
     let wait = format!("{}ms", advance_wait_ms(started));
+    with_lock_timeout(client, &wait, |c| {
+        exec(
+            c,
+            query!("retention_step_lock_advance"),
+            &[spi::INT8],
+            &[pid.into()],
+        );
+    });
+}
+
+/// Runs `f` with lock_timeout `wait` (a lock waited for longer raises
+/// `lock_not_available`), then puts lock_timeout back as it was.
+pub fn with_lock_timeout<R>(
+    client: &mut SpiClient<'_>,
+    wait: &str,
+    f: impl FnOnce(&mut SpiClient<'_>) -> R,
+) -> R {
     let before: String = exec(
         client,
         query!("retention_step_lock_timeout"),
         &[spi::TEXT],
-        &[wait.as_str().into()],
+        &[wait.into()],
     )
     .next()
     .map(|r| spi::col(&r, "before"))
     .expect("one row");
-    exec(
-        client,
-        query!("retention_step_lock_advance"),
-        &[spi::INT8],
-        &[pid.into()],
-    );
+    let r = f(client);
     exec(
         client,
         query!("retention_step_lock_timeout"),
         &[spi::TEXT],
         &[before.as_str().into()],
     );
+    r
 }
 
 /// Deletes the run (its dead letters made self-contained first), moves the
