@@ -422,11 +422,11 @@ fn dead_letters(
     let texts = remote::all::<String>(all, &[text.as_str().into()]);
     // The dead letters stay as their texts (their payloads may be any JSON
     // a push took); the rest of each answer is read.
-    let mut rows: Vec<(String, &serde_json::value::RawValue)> = Vec::new();
+    let mut rows: Vec<(Vec<String>, &serde_json::value::RawValue)> = Vec::new();
     let mut answers: Vec<Value> = Vec::new();
     for t in &texts {
-        let l = remote::listed(what, t, "failedAt");
-        rows.extend(l.messages);
+        let l = remote::listed(what, t, "messages", &["failedAt"]);
+        rows.extend(l.rows);
         answers.push(Value::Object(l.rest));
     }
     rows.sort_by(|a, b| b.0.cmp(&a.0));
@@ -448,7 +448,7 @@ fn dead_letters(
         out.insert("limit".into(), Value::from(limit));
         out.insert("offset".into(), Value::from(offset));
     }
-    JsonOut(remote::with_messages(out, page))
+    JsonOut(remote::with_rows(out, "messages", page))
 }
 
 #[pg_extern(volatile)]

@@ -153,51 +153,63 @@ pub fn elements<'a>(what: &str, text: &'a str) -> Vec<&'a serde_json::value::Raw
         .unwrap_or_else(|e| panic!("{what} answered JSON that is not an array: {e}"))
 }
 
-/// A shard's answer listing messages: its fields but `messages` read, and
-/// each message kept as its text (its payload may be any JSON a push took)
-/// with the text field `key` it sorts by.
+/// A shard's answer listing rows under one field (`messages`, `traces`):
+/// its other fields read, and each row kept as its text (a payload or a
+/// trace's data may be any JSON a push took, which a value tree may not
+/// hold) with the text fields it sorts by.
 pub struct Listed<'a> {
     pub rest: serde_json::Map<String, serde_json::Value>,
-    pub messages: Vec<(String, &'a serde_json::value::RawValue)>,
+    pub rows: Vec<(Vec<String>, &'a serde_json::value::RawValue)>,
 }
 
-pub fn listed<'a>(what: &str, text: &'a str, key: &str) -> Listed<'a> {
+pub fn listed<'a>(what: &str, text: &'a str, list: &str, keys: &[&str]) -> Listed<'a> {
     let mut out = Listed {
         rest: serde_json::Map::new(),
-        messages: Vec::new(),
+        rows: Vec::new(),
     };
     for (k, v) in fields(what, text) {
-        if k != "messages" {
+        if k != list {
             out.rest.insert(k, parse(what, v.get()));
             continue;
         }
         for m in elements(what, v.get()) {
-            // Only the sort key is read: a field of a message that is not a
+            // Only the sort keys are read: a field of a row that is not a
             // string (or absent) sorts first.
             let at: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
                 serde_json::from_str(m.get()).unwrap_or_default();
-            let sort = at
-                .get(key)
-                .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
-                .unwrap_or_default();
-            out.messages.push((sort, m));
+            let sort = keys
+                .iter()
+                .map(|key| {
+                    at.get(*key)
+                        .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+                        .unwrap_or_default()
+                })
+                .collect();
+            out.rows.push((sort, m));
         }
     }
     out
 }
 
-/// `rest` with `messages` (kept texts) as one JSON object.
-pub fn with_messages(
-    rest: serde_json::Map<String, serde_json::Value>,
-    messages: Vec<&serde_json::value::RawValue>,
+/// `rest` with the field `list` holding `rows` (kept texts) as one JSON
+/// object.
+pub fn with_rows(
+    mut rest: serde_json::Map<String, serde_json::Value>,
+    list: &str,
+    rows: Vec<&serde_json::value::RawValue>,
 ) -> String {
-    #[derive(serde::Serialize)]
-    struct Page<'a> {
-        #[serde(flatten)]
-        rest: serde_json::Map<String, serde_json::Value>,
-        messages: Vec<&'a serde_json::value::RawValue>,
+    rest.remove(list);
+    let mut text = serde_json::to_string(&rest).expect("a page serializes");
+    let rows = serde_json::to_string(&rows).expect("a page serializes");
+    text.pop();
+    if !rest.is_empty() {
+        text.push(',');
     }
-    serde_json::to_string(&Page { rest, messages }).expect("a page serializes")
+    text.push_str(&serde_json::to_string(list).expect("a name serializes"));
+    text.push(':');
+    text.push_str(&rows);
+    text.push('}');
+    text
 }
 
 /// A JSON answer as a value tree.

@@ -375,7 +375,7 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let texts = remote::all::<String>(ALL, &[text.as_deref().into()]);
     let all: Vec<remote::Listed<'_>> = texts
         .iter()
-        .map(|t| remote::listed("messages_list", t, "createdAt"))
+        .map(|t| remote::listed("messages_list", t, "messages", &["createdAt"]))
         .collect();
     let more = all
         .iter()
@@ -385,16 +385,17 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         .map(|a| a.rest.get("total").and_then(Value::as_i64).unwrap_or(0))
         .sum();
     let mut out = all.first().map(|a| a.rest.clone()).unwrap_or_default();
-    let mut rows: Vec<(String, &serde_json::value::RawValue)> =
-        all.into_iter().flat_map(|a| a.messages).collect();
+    let mut rows: Vec<(Vec<String>, &serde_json::value::RawValue)> =
+        all.into_iter().flat_map(|a| a.rows).collect();
     rows.sort_by(|a, b| b.0.cmp(&a.0));
     let more = more || rows.len() as u64 > limit;
     rows.truncate(limit as usize);
     out.insert("hasMore".into(), Value::Bool(more));
     out.insert("cursor".into(), Value::Null);
     out.insert("total".into(), Value::from(total));
-    JsonOut(remote::with_messages(
+    JsonOut(remote::with_rows(
         out,
+        "messages",
         rows.into_iter().map(|(_, m)| m).collect(),
     ))
 }
@@ -454,30 +455,36 @@ fn traces_by_name(
 ) -> JsonOut {
     let limit = row_limit.unwrap_or(100).max(0);
     let offset = row_offset.unwrap_or(0).max(0);
-    let all: Vec<Value> = remote::all::<String>(
+    // Every shard's first pages, each trace kept as its text (its data may
+    // nest deeper than a value tree holds).
+    let texts = remote::all::<String>(
         "SELECT queen_remote.traces_by_name_all($1, $2, 0)::text",
         &[name.into(), (limit + offset).into()],
-    )
-    .iter()
-    .map(|a| remote::parse("traces_by_name", a))
-    .collect();
+    );
+    let all: Vec<remote::Listed<'_>> = texts
+        .iter()
+        .map(|t| remote::listed("traces_by_name", t, "traces", &["created_at", "id"]))
+        .collect();
     let total: i64 = all
         .iter()
-        .map(|a| a.get("total").and_then(Value::as_i64).unwrap_or(0))
+        .map(|a| a.rest.get("total").and_then(Value::as_i64).unwrap_or(0))
         .sum();
-    let mut rows = concat(&all, Some("traces"));
-    rows.sort_by(|a, b| {
-        (text(a, "created_at"), text(a, "id")).cmp(&(text(b, "created_at"), text(b, "id")))
-    });
-    let page: Vec<Value> = rows
+    let mut rows: Vec<(Vec<String>, &serde_json::value::RawValue)> =
+        all.into_iter().flat_map(|a| a.rows).collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let page: Vec<&serde_json::value::RawValue> = rows
         .into_iter()
         .skip(offset as usize)
         .take(limit as usize)
+        .map(|(_, t)| t)
         .collect();
-    JsonOut(
-        json!({"traces": page, "total": total, "pagination": {"limit": limit, "offset": offset}})
-            .to_string(),
-    )
+    let mut out = serde_json::Map::new();
+    out.insert("total".into(), Value::from(total));
+    out.insert(
+        "pagination".into(),
+        json!({"limit": limit, "offset": offset}),
+    );
+    JsonOut(remote::with_rows(out, "traces", page))
 }
 
 /// The answers of every shard to a call about one consumer group, asked one

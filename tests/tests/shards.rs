@@ -877,6 +877,71 @@ fn listings_groups_and_dead_letters_read_every_shard() {
 }
 
 #[test]
+fn traces_of_one_name_on_every_shard_are_merged_oldest_first_and_paged() {
+    let mut p = proxy();
+    let queues = one_queue_per_shard(&mut p, "traced");
+    let name = unique("trace");
+    let mut recorded = Vec::new();
+    for (i, q) in queues.iter().enumerate() {
+        call(
+            &mut p,
+            "SELECT queen.push($1)",
+            &[&json!([{"queue": q, "payload": {"i": i}, "transactionId": "t-1"}])],
+        );
+        let popped = call(&mut p, "SELECT queen.pop($1, NULL, NULL, 1, '{}')", &[q]);
+        let m = &popped["messages"][0];
+        // Two traces a message, their data nested 100 deep.
+        for k in 0..2 {
+            let deep: Value =
+                serde_json::from_str(&format!("{}{k}{}", "[".repeat(100), "]".repeat(100)))
+                    .unwrap();
+            let t = call(
+                &mut p,
+                "SELECT queen.trace_record($1)",
+                &[
+                    &json!({"partitionId": m["partitionId"], "transactionId": m["transactionId"],
+                          "traceNames": [name], "eventType": "info", "data": {"d": deep, "q": q}}),
+                ],
+            );
+            recorded.push(t["traceId"].clone());
+        }
+    }
+    let all = call(&mut p, "SELECT queen.traces_by_name($1, 100, 0)", &[&name]);
+    assert_eq!(all["total"], json!(6), "{all}");
+    let traces = all["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 6, "{all}");
+    let at: Vec<&str> = traces
+        .iter()
+        .map(|t| t["created_at"].as_str().unwrap())
+        .collect();
+    let mut sorted = at.clone();
+    sorted.sort();
+    assert_eq!(at, sorted, "oldest first over every shard");
+    let on: std::collections::BTreeSet<&str> = traces
+        .iter()
+        .map(|t| t["data"]["q"].as_str().unwrap())
+        .collect();
+    assert_eq!(on.len(), 3, "every shard's traces: {all}");
+    // A page is cut after the merge.
+    let page = call(&mut p, "SELECT queen.traces_by_name($1, 2, 3)", &[&name]);
+    assert_eq!(
+        page["traces"].as_array().unwrap()[..],
+        traces[3..5],
+        "{page}"
+    );
+    assert_eq!(page["pagination"], json!({"limit": 2, "offset": 3}));
+    let names = call(&mut p, "SELECT queen.trace_names(1000, 0)", &[]);
+    let ours = names["trace_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["trace_name"] == json!(name))
+        .unwrap_or_else(|| panic!("{name} in {names}"));
+    assert_eq!(ours["trace_count"], json!(6), "{ours}");
+    assert_eq!(ours["message_count"], json!(3), "{ours}");
+}
+
+#[test]
 fn kv_batches_and_locks_stay_on_one_shard() {
     let mut p = proxy();
     let key = uuid::Uuid::new_v4().simple().to_string();
