@@ -15,8 +15,9 @@
 --   kv_usage             the per-namespace rollup, recomputed by the sweeper
 --   queue_lag_metrics, worker_metrics,
 --   system_metrics       sampled history, sampled anew
---   ephemeral_state, ephemeral_partitions, ephemeral_messages,
---   ephemeral_groups, ephemeral_cursors, ephemeral_leases,
+--   ephemeral_state, ephemeral_tallies, ephemeral_partitions,
+--   ephemeral_partition_states, ephemeral_messages, ephemeral_groups,
+--   ephemeral_cursors, ephemeral_leases, ephemeral_seen,
 --   ephemeral_retired    ephemeral messages and their state (UNLOGGED: a
 --                        crash loses them too); ephemeral_queues, their
 --                        declared configuration, is marked

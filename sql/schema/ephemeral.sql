@@ -129,6 +129,20 @@ CREATE UNLOGGED TABLE queen.ephemeral_leases (
     PRIMARY KEY (incarnation, partition, grp, seq)
 );
 
+-- When a live queue ('') and each of its consumer groups was last named
+-- by a push or a pop: written at most once per quarter of the shorter
+-- idle period (queen.ephemeral_implicit_idle_seconds,
+-- queen.ephemeral_group_idle_seconds), never per message. The retention
+-- cycle forgets groups and removes empty implicit queues past those
+-- periods (docs/ephemeral.md, "Idle queues and groups").
+CREATE UNLOGGED TABLE queen.ephemeral_seen (
+    incarnation bigint NOT NULL,
+    grp         text COLLATE "C" NOT NULL,
+    seen_at     timestamptz NOT NULL,
+    PRIMARY KEY (incarnation, grp)
+);
+CREATE INDEX ephemeral_seen_at ON queen.ephemeral_seen (seen_at);
+
 -- Incarnations ended by a reset or a delete, whose rows the push and pop
 -- path removes in bounded steps (queen.ephemeral_cleanup_batch).
 CREATE UNLOGGED TABLE queen.ephemeral_retired (

@@ -13,9 +13,13 @@
 //! (`queen.ephemeral_cleanup_batch`), as are the messages every group has
 //! passed and those dropped by the bounds or the ttl.
 //!
+//! The retention cycle forgets the groups no pop has named for a while and
+//! removes the empty implicit queues no call has named (`expiry`).
+//!
 //! Every write to a queue holds its state row's lock, so the counters
 //! (depth, bytes, drops) are exact.
 
+pub mod expiry;
 pub mod ops;
 pub mod options;
 pub mod queue;

@@ -10,6 +10,7 @@ use pgrx::spi::SpiClient;
 use pgrx::JsonB;
 use serde_json::{json, Value};
 
+use super::expiry;
 use super::options::{self, Effective, Policy};
 use super::queue::{self, Part, State};
 use super::{check_name, mint_id, parse_id, DEFAULT_PARTITION, QUEUE_MODE};
@@ -130,7 +131,7 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
     }
     switches::refuse_if_paused(c, Surface::Ephemeral);
     queue::cleanup_retired_step(c);
-    let (_, opts) = effective(c, queue);
+    let (is_declared, opts) = effective(c, queue);
     let accepted = texts.len() as i64;
     // Under dropOldest a push larger than the bounds keeps its newest
     // messages; its oldest count as dropped. A message larger than maxBytes
@@ -158,6 +159,7 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
         ));
     }
     let mut s = queue::lock_or_create(c, queue);
+    expiry::touch(c, s.incarnation, None, is_declared);
     s.drops_bounds += dropped_now as i64;
     let mut p = queue::part_lock_or_create(c, s.incarnation, partition);
     queue::expire_step(c, &mut s, &mut p, opts.ttl_seconds);
@@ -289,14 +291,9 @@ pub fn pop(
     let batch = batch.min(settings::ephemeral_pop_max_batch());
     switches::refuse_if_paused(c, Surface::Ephemeral);
     queue::cleanup_retired_step(c);
-    let (_, opts) = effective(c, queue);
+    let (is_declared, opts) = effective(c, queue);
     let mut s = queue::lock_or_create(c, queue);
-    exec_keyed(
-        c,
-        crate::query!("ephemeral_group_register"),
-        &[spi::INT8, spi::TEXT],
-        &[s.incarnation.into(), group.into()],
-    );
+    expiry::touch(c, s.incarnation, Some(group), is_declared);
     let names: Vec<String> = match partition {
         Some(p) => vec![p.to_owned()],
         None => queue::parts_round(

@@ -228,13 +228,14 @@ pub fn retire(c: &mut SpiClient<'_>, queue: &str) -> Option<i64> {
 }
 
 /// One bounded step of removing an ended incarnation's rows
-/// (`queen.ephemeral_cleanup_batch` of each kind).
-pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
+/// (`queen.ephemeral_cleanup_batch` of each kind); whether there was one
+/// to clean.
+pub fn cleanup_retired_step(c: &mut SpiClient<'_>) -> bool {
     let Some(inc) = exec_keyed(c, crate::query!("ephemeral_retired_next"), &[], &[])
         .next()
         .map(|r| spi::col::<i64>(&r, "incarnation"))
     else {
-        return;
+        return false;
     };
     let removed = run(
         c,
@@ -255,6 +256,7 @@ pub fn cleanup_retired_step(c: &mut SpiClient<'_>) {
             &[inc.into()],
         );
     }
+    true
 }
 
 fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String, ver: i64) -> Part {

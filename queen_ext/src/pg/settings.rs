@@ -1299,6 +1299,14 @@ static EPHEMERAL_CLEANUP_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// `queen.ephemeral_list_max`: queues, partitions and groups one ephemeral listing or depth read
 /// answers at most (default 1000, 1 to 1 000 000).
 static EPHEMERAL_LIST_MAX: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.ephemeral_implicit_idle_seconds`: an implicit ephemeral queue (never declared) that holds
+/// no message and that no push or pop has named for this long is removed by the retention cycle
+/// (default 300; 0: never).
+static EPHEMERAL_IMPLICIT_IDLE_SECONDS: GucSetting<i32> = GucSetting::<i32>::new(300);
+/// `queen.ephemeral_group_idle_seconds`: a consumer group of an ephemeral queue that no pop has
+/// named for this long is forgotten by the retention cycle: what the other groups have read is
+/// removed without waiting for it (default 3600; 0: never).
+static EPHEMERAL_GROUP_IDLE_SECONDS: GucSetting<i32> = GucSetting::<i32>::new(3600);
 /// `queen.ephemeral_policy`: policy of an ephemeral queue that does not
 /// declare one, `reject` or `dropOldest` (default `reject`).
 static EPHEMERAL_POLICY: GucSetting<Option<CString>> =
@@ -1415,6 +1423,26 @@ fn register_ephemeral() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"queen.ephemeral_implicit_idle_seconds",
+        c"An empty implicit ephemeral queue unused this long is removed (0: never).",
+        c"",
+        &EPHEMERAL_IMPLICIT_IDLE_SECONDS,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.ephemeral_group_idle_seconds",
+        c"An ephemeral consumer group no pop named this long is forgotten (0: never).",
+        c"",
+        &EPHEMERAL_GROUP_IDLE_SECONDS,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
     GucRegistry::define_string_guc(
         c"queen.ephemeral_policy",
         c"Default policy of an ephemeral queue: reject or dropOldest.",
@@ -1423,6 +1451,18 @@ fn register_ephemeral() {
         GucContext::Suset,
         GucFlags::default(),
     );
+}
+
+/// An empty implicit ephemeral queue unused this long is removed; 0: never.
+/// (`queen.ephemeral_implicit_idle_seconds`).
+pub fn ephemeral_implicit_idle_seconds() -> i64 {
+    EPHEMERAL_IMPLICIT_IDLE_SECONDS.get() as i64
+}
+
+/// An ephemeral consumer group no pop named this long is forgotten; 0:
+/// never. (`queen.ephemeral_group_idle_seconds`).
+pub fn ephemeral_group_idle_seconds() -> i64 {
+    EPHEMERAL_GROUP_IDLE_SECONDS.get() as i64
 }
 
 /// Default maxBytes of an ephemeral queue. (`queen.ephemeral_max_bytes`).

@@ -340,7 +340,7 @@ mod tests {
         let unlogged = n("SELECT count(*) FROM pg_class
              WHERE relnamespace = 'queen'::regnamespace AND relkind = 'r'
                AND relname LIKE 'ephemeral%' AND relpersistence = 'u'");
-        assert_eq!(unlogged, 9);
+        assert_eq!(unlogged, 10);
         let logged = n("SELECT count(*) FROM pg_class
              WHERE oid = 'queen.ephemeral_queues'::regclass AND relpersistence = 'p'");
         assert_eq!(logged, 1);
@@ -510,5 +510,155 @@ mod tests {
             .collect();
         parts.sort_unstable();
         assert_eq!(parts, ["p4", "p5"], "{second:?}");
+    }
+
+    /// Moves the notes of `queue`'s group `grp` ('' for the queue itself)
+    /// `by` into the past, as if no call had named them since.
+    fn age(queue: &str, grp: &str, by: &str) {
+        Spi::run_with_args(
+            "UPDATE queen.ephemeral_seen n SET seen_at = n.seen_at - $3::interval
+               FROM queen.ephemeral_state s
+              WHERE s.incarnation = n.incarnation AND s.queue = $1 AND n.grp = $2",
+            &[queue.into(), grp.into(), by.into()],
+        )
+        .unwrap();
+    }
+
+    fn groups_of(queue: &str) -> Vec<String> {
+        let mut g: Vec<String> = depth(queue)["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["group"].as_str().unwrap().to_owned())
+            .collect();
+        g.sort();
+        g
+    }
+
+    /// A group no pop has named for `queen.ephemeral_group_idle_seconds` no
+    /// longer holds back what the others read: a queue it pinned full takes
+    /// pushes again, and the group, back, resumes past what went.
+    #[pg_test]
+    fn an_abandoned_group_is_forgotten_and_no_longer_pins_the_queue() {
+        configure("e_gone", json!({"maxLength": 3, "policy": "reject"}));
+        // Both groups have read the partition.
+        push("e_gone", &[json!("a"), json!("b")]);
+        assert_eq!(payloads(&pop("e_gone", Some("gone"), 1, true)), [json!("a")]);
+        assert_eq!(payloads(&pop("e_gone", Some("live"), 1, true)), [json!("b")]);
+        assert_eq!(payloads(&pop("e_gone", Some("gone"), 1, true)), [json!("b")]);
+        assert_eq!(queue_row("e_gone")["depth"], 0);
+        push("e_gone", &[json!(1), json!(2), json!(3)]);
+        assert_eq!(pop("e_gone", Some("live"), 10, true).len(), 3);
+        let full =
+            r#"SELECT queen.ephemeral_push('{"queue":"e_gone","messages":[{"payload":4}]}')"#;
+        assert_eq!(
+            state_of(full),
+            "53000",
+            "the group that left pins all three"
+        );
+        age("e_gone", "gone", "2 hours");
+        // Off: nothing is forgotten.
+        Spi::run("SET LOCAL queen.ephemeral_group_idle_seconds = 0").unwrap();
+        let off = js("SELECT queen_internal.retention_run_cycle()");
+        assert_eq!(off["ephemeral_groups_forgotten"], 0, "{off}");
+        assert_eq!(groups_of("e_gone"), ["gone", "live"]);
+        Spi::run("SET LOCAL queen.ephemeral_group_idle_seconds = 3600").unwrap();
+        let report = js("SELECT queen_internal.retention_run_cycle()");
+        assert_eq!(report["ephemeral_groups_forgotten"], 1, "{report}");
+        assert_eq!(
+            groups_of("e_gone"),
+            ["live"],
+            "the group named within the hour stays"
+        );
+        // The next pop of the group that stayed removes what it read.
+        assert!(pop("e_gone", Some("live"), 1, true).is_empty());
+        assert_eq!(queue_row("e_gone")["depth"], 0);
+        assert_eq!(push("e_gone", &[json!(4)]), json!({"pushed": 1}));
+        // Back, the group resumes where it was, less what went meanwhile.
+        let back = pop("e_gone", Some("gone"), 10, true);
+        assert_eq!(payloads(&back), [json!(4)]);
+        let its = depth("e_gone")["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["group"] == "gone")
+            .cloned()
+            .unwrap();
+        assert_eq!(its["skipped"], 3, "{its}");
+    }
+
+    /// An implicit queue that holds nothing and that no push or pop has named
+    /// for `queen.ephemeral_implicit_idle_seconds` is removed with its rows; a
+    /// declared one, one that holds messages and one named since stay.
+    #[pg_test]
+    fn an_empty_implicit_queue_unused_for_the_idle_period_is_removed() {
+        for q in ["e_imp_empty", "e_imp_held", "e_imp_recent", "e_decl"] {
+            if q == "e_decl" {
+                configure(q, json!({}));
+            }
+            push(q, &[json!(q)]);
+            if q != "e_imp_held" {
+                assert_eq!(pop(q, None, 1, true).len(), 1);
+            }
+        }
+        let inc = n("SELECT incarnation FROM queen.ephemeral_state WHERE queue = 'e_imp_empty'");
+        for q in ["e_imp_empty", "e_imp_held", "e_decl"] {
+            age(q, "", "1 day");
+            age(q, "__QUEUE_MODE__", "1 hour");
+        }
+        let report = js("SELECT queen_internal.retention_run_cycle()");
+        assert_eq!(report["ephemeral_queues_removed"], 1, "{report}");
+        assert_eq!(queue_row("e_imp_empty"), Value::Null);
+        assert_eq!(
+            state_of("SELECT queen.ephemeral_depth('e_imp_empty')"),
+            "42704"
+        );
+        // Its rows went with it, in the cycle's cleanup steps.
+        for t in [
+            "ephemeral_tallies",
+            "ephemeral_partitions",
+            "ephemeral_partition_states",
+            "ephemeral_cursors",
+            "ephemeral_groups",
+            "ephemeral_seen",
+            "ephemeral_retired",
+        ] {
+            assert_eq!(
+                n(&format!(
+                    "SELECT count(*) FROM queen.{t} WHERE incarnation = {inc}"
+                )),
+                0,
+                "{t}"
+            );
+        }
+        assert_eq!(queue_row("e_imp_held")["depth"], 1);
+        assert_eq!(queue_row("e_imp_recent")["depth"], 0);
+        assert_eq!(queue_row("e_decl")["tier"], "declared");
+        // The queue that holds a message is looked at again an idle period
+        // later; the declared one has no note of its own.
+        assert_eq!(
+            n(
+                "SELECT count(*) FROM queen.ephemeral_seen n JOIN queen.ephemeral_state s
+               USING (incarnation) WHERE s.queue = 'e_imp_held' AND n.grp = ''
+                 AND n.seen_at > clock_timestamp() - interval '1 minute'"
+            ),
+            1
+        );
+        assert_eq!(
+            n(
+                "SELECT count(*) FROM queen.ephemeral_seen n JOIN queen.ephemeral_state s
+               USING (incarnation) WHERE s.queue = 'e_decl' AND n.grp = ''"
+            ),
+            0
+        );
+        // Named again, the removed queue is live afresh: a new incarnation.
+        push("e_imp_empty", &[json!("again")]);
+        assert!(
+            n("SELECT incarnation FROM queen.ephemeral_state WHERE queue = 'e_imp_empty'") > inc
+        );
+        assert_eq!(
+            payloads(&pop("e_imp_empty", None, 5, true)),
+            [json!("again")]
+        );
     }
 }

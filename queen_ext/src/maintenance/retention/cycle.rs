@@ -7,6 +7,7 @@
 //!   phase 4  empty-partition cleanup, batched, at most once a minute
 //!   phase 5  metrics purge, batched
 //!   phase 6  cursor-state compaction, batched (`compact`)
+//!   phase 7  idle ephemeral groups and queues, batched (`ephemeral::expiry`)
 
 use std::time::Instant;
 
@@ -66,6 +67,11 @@ pub struct Report {
     pub states_compacted: i64,
     /// The compaction waited for a snapshot held open elsewhere to end.
     pub compaction_deferred: bool,
+    /// Ephemeral consumer groups forgotten (no pop named them for
+    /// `queen.ephemeral_group_idle_seconds`).
+    pub ephemeral_groups_forgotten: i64,
+    /// Empty implicit ephemeral queues removed.
+    pub ephemeral_queues_removed: i64,
     #[serde(flatten)]
     pub failures: Failed,
     pub elapsed_ms: u128,
@@ -104,6 +110,8 @@ impl Report {
             + self.partitions_deleted
             + self.metrics_purged
             + self.states_compacted
+            + self.ephemeral_groups_forgotten
+            + self.ephemeral_queues_removed
             > 0
     }
 
@@ -118,7 +126,7 @@ impl Report {
             String::new()
         };
         let line = format!(
-            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={}{} failed={}{failing} elapsed_ms={}",
+            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={}{} ephemeral_groups_forgotten={} ephemeral_queues_removed={} failed={}{failing} elapsed_ms={}",
             self.queues,
             self.due,
             self.backed_off,
@@ -134,6 +142,8 @@ impl Report {
             } else {
                 ""
             },
+            self.ephemeral_groups_forgotten,
+            self.ephemeral_queues_removed,
             f.failed,
             self.elapsed_ms
         );
@@ -581,6 +591,15 @@ pub fn run_cycle<R: Runner>(
         }
         Err(e) if e.stops_the_cycle() => return Err(e),
         Err(e) => report.failures.add("cursor-state compaction".into(), &e),
+    }
+    // Phase 7: idle ephemeral groups and queues.
+    match crate::ephemeral::expiry::expire(runner) {
+        Ok(done) => {
+            report.ephemeral_groups_forgotten = done.groups;
+            report.ephemeral_queues_removed = done.queues;
+        }
+        Err(e) if e.stops_the_cycle() => return Err(e),
+        Err(e) => report.failures.add("ephemeral expiry".into(), &e),
     }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
