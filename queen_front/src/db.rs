@@ -173,6 +173,10 @@ where
 fn answered(e: tokio_postgres::Error) -> Failed {
     if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) {
         Failed::LockWait(e.into())
+    } else if e.code() == Some(&tokio_postgres::error::SqlState::TRANSACTION_RESOLUTION_UNKNOWN) {
+        // The sharding proxy's: a shard may have applied it. Never made
+        // again.
+        Failed::Other(e.into())
     } else if e.as_db_error().is_some() {
         Failed::Refused(e.into())
     } else {

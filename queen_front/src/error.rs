@@ -164,6 +164,9 @@ fn failure(sqlstate: &str) -> ApiError {
         // Shutting down, starting up, too many connections, connection
         // trouble.
         "57P01" | "57P02" | "57P03" | "53300" => ApiError::unavailable(),
+        // Transaction resolution unknown: the sharding proxy was canceled
+        // while a shard ran the call, which commits on its own.
+        "08007" => ApiError::outcome_unknown(),
         s if s.starts_with("08") => ApiError::unavailable(),
         // Everything else (XX000, 42P01, 42883, 0A000, ...) is a fault of
         // the server, not of the request.

@@ -960,6 +960,39 @@ mod tests {
         assert_eq!(sizes, [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     }
 
+    /// A fused call the sharding proxy could not see through (canceled
+    /// while a shard ran its part, which commits on its own: 08007) may
+    /// have been applied in part: no request of it is made again, each is
+    /// answered 504 outcome_unknown.
+    #[tokio::test]
+    async fn a_fused_call_whose_outcome_is_unknown_is_not_made_again() {
+        let pg = FakePg::start(vec![
+            (
+                "queen.push_fused(",
+                Reply::error(
+                    "08007",
+                    "canceled while a shard ran the call: it may have been applied there",
+                ),
+            ),
+            (
+                "queen.push_text(",
+                Reply::text(&[TEXT, TEXT], r#"[{"index":0}]"#),
+            ),
+        ])
+        .await;
+        let lane = lane(&pg.url());
+        let (batch, replies) = pushes(3);
+        lane.serve(batch, lane.claimed()).await;
+        for r in replies {
+            let e = super::tests::answer(r.await.unwrap()).unwrap_err();
+            assert_eq!(e.status, axum::http::StatusCode::GATEWAY_TIMEOUT);
+            assert_eq!(e.code, "outcome_unknown");
+        }
+        assert_eq!(pg.executed("queen.push_text("), 0);
+        let stats = lane.stats.lane(Kind::Push);
+        assert_eq!(stats.retried_calls.load(Ordering::Relaxed), 0);
+    }
+
     /// A server where every call made holding a lane's slot (its lock
     /// waits bounded) meets a row lock held past the bound, and every own
     /// call of a request gets through.

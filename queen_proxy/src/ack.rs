@@ -109,18 +109,25 @@ pub fn split(body: &str, router: &Router) -> Split<String> {
     )
 }
 
-const ACK_TEXT: &str = "SELECT queen_remote.ack_text($1, $2)::text";
+const ACK_TEXT: &str = "SELECT queen_remote.ack_text($1, $2, $3)::text";
 
 /// An ack body, split by shard, each part made by `run`.
 pub fn ack_body(body: &str, router: &Router, run: remote::Run<String>) -> Result<String, Caught> {
     match split(body, router) {
         Split::Whole(shard) => {
-            run(ACK_TEXT, &[shard.into(), body.into()]).map(Option::unwrap_or_default)
+            let wait = remote::lock_wait();
+            run(ACK_TEXT, &[shard.into(), wait.as_str().into(), body.into()])
+                .map(Option::unwrap_or_default)
         }
         Split::Parts(parts) => {
             let mut answers = Vec::with_capacity(parts.len());
+            let wait = remote::lock_wait();
             for (shard, part, at) in parts {
-                let a = run(ACK_TEXT, &[shard.into(), part.as_str().into()])?.unwrap_or_default();
+                let a = run(
+                    ACK_TEXT,
+                    &[shard.into(), wait.as_str().into(), part.as_str().into()],
+                )?
+                .unwrap_or_default();
                 answers.push((a, at));
             }
             Ok(merge_items(answers))
@@ -137,9 +144,9 @@ fn ack(acks: Option<JsonbArg>) -> JsonOut {
 #[pg_extern(volatile)]
 fn ack_text(acks: Option<&str>) -> JsonOut {
     let body = acks.unwrap_or_else(|| errors::raise("22023", "acks: is required"));
-    JsonOut(
+    remote::settled(JsonOut(
         ack_body(body, &Router::load(), remote::raising).unwrap_or_else(|e| errors::reraise(&e)),
-    )
+    ))
 }
 
 /// Of the shards' answers to one renewal, the one that renewed; else the

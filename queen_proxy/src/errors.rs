@@ -35,13 +35,22 @@ pub fn answer_json(e: &Caught) -> serde_json::Value {
 /// (`f(n): [db] REMOTE ERROR: `), the detail and the hint
 /// (`Remote detail: `). An ERROR of PL/Proxy itself that is not a shard's
 /// (it could not reach the shard) becomes 08006, naming the shard's
-/// database.
+/// database; a cancel of this backend while a shard ran the call becomes
+/// 08007 (transaction resolution unknown).
 fn as_the_shard_raised_it(mut e: Caught) -> Caught {
     const REMOTE: &str = "REMOTE ERROR: ";
     if let Some(at) = e.message.find(REMOTE) {
         e.message = e.message[at + REMOTE.len()..].to_owned();
         e.detail = e.detail.map(|d| strip(d, "Remote detail: "));
         e.hint = e.hint.map(|h| strip(h, "Remote hint: "));
+    } else if e.sqlstate == "57014" {
+        // This backend was canceled (its caller's cancel, its statement
+        // timeout) while a shard ran the call: the shard commits its part
+        // on its own, and it may have done so before the cancel reached it.
+        e.detail = Some(e.message.clone());
+        e.message =
+            "canceled while a shard ran the call: it may have been applied there".to_owned();
+        e.sqlstate = "08007".to_owned();
     } else if e.sqlstate == "XX000" && e.message.starts_with("PL/Proxy function") {
         let shard = e
             .message

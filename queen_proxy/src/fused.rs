@@ -19,8 +19,15 @@ use crate::route::Router;
 
 /// One request's answer in a fused answer.
 fn answer(r: Result<String, Caught>) -> Value {
-    match r {
-        Ok(a) => json!({ "ok": remote::parse("a shard's answer", &a) }),
+    match r.and_then(|a| {
+        serde_json::from_str::<Value>(&a).map_err(|_| {
+            Caught::new(
+                "XX000",
+                "a shard answered what can not be read: the outcome is unknown",
+            )
+        })
+    }) {
+        Ok(a) => json!({ "ok": a }),
         Err(e) => errors::answer_json(&e),
     }
 }
@@ -34,24 +41,36 @@ fn per_shard(
     call: impl Fn(i32, &[usize]) -> Result<Option<String>, Caught>,
 ) {
     for (shard, ks) in groups {
-        match call(shard, &ks) {
-            Ok(Some(a)) => match remote::parse("a shard's fused answer", &a) {
-                Value::Array(each) if each.len() == ks.len() => {
+        // Once a shard was called, nothing here raises: a shard's part may
+        // have committed, and an ERROR of the whole call would have its
+        // caller make every request again.
+        let failed = match call(shard, &ks) {
+            Ok(Some(a)) => match serde_json::from_str::<Vec<Value>>(&a) {
+                Ok(each) if each.len() == ks.len() => {
                     for (k, v) in ks.iter().zip(each) {
                         answers[*k] = v;
                     }
+                    continue;
                 }
-                other => panic!("a shard's fused answer has not one element per request: {other}"),
+                _ => unreadable(shard, "not one element per request"),
             },
-            Ok(None) => panic!("a shard answered a fused call with NULL"),
-            Err(e) => {
-                let failed = errors::answer_json(&e);
-                for k in ks {
-                    answers[k] = failed.clone();
-                }
-            }
+            Ok(None) => unreadable(shard, "NULL"),
+            Err(e) => e,
+        };
+        let failed = errors::answer_json(&failed);
+        for k in ks {
+            answers[k] = failed.clone();
         }
     }
+}
+
+/// The answer of a request whose shard answered what can not be read: it
+/// may have been applied there (XX000, outcome unknown).
+fn unreadable(shard: i32, what: &str) -> Caught {
+    Caught::new(
+        "XX000",
+        format!("shard {shard} answered the fused call with {what}: the outcome of its requests is unknown"),
+    )
 }
 
 fn bounded<T>(field: &str, v: Option<Vec<T>>) -> Vec<T> {
@@ -96,16 +115,23 @@ fn push_fused(
             }
         }
     }
+    let wait = remote::lock_wait();
     per_shard(&mut answers, groups, |shard, ks| {
         let b: Vec<Option<&[u8]>> = ks.iter().map(|&k| bodies[k]).collect();
         let f: Vec<Option<bool>> = ks.iter().map(|&k| binary[k]).collect();
         let p: Vec<Option<&str>> = ks.iter().map(|&k| producers[k].as_deref()).collect();
         remote::try_one::<String>(
-            "SELECT queen_remote.push_fused($1, $2, $3, $4)::text",
-            &[shard.into(), b.into(), f.into(), p.into()],
+            "SELECT queen_remote.push_fused($1, $2, $3, $4, $5)::text",
+            &[
+                shard.into(),
+                wait.as_str().into(),
+                b.into(),
+                f.into(),
+                p.into(),
+            ],
         )
     });
-    JsonOut(Value::Array(answers).to_string())
+    remote::settled(JsonOut(Value::Array(answers).to_string()))
 }
 
 #[pg_extern(volatile)]
@@ -124,14 +150,15 @@ fn ack_fused(bodies: Option<Vec<Option<String>>>) -> JsonOut {
             Err(e) => answers[k] = errors::answer_json(&e),
         }
     }
+    let wait = remote::lock_wait();
     per_shard(&mut answers, groups, |shard, ks| {
         let b: Vec<Option<&str>> = ks.iter().map(|&k| bodies[k].as_deref()).collect();
         remote::try_one::<String>(
-            "SELECT queen_remote.ack_fused($1, $2)::text",
-            &[shard.into(), b.into()],
+            "SELECT queen_remote.ack_fused($1, $2, $3)::text",
+            &[shard.into(), wait.as_str().into(), b.into()],
         )
     });
-    JsonOut(Value::Array(answers).to_string())
+    remote::settled(JsonOut(Value::Array(answers).to_string()))
 }
 
 /// Renewals: asked of each shard on its own; for each request, the answer
@@ -187,5 +214,5 @@ fn renew_fused(
             }
         })
         .collect();
-    JsonOut(Value::Array(merged).to_string())
+    remote::settled(JsonOut(Value::Array(merged).to_string()))
 }

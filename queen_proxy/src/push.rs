@@ -170,8 +170,8 @@ fn merge_counts(answers: &[String]) -> String {
     Value::Object(crate::global::summed(parsed)).to_string()
 }
 
-const PUSH_TEXT: &str = "SELECT queen_remote.push_text($1, $2, $3)::text";
-const PUSH_BINARY: &str = "SELECT queen_remote.push_binary($1, $2, $3)::text";
+const PUSH_TEXT: &str = "SELECT queen_remote.push_text($1, $2, $3, $4)::text";
+const PUSH_BINARY: &str = "SELECT queen_remote.push_binary($1, $2, $3, $4)::text";
 
 /// A JSON push, split by shard, each part made by `run`: the answer, or
 /// the ERROR of the shard that failed.
@@ -181,17 +181,28 @@ pub fn push_json(
     router: &Router,
     run: remote::Run<String>,
 ) -> Result<String, Caught> {
+    let wait = remote::lock_wait();
     match split_json(body, router) {
         Split::Whole(shard) => text(run(
             PUSH_TEXT,
-            &[shard.into(), body.into(), producer.into()],
+            &[
+                shard.into(),
+                wait.as_str().into(),
+                body.into(),
+                producer.into(),
+            ],
         )),
         Split::Parts(parts) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
                 let a = text(run(
                     PUSH_TEXT,
-                    &[shard.into(), part.as_str().into(), producer.into()],
+                    &[
+                        shard.into(),
+                        wait.as_str().into(),
+                        part.as_str().into(),
+                        producer.into(),
+                    ],
                 ))?;
                 answers.push((a, at));
             }
@@ -207,17 +218,28 @@ pub fn push_qpb(
     router: &Router,
     run: remote::Run<String>,
 ) -> Result<String, Caught> {
+    let wait = remote::lock_wait();
     match split_binary(body, router) {
         (Split::Whole(shard), _) => text(run(
             PUSH_BINARY,
-            &[shard.into(), body.into(), producer.into()],
+            &[
+                shard.into(),
+                wait.as_str().into(),
+                body.into(),
+                producer.into(),
+            ],
         )),
         (Split::Parts(parts), counts_only) => {
             let mut answers = Vec::with_capacity(parts.len());
             for (shard, part, at) in parts {
                 let a = text(run(
                     PUSH_BINARY,
-                    &[shard.into(), part.as_slice().into(), producer.into()],
+                    &[
+                        shard.into(),
+                        wait.as_str().into(),
+                        part.as_slice().into(),
+                        producer.into(),
+                    ],
                 ))?;
                 answers.push((a, at));
             }
@@ -256,18 +278,18 @@ fn push(items: Option<JsonbArg>, producer: default!(Option<&str>, "NULL")) -> Js
 #[pg_extern(volatile)]
 fn push_text(items: Option<&str>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = items.unwrap_or_else(|| errors::raise("22023", "items: is required"));
-    JsonOut(
+    remote::settled(JsonOut(
         push_json(body, producer, &Router::load(), remote::raising)
             .unwrap_or_else(|e| errors::reraise(&e)),
-    )
+    ))
 }
 
 /// `push` with a binary body (QPB1).
 #[pg_extern(volatile)]
 fn push_binary(body: Option<&[u8]>, producer: default!(Option<&str>, "NULL")) -> JsonOut {
     let body = body.unwrap_or_else(|| errors::raise("22023", "body: is required"));
-    JsonOut(
+    remote::settled(JsonOut(
         push_qpb(body, producer, &Router::load(), remote::raising)
             .unwrap_or_else(|e| errors::reraise(&e)),
-    )
+    ))
 }

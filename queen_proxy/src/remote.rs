@@ -61,6 +61,38 @@ fn first<T: pgrx::FromDatum + pgrx::IntoDatum>(
     })
 }
 
+/// A write's answer once every shard it called has answered: a cancel that
+/// comes now (the caller's, or a statement timeout) is too late to stop any
+/// part of it, and raised after the answer it would tell the caller that
+/// nothing was applied. It is dropped; the answer goes out.
+pub fn settled<T>(answer: T) -> T {
+    // SAFETY: a flag of this backend's own, which only its signal handler
+    // sets; clearing it drops a cancel request not yet acted on.
+    unsafe {
+        pgrx::pg_sys::QueryCancelPending = 0;
+    }
+    answer
+}
+
+/// The caller's `lock_timeout`, which a push or an ack passes to its shard
+/// (`lock_wait` of the `queen_remote` writes): the shard's statement then
+/// waits on a row lock no longer than the caller's own would.
+pub fn lock_wait() -> String {
+    // SAFETY: reads a built-in setting by name; the answer is a string
+    // PostgreSQL keeps, copied at once.
+    unsafe {
+        let v = pgrx::pg_sys::GetConfigOptionByName(
+            c"lock_timeout".as_ptr(),
+            std::ptr::null_mut(),
+            false,
+        );
+        if v.is_null() {
+            return "0".to_owned();
+        }
+        std::ffi::CStr::from_ptr(v).to_string_lossy().into_owned()
+    }
+}
+
 /// The one value `sql` answers (a call of a `queen_remote` function).
 pub fn one<T: pgrx::FromDatum + pgrx::IntoDatum>(
     sql: &'static str,

@@ -3,41 +3,45 @@
 -- at once (RUN ON ALL, one row per shard). Each is the shard's function of
 -- the same name, called as it is in the shard. A JSON answer comes back as
 -- its text, which the caller reads and passes on as it is: declared json,
--- it would be parsed once more on its way through.
+-- it would be parsed once more on its way through. The writes that may wait
+-- on a row lock (pushes, acks) take the caller's lock_timeout (lock_wait),
+-- set for the shard's statement alone: a shard runs each call in a
+-- transaction of its own, so the bound a front-end sets for its call holds
+-- on the shard too.
 
-CREATE FUNCTION queen_remote.push_text(shard integer, items text, producer text) RETURNS text
+CREATE FUNCTION queen_remote.push_text(shard integer, lock_wait text, items text, producer text) RETURNS text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON shard;
-    SELECT queen.push_text(items, producer);
+    SELECT queen.push_text(items, producer) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
 $$;
 
-CREATE FUNCTION queen_remote.push_binary(shard integer, body bytea, producer text) RETURNS text
+CREATE FUNCTION queen_remote.push_binary(shard integer, lock_wait text, body bytea, producer text) RETURNS text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON shard;
-    SELECT queen.push_binary(body, producer);
+    SELECT queen.push_binary(body, producer) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
 $$;
 
-CREATE FUNCTION queen_remote.push_fused(shard integer, bodies bytea[], is_binary boolean[], producers text[]) RETURNS text
+CREATE FUNCTION queen_remote.push_fused(shard integer, lock_wait text, bodies bytea[], is_binary boolean[], producers text[]) RETURNS text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON shard;
-    SELECT queen.push_fused(bodies, is_binary, producers);
+    SELECT queen.push_fused(bodies, is_binary, producers) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
 $$;
 
-CREATE FUNCTION queen_remote.ack_text(shard integer, acks text) RETURNS text
+CREATE FUNCTION queen_remote.ack_text(shard integer, lock_wait text, acks text) RETURNS text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON shard;
-    SELECT queen.ack_text(acks);
+    SELECT queen.ack_text(acks) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
 $$;
 
-CREATE FUNCTION queen_remote.ack_fused(shard integer, bodies text[]) RETURNS text
+CREATE FUNCTION queen_remote.ack_fused(shard integer, lock_wait text, bodies text[]) RETURNS text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON shard;
-    SELECT queen.ack_fused(bodies);
+    SELECT queen.ack_fused(bodies) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
 $$;
 
 CREATE FUNCTION queen_remote.pop(shard integer, queue text, partition text, consumer_group text, batch integer, options jsonb) RETURNS text

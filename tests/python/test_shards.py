@@ -204,3 +204,74 @@ async def test_hostile_payloads_through_the_proxy_break_no_listing():
     # The listing of every queue merges every shard's page.
     status, messages = http("GET", "/api/v1/messages?limit=200")
     assert status == 200, messages
+
+
+def shard_dsn(shard: int) -> str:
+    """A shard's own database, next to the proxy's port (scripts/cluster.sh)."""
+    fields = dict(kv.split("=", 1) for kv in PROXY_DSN.split())
+    port = int(fields.get("port", "6550")) + 1 + shard
+    return f"host={fields.get('host', '127.0.0.1')} port={port} user=postgres dbname=queen_s{shard}"
+
+
+async def test_a_push_stuck_on_a_shards_lock_holds_up_no_other_producer():
+    """A session on a shard holds an uncommitted push to queue `hot` (its
+    partition locked) for a few seconds while pushes to `hot` and to queues
+    of every shard go through the sharded front-end: the front-end's bound
+    on a lock wait reaches the shard, so the others are answered at once
+    and the pushes to `hot` wait alone, then land once the lock goes."""
+    import json
+    import threading
+    import time
+    hold_s = 6.0
+    hot = f"hot-{uuid.uuid4().hex[:12]}"
+    others = [q for p in range(4) for q in one_queue_per_shard(f"other{p}")]
+    for q in [hot] + others:
+        status, body = http_retrying("POST", "/api/v1/push",
+                                     json.dumps({"items": [{"queue": q, "payload": {"warm": True}}]}))
+        assert status == 201, (q, body)
+    locker = subprocess.Popen(
+        ["psql", shard_dsn(shard_of(hot)), "-XAtq", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    locker.stdin.write("BEGIN;\nSELECT queen.push('[{\"queue\": \"%s\", \"payload\": {\"held\": true}}]'::jsonb);\n"
+                       "SELECT 'locked';\nSELECT pg_sleep(%s);\nROLLBACK;\n" % (hot, hold_s))
+    locker.stdin.close()
+    line = locker.stdout.readline()
+    while line and "locked" not in line:
+        line = locker.stdout.readline()
+    assert "locked" in line, locker.stderr.read()
+    stop = threading.Event()
+    answered = {q: [] for q in [hot] + others}
+
+    def pusher(queue, n0):
+        n = n0
+        while not stop.is_set():
+            t0 = time.monotonic()
+            status, _ = http("POST", "/api/v1/push", json.dumps(
+                {"items": [{"queue": queue, "transactionId": f"{queue}-{n}", "payload": {"n": n}}]}))
+            answered[queue].append((f"{queue}-{n}", status, time.monotonic() - t0))
+            n += 1
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=pusher, args=(q, 0)) for q in others]
+    threads += [threading.Thread(target=pusher, args=(hot, k * 1000)) for k in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(hold_s - 1.5)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert locker.wait(timeout=30) == 0, locker.stderr.read()
+    locker.stdout.close()
+    locker.stderr.close()
+    rest = [a for q in others for a in answered[q]]
+    assert rest and all(status == 201 for _, status, _ in rest), [a for a in rest if a[1] != 201][:5]
+    slowest = max(took for _, _, took in rest)
+    assert slowest < 1.5, f"a push to another queue waited {slowest:.2f} s behind the held lock"
+    # The pushes to `hot` waited for the lock, alone, and landed once.
+    hot_answers = answered[hot]
+    assert hot_answers and all(status == 201 for _, status, _ in hot_answers), hot_answers
+    assert max(took for _, _, took in hot_answers) > 1.0, hot_answers
+    status, got = http("GET", f"/api/v1/pop/queue/{hot}?batch=100&wait=false")
+    assert status == 200, got
+    ids = sorted(m["transactionId"] for m in got["messages"] if m["transactionId"].startswith(hot + "-"))
+    assert ids == sorted(txn for txn, _, _ in hot_answers), (ids, hot_answers)

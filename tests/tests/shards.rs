@@ -41,7 +41,8 @@ fn shards() -> Vec<Client> {
 fn call(c: &mut Client, sql: &str, args: &[&(dyn postgres::types::ToSql + Sync)]) -> Value {
     c.query_one(sql, args)
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
-        .get(0)
+        .try_get(0)
+        .unwrap_or_else(|e| panic!("{sql}: {e:?}"))
 }
 
 fn route(p: &mut Client, queue: &str) -> usize {
@@ -714,6 +715,62 @@ fn an_unreachable_shard_fails_its_own_calls_only() {
         assert_eq!(ok[0]["status"], "queued", "{ok}");
     }
     t.rollback().unwrap();
+}
+
+/// A push or an ack through the proxy waits on a shard's row lock no
+/// longer than its caller's `lock_timeout` (the shard raises 55P03, as one
+/// database would); a proxy canceled while a shard runs a write answers
+/// 08007 (its outcome is unknown: the shard commits its part on its own),
+/// never 57014, which would say that nothing was applied.
+#[test]
+fn a_shards_lock_wait_is_bounded_by_the_callers_and_a_cancel_leaves_the_outcome_unknown() {
+    let mut p = proxy();
+    let q = unique("held");
+    let shard = route(&mut p, &q);
+    let body = json!([{"queue": q, "payload": {"n": 0}}]);
+    call(&mut p, "SELECT queen.push($1)", &[&body]);
+    // A session on the shard holds the partition: an uncommitted push.
+    let mut s = shards().swap_remove(shard);
+    let mut held = s.transaction().unwrap();
+    held.query_one("SELECT queen.push($1)", &[&body]).unwrap();
+
+    let started = std::time::Instant::now();
+    let mut t = p.transaction().unwrap();
+    t.batch_execute("SET LOCAL lock_timeout = '200ms'").unwrap();
+    let err = t.query_one("SELECT queen.push($1)", &[&body]).unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "55P03", "{db:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    t.rollback().unwrap();
+    // The fused push and the ack take the bound too (a fused request fails
+    // alone, with the shard's SQLSTATE).
+    let mut t = p.transaction().unwrap();
+    t.batch_execute("SET LOCAL lock_timeout = '200ms'").unwrap();
+    let bodies: Vec<&[u8]> = vec![body.to_string().into_bytes().leak()];
+    let fused: Value = t
+        .query_one(
+            "SELECT queen.push_fused($1, $2, NULL)::json",
+            &[&bodies, &vec![false]],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(fused[0]["sqlstate"], "55P03", "{fused}");
+    t.rollback().unwrap();
+
+    let mut t = p.transaction().unwrap();
+    t.batch_execute("SET LOCAL statement_timeout = '300ms'")
+        .unwrap();
+    let err = t.query_one("SELECT queen.push($1)", &[&body]).unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "08007", "{db:?}");
+    t.rollback().unwrap();
+
+    held.rollback().unwrap();
+    // Nothing of the refused and canceled pushes was stored: the first
+    // push's message, then the next one.
+    let ok = call(&mut p, "SELECT queen.push($1)", &[&body]);
+    assert_eq!(ok[0]["status"], "queued", "{ok}");
+    assert_eq!(depth_on(&mut shards().swap_remove(shard), &q), 2);
 }
 
 #[test]

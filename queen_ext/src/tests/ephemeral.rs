@@ -543,9 +543,18 @@ mod tests {
         configure("e_gone", json!({"maxLength": 3, "policy": "reject"}));
         // Both groups have read the partition.
         push("e_gone", &[json!("a"), json!("b")]);
-        assert_eq!(payloads(&pop("e_gone", Some("gone"), 1, true)), [json!("a")]);
-        assert_eq!(payloads(&pop("e_gone", Some("live"), 1, true)), [json!("b")]);
-        assert_eq!(payloads(&pop("e_gone", Some("gone"), 1, true)), [json!("b")]);
+        assert_eq!(
+            payloads(&pop("e_gone", Some("gone"), 1, true)),
+            [json!("a")]
+        );
+        assert_eq!(
+            payloads(&pop("e_gone", Some("live"), 1, true)),
+            [json!("b")]
+        );
+        assert_eq!(
+            payloads(&pop("e_gone", Some("gone"), 1, true)),
+            [json!("b")]
+        );
         assert_eq!(queue_row("e_gone")["depth"], 0);
         push("e_gone", &[json!(1), json!(2), json!(3)]);
         assert_eq!(pop("e_gone", Some("live"), 10, true).len(), 3);
