@@ -462,3 +462,38 @@ def test_a_database_that_is_down_is_said_so(browser):
     # The failed calls are the only errors logged.
     unexpected = [e for e in errors(browser) if "503" not in e["message"]]
     assert unexpected == []
+
+
+def test_a_poisoned_dead_letter_breaks_no_page(browser):
+    """Dead letters whose payloads a strict JSON parser refuses (a lone
+    surrogate, nesting 200 deep, a NUL) are listed on the dead-letter page
+    and the message browser like any other, with no console error."""
+    queue = name("poison")
+    hostile = {
+        f"ps-surrogate-{uuid.uuid4().hex[:6]}": '{"t": "\\ud800 alone"}',
+        f"ps-deep-{uuid.uuid4().hex[:6]}": "[" * 200 + "1" + "]" * 200,
+        f"ps-nul-{uuid.uuid4().hex[:6]}": '{"s": "a\\u0000b"}',
+    }
+    items = ",".join('{"queue": "%s", "transactionId": "%s", "payload": %s}' % (queue, t, p)
+                     for t, p in hostile.items())
+    post = Request(f"{URL}/api/v1/push", data=('{"items": [' + items + ']}').encode(), method="POST",
+                   headers={"content-type": "application/json"})
+    assert urlopen(post).status == 201
+    popped = json.loads(urlopen(f"{URL}/api/v1/pop/queue/{queue}?batch=10&wait=false").read())
+    acks = [{"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"],
+             "status": "dlq", "error": "poisoned payload"} for m in popped["messages"]]
+    assert len(acks) == len(hostile), popped
+    ack = Request(f"{URL}/api/v1/ack/batch", data=json.dumps({"acknowledgments": acks}).encode(), method="POST",
+                  headers={"content-type": "application/json"})
+    assert urlopen(ack).status == 200
+    open_page(browser, URL, "/dlq")
+    browser.find_element(By.ID, "dlq-queue").send_keys(queue)
+    browser.find_element(By.ID, "dlq-apply").click()
+    for txn in hostile:
+        shows(browser, txn)
+    open_page(browser, URL, "/messages")
+    browser.find_element(By.ID, "msg-queue").send_keys(queue)
+    browser.find_element(By.ID, "msg-browse").click()
+    shows(browser, f"{queue}/Default")
+    shot(browser, "dlq-poisoned.png")
+    assert errors(browser) == []
