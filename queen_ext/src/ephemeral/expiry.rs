@@ -11,18 +11,8 @@
 use pgrx::spi::SpiClient;
 
 use super::queue;
-use crate::maintenance::retention::step::{with_lock_timeout, LOCK_NOT_AVAILABLE};
-use crate::maintenance::unit::{Failure, Runner};
 use crate::pg::settings;
 use crate::pg::spi::{self, exec_keyed};
-
-/// How long the cycle waits for a queue's lock before passing the queue by
-/// (a queue some call holds is in use).
-const QUEUE_LOCK_WAIT: &str = "20ms";
-
-/// Cleanup steps of ended incarnations a cycle runs at most (each removes
-/// at most `queen.ephemeral_cleanup_batch` rows of each kind).
-pub const RETIRED_STEPS: usize = 16;
 
 /// Whether the schema keeps the notes (0.8.0 on). Until a database is
 /// updated, nothing of its ephemeral queues expires.
@@ -72,84 +62,57 @@ pub fn touch(c: &mut SpiClient<'_>, inc: i64, group: Option<&str>, declared: boo
     );
 }
 
-/// What a cycle's expiry did.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Expired {
-    /// Groups forgotten.
-    pub groups: i64,
-    /// Implicit queues removed.
-    pub queues: i64,
+/// Forgets at most `batch` groups no pop has named for `idle` seconds,
+/// oldest first; answers how many.
+pub fn forget_groups(c: &mut SpiClient<'_>, idle: i64, batch: i64) -> i64 {
+    exec_keyed(
+        c,
+        crate::query!("ephemeral_groups_expire"),
+        &[spi::INT8, spi::INT8],
+        &[idle.into(), batch.into()],
+    )
+    .next()
+    .map_or(0, |r| spi::col::<i64>(&r, "forgotten"))
 }
 
-/// The cycle's expiry: at most `queen.ephemeral_cleanup_batch` groups and
-/// as many queues, then at most [`RETIRED_STEPS`] cleanup steps of ended
-/// incarnations (a removed queue's rows, and a reset or deleted one's when
-/// no call came to remove them).
-pub fn expire<R: Runner>(runner: &mut R) -> Result<Expired, Failure> {
-    let mut done = Expired::default();
-    if !runner.run(|_| noted())? {
-        return Ok(done);
-    }
-    let batch = settings::ephemeral_cleanup_batch();
-    let group_idle = settings::ephemeral_group_idle_seconds();
-    if group_idle > 0 {
-        done.groups = runner.run(|c| {
-            exec_keyed(
-                c,
-                crate::query!("ephemeral_groups_expire"),
-                &[spi::INT8, spi::INT8],
-                &[group_idle.into(), batch.into()],
-            )
-            .next()
-            .map_or(0, |r| spi::col::<i64>(&r, "forgotten"))
-        })?;
-    }
-    let queue_idle = settings::ephemeral_implicit_idle_seconds();
-    if queue_idle > 0 {
-        let idle: Vec<(i64, Option<String>, bool)> = runner.run(|c| {
-            exec_keyed(
-                c,
-                crate::query!("ephemeral_queues_idle"),
-                &[spi::INT8, spi::INT8],
-                &[queue_idle.into(), batch.into()],
-            )
-            .map(|r| {
-                (
-                    spi::col::<i64>(&r, "incarnation"),
-                    spi::opt::<String>(&r, "queue"),
-                    spi::col::<bool>(&r, "declared"),
-                )
-            })
-            .collect()
-        })?;
-        for (inc, name, declared) in idle {
-            let removed = match name {
-                // Ended, or declared since: the note has no use.
-                Some(q) if !declared => runner.run(|c| {
-                    with_lock_timeout(c, QUEUE_LOCK_WAIT, |c| {
-                        remove_if_idle(c, &q, inc, queue_idle)
-                    })
-                }),
-                _ => runner.run(|c| {
-                    forget(c, inc, 0);
-                    false
-                }),
-            };
-            match removed {
-                Ok(true) => done.queues += 1,
-                Ok(false) => {}
-                // In use: it is not idle.
-                Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => {}
-                Err(e) => return Err(e),
-            }
+/// A queue's note older than an idle period: its incarnation, its name
+/// (None: the incarnation has ended) and whether it is declared.
+pub struct Idle {
+    pub incarnation: i64,
+    pub queue: Option<String>,
+    pub declared: bool,
+}
+
+/// At most `batch` notes of queues no push or pop has named for `idle`
+/// seconds, oldest first.
+pub fn idle_queues(c: &mut SpiClient<'_>, idle: i64, batch: i64) -> Vec<Idle> {
+    exec_keyed(
+        c,
+        crate::query!("ephemeral_queues_idle"),
+        &[spi::INT8, spi::INT8],
+        &[idle.into(), batch.into()],
+    )
+    .map(|r| Idle {
+        incarnation: spi::col::<i64>(&r, "incarnation"),
+        queue: spi::opt::<String>(&r, "queue"),
+        declared: spi::col::<bool>(&r, "declared"),
+    })
+    .collect()
+}
+
+/// Takes the note of an idle queue that needs none (its incarnation ended,
+/// or it is declared), or removes the queue when, under its lock, it holds
+/// nothing and is still unused for `idle` seconds; whether it was removed.
+/// The caller bounds the wait for the queue's lock: a queue some call holds
+/// is in use.
+pub fn expire_queue(c: &mut SpiClient<'_>, q: &Idle, idle: i64) -> bool {
+    match &q.queue {
+        Some(name) if !q.declared => remove_if_idle(c, name, q.incarnation, idle),
+        _ => {
+            forget(c, q.incarnation, 0);
+            false
         }
     }
-    for _ in 0..RETIRED_STEPS {
-        if !runner.run(queue::cleanup_retired_step)? {
-            break;
-        }
-    }
-    Ok(done)
 }
 
 /// Deletes the note of incarnation `inc` when it is older than `idle`

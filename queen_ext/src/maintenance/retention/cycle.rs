@@ -7,7 +7,7 @@
 //!   phase 4  empty-partition cleanup, batched, at most once a minute
 //!   phase 5  metrics purge, batched
 //!   phase 6  cursor-state compaction, batched (`compact`)
-//!   phase 7  idle ephemeral groups and queues, batched (`ephemeral::expiry`)
+//!   phase 7  idle ephemeral groups and queues, batched (`idle`)
 
 use std::time::Instant;
 
@@ -593,7 +593,7 @@ pub fn run_cycle<R: Runner>(
         Err(e) => report.failures.add("cursor-state compaction".into(), &e),
     }
     // Phase 7: idle ephemeral groups and queues.
-    match crate::ephemeral::expiry::expire(runner) {
+    match super::idle::expire(runner) {
         Ok(done) => {
             report.ephemeral_groups_forgotten = done.groups;
             report.ephemeral_queues_removed = done.queues;

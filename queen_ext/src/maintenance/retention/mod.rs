@@ -6,6 +6,7 @@ pub mod cleanup;
 pub mod compact;
 pub mod cycle;
 pub mod explain;
+pub mod idle;
 pub mod lease;
 pub mod step;
 pub mod watermark;
