@@ -6,8 +6,8 @@
 -- queen.ephemeral_group_idle_seconds (it stops holding back the removal of
 -- what the other groups have read) and remove an empty implicit queue
 -- unused for queen.ephemeral_implicit_idle_seconds. What is live when the
--- update runs counts as named at the update. No function changes, so the
--- privileges stay as 0.7.0 left them. This file is frozen once shipped.
+-- update runs counts as named at the update. No function changes; the new
+-- table gets the rights every table has. This file is frozen once shipped.
 
 CREATE UNLOGGED TABLE queen.ephemeral_seen (
     incarnation bigint NOT NULL,
@@ -16,6 +16,9 @@ CREATE UNLOGGED TABLE queen.ephemeral_seen (
     PRIMARY KEY (incarnation, grp)
 );
 CREATE INDEX ephemeral_seen_at ON queen.ephemeral_seen (seen_at);
+-- As sql/privileges.sql leaves every table of a fresh install: reached only
+-- through the functions.
+REVOKE ALL ON queen.ephemeral_seen FROM PUBLIC;
 
 INSERT INTO queen.ephemeral_seen (incarnation, grp, seen_at)
 SELECT s.incarnation, '', now()
