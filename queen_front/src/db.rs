@@ -1,23 +1,35 @@
 //! The connection pool, and the one place the routes run SQL.
 
-use std::str::FromStr;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, QueueMode, RecyclingMethod};
 use tokio::time::{timeout_at, Instant};
 use tokio_postgres::types::{FromSql, ToSql};
-use tokio_postgres::NoTls;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::config::Config;
 use crate::error::ApiError;
 
-/// One event-loop thread's pool: `size` connections at most.
+/// The TLS a cancel request is made with: that of the connections (every
+/// pool of a front-end is made from the same connection string).
+static CANCEL_TLS: OnceLock<MakeRustlsConnect> = OnceLock::new();
+
+fn cancel_tls() -> MakeRustlsConnect {
+    CANCEL_TLS
+        .get()
+        .cloned()
+        .expect("a pool was made before any statement ran")
+}
+
+/// One event-loop thread's pool: `size` connections at most, with TLS as
+/// the connection string asks (`crate::tls`).
 pub fn pool(config: &Config, size: usize) -> Result<Pool, String> {
-    let pg = tokio_postgres::Config::from_str(&config.database_url)
-        .map_err(|e| format!("DATABASE_URL: {e}"))?;
+    let db = crate::tls::database(&config.database_url)?;
+    let _ = CANCEL_TLS.set(db.tls.clone());
     let manager = Manager::from_config(
-        pg,
-        NoTls,
+        db.config,
+        db.tls,
         ManagerConfig {
             recycling_method: RecyclingMethod::Fast,
         },
@@ -126,7 +138,7 @@ where
                 discard = true;
                 let cancel = client.cancel_token();
                 let until = Instant::now() + OUTCOME_WAIT;
-                match timeout_at(until, cancel.cancel_query(NoTls)).await {
+                match timeout_at(until, cancel.cancel_query(cancel_tls())).await {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => {
                         tracing::warn!("canceling a statement that outran its request: {e}")
@@ -191,7 +203,7 @@ fn abandon(client: Object) {
     let cancel = client.cancel_token();
     let client = Object::take(client);
     tokio::spawn(async move {
-        if let Err(e) = cancel.cancel_query(NoTls).await {
+        if let Err(e) = cancel.cancel_query(cancel_tls()).await {
             tracing::warn!("canceling a statement that outran its request: {e}");
         }
         drop(client);

@@ -27,6 +27,7 @@ mod startup;
 mod state;
 #[cfg(test)]
 mod tests;
+mod tls;
 
 fn main() {
     startup::init_log();
