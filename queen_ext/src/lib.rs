@@ -117,8 +117,12 @@ pub extern "C-unwind" fn _PG_init() {
         catalog::replaced::init_shmem();
         pg::shmem::mark_preloaded();
     }
-    maintenance::retention::worker::register();
-    maintenance::sweeper::worker::register();
+    // pg_upgrade starts both servers in binary-upgrade mode, while it
+    // copies the schema: no worker may touch a database then.
+    if !unsafe { pgrx::pg_sys::IsBinaryUpgrade } {
+        maintenance::retention::worker::register();
+        maintenance::sweeper::worker::register();
+    }
 }
 
 #[cfg(any(test, feature = "pg_test"))]

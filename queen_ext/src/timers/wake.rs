@@ -20,7 +20,7 @@ pub struct Wake {
     /// The earliest delivery instant (µs since the Unix epoch) the sweepers
     /// were told of; i64::MAX when they know of none.
     nearest_us: AtomicI64,
-    /// pgprocno + 1 of each running sweeper (0: none).
+    /// The PGPROC number + 1 of each running sweeper (0: none).
     procnos: [AtomicI32; MAX_SWEEPERS],
 }
 
@@ -50,7 +50,9 @@ fn shared() -> Option<&'static Wake> {
 /// A sweeper announces itself, so committers can set its latch.
 pub fn register_sweeper(slot: usize) {
     if let (Some(w), true) = (shared(), slot < MAX_SWEEPERS) {
-        let procno = unsafe { (*pg_sys::MyProc).pgprocno };
+        // Its place in the array of every PGPROC (what PostgreSQL 15 and 16
+        // keep as `pgprocno`; 17 on compute it the same way).
+        let procno = unsafe { pg_sys::MyProc.offset_from((*pg_sys::ProcGlobal).allProcs) as i32 };
         w.procnos[slot].store(procno + 1, Ordering::SeqCst);
     }
 }
