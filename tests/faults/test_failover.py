@@ -1,4 +1,4 @@
-"""Failover to a synchronous standby. A primary of its own (with queen, the
+"""Failover to a standby. A primary of its own (with queen, the
 workers on, `synchronous_commit = on`, `queen.ack_async_commit = off`) and
 a streaming standby made by `pg_basebackup`, named in
 `synchronous_standby_names`; a front-end given both hosts with
@@ -18,6 +18,7 @@ import threading
 import time
 
 import psycopg
+import pytest
 import requests
 
 import cluster
@@ -66,7 +67,7 @@ def pids_of(data):
     return [pm] + [int(k) for k in kids]
 
 
-def setup():
+def setup(synchronous):
     shutil.rmtree(BASE, ignore_errors=True)
     for d in (BASE, PRIMARY, os.path.join(PRIMARY, "data"), STANDBY):
         mkdir_pg(d)
@@ -93,6 +94,8 @@ def setup():
     cluster.wait_for(lambda: q(P_PORT, "SELECT count(*) FROM pg_stat_replication"
                                        " WHERE application_name = 'standby1' AND state = 'streaming'") == 1,
                      "the standby streams", timeout=60)
+    if not synchronous:
+        return
     with psycopg.connect(dsn(P_PORT), autocommit=True) as c:
         c.execute("ALTER SYSTEM SET synchronous_standby_names = 'standby1'")
         c.execute("SELECT pg_reload_conf()")
@@ -108,8 +111,12 @@ def teardown():
             pg("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop", check=False)
 
 
-def test_a_failover_to_a_synchronous_standby_loses_no_answered_push_and_undoes_no_answered_ack():
-    setup()
+@pytest.mark.parametrize("synchronous", [True, False], ids=["synchronous", "asynchronous"])
+def test_a_failover_loses_no_answered_push_and_undoes_no_answered_ack_when_synchronous(synchronous):
+    """Synchronous: nothing answered is lost or undone. Asynchronous: what
+    the standby had not received is lost (counted and printed, for
+    docs/durability.md), and nothing is stored twice."""
+    setup(synchronous)
     front = None
     try:
         front = cluster.Front(FRONT_PORT, (
@@ -187,7 +194,8 @@ def test_a_failover_to_a_synchronous_standby_loses_no_answered_push_and_undoes_n
                 seen.extend(m["transactionId"] for m in got["messages"])
             assert len(seen) == len(set(seen)), "a message stored twice"
             missing = set(pushed) - set(seen)
-            assert not missing, f"{len(missing)} answered pushes lost, e.g. {sorted(missing)[:5]}"
+            if synchronous:
+                assert not missing, f"{len(missing)} answered pushes lost, e.g. {sorted(missing)[:5]}"
             # No message whose ack was answered comes to its group again.
             again = []
             while True:
@@ -197,7 +205,8 @@ def test_a_failover_to_a_synchronous_standby_loses_no_answered_push_and_undoes_n
                     break
                 again.extend(m["transactionId"] for m in got["messages"])
             undone = set(again) & set(acked)
-            assert not undone, f"{len(undone)} answered acks undone, e.g. {sorted(undone)[:5]}"
+            if synchronous:
+                assert not undone, f"{len(undone)} answered acks undone, e.g. {sorted(undone)[:5]}"
             # The workers run on the promoted server.
             token = c.execute("SELECT COALESCE(max(fencing_token), 0) FROM queen.maintenance_leases"
                               " WHERE task = 'retention'").fetchone()[0]
@@ -209,8 +218,9 @@ def test_a_failover_to_a_synchronous_standby_loses_no_answered_push_and_undoes_n
         cluster.wait_for(lambda: q(S_PORT, "SELECT queen.pop(%s, 'now', NULL, 10, '{\"autoAck\": true}')",
                                    (queue + "-timers",))["messages"],
                          "a timer due now fires on the promoted server", timeout=60)
-        print(f"failover: {len(pushed)} pushes answered ({before[0]} before the kill), "
-              f"{len(acked)} acks answered, all there")
+        print(f"failover ({'synchronous' if synchronous else 'asynchronous'}): {len(pushed)} pushes"
+              f" answered ({before[0]} before the kill), {len(missing)} of them lost;"
+              f" {len(acked)} acks answered, {len(undone)} undone")
     finally:
         if front is not None:
             front.stop()
