@@ -22,7 +22,8 @@ PG_BIN="${QUEEN_FAULTS_PG_BIN:-$PG_BIN}"
 
 cd "$ROOT"
 if [ "${QUEEN_FAULTS_PREBUILT:-0}" != 1 ]; then
-    "$ROOT/scripts/setup.sh"
+    # The HTTPS test runs the operator's guide's nginx block.
+    QUEEN_SETUP_EXTRA="nginx-light ${QUEEN_SETUP_EXTRA:-}" "$ROOT/scripts/setup.sh"
     install_extension
     cargo build --release -p queen_front
 fi

@@ -14,8 +14,9 @@ source "$(dirname "$0")/common.sh"
 DIR="$ROOT/.queen-test"
 PORT="${QUEEN_TEST_PG_PORT:-6533}"
 
-# The dashboard's browser tests drive Debian's Chromium.
-QUEEN_SETUP_EXTRA="chromium chromium-driver ${QUEEN_SETUP_EXTRA:-}" "$ROOT/scripts/setup.sh"
+# The dashboard's browser tests drive Debian's Chromium; the fault suite's
+# HTTPS test runs the operator's guide's nginx block.
+QUEEN_SETUP_EXTRA="chromium chromium-driver nginx-light ${QUEEN_SETUP_EXTRA:-}" "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 
 say "lint: rustfmt and clippy over the workspace"

@@ -200,3 +200,21 @@ def wait_for(cond, what, timeout=60.0, every=0.1):
             return last
         time.sleep(every)
     raise AssertionError(f"{what}: not within {timeout} s (last seen: {last!r})")
+
+
+def _openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_certs(d):
+    """A CA, the server's certificate for DNS name localhost signed by it,
+    and a second CA that signed nothing of the server's."""
+    for ca in ("ca", "other-ca"):
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=queen test {ca}",
+                 "-keyout", f"{ca}.key", "-out", f"{ca}.crt", cwd=d)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+             "-keyout", "server.key", "-out", "server.csr", cwd=d)
+    with open(os.path.join(d, "san.ext"), "w") as f:
+        f.write("subjectAltName = DNS:localhost\n")
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+             "-days", "2", "-extfile", "san.ext", "-out", "server.crt", cwd=d)

@@ -9,7 +9,6 @@ was."""
 
 import os
 import shutil
-import subprocess
 
 import pytest
 import requests
@@ -17,24 +16,6 @@ import requests
 import cluster
 
 PORT = 6647
-
-
-def openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def make_certs(d):
-    """A CA, the server's certificate for DNS name localhost signed by it,
-    and a second CA that signed nothing of the server's."""
-    for ca in ("ca", "other-ca"):
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=queen test {ca}",
-                "-keyout", f"{ca}.key", "-out", f"{ca}.crt", cwd=d)
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-            "-keyout", "server.key", "-out", "server.csr", cwd=d)
-    with open(os.path.join(d, "san.ext"), "w") as f:
-        f.write("subjectAltName = DNS:localhost\n")
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-            "-days", "2", "-extfile", "san.ext", "-out", "server.crt", cwd=d)
 
 
 def set_tls(on, d=None):
@@ -55,7 +36,7 @@ def certs():
     d = os.path.join(cluster.DIR, "tls")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    make_certs(d)
+    cluster.make_certs(d)
     if os.geteuid() == 0 and cluster.PG_USER != "root":
         shutil.chown(d, cluster.PG_USER)
         for f in os.listdir(d):
