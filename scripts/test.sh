@@ -7,8 +7,8 @@
 # behind a proxy, 127.0.0.1:6550-6553), both stopped at the end, the upgrade
 # test (scripts/upgrade.sh, a cluster of its own), the fault suite, the
 # package installed as the operator's guide says (scripts/package_test.sh),
-# and on PostgreSQL 18 the extension's tests, the regression tests and the
-# upgrade test (scripts/pg18.sh).
+# and on PostgreSQL 18 the extension's tests, the regression tests, the
+# upgrade test and a pg_upgrade from 15 (scripts/pg18.sh).
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -128,6 +128,6 @@ QUEEN_FAULTS_PREBUILT=1 "$ROOT/scripts/faults.sh"
 say "the package, installed into a cluster of its own as docs/operations.md says"
 QUEEN_PACKAGE_PREBUILT=1 "$ROOT/scripts/package_test.sh"
 
-say "PostgreSQL 18: the extension's tests inside it, the regression tests and the upgrade"
+say "PostgreSQL 18: the extension's tests inside it, the regression tests, the upgrade, pg_upgrade from 15"
 "$ROOT/scripts/pg18.sh"
 say "all tests passed"
