@@ -1,5 +1,7 @@
 //! The Prometheus text exposition of the per-queue figures
-//! `queen.list_queues()` answers, and of the front-end's fusion lanes.
+//! `queen.list_queues()` answers, of the background tasks
+//! `queen.maintenance_status()` answers, and of the front-end's fusion
+//! lanes.
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
@@ -112,6 +114,101 @@ pub fn prometheus_text(list: &Value, max: usize) -> String {
     out
 }
 
+/// Seconds since the Unix epoch of an ISO 8601 time in UTC as the
+/// extension writes it (`2026-12-06T23:02:16.253Z`); None for anything else.
+pub fn unix_seconds(iso: &str) -> Option<f64> {
+    let (date, time) = iso.strip_suffix('Z')?.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let mut t = time.splitn(3, ':');
+    let (hh, mm) = (
+        t.next()?.parse::<i64>().ok()?,
+        t.next()?.parse::<i64>().ok()?,
+    );
+    let ss = t.next()?.parse::<f64>().ok()?;
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&day)
+        || hh > 23
+        || mm > 59
+        || !(0.0..61.0).contains(&ss)
+    {
+        return None;
+    }
+    // Days from 1970-01-01 of the proleptic Gregorian date (the civil
+    // calendar's days-from-epoch count).
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + hh * 3_600 + mm * 60) as f64 + ss)
+}
+
+/// (metric, help) of the background tasks' figures.
+const TASKS: &[(&str, &str)] = &[
+    (
+        "queen_task_enabled",
+        "Whether the background task is switched on (1) or off (0).",
+    ),
+    ("queen_task_running", "Whether the task is running now."),
+    (
+        "queen_task_failing",
+        "Whether the task's last run ended with an error.",
+    ),
+    (
+        "queen_task_last_started_timestamp_seconds",
+        "When the task last started (Unix seconds).",
+    ),
+    (
+        "queen_task_last_finished_timestamp_seconds",
+        "When the task last finished a run (Unix seconds).",
+    ),
+    (
+        "queen_task_last_duration_seconds",
+        "How long the task's last finished run took.",
+    ),
+];
+
+/// The background tasks' figures, from `queen.maintenance_status()` (one
+/// row per task, a handful; through the sharding proxy, per shard too), as
+/// gauges labelled by task (and shard). A time the task has not reached
+/// yet is left out, not written as 0.
+pub fn tasks_text(status: &Value) -> String {
+    let tasks = status.as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut out = String::new();
+    for (i, (metric, help)) in TASKS.iter().enumerate() {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} gauge");
+        for t in tasks {
+            // Through the sharding proxy each shard answers its own tasks.
+            let labels = match t["shard"].as_i64() {
+                Some(n) => format!(
+                    "task=\"{}\",shard=\"{n}\"",
+                    label_value(t["task"].as_str().unwrap_or(""))
+                ),
+                None => format!("task=\"{}\"", label_value(t["task"].as_str().unwrap_or(""))),
+            };
+            let started = t["lastStartedAt"].as_str().and_then(unix_seconds);
+            let finished = t["lastFinishedAt"].as_str().and_then(unix_seconds);
+            let value = match i {
+                0 => Some(f64::from(u8::from(t["enabled"].as_bool().unwrap_or(false)))),
+                1 => Some(f64::from(u8::from(t["running"].as_bool().unwrap_or(false)))),
+                2 => Some(f64::from(u8::from(!t["lastError"].is_null()))),
+                3 => started,
+                4 => finished,
+                _ => match (started, finished) {
+                    (Some(s), Some(f)) if f >= s => Some(f - s),
+                    _ => None,
+                },
+            };
+            if let Some(v) = value {
+                let _ = writeln!(out, "{metric}{{{labels}}} {v}");
+            }
+        }
+    }
+    out
+}
+
 /// (metric, help, type) of the fusion lanes' figures, with the figure
 /// each reads.
 type LaneFigure = fn(&LaneStats) -> u64;
@@ -185,7 +282,7 @@ mod tests {
 
     use serde_json::json;
 
-    use super::{fusion_text, label_value, prometheus_text};
+    use super::{fusion_text, label_value, prometheus_text, tasks_text, unix_seconds};
     use crate::fusion::{Kind, Stats, CALL_SIZE_BOUNDS};
 
     #[test]
@@ -272,6 +369,60 @@ mod tests {
             assert!(value.parse::<i64>().is_ok(), "{line:?}");
             assert!(line.ends_with(&format!("\"}} {value}")), "{line:?}");
         }
+    }
+
+    #[test]
+    fn times_read_as_unix_seconds() {
+        assert_eq!(unix_seconds("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(unix_seconds("2000-03-01T00:00:00Z"), Some(951_868_800.0));
+        assert_eq!(
+            unix_seconds("2026-12-06T23:02:16.25Z"),
+            Some(1_796_598_136.25)
+        );
+        for bad in [
+            "",
+            "2026-12-06",
+            "2026-13-01T00:00:00Z",
+            "2026-12-06T23:02:16",
+            "now",
+        ] {
+            assert_eq!(unix_seconds(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn each_task_has_its_series_and_a_time_not_reached_is_left_out() {
+        let status = json!([
+            {"task": "retention", "enabled": true, "running": false, "lastError": null,
+             "lastStartedAt": "2026-12-06T23:00:00Z", "lastFinishedAt": "2026-12-06T23:00:01.5Z"},
+            {"task": "sweeper \"x\"", "enabled": false, "running": true, "lastError": "boom",
+             "lastStartedAt": "2026-12-06T23:00:05Z", "lastFinishedAt": "2026-12-06T23:00:01Z"},
+            {"task": "new", "enabled": true, "running": false, "lastError": null,
+             "lastStartedAt": null, "lastFinishedAt": null},
+            {"task": "retention", "shard": 2, "enabled": true, "running": false, "lastError": null,
+             "lastStartedAt": null, "lastFinishedAt": null},
+        ]);
+        let text = tasks_text(&status);
+        let lines: Vec<&str> = text.lines().collect();
+        for line in [
+            "queen_task_enabled{task=\"retention\"} 1",
+            "queen_task_failing{task=\"retention\"} 0",
+            "queen_task_last_started_timestamp_seconds{task=\"retention\"} 1796598000",
+            "queen_task_last_finished_timestamp_seconds{task=\"retention\"} 1796598001.5",
+            "queen_task_last_duration_seconds{task=\"retention\"} 1.5",
+            "queen_task_enabled{task=\"sweeper \\\"x\\\"\"} 0",
+            "queen_task_running{task=\"sweeper \\\"x\\\"\"} 1",
+            "queen_task_failing{task=\"sweeper \\\"x\\\"\"} 1",
+            "queen_task_enabled{task=\"new\"} 1",
+            "queen_task_enabled{task=\"retention\",shard=\"2\"} 1",
+        ] {
+            assert!(lines.contains(&line), "{line} in\n{text}");
+        }
+        // A run under way since its last finish has no duration yet, and a
+        // task that never ran has no times.
+        assert!(!text.contains("queen_task_last_duration_seconds{task=\"sweeper"));
+        assert!(!text.contains("timestamp_seconds{task=\"new\"}"));
+        assert!(text.contains("# TYPE queen_task_last_duration_seconds gauge"));
     }
 
     #[test]

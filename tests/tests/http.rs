@@ -715,3 +715,38 @@ fn every_get_that_writes_is_listed_and_guarded() {
         );
     }
 }
+
+/// The Prometheus text says when each background task last ran, how long
+/// its last run took and whether it failed: the test cluster's retention
+/// task runs every few seconds, so its last finish is recent.
+#[test]
+fn the_prometheus_text_says_when_each_background_task_last_ran() {
+    let text = ureq::get(&format!("{}/metrics/prometheus", base()))
+        .call()
+        .expect("the scrape")
+        .into_string()
+        .unwrap();
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix(series)
+                    .map(|v| v.trim().parse::<f64>().unwrap())
+            })
+            .unwrap_or_else(|| panic!("{series} in\n{text}"))
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let task = "{task=\"retention\"}";
+    assert_eq!(value(&format!("queen_task_enabled{task}")), 1.0);
+    assert_eq!(value(&format!("queen_task_failing{task}")), 0.0);
+    let finished = value(&format!("queen_task_last_finished_timestamp_seconds{task}"));
+    assert!(
+        (now - 600.0..now + 5.0).contains(&finished),
+        "the retention task last finished at {finished}, now is {now}"
+    );
+    let took = value(&format!("queen_task_last_duration_seconds{task}"));
+    assert!((0.0..60.0).contains(&took), "{took}");
+    assert!(text.contains("# TYPE queen_task_last_finished_timestamp_seconds gauge"));
+}

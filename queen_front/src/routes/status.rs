@@ -212,6 +212,9 @@ pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) 
         .get(age, || call(&state, "SELECT queen.list_queues()", &[]))
         .await?;
     let mut text = crate::metrics::prometheus_text(&queues, state.config.metrics_max_queues);
+    // One row per background task: a handful, read every scrape.
+    let tasks = call(&state, "SELECT queen.maintenance_status()", &[]).await?;
+    text.push_str(&crate::metrics::tasks_text(&tasks));
     text.push_str(&crate::metrics::fusion_text(&state.fusion.stats));
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
