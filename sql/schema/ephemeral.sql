@@ -17,17 +17,22 @@ CREATE TABLE queen.ephemeral_queues (
 
 CREATE SEQUENCE queen.ephemeral_incarnation_seq;
 
--- No row here is updated by the message path (docs/architecture.md,
--- "MVCC"): what a push, a pop or an ack changes is a new row. A queue's
--- tallies, a partition's bounds and a group's cursor are each a series of
--- versions, ver 0 first; the newest (highest ver) is the value, and the
--- writer, holding it locked, inserts the next and deletes the one it
--- replaces. A snapshot held open elsewhere then leaves deleted versions
--- behind, but no chain: the value is the first entry of a backward probe of
--- the key, whatever lies below it.
+-- No row here is updated or deleted by the message path
+-- (docs/architecture.md, "MVCC"): what a push, a pop or an ack changes is a
+-- new row. A queue's tallies, a partition's bounds, a group's cursor and a
+-- lease are each a series of versions, ver 0 first; the newest (highest
+-- ver) is the value. Every write to a queue holds its state row locked (a
+-- lock marks the row, it makes no version), so a key has one writer at a
+-- time. Messages every group has passed lie below their partition's tail
+-- and are read by nothing. The retention cycle deletes what the path left
+-- behind (the replaced versions, the messages below a tail, the settled
+-- leases) in bounded steps, and only once its last deletions are
+-- reclaimable: a snapshot held open elsewhere leaves live rows that no
+-- probe reads, not dead ones.
 
 -- One row per live queue (declared or implicit): its incarnation, written
--- once. Absent after a crash: the next call draws a new incarnation.
+-- once, and the queue's lock. Absent after a crash: the next call draws a
+-- new incarnation.
 CREATE UNLOGGED TABLE queen.ephemeral_state (
     queue       text COLLATE "C" PRIMARY KEY,
     incarnation bigint NOT NULL UNIQUE,
@@ -35,8 +40,7 @@ CREATE UNLOGGED TABLE queen.ephemeral_state (
 );
 
 -- What a live queue holds and what it dropped, as versions: every write
--- to the queue locks the newest (the queue's lock), so the tallies are
--- exact.
+-- to the queue holds the queue's lock, so the tallies are exact.
 CREATE UNLOGGED TABLE queen.ephemeral_tallies (
     incarnation  bigint NOT NULL,
     ver          bigint NOT NULL,
@@ -47,9 +51,9 @@ CREATE UNLOGGED TABLE queen.ephemeral_tallies (
     drops_retry  bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (incarnation, ver)
 ) WITH (
-    -- Inserted and deleted per call: vacuum on a dead-row count, never
-    -- throttled, no heap truncation (its ACCESS EXCLUSIVE would stall
-    -- every call).
+    -- A version per call, deleted by the cycle: vacuum on a dead-row
+    -- count, never throttled, no heap truncation (its ACCESS EXCLUSIVE
+    -- would stall every call).
     autovacuum_vacuum_scale_factor = 0,
     autovacuum_vacuum_threshold = 1000,
     autovacuum_vacuum_cost_delay = 0,
@@ -64,7 +68,7 @@ CREATE UNLOGGED TABLE queen.ephemeral_partitions (
 );
 
 -- A partition's bounds, as versions: sequence numbers [tail, head) may be
--- stored. Every write to a partition locks the newest.
+-- stored; the rows below the tail wait for the cycle.
 CREATE UNLOGGED TABLE queen.ephemeral_partition_states (
     incarnation bigint NOT NULL,
     partition   text COLLATE "C" NOT NULL,
@@ -101,7 +105,7 @@ CREATE UNLOGGED TABLE queen.ephemeral_groups (
 
 -- A group's cursor in a partition, as versions: the next sequence number
 -- it is handed, and how many messages were removed before it read them.
--- Written by pops, which hold the partition's lock.
+-- Written by pops.
 CREATE UNLOGGED TABLE queen.ephemeral_cursors (
     incarnation bigint NOT NULL,
     partition   text COLLATE "C" NOT NULL,
@@ -117,8 +121,10 @@ CREATE UNLOGGED TABLE queen.ephemeral_cursors (
     vacuum_truncate = off
 );
 
--- Delivered, not yet acknowledged messages of a group ('-infinity': handed
--- back by a failed or retry ack, due at once).
+-- A group's leases on the messages it was handed, as versions: a delivery
+-- (until its lease runs out), a hand-back by a failed or retry ack
+-- ('-infinity': due at once), a settlement ('infinity': acknowledged, or
+-- dropped past the retry limit). The newest is the lease's state.
 CREATE UNLOGGED TABLE queen.ephemeral_leases (
     incarnation bigint NOT NULL,
     partition   text COLLATE "C" NOT NULL,
@@ -126,7 +132,8 @@ CREATE UNLOGGED TABLE queen.ephemeral_leases (
     seq         bigint NOT NULL,
     attempts    integer NOT NULL,
     lease_until timestamptz NOT NULL,
-    PRIMARY KEY (incarnation, partition, grp, seq)
+    ver         integer NOT NULL,
+    PRIMARY KEY (incarnation, partition, grp, seq, ver)
 );
 
 -- When a live queue ('') and each of its consumer groups was last named

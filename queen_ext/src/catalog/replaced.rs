@@ -58,15 +58,24 @@ unsafe impl PGRXSharedMemory for Part {}
 /// Databases whose compaction memory is kept in shared memory.
 pub const DATABASES: usize = 64;
 
+/// The two compactions of the retention cycle, each with its own memory:
+/// the log's cursor states, and the rows ephemeral queues leave behind.
+#[derive(Debug, Clone, Copy)]
+pub enum Pass {
+    States = 0,
+    Ephemeral = 1,
+}
+
 /// One database's compaction memory; `database` 0 is a free entry.
 #[repr(C)]
 pub struct Memory {
     database: AtomicI64,
-    /// The transaction id that followed the last pass that deleted
-    /// something, plus one (0: none yet).
-    last_pass: AtomicI64,
-    /// The cursor id the sweep goes on after.
-    swept_to: AtomicI64,
+    /// Per [`Pass`], the transaction id that followed its last pass that
+    /// deleted something, plus one (0: none yet).
+    last_pass: [AtomicI64; 2],
+    /// Per [`Pass`], where its sweep goes on after: a cursor id, an
+    /// ephemeral queue's incarnation.
+    swept_to: [AtomicI64; 2],
 }
 
 #[repr(C)]
@@ -154,8 +163,9 @@ pub fn take(limit: usize) -> Vec<i64> {
 
 thread_local! {
     /// The memory of a database the shared entries have no room for (or
-    /// of every database, without shared memory): (last pass, swept to).
-    static LOCAL: Cell<(i64, i64, i64)> = const { Cell::new((0, 0, 0)) };
+    /// of every database, without shared memory): (database, last passes,
+    /// swept to).
+    static LOCAL: Cell<(i64, [i64; 2], [i64; 2])> = const { Cell::new((0, [0; 2], [0; 2])) };
 }
 
 /// This database's shared entry, claimed if it has none.
@@ -184,52 +194,60 @@ fn memory() -> Option<&'static Memory> {
     None
 }
 
-/// This process's memory of this database: (last pass, swept to).
-fn local() -> (i64, i64) {
+/// This process's memory of this database: (last passes, swept to).
+fn local() -> ([i64; 2], [i64; 2]) {
     let (database, last, swept) = LOCAL.with(Cell::get);
     if database == this_database() {
         (last, swept)
     } else {
-        (0, 0)
+        ([0; 2], [0; 2])
     }
 }
 
-fn set_local(last: i64, swept: i64) {
+fn set_local(last: [i64; 2], swept: [i64; 2]) {
     LOCAL.with(|l| l.set((this_database(), last, swept)));
 }
 
-/// The transaction id that followed this database's last compaction pass
+/// The transaction id that followed this database's last pass of `pass`
 /// that deleted something; None before the first.
-pub fn last_pass() -> Option<u32> {
+pub fn last_pass(pass: Pass) -> Option<u32> {
     let v = match memory() {
-        Some(m) => m.last_pass.load(Ordering::Acquire),
-        None => local().0,
+        Some(m) => m.last_pass[pass as usize].load(Ordering::Acquire),
+        None => local().0[pass as usize],
     };
     (v > 0).then(|| (v - 1) as u32)
 }
 
-/// Notes `next`, the transaction id that followed a pass that deleted
-/// something.
-pub fn set_last_pass(next: u32) {
+/// Notes `next`, the transaction id that followed a pass of `pass` that
+/// deleted something.
+pub fn set_last_pass(pass: Pass, next: u32) {
     let v = next as i64 + 1;
     match memory() {
-        Some(m) => m.last_pass.store(v, Ordering::Release),
-        None => set_local(v, local().1),
+        Some(m) => m.last_pass[pass as usize].store(v, Ordering::Release),
+        None => {
+            let (mut last, swept) = local();
+            last[pass as usize] = v;
+            set_local(last, swept);
+        }
     }
 }
 
-/// The cursor id this database's sweep goes on after (0: from the start).
-pub fn swept_to() -> i64 {
+/// Where this database's sweep of `pass` goes on after (0: from the start).
+pub fn swept_to(pass: Pass) -> i64 {
     match memory() {
-        Some(m) => m.swept_to.load(Ordering::Acquire),
-        None => local().1,
+        Some(m) => m.swept_to[pass as usize].load(Ordering::Acquire),
+        None => local().1[pass as usize],
     }
 }
 
-/// Notes where this database's sweep goes on after.
-pub fn set_swept_to(id: i64) {
+/// Notes where this database's sweep of `pass` goes on after.
+pub fn set_swept_to(pass: Pass, id: i64) {
     match memory() {
-        Some(m) => m.swept_to.store(id, Ordering::Release),
-        None => set_local(local().0, id),
+        Some(m) => m.swept_to[pass as usize].store(id, Ordering::Release),
+        None => {
+            let (last, mut swept) = local();
+            swept[pass as usize] = id;
+            set_local(last, swept);
+        }
     }
 }

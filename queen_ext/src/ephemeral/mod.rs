@@ -19,7 +19,9 @@
 //! Every write to a queue holds its state row's lock, so the counters
 //! (depth, bytes, drops) are exact.
 
+pub mod compact;
 pub mod expiry;
+pub mod leases;
 pub mod ops;
 pub mod options;
 pub mod queue;

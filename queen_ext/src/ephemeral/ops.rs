@@ -11,6 +11,7 @@ use pgrx::JsonB;
 use serde_json::{json, Value};
 
 use super::expiry;
+use super::leases::{self, Lease};
 use super::options::{self, Effective, Policy};
 use super::queue::{self, Part, State};
 use super::{check_name, mint_id, parse_id, DEFAULT_PARTITION, QUEUE_MODE};
@@ -351,35 +352,36 @@ fn pop_partition(
         skipped += p.tail - next;
         next = p.tail;
     }
+    let key = (inc, p.name.as_str(), group);
     let mut out = Vec::new();
     // Leases that ran out, and messages handed back, first.
-    let mut ended: Vec<i64> = Vec::new();
-    for r in exec_keyed(
-        c,
-        crate::query!("ephemeral_leases_due"),
-        &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8, spi::INT8],
-        &[
-            inc.into(),
-            p.name.as_str().into(),
-            group.into(),
-            want.into(),
-            p.tail.into(),
-        ],
-    ) {
-        let seq: i64 = spi::col(&r, "seq");
-        let attempts: i32 = spi::col(&r, "attempts");
-        let handed_back: bool = spi::col(&r, "handed_back");
-        match spi::opt::<String>(&r, "payload") {
-            None => ended.push(seq),
-            Some(_) if !handed_back && attempts as i64 >= opts.retry_limit => {
-                ended.push(seq);
+    let mut ended: Vec<Lease> = Vec::new();
+    let mut redelivered: Vec<Lease> = Vec::new();
+    for d in leases::due(c, key, want, p.tail) {
+        let end = Lease {
+            seq: d.seq,
+            replaces: Some(d.ver),
+            attempts: d.attempts,
+        };
+        match d.payload {
+            None => ended.push(end),
+            Some(_) if !d.handed_back && d.attempts as i64 >= opts.retry_limit => {
+                ended.push(end);
                 s.drops_retry += 1;
             }
-            Some(payload) => out.push(Delivery {
-                seq,
-                attempts: attempts.saturating_add(1),
-                payload,
-            }),
+            Some(payload) => {
+                let attempts = d.attempts.saturating_add(1);
+                redelivered.push(Lease {
+                    seq: d.seq,
+                    replaces: Some(d.ver),
+                    attempts,
+                });
+                out.push(Delivery {
+                    seq: d.seq,
+                    attempts,
+                    payload,
+                });
+            }
         }
     }
     let fresh_from = out.len();
@@ -402,32 +404,17 @@ fn pop_partition(
         next = last.seq + 1;
     }
     if auto_ack {
-        ended.extend(out[..fresh_from].iter().map(|d| d.seq));
-    } else if !out.is_empty() {
-        let seqs: Vec<i64> = out.iter().map(|d| d.seq).collect();
-        let attempts: Vec<i32> = out.iter().map(|d| d.attempts).collect();
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_leases_write"),
-            &[
-                spi::INT8,
-                spi::TEXT,
-                spi::TEXT,
-                spi::INT8_ARRAY,
-                spi::INT4_ARRAY,
-                spi::INT8,
-            ],
-            &[
-                inc.into(),
-                p.name.as_str().into(),
-                group.into(),
-                seqs.into(),
-                attempts.into(),
-                opts.lease_seconds.into(),
-            ],
-        );
+        // Redelivered messages count as acknowledged on delivery.
+        ended.extend(redelivered);
+    } else {
+        redelivered.extend(out[fresh_from..].iter().map(|d| Lease {
+            seq: d.seq,
+            replaces: None,
+            attempts: d.attempts,
+        }));
+        leases::write(c, key, &redelivered, opts.lease_seconds);
     }
-    end_leases(c, inc, &p.name, group, ended);
+    leases::end(c, key, &ended, true);
     // A cursor is made on the group's first pop of the partition (the
     // reclaim waits for every group's), and moves only when it changed.
     let held = cursor.map(|(ver, _, _)| ver);
@@ -485,18 +472,6 @@ fn cursor_get(
             spi::col::<i64>(&r, "skipped"),
         )
     })
-}
-
-fn end_leases(c: &mut SpiClient<'_>, inc: i64, partition: &str, group: &str, seqs: Vec<i64>) {
-    if seqs.is_empty() {
-        return;
-    }
-    exec_keyed(
-        c,
-        crate::query!("ephemeral_leases_delete"),
-        &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8_ARRAY],
-        &[inc.into(), partition.into(), group.into(), seqs.into()],
-    );
 }
 
 /// How an ack settles its message.
@@ -563,32 +538,26 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
             (Some(_), None) => "stale",
             (Some((inc, _, _)), Some(st)) if inc != st.incarnation => "stale",
             (Some((inc, partition, seq)), Some(st)) => {
-                let attempts = exec_keyed(
-                    c,
-                    crate::query!("ephemeral_lease_get"),
-                    &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],
-                    &[inc.into(), partition.into(), group.into(), seq.into()],
-                )
-                .next()
-                .map(|r| spi::col::<i32>(&r, "attempts"));
-                match attempts {
+                let key = (inc, partition, group);
+                match leases::get(c, key, seq) {
                     None => "unknown",
-                    Some(a) if *settle == Settle::Failed && (a as i64) < opts.retry_limit => {
-                        exec_keyed(
-                            c,
-                            crate::query!("ephemeral_lease_hand_back"),
-                            &[spi::INT8, spi::TEXT, spi::TEXT, spi::INT8],
-                            &[inc.into(), partition.into(), group.into(), seq.into()],
-                        );
-                        "redelivered"
-                    }
-                    Some(_) => {
-                        if *settle == Settle::Failed {
-                            st.drops_retry += 1;
+                    Some((ver, attempts)) => {
+                        let lease = [Lease {
+                            seq,
+                            replaces: Some(ver),
+                            attempts,
+                        }];
+                        if *settle == Settle::Failed && (attempts as i64) < opts.retry_limit {
+                            leases::end(c, key, &lease, false);
+                            "redelivered"
+                        } else {
+                            if *settle == Settle::Failed {
+                                st.drops_retry += 1;
+                            }
+                            leases::end(c, key, &lease, true);
+                            touched.insert(partition.to_owned());
+                            "acked"
                         }
-                        end_leases(c, inc, partition, group, vec![seq]);
-                        touched.insert(partition.to_owned());
-                        "acked"
                     }
                 }
             }

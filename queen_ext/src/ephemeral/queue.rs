@@ -3,6 +3,7 @@
 //! messages every group has passed, expired ones, the oldest ones under
 //! `dropOldest`, and the rows of ended incarnations.
 
+use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 
 use crate::pg::errors;
@@ -12,14 +13,26 @@ use crate::pg::spi::{self, exec_keyed};
 /// Whether the schema keeps a queue's tallies, a partition's bounds and a
 /// group's cursor as versions (0.6.0 on). A database not yet updated keeps
 /// them as rows updated in place: this library serves it with the
-/// statements of `sql/queries/ephemeral_rows/`, as the version before did.
+/// statements of `sql/queries/ephemeral_rows/`, as the version before did,
+/// and the message path deletes the messages it passes.
 pub fn as_versions() -> bool {
     spi::queen_table_exists(c"ephemeral_tallies")
 }
 
+/// Whether the schema keeps a lease as a series of versions (0.9.0 on): a
+/// delivery, a hand-back and a settlement each write one, and the newest is
+/// the lease's state. Before, a lease is a row updated and deleted.
+pub fn leases_as_log() -> bool {
+    let Some(oid) = spi::queen_table_oid(c"ephemeral_leases") else {
+        return false;
+    };
+    // SAFETY: a catalogue lookup by the relation's oid and a column name.
+    unsafe { pg_sys::get_attnum(oid, c"ver".as_ptr()) != pg_sys::InvalidAttrNumber as i16 }
+}
+
 /// Runs `versions` on a schema of versions, else `rows` (the same
 /// parameters and columns), planned by key (`spi::exec_keyed`): a newest
-/// version is the first visible entry of a backward probe of its key.
+/// version is the first entry of a backward probe of its key.
 pub fn run<'conn>(
     c: &mut SpiClient<'conn>,
     [versions, rows]: [&'static str; 2],
@@ -30,12 +43,6 @@ pub fn run<'conn>(
     spi::exec_keyed(c, sql, types, args)
 }
 
-/// How many times a lock that found its version replaced while it waited
-/// (the other transaction wrote the next one) is taken again before the
-/// call is answered to retry (40001). Each round waits for the transaction
-/// that holds the version.
-const LOCK_ROUNDS: usize = 16;
-
 /// A live queue's tallies, as read under its lock.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -45,7 +52,7 @@ pub struct State {
     pub drops_bounds: i64,
     pub drops_ttl: i64,
     pub drops_retry: i64,
-    /// The version held (0 on a schema of rows).
+    /// The version read (0 on a schema of rows).
     ver: i64,
     /// The tallies as read or last written: [`write`] writes only a change.
     written: [i64; 5],
@@ -63,7 +70,8 @@ impl State {
     }
 }
 
-/// One partition: sequence numbers [tail, head) may be stored.
+/// One partition: sequence numbers [tail, head) may be stored; the rows
+/// below the tail are read by nothing.
 #[derive(Debug, Clone)]
 pub struct Part {
     pub name: String,
@@ -71,7 +79,7 @@ pub struct Part {
     pub head: i64,
     pub depth: i64,
     pub bytes: i64,
-    /// The version held (0 on a schema of rows, or when read unlocked).
+    /// The version read (0 on a schema of rows, or in a listing).
     ver: i64,
     /// The bounds as read or last written: [`part_write`] writes only a
     /// change.
@@ -99,46 +107,36 @@ fn state_of(r: &pgrx::spi::SpiHeapTupleData<'_>) -> State {
     s
 }
 
-/// The row `lock` answers (a newest version, locked), read by `read`;
-/// None when there is nothing to lock (`exists` finds no row). A version
-/// another transaction replaced while this one waited for it is found
-/// deleted and asked for again ([`LOCK_ROUNDS`] times, then 40001); on a
-/// schema of rows a lock that waited reads the row as the other left it.
-fn lock_newest<T>(
-    c: &mut SpiClient<'_>,
-    lock: [&'static str; 2],
-    exists: &'static str,
-    types: &[pgrx::pg_sys::PgOid],
-    args: &[pgrx::datum::DatumWithOid<'_>],
-    what: &str,
-    read: impl Fn(&pgrx::spi::SpiHeapTupleData<'_>) -> T,
-) -> Option<T> {
-    for _ in 0..LOCK_ROUNDS {
-        if let Some(r) = run(c, lock, types, args).next() {
-            return Some(read(&r));
-        }
-        let present = exec_keyed(c, exists, types, args).next().is_some();
-        if !present || !as_versions() {
-            return None;
-        }
-    }
-    errors::retry_needed(format!("{what} kept changing under this call; retry"))
-}
-
-/// The live queue's tallies, locked; None when it is not live.
+/// The live queue's tallies, locked (every write to the queue holds the
+/// lock); None when it is not live. On a schema of versions the lock is
+/// the queue's state row, written once, and the tallies are read in a
+/// statement of their own once it is granted, so they are the newest.
 pub fn lock(c: &mut SpiClient<'_>, queue: &str) -> Option<State> {
-    lock_newest(
+    let row = run(
         c,
         [
             crate::query!("ephemeral_state_lock"),
             crate::query!("ephemeral_rows/ephemeral_state_lock"),
         ],
-        crate::query!("ephemeral_state_exists"),
         &[spi::TEXT],
         &[queue.into()],
-        &format!("ephemeral queue {queue:?}: its tallies"),
-        state_of,
     )
+    .next()?;
+    if !as_versions() {
+        return Some(state_of(&row));
+    }
+    let inc: i64 = spi::col(&row, "incarnation");
+    let tallies = exec_keyed(
+        c,
+        crate::query!("ephemeral_tallies_get"),
+        &[spi::INT8],
+        &[inc.into()],
+    )
+    .next()
+    .map(|r| state_of(&r));
+    Some(tallies.unwrap_or_else(|| {
+        errors::corrupt(format!("ephemeral queue {queue:?} is live without tallies"))
+    }))
 }
 
 /// The live queue's tallies, locked, made live (a new incarnation) if it
@@ -273,20 +271,21 @@ fn part_of(r: &pgrx::spi::SpiHeapTupleData<'_>, name: String, ver: i64) -> Part 
     p
 }
 
-/// A partition's bounds, locked; None when the queue has no such partition.
+/// A partition's bounds, read under the queue's lock (a schema of rows
+/// locks the partition's row too); None when the queue has no such
+/// partition.
 pub fn part_lock(c: &mut SpiClient<'_>, inc: i64, name: &str) -> Option<Part> {
-    lock_newest(
+    run(
         c,
         [
-            crate::query!("ephemeral_partition_lock"),
+            crate::query!("ephemeral_partition_get"),
             crate::query!("ephemeral_rows/ephemeral_partition_lock"),
         ],
-        crate::query!("ephemeral_partition_exists"),
         &[spi::INT8, spi::TEXT],
         &[inc.into(), name.into()],
-        &format!("ephemeral partition {name:?}: its bounds"),
-        |r| part_of(r, name.to_owned(), spi::col(r, "ver")),
     )
+    .next()
+    .map(|r| part_of(&r, name.to_owned(), spi::col(&r, "ver")))
 }
 
 /// A partition, locked, made if the queue had none of that name.
@@ -380,73 +379,79 @@ pub fn parts_round(
     .collect()
 }
 
-/// Moves the tail to the first message still stored (or the head), and
-/// ends every lease below it.
-fn retail(c: &mut SpiClient<'_>, inc: i64, p: &mut Part) {
-    let first = exec_keyed(
-        c,
-        crate::query!("ephemeral_messages_first"),
-        &[spi::INT8, spi::TEXT, spi::INT8],
-        &[inc.into(), p.name.as_str().into(), p.tail.into()],
-    )
-    .next()
-    .and_then(|r| spi::opt::<i64>(&r, "seq"));
-    let tail = first.unwrap_or(p.head).min(p.head);
-    if tail != p.tail {
-        let from = p.tail;
-        p.tail = tail;
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_leases_below"),
-            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
-            &[
-                inc.into(),
-                p.name.as_str().into(),
-                from.into(),
-                p.tail.into(),
-            ],
-        );
+/// Moves the partition's tail to `upto` (the messages in between are gone
+/// for every group), taking what it stored there out of the tallies;
+/// answers how many messages and bytes that was. On a schema of versions
+/// the rows stay, read by nothing, for the retention cycle's compaction
+/// (and the leases below the tail with them); on a schema of rows they are
+/// deleted here, with the leases on them.
+fn move_tail(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part, upto: i64) -> (i64, i64) {
+    let upto = upto.min(p.head);
+    if upto <= p.tail {
+        return (0, 0);
     }
+    let args = [
+        s.incarnation.into(),
+        p.name.as_str().into(),
+        p.tail.into(),
+        upto.into(),
+    ];
+    let types = [spi::INT8, spi::TEXT, spi::INT8, spi::INT8];
+    let gone = removed(
+        run(
+            c,
+            [
+                crate::query!("ephemeral_messages_span"),
+                crate::query!("ephemeral_messages_remove"),
+            ],
+            &types,
+            &args,
+        )
+        .next(),
+    );
+    if !leases_as_log() {
+        exec_keyed(c, crate::query!("ephemeral_leases_below"), &types, &args);
+    }
+    p.tail = upto;
+    p.depth -= gone.0;
+    p.bytes -= gone.1;
+    s.depth -= gone.0;
+    s.bytes -= gone.1;
+    gone
 }
 
 fn removed(r: Option<pgrx::spi::SpiHeapTupleData<'_>>) -> (i64, i64) {
     r.map_or((0, 0), |r| (spi::col(&r, "n"), spi::col(&r, "bytes")))
 }
 
-fn take(s: &mut State, p: &mut Part, (n, bytes): (i64, i64)) {
-    p.depth -= n;
-    p.bytes -= bytes;
-    s.depth -= n;
-    s.bytes -= bytes;
-}
-
 /// One bounded step of dropping a partition's messages older than
-/// `ttl_seconds` (counted in `drops.ttl`).
+/// `ttl_seconds` (counted in `drops.ttl`): the tail moves past the oldest
+/// ones, at most `queen.ephemeral_cleanup_batch` of them.
 pub fn expire_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part, ttl_seconds: i64) {
     if ttl_seconds <= 0 || p.tail >= p.head {
         return;
     }
-    let upto = p.tail.saturating_add(settings::ephemeral_cleanup_batch());
-    let gone = removed(
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_messages_expire"),
-            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
-            &[
-                s.incarnation.into(),
-                p.name.as_str().into(),
-                p.tail.into(),
-                upto.into(),
-                ttl_seconds.into(),
-            ],
-        )
-        .next(),
-    );
-    if gone.0 > 0 {
-        take(s, p, gone);
-        s.drops_ttl += gone.0;
-        retail(c, s.incarnation, p);
-    }
+    let most = p
+        .tail
+        .saturating_add(settings::ephemeral_cleanup_batch())
+        .min(p.head);
+    let upto = exec_keyed(
+        c,
+        crate::query!("ephemeral_expired_upto"),
+        &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8, spi::INT8],
+        &[
+            s.incarnation.into(),
+            p.name.as_str().into(),
+            p.tail.into(),
+            most.into(),
+            ttl_seconds.into(),
+        ],
+    )
+    .next()
+    .and_then(|r| spi::opt::<i64>(&r, "seq"))
+    .unwrap_or(most);
+    let (n, _) = move_tail(c, s, p, upto);
+    s.drops_ttl += n;
 }
 
 /// One bounded step of removing a partition's messages every group of the
@@ -455,12 +460,16 @@ pub fn reclaim_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part) {
     if p.tail >= p.head {
         return;
     }
-    let Some(row) = run(
+    let sql = if leases_as_log() {
+        crate::query!("ephemeral_watermark_log")
+    } else if as_versions() {
+        crate::query!("ephemeral_watermark")
+    } else {
+        crate::query!("ephemeral_rows/ephemeral_watermark")
+    };
+    let Some(row) = exec_keyed(
         c,
-        [
-            crate::query!("ephemeral_watermark"),
-            crate::query!("ephemeral_rows/ephemeral_watermark"),
-        ],
+        sql,
         &[spi::INT8, spi::TEXT, spi::INT8],
         &[s.incarnation.into(), p.name.as_str().into(), p.tail.into()],
     )
@@ -474,26 +483,7 @@ pub fn reclaim_step(c: &mut SpiClient<'_>, s: &mut State, p: &mut Part) {
         return;
     };
     let upto = watermark.min(p.tail.saturating_add(settings::ephemeral_cleanup_batch()));
-    if upto <= p.tail {
-        return;
-    }
-    let gone = removed(
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_messages_remove"),
-            &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
-            &[
-                s.incarnation.into(),
-                p.name.as_str().into(),
-                p.tail.into(),
-                upto.into(),
-            ],
-        )
-        .next(),
-    );
-    take(s, p, gone);
-    p.tail = upto;
-    retail(c, s.incarnation, p);
+    move_tail(c, s, p, upto);
 }
 
 /// Drops the oldest messages of `p` until `need_len` messages and
@@ -508,37 +498,36 @@ pub fn drop_oldest(
     mut need_bytes: i64,
 ) -> (i64, i64) {
     while (need_len > 0 || need_bytes > 0) && p.depth > 0 {
-        let gone = removed(
-            exec_keyed(
-                c,
-                crate::query!("ephemeral_drop_oldest"),
-                &[
-                    spi::INT8,
-                    spi::TEXT,
-                    spi::INT8,
-                    spi::INT8,
-                    spi::INT8,
-                    spi::INT8,
-                ],
-                &[
-                    s.incarnation.into(),
-                    p.name.as_str().into(),
-                    settings::ephemeral_cleanup_batch().into(),
-                    need_len.into(),
-                    need_bytes.into(),
-                    p.tail.into(),
-                ],
-            )
-            .next(),
-        );
-        if gone.0 == 0 {
+        let upto = exec_keyed(
+            c,
+            crate::query!("ephemeral_drop_upto"),
+            &[
+                spi::INT8,
+                spi::TEXT,
+                spi::INT8,
+                spi::INT8,
+                spi::INT8,
+                spi::INT8,
+            ],
+            &[
+                s.incarnation.into(),
+                p.name.as_str().into(),
+                settings::ephemeral_cleanup_batch().into(),
+                need_len.into(),
+                need_bytes.into(),
+                p.tail.into(),
+            ],
+        )
+        .next()
+        .and_then(|r| spi::opt::<i64>(&r, "upto"));
+        let Some(upto) = upto else { break };
+        let (n, bytes) = move_tail(c, s, p, upto);
+        if n == 0 {
             break;
         }
-        take(s, p, gone);
-        s.drops_bounds += gone.0;
-        need_len -= gone.0;
-        need_bytes -= gone.1;
-        retail(c, s.incarnation, p);
+        s.drops_bounds += n;
+        need_len -= n;
+        need_bytes -= bytes;
     }
     (need_len, need_bytes)
 }

@@ -1296,6 +1296,10 @@ static EPHEMERAL_POP_MAX_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(10
 /// removes at most: messages every group has passed, expired or dropped ones, and the rows of a
 /// reset or deleted queue (default 1000, 1 to 1 000 000).
 static EPHEMERAL_CLEANUP_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
+/// `queen.ephemeral_compact_max`: rows the retention cycle's compaction of ephemeral queues
+/// deletes at most a cycle (replaced versions, messages below a tail, settled leases; default
+/// 1 000 000, 0 to 100 000 000; 0 stops it).
+static EPHEMERAL_COMPACT_MAX: GucSetting<i32> = GucSetting::<i32>::new(1_000_000);
 /// `queen.ephemeral_list_max`: queues, partitions and groups one ephemeral listing or depth read
 /// answers at most (default 1000, 1 to 1 000 000).
 static EPHEMERAL_LIST_MAX: GucSetting<i32> = GucSetting::<i32>::new(1000);
@@ -1414,6 +1418,16 @@ fn register_ephemeral() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.ephemeral_compact_max",
+        c"Rows the retention cycle's compaction of ephemeral queues deletes at most a cycle.",
+        c"0 stops it: every push, pop and ack then leaves its rows behind.",
+        &EPHEMERAL_COMPACT_MAX,
+        0,
+        100_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.ephemeral_list_max",
         c"Rows one ephemeral listing answers at most.",
         c"",
@@ -1514,6 +1528,12 @@ pub fn ephemeral_pop_max_partitions() -> i64 {
 /// Rows one ephemeral cleanup step removes at most. (`queen.ephemeral_cleanup_batch`).
 pub fn ephemeral_cleanup_batch() -> i64 {
     EPHEMERAL_CLEANUP_BATCH.get() as i64
+}
+
+/// Rows the cycle's ephemeral compaction deletes at most a cycle
+/// (`queen.ephemeral_compact_max`).
+pub fn ephemeral_compact_max() -> i64 {
+    EPHEMERAL_COMPACT_MAX.get() as i64
 }
 
 /// Rows one ephemeral listing answers at most. (`queen.ephemeral_list_max`).

@@ -23,7 +23,11 @@ use pgrx::pg_sys;
 use pgrx::spi::SpiClient;
 
 use super::step::{with_lock_timeout, LOCK_NOT_AVAILABLE};
-use crate::catalog::{cursors, replaced};
+use std::ffi::CStr;
+
+use crate::catalog::cursors;
+use crate::catalog::replaced::{self, Pass};
+use crate::ephemeral;
 use crate::maintenance::unit::{Failure, Runner};
 use crate::pg::spi;
 use crate::query;
@@ -38,19 +42,24 @@ const STEP_CURSORS: usize = 1024;
 /// What a cycle's compaction did.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Compacted {
+    /// Cursor states of the log deleted.
     pub deleted: i64,
+    /// Rows of ephemeral queues deleted (`ephemeral::compact`).
+    pub ephemeral: i64,
+    /// The ephemeral pass waited: the last one's deletions are not
+    /// reclaimable yet.
+    pub ephemeral_deferred: bool,
     /// The pass waited: the last one's deletions are not reclaimable yet.
     pub deferred: bool,
 }
 
-/// Whether the horizon of `queen.log_cursor_states` has passed the last
-/// pass of this database (always, when it has had none since the server
-/// started).
-fn horizon_passed() -> bool {
-    let Some(after) = replaced::last_pass() else {
+/// Whether the horizon of `queen.<table>` has passed the last `pass` of
+/// this database (always, when it has had none since the server started).
+fn horizon_passed(pass: Pass, table: &CStr) -> bool {
+    let Some(after) = replaced::last_pass(pass) else {
         return true;
     };
-    let Some(oid) = spi::queen_table_oid(c"log_cursor_states") else {
+    let Some(oid) = spi::queen_table_oid(table) else {
         return false;
     };
     let lock = pg_sys::AccessShareLock as pg_sys::LOCKMODE;
@@ -66,16 +75,16 @@ fn horizon_passed() -> bool {
 }
 
 /// Notes the end of a pass that deleted something.
-fn passed() {
+fn passed(pass: Pass) {
     // SAFETY: reads the shared next transaction id under its own lock.
     let next = unsafe { pg_sys::ReadNextFullTransactionId() }.value as u32;
-    replaced::set_last_pass(next);
+    replaced::set_last_pass(pass, next);
 }
 
 /// The cursors the sweep visits this cycle: the next [`SWEEP_CURSORS`]
 /// after where it stopped, from the first again once it reaches the end.
 fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
-    let after = replaced::swept_to();
+    let after = replaced::swept_to(Pass::States);
     let ids: Vec<i64> = spi::exec(
         client,
         query!("cursor_ids_after"),
@@ -88,7 +97,7 @@ fn sweep(client: &mut SpiClient<'_>) -> Vec<i64> {
         Some(&last) if ids.len() as i64 == SWEEP_CURSORS => last,
         _ => 0,
     };
-    replaced::set_swept_to(next);
+    replaced::set_swept_to(Pass::States, next);
     ids
 }
 
@@ -132,17 +141,82 @@ fn step_settled<R: Runner>(runner: &mut R, cursors: &[i64], batch: i32) -> Resul
     }
 }
 
-/// The cycle's compaction: at most `max` states, in steps of `batch`. The
-/// cursors it had no room for are noted again for the next cycle.
-pub fn compact<R: Runner>(runner: &mut R, batch: i32, max: i64) -> Result<Compacted, Failure> {
+/// The cycle's compaction: a pass over the log's cursor states (at most
+/// `max`) and one over the ephemeral queues' rows (at most
+/// `ephemeral_max`), in steps of `batch`, each when its last one's
+/// deletions are reclaimable.
+pub fn compact<R: Runner>(
+    runner: &mut R,
+    batch: i32,
+    max: i64,
+    ephemeral_max: i64,
+) -> Result<Compacted, Failure> {
     let mut done = Compacted::default();
-    if max <= 0 || !runner.run(|_| cursors::as_states())? {
-        return Ok(done);
+    if max > 0 && runner.run(|_| cursors::as_states())? {
+        if runner.run(|_| horizon_passed(Pass::States, c"log_cursor_states"))? {
+            let outcome = compact_states(runner, batch, max, &mut done);
+            if done.deleted > 0 {
+                passed(Pass::States);
+            }
+            outcome?;
+        } else {
+            done.deferred = true;
+        }
     }
-    if !runner.run(|_| horizon_passed())? {
-        done.deferred = true;
-        return Ok(done);
+    if ephemeral_max > 0 && runner.run(|_| ephemeral::compact::applies())? {
+        if runner.run(|_| horizon_passed(Pass::Ephemeral, c"ephemeral_tallies"))? {
+            let outcome = compact_ephemeral(runner, batch as i64, ephemeral_max, &mut done);
+            if done.ephemeral > 0 {
+                passed(Pass::Ephemeral);
+            }
+            outcome?;
+        } else {
+            done.ephemeral_deferred = true;
+        }
     }
+    Ok(done)
+}
+
+/// The ephemeral queues' part of a pass: steps over the partitions of live
+/// queues, from the queue where the last pass stopped, until the sweep
+/// comes to the end or `max` rows went.
+fn compact_ephemeral<R: Runner>(
+    runner: &mut R,
+    batch: i64,
+    max: i64,
+    done: &mut Compacted,
+) -> Result<(), Failure> {
+    let mut at = (replaced::swept_to(Pass::Ephemeral), String::new());
+    while done.ephemeral < max {
+        let room = (max - done.ephemeral).min(batch);
+        let step = runner
+            .run(|c| with_lock_timeout(c, LOCK_WAIT, |c| ephemeral::compact::step(c, &at, room)));
+        match step {
+            Ok(s) => {
+                done.ephemeral += s.deleted;
+                at = s.next;
+                // A pass that stops short goes on at this queue next time.
+                replaced::set_swept_to(Pass::Ephemeral, (at.0 - 1).max(0));
+                if s.wrapped {
+                    break;
+                }
+            }
+            // A reset's cleanup deletes the same rows: the next pass.
+            Err(e) if e.sqlstate == LOCK_NOT_AVAILABLE => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The log's part of a pass: at most `max` states, in steps of `batch`.
+/// The cursors it had no room for are noted again for the next cycle.
+fn compact_states<R: Runner>(
+    runner: &mut R,
+    batch: i32,
+    max: i64,
+    done: &mut Compacted,
+) -> Result<(), Failure> {
     let mut ids = replaced::take(replaced::SLOTS);
     ids.extend(runner.run(sweep)?);
     ids.sort_unstable();
@@ -183,8 +257,5 @@ pub fn compact<R: Runner>(runner: &mut R, batch: i32, max: i64) -> Result<Compac
     for id in left {
         replaced::note(id);
     }
-    if done.deleted > 0 {
-        passed();
-    }
-    outcome.map(|()| done)
+    outcome
 }

@@ -6,7 +6,7 @@
 //!   phase 3  maxWaitTimeSeconds eviction, per due partition, looped until done
 //!   phase 4  empty-partition cleanup, batched, at most once a minute
 //!   phase 5  metrics purge, batched
-//!   phase 6  cursor-state compaction, batched (`compact`)
+//!   phase 6  compaction of cursor states and ephemeral rows, batched (`compact`)
 //!   phase 7  idle ephemeral groups and queues, batched (`idle`)
 
 use std::time::Instant;
@@ -35,6 +35,7 @@ pub struct Settings {
     pub metrics_days: i32,
     pub lease_ms: i64,
     pub compact_max: i64,
+    pub ephemeral_compact_max: i64,
 }
 
 impl Settings {
@@ -47,6 +48,7 @@ impl Settings {
             metrics_days: settings::metrics_retention_days(),
             lease_ms: settings::maintenance_lease_ms(),
             compact_max: settings::retention_compact_max(),
+            ephemeral_compact_max: settings::ephemeral_compact_max(),
         }
     }
 }
@@ -65,6 +67,10 @@ pub struct Report {
     pub partitions_deleted: i64,
     pub metrics_purged: i64,
     pub states_compacted: i64,
+    /// Rows of ephemeral queues the compaction deleted.
+    pub ephemeral_compacted: i64,
+    /// Their compaction waited for a snapshot held open elsewhere to end.
+    pub ephemeral_compaction_deferred: bool,
     /// The compaction waited for a snapshot held open elsewhere to end.
     pub compaction_deferred: bool,
     /// Ephemeral consumer groups forgotten (no pop named them for
@@ -110,6 +116,7 @@ impl Report {
             + self.partitions_deleted
             + self.metrics_purged
             + self.states_compacted
+            + self.ephemeral_compacted
             + self.ephemeral_groups_forgotten
             + self.ephemeral_queues_removed
             > 0
@@ -126,7 +133,7 @@ impl Report {
             String::new()
         };
         let line = format!(
-            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={}{} ephemeral_groups_forgotten={} ephemeral_queues_removed={} failed={}{failing} elapsed_ms={}",
+            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={} ephemeral_compacted={}{} ephemeral_groups_forgotten={} ephemeral_queues_removed={} failed={}{failing} elapsed_ms={}",
             self.queues,
             self.due,
             self.backed_off,
@@ -137,7 +144,8 @@ impl Report {
             self.partitions_deleted,
             self.metrics_purged,
             self.states_compacted,
-            if self.compaction_deferred {
+            self.ephemeral_compacted,
+            if self.compaction_deferred || self.ephemeral_compaction_deferred {
                 " (compaction deferred: a snapshot is held)"
             } else {
                 ""
@@ -583,10 +591,13 @@ pub fn run_cycle<R: Runner>(
     }
     // Phase 5: observability rows.
     metrics_purge(runner, s, metrics_cutoff, &mut report)?;
-    // Phase 6: the cursor states pops, acks and renewals replaced.
-    match compact::compact(runner, s.batch, s.compact_max) {
+    // Phase 6: the cursor states pops, acks and renewals replaced, and the
+    // rows ephemeral queues left behind.
+    match compact::compact(runner, s.batch, s.compact_max, s.ephemeral_compact_max) {
         Ok(done) => {
             report.states_compacted = done.deleted;
+            report.ephemeral_compacted = done.ephemeral;
+            report.ephemeral_compaction_deferred = done.ephemeral_deferred;
             report.compaction_deferred = done.deferred;
         }
         Err(e) if e.stops_the_cycle() => return Err(e),
