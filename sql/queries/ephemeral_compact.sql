@@ -44,9 +44,9 @@ WITH p AS (
            SELECT x.ctid FROM p CROSS JOIN LATERAL (
                   SELECT c.ctid FROM queen.ephemeral_cursors c
                    WHERE c.incarnation = p.incarnation AND c.partition = p.partition
-                     AND EXISTS (SELECT 1 FROM queen.ephemeral_cursors n
-                                  WHERE n.incarnation = c.incarnation AND n.partition = c.partition
-                                    AND n.grp = c.grp AND n.ver > c.ver)
+                     AND c.ver < (SELECT max(n.ver) FROM queen.ephemeral_cursors n
+                                   WHERE n.incarnation = c.incarnation AND n.partition = c.partition
+                                     AND n.grp = c.grp)
                    LIMIT $4) x
             LIMIT $4))
     RETURNING 1
