@@ -77,42 +77,52 @@ fn unzip(items: &[Lease]) -> (Vec<i64>, Vec<i32>, Vec<i32>) {
     )
 }
 
-/// Leases `items` to `group` for `seconds`.
-pub fn write(
+/// Inserts the next version of each lease of `items` by `sql`
+/// (`ephemeral_lease_log_write` or `_end`), whose last parameter is `last`.
+fn insert_versions(
     c: &mut SpiClient<'_>,
+    sql: &'static str,
     (inc, partition, group): (i64, &str, &str),
     items: &[Lease],
-    seconds: i64,
+    (last_type, last): (pgrx::pg_sys::PgOid, pgrx::datum::DatumWithOid<'_>),
 ) {
+    let (seqs, vers, attempts) = unzip(items);
+    exec_keyed(
+        c,
+        sql,
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT8_ARRAY,
+            spi::INT4_ARRAY,
+            spi::INT4_ARRAY,
+            last_type,
+        ],
+        &[
+            inc.into(),
+            partition.into(),
+            group.into(),
+            seqs.into(),
+            vers.into(),
+            attempts.into(),
+            last,
+        ],
+    );
+}
+
+/// Leases `items` to `group` for `seconds`.
+pub fn write(c: &mut SpiClient<'_>, key: (i64, &str, &str), items: &[Lease], seconds: i64) {
     if items.is_empty() {
         return;
     }
-    let (seqs, vers, attempts) = unzip(items);
     if leases_as_log() {
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_lease_log_write"),
-            &[
-                spi::INT8,
-                spi::TEXT,
-                spi::TEXT,
-                spi::INT8_ARRAY,
-                spi::INT4_ARRAY,
-                spi::INT4_ARRAY,
-                spi::INT8,
-            ],
-            &[
-                inc.into(),
-                partition.into(),
-                group.into(),
-                seqs.into(),
-                vers.into(),
-                attempts.into(),
-                seconds.into(),
-            ],
-        );
+        let sql = crate::query!("ephemeral_lease_log_write");
+        insert_versions(c, sql, key, items, (spi::INT8, seconds.into()));
         return;
     }
+    let (inc, partition, group) = key;
+    let (seqs, _, attempts) = unzip(items);
     exec_keyed(
         c,
         crate::query!("ephemeral_leases_write"),
@@ -137,41 +147,17 @@ pub fn write(
 
 /// Ends the leases `items` of `group`: settled (acknowledged, or dropped),
 /// or, without `settled`, handed back (due again at once).
-pub fn end(
-    c: &mut SpiClient<'_>,
-    (inc, partition, group): (i64, &str, &str),
-    items: &[Lease],
-    settled: bool,
-) {
+pub fn end(c: &mut SpiClient<'_>, key: (i64, &str, &str), items: &[Lease], settled: bool) {
     if items.is_empty() {
         return;
     }
-    let (seqs, vers, attempts) = unzip(items);
     if leases_as_log() {
-        exec_keyed(
-            c,
-            crate::query!("ephemeral_lease_log_end"),
-            &[
-                spi::INT8,
-                spi::TEXT,
-                spi::TEXT,
-                spi::INT8_ARRAY,
-                spi::INT4_ARRAY,
-                spi::INT4_ARRAY,
-                spi::BOOL,
-            ],
-            &[
-                inc.into(),
-                partition.into(),
-                group.into(),
-                seqs.into(),
-                vers.into(),
-                attempts.into(),
-                settled.into(),
-            ],
-        );
+        let sql = crate::query!("ephemeral_lease_log_end");
+        insert_versions(c, sql, key, items, (spi::BOOL, settled.into()));
         return;
     }
+    let (inc, partition, group) = key;
+    let seqs: Vec<i64> = items.iter().map(|l| l.seq).collect();
     let sql = if settled {
         crate::query!("ephemeral_leases_delete")
     } else {

@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(rows_of("ephemeral_leases", "e_mvcc"), 20 * 6);
 
         let report = js("SELECT queen_internal.retention_run_cycle()");
-        assert_eq!(report["compaction_deferred"], false, "{report}");
+        assert_eq!(report["ephemeral_compaction_deferred"], false, "{report}");
         assert!(
             report["ephemeral_compacted"].as_i64().unwrap() > 100,
             "{report}"
