@@ -1,7 +1,9 @@
 //! The Prometheus text exposition of the per-queue figures
-//! `queen.list_queues()` answers, of the background tasks
-//! `queen.maintenance_status()` answers, and of the front-end's fusion
-//! lanes.
+//! `queen.list_queues()` answers, of each consumer group's lag
+//! (`queen.consumer_groups_summary()`), of the timers
+//! (`queen.sweeper_metrics()`), of the background tasks and the retention
+//! cycle's work list (`queen.maintenance_status()`), and of the
+//! front-end's fusion lanes.
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
@@ -56,11 +58,11 @@ pub fn label_value(raw: &str) -> String {
     out
 }
 
-/// The queue listing the scrapes share: one `queen.list_queues()` serves
-/// every scrape within its age (`QUEEN_METRICS_QUEUES_MS`), and scrapes
-/// that come while it is being made wait for it instead of making their
-/// own. However often and however many scrape, the database makes at most
-/// one listing per age.
+/// A listing the scrapes share (the queues, the consumer groups): one
+/// answer serves every scrape within its age (`QUEEN_METRICS_QUEUES_MS`),
+/// and scrapes that come while it is being made wait for it instead of
+/// making their own. However often and however many scrape, the database
+/// makes at most one listing of each per age.
 #[derive(Default)]
 pub struct QueueListing {
     made: tokio::sync::Mutex<Option<(std::time::Instant, Arc<Value>)>>,
@@ -145,6 +147,120 @@ pub fn unix_seconds(iso: &str) -> Option<f64> {
     Some((days * 86_400 + hh * 3_600 + mm * 60) as f64 + ss)
 }
 
+/// (metric, help, the group's field it reads) of the consumer groups'
+/// figures, per (queue, group).
+const GROUPS: &[(&str, &str, &str)] = &[
+    (
+        "queen_group_lag_messages",
+        "Messages of the queue the consumer group has not consumed yet.",
+        "totalLag",
+    ),
+    (
+        "queen_group_lag_seconds",
+        "Age of the oldest message the consumer group has not consumed yet.",
+        "maxTimeLag",
+    ),
+    (
+        "queen_group_leased_partitions",
+        "Partitions of the queue the consumer group holds leased now.",
+        "members",
+    ),
+    (
+        "queen_group_partitions_lagging",
+        "Partitions of the queue where the consumer group has messages to consume.",
+        "partitionsWithLag",
+    ),
+];
+
+/// The consumer groups' figures, from `queen.consumer_groups_summary()`
+/// (a bare array, one element per (group, queue), queue mode included as
+/// `__QUEUE_MODE__`): at most `max` pairs, in the listing's order, the
+/// rest counted in `queen_groups_omitted`.
+pub fn groups_text(summary: &Value, max: usize) -> String {
+    let all = summary.as_array().map(Vec::as_slice).unwrap_or_default();
+    let groups = &all[..all.len().min(max)];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# HELP queen_groups_omitted Consumer groups left out of this exposition (past QUEEN_METRICS_MAX_QUEUES).\n\
+         # TYPE queen_groups_omitted gauge\nqueen_groups_omitted {}",
+        all.len() - groups.len()
+    );
+    for (metric, help, field) in GROUPS {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} gauge");
+        for g in groups {
+            let queue = label_value(g["queueName"].as_str().unwrap_or(""));
+            let group = label_value(g["name"].as_str().unwrap_or(""));
+            let labels = match g["shard"].as_i64() {
+                Some(n) => format!("queue=\"{queue}\",group=\"{group}\",shard=\"{n}\""),
+                None => format!("queue=\"{queue}\",group=\"{group}\""),
+            };
+            let value = g[*field].as_f64().unwrap_or(0.0);
+            let _ = writeln!(out, "{metric}{{{labels}}} {value}");
+        }
+    }
+    out
+}
+
+/// (metric, help, type, the sweeper's field it reads, scale) of the timers'
+/// figures.
+const TIMERS: &[(&str, &str, &str, &str, f64)] = &[
+    (
+        "queen_timers_due",
+        "Timers due and not fired yet, at the sweepers' last probe.",
+        "gauge",
+        "due",
+        1.0,
+    ),
+    (
+        "queen_timers_due_lateness_seconds",
+        "How late the oldest due timer was at the sweepers' last probe.",
+        "gauge",
+        "probeLatenessMs",
+        0.001,
+    ),
+    (
+        "queen_timers_fired_total",
+        "Timers fired into their queues (since the server started).",
+        "counter",
+        "firedTotal",
+        1.0,
+    ),
+    (
+        "queen_timers_fire_failed_total",
+        "Timer fires that failed and will be tried again (since the server started).",
+        "counter",
+        "fireFailedTotal",
+        1.0,
+    ),
+    (
+        "queen_timers_set_aside",
+        "Timers set aside for good after failing to fire.",
+        "gauge",
+        "timersSetAside",
+        1.0,
+    ),
+];
+
+/// The timers' figures, from `queen.sweeper_metrics()`; nothing when the
+/// sweepers are not running (`"available": false`).
+pub fn timers_text(sweeper: &Value) -> String {
+    let mut out = String::new();
+    if sweeper["available"] != Value::Bool(true) {
+        return out;
+    }
+    for (metric, help, kind, field, scale) in TIMERS {
+        if let Some(v) = sweeper[*field].as_f64() {
+            let _ = writeln!(
+                out,
+                "# HELP {metric} {help}\n# TYPE {metric} {kind}\n{metric} {}",
+                v * scale
+            );
+        }
+    }
+    out
+}
+
 /// (metric, help) of the background tasks' figures.
 const TASKS: &[(&str, &str)] = &[
     (
@@ -203,6 +319,44 @@ pub fn tasks_text(status: &Value) -> String {
             };
             if let Some(v) = value {
                 let _ = writeln!(out, "{metric}{{{labels}}} {v}");
+            }
+        }
+    }
+    out.push_str(&work_list_text(tasks));
+    out
+}
+
+/// (metric, help, the retention task's field it reads) of the retention
+/// cycle's work list.
+const WORK_LIST: &[(&str, &str, &str)] = &[
+    (
+        "queen_retention_partitions_due",
+        "Partitions the last retention cycle found due.",
+        "partitionsDue",
+    ),
+    (
+        "queen_retention_partitions_backed_off",
+        "Partitions due that the last retention cycle put off (they deleted nothing lately).",
+        "partitionsBackedOff",
+    ),
+];
+
+/// The retention task's work list (left out before its first cycle).
+fn work_list_text(tasks: &[Value]) -> String {
+    let mut out = String::new();
+    for (metric, help, field) in WORK_LIST {
+        let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} gauge");
+        for t in tasks.iter().filter(|t| t["task"] == "retention") {
+            let Some(v) = t[*field].as_i64() else {
+                continue;
+            };
+            match t["shard"].as_i64() {
+                Some(n) => {
+                    let _ = writeln!(out, "{metric}{{shard=\"{n}\"}} {v}");
+                }
+                None => {
+                    let _ = writeln!(out, "{metric} {v}");
+                }
             }
         }
     }
@@ -282,7 +436,10 @@ mod tests {
 
     use serde_json::json;
 
-    use super::{fusion_text, label_value, prometheus_text, tasks_text, unix_seconds};
+    use super::{
+        fusion_text, groups_text, label_value, prometheus_text, tasks_text, timers_text,
+        unix_seconds,
+    };
     use crate::fusion::{Kind, Stats, CALL_SIZE_BOUNDS};
 
     #[test]
@@ -423,6 +580,83 @@ mod tests {
         assert!(!text.contains("queen_task_last_duration_seconds{task=\"sweeper"));
         assert!(!text.contains("timestamp_seconds{task=\"new\"}"));
         assert!(text.contains("# TYPE queen_task_last_duration_seconds gauge"));
+    }
+
+    #[test]
+    fn each_group_has_its_lag_and_no_name_can_inject_a_series() {
+        let summary = json!([
+            {"name": "g", "queueName": "orders", "totalLag": 12, "maxTimeLag": 30,
+             "members": 2, "partitionsWithLag": 3},
+            {"name": "__QUEUE_MODE__", "queueName": "a\"} evil 1\n", "totalLag": 0,
+             "maxTimeLag": 0, "members": 0, "partitionsWithLag": 0},
+            {"name": "g", "queueName": "orders", "shard": 1, "totalLag": 5, "maxTimeLag": 7,
+             "members": 0, "partitionsWithLag": 1},
+            {"name": "late", "queueName": "past-the-bound", "totalLag": 1},
+        ]);
+        let text = groups_text(&summary, 3);
+        let lines: Vec<&str> = text.lines().collect();
+        for line in [
+            "queen_groups_omitted 1",
+            "queen_group_lag_messages{queue=\"orders\",group=\"g\"} 12",
+            "queen_group_lag_seconds{queue=\"orders\",group=\"g\"} 30",
+            "queen_group_leased_partitions{queue=\"orders\",group=\"g\"} 2",
+            "queen_group_partitions_lagging{queue=\"orders\",group=\"g\"} 3",
+            "queen_group_lag_messages{queue=\"orders\",group=\"g\",shard=\"1\"} 5",
+            r#"queen_group_lag_messages{queue="a\"} evil 1\n",group="__QUEUE_MODE__"} 0"#,
+        ] {
+            assert!(lines.contains(&line), "{line} in\n{text}");
+        }
+        assert!(!text.contains("past-the-bound"), "{text}");
+        for line in lines.iter().filter(|l| !l.starts_with('#')) {
+            assert!(
+                line.starts_with("queen_group_") || line.starts_with("queen_groups_omitted "),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn timers_are_exported_only_when_the_sweepers_run() {
+        let sweeper = json!({"available": true, "due": 4, "probeLatenessMs": 1500,
+                             "firedTotal": 90, "fireFailedTotal": 1, "timersSetAside": 0});
+        let text = timers_text(&sweeper);
+        for line in [
+            "queen_timers_due 4",
+            "queen_timers_due_lateness_seconds 1.5",
+            "queen_timers_fired_total 90",
+            "queen_timers_fire_failed_total 1",
+            "queen_timers_set_aside 0",
+            "# TYPE queen_timers_fired_total counter",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+        }
+        let off = json!({"available": false, "reason": "not preloaded"});
+        assert_eq!(timers_text(&off), "");
+    }
+
+    #[test]
+    fn the_retention_work_list_is_exported_once_a_cycle_ran() {
+        let status = json!([
+            {"task": "retention", "enabled": true, "running": false, "lastError": null,
+             "partitionsDue": 40, "partitionsBackedOff": 3},
+            {"task": "retention", "shard": 2, "enabled": true, "running": false,
+             "lastError": null, "partitionsDue": null, "partitionsBackedOff": null},
+            {"task": "metrics", "enabled": true, "running": false, "lastError": null},
+        ]);
+        let text = tasks_text(&status);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines.contains(&"queen_retention_partitions_due 40"),
+            "{text}"
+        );
+        assert!(
+            lines.contains(&"queen_retention_partitions_backed_off 3"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("queen_retention_partitions_due{shard"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -98,6 +98,7 @@ impl Startup {
         let per_thread = config.pool_size.div_ceil(config.threads).max(1);
         let figures = Arc::new(crate::report::Figures::default());
         let queue_listing = Arc::new(crate::metrics::QueueListing::default());
+        let group_listing = Arc::new(crate::metrics::QueueListing::default());
         (0..config.threads)
             .map(|_| {
                 AppState::new(ThreadState {
@@ -108,6 +109,7 @@ impl Startup {
                     fusion: fusion.clone(),
                     figures: Arc::clone(&figures),
                     queue_listing: Arc::clone(&queue_listing),
+                    group_listing: Arc::clone(&group_listing),
                 })
             })
             .collect()

@@ -44,4 +44,6 @@ pub struct ThreadState {
     pub figures: Arc<Figures>,
     /// The queue listing the metrics scrapes share, over every thread.
     pub queue_listing: Arc<crate::metrics::QueueListing>,
+    /// The consumer group listing the metrics scrapes share.
+    pub group_listing: Arc<crate::metrics::QueueListing>,
 }

@@ -750,3 +750,65 @@ fn the_prometheus_text_says_when_each_background_task_last_ran() {
     assert!((0.0..60.0).contains(&took), "{took}");
     assert!(text.contains("# TYPE queen_task_last_finished_timestamp_seconds gauge"));
 }
+
+/// The Prometheus text says, per queue and consumer group, how far behind
+/// the group is (messages, and the age of the oldest it has not consumed)
+/// and what it holds leased; how many timers are due; and what the last
+/// retention cycle found due. The group listing is shared between scrapes
+/// for a few seconds, so the scrape is made again until it shows the group.
+#[test]
+fn the_prometheus_text_says_how_far_each_group_is_behind() {
+    let q = unique("lag");
+    let items: Vec<Value> = (0..3).map(|i| json!({"queue": q, "payload": i})).collect();
+    let (status, _) = post("/api/v1/push", &json!({ "items": items }));
+    assert_eq!(status, 201);
+    let (_, popped) = get(&format!("/api/v1/pop/queue/{q}?batch=1&consumerGroup=slow"));
+    assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
+    std::thread::sleep(Duration::from_millis(1100));
+    let labels = format!("{{queue=\"{q}\",group=\"slow\"}}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let text = loop {
+        let text = ureq::get(&format!("{}/metrics/prometheus", base()))
+            .call()
+            .expect("the scrape")
+            .into_string()
+            .unwrap();
+        if text.contains(&format!("queen_group_lag_messages{labels}"))
+            && text.contains("queen_retention_partitions_due ")
+        {
+            break text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no series of {labels} in\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix(series)
+                    .map(|v| v.trim().parse::<f64>().unwrap())
+            })
+            .unwrap_or_else(|| panic!("{series} in\n{text}"))
+    };
+    // One message leased, none acked: all three are still to consume.
+    assert_eq!(value(&format!("queen_group_lag_messages{labels}")), 3.0);
+    assert_eq!(
+        value(&format!("queen_group_leased_partitions{labels}")),
+        1.0
+    );
+    assert_eq!(
+        value(&format!("queen_group_partitions_lagging{labels}")),
+        1.0
+    );
+    let age = value(&format!("queen_group_lag_seconds{labels}"));
+    assert!(
+        (0.0..600.0).contains(&age),
+        "the oldest unconsumed is {age} s old"
+    );
+    assert!(value("queen_timers_due ") >= 0.0);
+    assert!(value("queen_retention_partitions_due ") >= 0.0);
+    assert!(value("queen_retention_partitions_backed_off ") >= 0.0);
+    assert!(text.contains("# TYPE queen_timers_fired_total counter"));
+}

@@ -9,14 +9,20 @@ use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso_or_null as iso;
 use crate::query;
 
-/// One entry per task of `queen.maintenance_leases`, by name.
+/// One entry per task of `queen.maintenance_leases`, by name. The
+/// retention task's also says how many partitions the last cycle's work
+/// list held due and how many of them it put off (`partitionsDue`,
+/// `partitionsBackedOff`; null before the first cycle since the server
+/// started).
 pub fn status(client: &mut SpiClient<'_>) -> Value {
     let rows = exec(client, query!("maintenance_status"), &[], &[]);
+    let work_list = crate::maintenance::sweeper::metrics::retention_work_list();
     Value::Array(
         rows.map(|r| {
             let leased = spi::opt::<bool>(&r, "leased").unwrap_or(false);
-            json!({
-                "task": spi::col::<String>(&r, "task"),
+            let task = spi::col::<String>(&r, "task");
+            let mut entry = json!({
+                "task": task,
                 "enabled": spi::col::<bool>(&r, "enabled"),
                 "running": leased,
                 "holder": if leased { spi::opt::<String>(&r, "lease_holder") } else { None },
@@ -25,7 +31,12 @@ pub fn status(client: &mut SpiClient<'_>) -> Value {
                 "lastStartedAt": iso(spi::opt(&r, "last_started_us")),
                 "lastFinishedAt": iso(spi::opt(&r, "last_finished_us")),
                 "lastError": spi::opt::<String>(&r, "last_error"),
-            })
+            });
+            if entry["task"] == "retention" {
+                entry["partitionsDue"] = json!(work_list.map(|w| w.0));
+                entry["partitionsBackedOff"] = json!(work_list.map(|w| w.1));
+            }
+            entry
         })
         .collect(),
     )

@@ -212,6 +212,20 @@ pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) 
         .get(age, || call(&state, "SELECT queen.list_queues()", &[]))
         .await?;
     let mut text = crate::metrics::prometheus_text(&queues, state.config.metrics_max_queues);
+    // Reads up to 100 000 cursors: shared as the queue listing is.
+    let groups = state
+        .group_listing
+        .get(age, || {
+            call(&state, "SELECT queen.consumer_groups_summary()", &[])
+        })
+        .await?;
+    text.push_str(&crate::metrics::groups_text(
+        &groups,
+        state.config.metrics_max_queues,
+    ));
+    // Counters in shared memory and one count: read every scrape.
+    let sweeper = call(&state, "SELECT queen.sweeper_metrics()", &[]).await?;
+    text.push_str(&crate::metrics::timers_text(&sweeper));
     // One row per background task: a handful, read every scrape.
     let tasks = call(&state, "SELECT queen.maintenance_status()", &[]).await?;
     text.push_str(&crate::metrics::tasks_text(&tasks));

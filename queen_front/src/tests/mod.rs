@@ -59,6 +59,7 @@ pub fn state(config: Config) -> AppState {
         fusion,
         figures: Arc::default(),
         queue_listing: Arc::default(),
+        group_listing: Arc::default(),
         auth: crate::auth::Auth::new(&config.jwt).unwrap(),
         waiters: longpoll::Waiters::new(
             config.long_poll_period,

@@ -613,6 +613,7 @@ pub fn run_cycle<R: Runner>(
         Err(e) => report.failures.add("ephemeral expiry".into(), &e),
     }
     report.elapsed_ms = started.elapsed().as_millis();
+    crate::maintenance::sweeper::metrics::retention_cycle(report.due, report.backed_off);
     Ok(report)
 }
 

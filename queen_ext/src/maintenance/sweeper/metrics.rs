@@ -3,7 +3,9 @@
 //! saw due, the expired-but-present KV rows the last prune pass counted, and
 //! whether a slow phase degraded to off. Counters only rise; gauges hold the
 //! latest value any sweeper wrote. Gone at a restart, like any counter a
-//! scraper differences.
+//! scraper differences. Beside them, what the last retention cycle's work
+//! list held (`queen.maintenance_status()` answers it with the retention
+//! task).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -35,6 +37,10 @@ pub struct Metrics {
     fire_batch: AtomicI64,
     fire_failed_total: AtomicI64,
     set_aside_total: AtomicI64,
+    /// The last retention cycle's partitions due and backed off, plus one
+    /// (0: no cycle since the server started).
+    retention_due: AtomicI64,
+    retention_backed_off: AtomicI64,
 }
 
 unsafe impl PGRXSharedMemory for Metrics {}
@@ -118,6 +124,25 @@ pub fn degraded(n: usize, prune_off: bool, rollup_off: bool) {
             }
         }
     }
+}
+
+/// Notes what the retention cycle that just ended found: `due` partitions
+/// on its work list, `backed_off` of them put off.
+pub fn retention_cycle(due: usize, backed_off: usize) {
+    if let Some(m) = shared() {
+        m.retention_due.store(due as i64 + 1, Ordering::Relaxed);
+        m.retention_backed_off
+            .store(backed_off as i64 + 1, Ordering::Relaxed);
+    }
+}
+
+/// The last retention cycle's (partitions due, partitions backed off); None
+/// before the first since the server started, or without shared memory.
+pub fn retention_work_list() -> Option<(i64, i64)> {
+    let m = shared()?;
+    let due = m.retention_due.load(Ordering::Relaxed);
+    let off = m.retention_backed_off.load(Ordering::Relaxed);
+    (due > 0 && off > 0).then(|| (due - 1, off - 1))
 }
 
 fn iso(us: i64) -> Value {
