@@ -25,6 +25,8 @@ if [ "${QUEEN_FAULTS_PREBUILT:-0}" != 1 ]; then
     # The HTTPS test runs the operator's guide's nginx block.
     QUEEN_SETUP_EXTRA="nginx-light ${QUEEN_SETUP_EXTRA:-}" "$ROOT/scripts/setup.sh"
     install_extension
+    # The TLS test puts the sharding proxy in front of a shard of its own.
+    install_proxy_extension
     cargo build --release -p queen_front
 fi
 [ -x "$FRONT" ] || { echo "no front-end binary at $FRONT" >&2; exit 1; }

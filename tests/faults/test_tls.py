@@ -5,11 +5,14 @@ string asks (`sslmode`), and checks the server's certificate as libpq does:
 fails the check is never used (the front-end says its database is away and
 answers 503). For the test the fault suite's cluster serves TLS with a
 certificate the test makes (for `localhost` only), then goes back to how it
-was."""
+was. The sharding proxy reaches its shards with TLS as a shard's
+connection string asks, and never reaches one whose certificate fails the
+check."""
 
 import os
 import shutil
 
+import psycopg
 import pytest
 import requests
 
@@ -105,3 +108,64 @@ def test_a_certificate_that_fails_the_check_is_never_used(certs, host, mode, roo
         assert cluster.q1("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tls_refused'") == 0
     finally:
         front.stop()
+
+
+def proxy_to(certs, name, root):
+    """A shard database and a proxy database in the fault suite's cluster,
+    the proxy reaching its shard at `localhost` with `verify-full` against
+    `root`, under application_name `name`."""
+    with cluster.connect() as c:
+        for db in (f"{name}_proxy", f"{name}_shard"):
+            c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (db,))
+            c.execute(f"DROP DATABASE IF EXISTS {db}")
+            c.execute(f"CREATE DATABASE {db}")
+    with cluster.connect(dbname=f"{name}_shard") as s:
+        s.execute("CREATE EXTENSION queen")
+        s.execute("SELECT queen.shard_set(0)")
+    p = cluster.connect(dbname=f"{name}_proxy")
+    p.execute("SET client_min_messages = warning")
+    p.execute("CREATE EXTENSION plproxy")
+    p.execute("CREATE EXTENSION queen_proxy")
+    p.execute("SELECT queen.shard_add(%s)",
+              (f"host=localhost port={cluster.PORT} dbname={name}_shard sslmode=verify-full "
+               f"sslrootcert={certs}/{root}.crt application_name={name}",))
+    p.execute("CREATE USER MAPPING FOR PUBLIC SERVER queen")
+    return p
+
+
+def drop(name):
+    with cluster.connect() as c:
+        for db in (f"{name}_proxy", f"{name}_shard"):
+            c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (db,))
+            c.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+
+
+def test_the_proxy_reaches_its_shards_with_tls_as_their_dsn_asks(certs):
+    """A shard's connection string is libpq's: with `sslmode=verify-full` the
+    proxy's calls reach the shard over TLS, checked against the CA; a shard
+    whose certificate another CA signed is never reached, and the call fails
+    naming a connection error, with nothing stored."""
+    p = proxy_to(certs, "tls_link", "ca")
+    try:
+        pushed = p.execute("SELECT queen.push('[{\"queue\": \"tlsq\", \"payload\": 1}]'::jsonb)").fetchone()[0]
+        assert pushed[0]["status"] == "queued", pushed
+        popped = p.execute("SELECT queen.pop('tlsq', NULL, NULL, 1, '{\"autoAck\": true}')").fetchone()[0]
+        assert [m["data"] for m in popped["messages"]] == [1], popped
+        links = cluster.q1("SELECT array_agg(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)"
+                           " WHERE a.application_name = 'tls_link'")
+        assert links and all(links), f"the proxy's connections to its shard use TLS: {links}"
+    finally:
+        p.close()
+        drop("tls_link")
+
+    p = proxy_to(certs, "tls_wrong", "other-ca")
+    try:
+        with pytest.raises(psycopg.Error) as e:
+            p.execute("SELECT queen.push('[{\"queue\": \"tlsq\", \"payload\": 2}]'::jsonb)")
+        assert "certificate" in str(e.value) or e.value.sqlstate.startswith("08"), str(e.value)
+        assert cluster.q1("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tls_wrong'") == 0
+        with cluster.connect(dbname="tls_wrong_shard") as s:
+            assert s.execute("SELECT count(*) FROM queen.queues").fetchone()[0] == 0
+    finally:
+        p.close()
+        drop("tls_wrong")

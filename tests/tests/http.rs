@@ -718,14 +718,27 @@ fn every_get_that_writes_is_listed_and_guarded() {
 
 /// The Prometheus text says when each background task last ran, how long
 /// its last run took and whether it failed: the test cluster's retention
-/// task runs every few seconds, so its last finish is recent.
+/// task runs every few seconds, so its last finish is recent. While a run
+/// is under way its last run's duration is left out, so the scrape is made
+/// again until one comes between two runs.
 #[test]
 fn the_prometheus_text_says_when_each_background_task_last_ran() {
-    let text = ureq::get(&format!("{}/metrics/prometheus", base()))
-        .call()
-        .expect("the scrape")
-        .into_string()
-        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let text = loop {
+        let text = ureq::get(&format!("{}/metrics/prometheus", base()))
+            .call()
+            .expect("the scrape")
+            .into_string()
+            .unwrap();
+        if text.contains("queen_task_last_duration_seconds{task=\"retention\"}") {
+            break text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the retention task never seen between two runs:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
     let value = |series: &str| -> f64 {
         text.lines()
             .find_map(|l| {
