@@ -1,13 +1,16 @@
 # queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak,
 # the upgrade test and a sharded deployment to try by hand (cluster-run).
 
-.PHONY: run test test18 package bench setup fuzz faults soak upgrade cluster-run
+.PHONY: run test test16 test18 package bench setup fuzz faults soak upgrade cluster-run
 
 run:
 	@scripts/run.sh
 
 test:
 	@scripts/test.sh
+
+test16:
+	@scripts/pg16.sh
 
 test18:
 	@scripts/pg18.sh

