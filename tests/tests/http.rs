@@ -716,6 +716,37 @@ fn every_get_that_writes_is_listed_and_guarded() {
     }
 }
 
+/// The Prometheus text, scraped again (every 200 ms, for a minute at most)
+/// until `wanted` holds of it.
+fn scrape_until(wanted: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = ureq::get(&format!("{}/metrics/prometheus", base()))
+            .call()
+            .expect("the scrape")
+            .into_string()
+            .unwrap();
+        if wanted(&text) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never scraped what was wanted:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The value of `series` (its name and labels) in the Prometheus `text`.
+fn series_value(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix(series)
+                .map(|v| v.trim().parse::<f64>().unwrap())
+        })
+        .unwrap_or_else(|| panic!("{series} in\n{text}"))
+}
+
 /// The Prometheus text says when each background task last ran, how long
 /// its last run took and whether it failed: the test cluster's retention
 /// task runs every few seconds, so its last finish is recent. While a run
@@ -723,30 +754,8 @@ fn every_get_that_writes_is_listed_and_guarded() {
 /// again until one comes between two runs.
 #[test]
 fn the_prometheus_text_says_when_each_background_task_last_ran() {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let text = loop {
-        let text = ureq::get(&format!("{}/metrics/prometheus", base()))
-            .call()
-            .expect("the scrape")
-            .into_string()
-            .unwrap();
-        if text.contains("queen_task_last_duration_seconds{task=\"retention\"}") {
-            break text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the retention task never seen between two runs:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let value = |series: &str| -> f64 {
-        text.lines()
-            .find_map(|l| {
-                l.strip_prefix(series)
-                    .map(|v| v.trim().parse::<f64>().unwrap())
-            })
-            .unwrap_or_else(|| panic!("{series} in\n{text}"))
-    };
+    let text = scrape_until(|t| t.contains("queen_task_last_duration_seconds{task=\"retention\"}"));
+    let value = |series: &str| series_value(&text, series);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -779,32 +788,11 @@ fn the_prometheus_text_says_how_far_each_group_is_behind() {
     assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
     std::thread::sleep(Duration::from_millis(1100));
     let labels = format!("{{queue=\"{q}\",group=\"slow\"}}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let text = loop {
-        let text = ureq::get(&format!("{}/metrics/prometheus", base()))
-            .call()
-            .expect("the scrape")
-            .into_string()
-            .unwrap();
-        if text.contains(&format!("queen_group_lag_messages{labels}"))
-            && text.contains("queen_retention_partitions_due ")
-        {
-            break text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no series of {labels} in\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    };
-    let value = |series: &str| -> f64 {
-        text.lines()
-            .find_map(|l| {
-                l.strip_prefix(series)
-                    .map(|v| v.trim().parse::<f64>().unwrap())
-            })
-            .unwrap_or_else(|| panic!("{series} in\n{text}"))
-    };
+    let text = scrape_until(|t| {
+        t.contains(&format!("queen_group_lag_messages{labels}"))
+            && t.contains("queen_retention_partitions_due ")
+    });
+    let value = |series: &str| series_value(&text, series);
     // One message leased, none acked: all three are still to consume.
     assert_eq!(value(&format!("queen_group_lag_messages{labels}")), 3.0);
     assert_eq!(
