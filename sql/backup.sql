@@ -47,8 +47,10 @@ SELECT pg_catalog.pg_extension_config_dump('queen.message_trace_names', '');
 -- What retention did.
 SELECT pg_catalog.pg_extension_config_dump('queen.retention_history', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.retention_history', 'id'), '');
--- Timers, and the ones that could not be fired.
+-- Timers, their claims and fires, and the ones that could not be fired.
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_timer_claims', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_done', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_failed', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_timers_failed', 'id'), '');
 -- KV (locks and semaphores live in it), its versions and quotas.

@@ -110,6 +110,7 @@ pub extern "C-unwind" fn _PG_init() {
     pg::settings::register();
     if pg::shmem::preloading() {
         timers::wake::init_shmem();
+        timers::floors::init_shmem();
         maintenance::sweeper::metrics::init_shmem();
         catalog::switches::init_shmem();
         engine::counters::init_shmem();

@@ -184,7 +184,7 @@ def main():
         idle = [t.name_ for t in consumers if not t.acked]
         if idle:
             findings["idle consumers"] = f"no ack answered for: {idle}"
-        cluster.wait_for(lambda: c.execute("SELECT count(*) FROM queen.log_timers WHERE queue = %s", (tq,)).fetchone()[0] == 0,
+        cluster.wait_for(lambda: c.execute("SELECT count(*) FROM queen.log_timers t WHERE queue = %s AND NOT EXISTS (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)", (tq,)).fetchone()[0] == 0,
                          "every timer fired", timeout=120, every=1)
         delivered = {d[0] for cons in consumers for d in cons.deliveries}
         answered = {t for p in pushers for t in p.answered}

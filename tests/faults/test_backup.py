@@ -22,7 +22,8 @@ RESTORE_DIR = os.path.join(cluster.DIR, "restore")
 DUMPED = [
     "queues", "queue_kept_options", "consumer_groups", "log_partitions", "log_segments", "log_txns",
     "log_cursors", "log_cursor_states", "log_dlq", "queue_terminal_rollups", "log_deleted", "message_traces",
-    "message_trace_names", "retention_history", "log_timers", "log_timers_failed", "kv", "kv_quota",
+    "message_trace_names", "retention_history", "log_timers", "log_timer_claims", "log_timers_done",
+    "log_timers_failed", "kv", "kv_quota",
     "system_state", "ephemeral_queues",
 ]
 SEQUENCES = [

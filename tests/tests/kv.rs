@@ -729,7 +729,7 @@ fn the_lock_order_soak_reports_no_deadlock() {
     );
     let fired: i64 = c
         .query_one(
-            "SELECT count(*) FROM queen.log_timers WHERE queue = $1",
+            "SELECT count(*) FROM queen.log_timers t WHERE queue = $1 AND NOT EXISTS (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)",
             &[&queue],
         )
         .unwrap()

@@ -72,7 +72,7 @@ fn every_timer_fires_exactly_once_with_racing_sweepers() {
     assert_eq!(messages_in(&mut c, &queue), 300, "no timer fired twice");
     let left: i64 = c
         .query_one(
-            "SELECT count(*) FROM queen.log_timers WHERE queue = $1",
+            "SELECT count(*) FROM queen.log_timers t WHERE queue = $1 AND NOT EXISTS (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)",
             &[&queue],
         )
         .unwrap()
@@ -118,8 +118,9 @@ fn a_dead_holders_claim_is_fired_after_its_lease() {
     .unwrap();
     let claimed: Value = txn
         .query_one(
-            "WITH t AS (UPDATE queen.log_timers SET claim_token = gen_random_uuid(), claimed_until = now() + interval '2 seconds'
-                          WHERE queue = $1 RETURNING 1)
+            "WITH t AS (INSERT INTO queen.log_timer_claims (message_id, attempt, token, claimed_until)
+                        SELECT message_id, 1, gen_random_uuid(), now() + interval '2 seconds'
+                          FROM queen.log_timers WHERE queue = $1 RETURNING 1)
              SELECT json_build_object('claimed', (SELECT count(*) FROM t))",
             &[&queue],
         )
@@ -270,6 +271,19 @@ fn a_sweep_reads_the_timers_it_fires_not_every_timer_scheduled() {
         &[&later, &LATER],
     )
     .unwrap();
+    // The timers other tests fired are deleted first (the sweep passes
+    // fired timers the retention cycle has not deleted yet).
+    wait_for(
+        || {
+            c.query_one("SELECT queen_internal.retention_run_cycle()", &[])
+                .unwrap();
+            c.query_one("SELECT count(*) FROM queen.log_timers_done", &[])
+                .unwrap()
+                .get::<_, i64>(0)
+                == 0
+        },
+        "the fired timers compacted",
+    );
     let due = unique("due");
     // Scheduled in the sweep's own transaction: no worker sees it first.
     let mut t = c.transaction().unwrap();

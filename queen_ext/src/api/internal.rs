@@ -180,7 +180,7 @@ fn kv_usage_rollup_v1() -> JsonOut {
 /// The probe: next due instant, due count and lateness, from one now().
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_probe_v1() -> JsonOut {
-    JsonOut::of(&spi::spi(drain::probe))
+    JsonOut::of(&spi::spi(|c| drain::probe(c, false)))
 }
 
 /// Claims up to `p_batch` due timers from shard `p_start_shard` on for
@@ -191,7 +191,7 @@ fn sweeper_claim_v1(p_start_shard: i32, p_batch: i32, p_lease_ms: i32) -> JsonOu
         errors::invalid("p_batch", "batch and lease must be positive");
     }
     JsonOut::of(&spi::spi(|c| {
-        drain::claim(c, p_start_shard, p_batch, p_lease_ms).json()
+        drain::claim(c, p_start_shard, p_batch, p_lease_ms, false).json()
     }))
 }
 

@@ -58,13 +58,18 @@ unsafe impl PGRXSharedMemory for Part {}
 /// Databases whose compaction memory is kept in shared memory.
 pub const DATABASES: usize = 64;
 
-/// The two compactions of the retention cycle, each with its own memory:
-/// the log's cursor states, and the rows ephemeral queues leave behind.
+/// The compactions of the retention cycle, each with its own memory: the
+/// log's cursor states, the rows ephemeral queues leave behind, and fired
+/// timers.
 #[derive(Debug, Clone, Copy)]
 pub enum Pass {
     States = 0,
     Ephemeral = 1,
+    Timers = 2,
 }
+
+/// How many [`Pass`] kinds there are.
+const PASSES: usize = 3;
 
 /// One database's compaction memory; `database` 0 is a free entry.
 #[repr(C)]
@@ -72,10 +77,10 @@ pub struct Memory {
     database: AtomicI64,
     /// Per [`Pass`], the transaction id that followed its last pass that
     /// deleted something, plus one (0: none yet).
-    last_pass: [AtomicI64; 2],
+    last_pass: [AtomicI64; PASSES],
     /// Per [`Pass`], where its sweep goes on after: a cursor id, an
     /// ephemeral queue's incarnation.
-    swept_to: [AtomicI64; 2],
+    swept_to: [AtomicI64; PASSES],
 }
 
 #[repr(C)]
@@ -165,7 +170,7 @@ thread_local! {
     /// The memory of a database the shared entries have no room for (or
     /// of every database, without shared memory): (database, last passes,
     /// swept to).
-    static LOCAL: Cell<(i64, [i64; 2], [i64; 2])> = const { Cell::new((0, [0; 2], [0; 2])) };
+    static LOCAL: Cell<(i64, [i64; PASSES], [i64; PASSES])> = const { Cell::new((0, [0; PASSES], [0; PASSES])) };
 }
 
 /// This database's shared entry, claimed if it has none.
@@ -195,16 +200,16 @@ fn memory() -> Option<&'static Memory> {
 }
 
 /// This process's memory of this database: (last passes, swept to).
-fn local() -> ([i64; 2], [i64; 2]) {
+fn local() -> ([i64; PASSES], [i64; PASSES]) {
     let (database, last, swept) = LOCAL.with(Cell::get);
     if database == this_database() {
         (last, swept)
     } else {
-        ([0; 2], [0; 2])
+        ([0; PASSES], [0; PASSES])
     }
 }
 
-fn set_local(last: [i64; 2], swept: [i64; 2]) {
+fn set_local(last: [i64; PASSES], swept: [i64; PASSES]) {
     LOCAL.with(|l| l.set((this_database(), last, swept)));
 }
 

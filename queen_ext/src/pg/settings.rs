@@ -1300,6 +1300,10 @@ static EPHEMERAL_CLEANUP_BATCH: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// deletes at most a cycle (replaced versions, messages below a tail, settled leases; default
 /// 1 000 000, 0 to 100 000 000; 0 stops it).
 static EPHEMERAL_COMPACT_MAX: GucSetting<i32> = GucSetting::<i32>::new(1_000_000);
+/// `queen.timers_compact_max`: rows of fired timers (the timer, its claims, its mark) the
+/// retention cycle's compaction deletes at most a cycle (default 1 000 000, 0 to 100 000 000;
+/// 0 stops it).
+static TIMERS_COMPACT_MAX: GucSetting<i32> = GucSetting::<i32>::new(1_000_000);
 /// `queen.ephemeral_list_max`: queues, partitions and groups one ephemeral listing or depth read
 /// answers at most (default 1000, 1 to 1 000 000).
 static EPHEMERAL_LIST_MAX: GucSetting<i32> = GucSetting::<i32>::new(1000);
@@ -1428,6 +1432,16 @@ fn register_ephemeral() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.timers_compact_max",
+        c"Rows of fired timers the retention cycle's compaction deletes at most a cycle.",
+        c"0 stops it: every fired timer then stays, marked done.",
+        &TIMERS_COMPACT_MAX,
+        0,
+        100_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.ephemeral_list_max",
         c"Rows one ephemeral listing answers at most.",
         c"",
@@ -1528,6 +1542,12 @@ pub fn ephemeral_pop_max_partitions() -> i64 {
 /// Rows one ephemeral cleanup step removes at most. (`queen.ephemeral_cleanup_batch`).
 pub fn ephemeral_cleanup_batch() -> i64 {
     EPHEMERAL_CLEANUP_BATCH.get() as i64
+}
+
+/// Rows of fired timers the cycle's compaction deletes at most a cycle
+/// (`queen.timers_compact_max`).
+pub fn timers_compact_max() -> i64 {
+    TIMERS_COMPACT_MAX.get() as i64
 }
 
 /// Rows the cycle's ephemeral compaction deletes at most a cycle

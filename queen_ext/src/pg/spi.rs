@@ -31,6 +31,7 @@ pub const JSONB: PgOid = PgOid::BuiltIn(PgBuiltInOids::JSONBOID);
 pub const TIMESTAMPTZ: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZOID);
 pub const TIMESTAMPTZ_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::TIMESTAMPTZARRAYOID);
 pub const INT2_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::INT2ARRAYOID);
+pub const UUID_ARRAY: PgOid = PgOid::BuiltIn(PgBuiltInOids::UUIDARRAYOID);
 
 /// An id (int8) folded into the second half of a two-int4 advisory lock
 /// key. A collision only makes two holders take turns, or a try fail.

@@ -13,6 +13,25 @@ mod tests {
         Spi::run("UPDATE queen.log_timers SET deliver_at = now() - interval '1 second'").unwrap();
     }
 
+    /// Timers that have not fired (a fired one stays, marked done, until
+    /// the retention cycle deletes it).
+    fn pending() -> i64 {
+        n("SELECT count(*) FROM queen.log_timers t
+            WHERE NOT EXISTS (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)")
+    }
+
+    /// Ends every claim: as if its holder died and its lease ran out.
+    fn expire_claims() {
+        Spi::run("UPDATE queen.log_timer_claims SET claimed_until = now() - interval '1 second'")
+            .unwrap();
+    }
+
+    /// Rows of the timer tables this transaction updated and deleted.
+    fn timer_rows_changed() -> i64 {
+        n("SELECT COALESCE(sum(n_tup_upd + n_tup_del), 0)::int8 FROM pg_stat_xact_user_tables
+            WHERE schemaname = 'queen' AND relname IN ('log_timers', 'log_timer_claims', 'log_timers_done')")
+    }
+
     #[pg_test]
     fn a_timer_fires_once_into_its_queue() {
         let s = js(
@@ -39,7 +58,60 @@ mod tests {
         assert_eq!(popped["messages"].as_array().unwrap().len(), 1);
         assert_eq!(popped["messages"][0]["data"], json!({"hello": 1}));
         assert_eq!(popped["messages"][0]["transactionId"], "tx-1");
-        assert_eq!(n("SELECT count(*) FROM queen.log_timers"), 0);
+        assert_eq!(pending(), 0);
+        assert_eq!(
+            js("SELECT queen.timer_peek('tq', 'remind-1')")["found"],
+            false,
+            "a fired timer is gone for its readers"
+        );
+    }
+
+    /// Claims and fires write new rows only; the retention cycle deletes a
+    /// fired timer with its claim and its mark, and a timer scheduled again
+    /// under a fired one's key is a new timer that the compaction keeps.
+    #[pg_test]
+    fn firing_updates_and_deletes_no_row_and_the_cycle_compacts_what_fired() {
+        for i in 0..5 {
+            js(&format!(
+                "SELECT queen.timer_schedule('tq6', 'k{i}', '{i}', 0)"
+            ));
+        }
+        due_now();
+        let before = timer_rows_changed();
+        let claim = js("SELECT queen_internal.sweeper_claim_v1(0, 10, 60000)");
+        assert_eq!(claim["claimed"], 5);
+        let token = claim["token"].as_str().unwrap().to_owned();
+        assert_eq!(
+            js(&format!("SELECT queen_internal.sweeper_fire_v1('{token}')"))["fired"],
+            5
+        );
+        assert_eq!(
+            timer_rows_changed(),
+            before,
+            "a claim and a fire update and delete no timer row"
+        );
+        assert_eq!(pending(), 0);
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers_done"), 5);
+        // Scheduled again under a fired key: a new timer, not a reschedule.
+        let again = js("SELECT queen.timer_schedule('tq6', 'k0', '\"again\"', 60000)");
+        assert_eq!(again["status"], "scheduled", "{again}");
+        let report = js("SELECT queen_internal.retention_run_cycle()");
+        assert!(
+            report["timers_compacted"].as_i64().unwrap() >= 14,
+            "4 timers, 5 claims and 5 marks: {report}"
+        );
+        assert_eq!(n("SELECT count(*) FROM queen.log_timers_done"), 0);
+        assert_eq!(n("SELECT count(*) FROM queen.log_timer_claims"), 0);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tq6'"),
+            1,
+            "the timer scheduled again stays"
+        );
+        assert_eq!(
+            js("SELECT queen.timer_peek('tq6', 'k0')")["payload"],
+            "ImFnYWluIg==",
+            "with its own payload"
+        );
     }
 
     /// A timer whose fire fails never holds back the others of its claim;
@@ -79,15 +151,14 @@ mod tests {
             2,
             "the good timers fired"
         );
-        let row = js("SELECT json_build_object('attempts', attempts, 'error', last_error, 'claimed', claim_token IS NOT NULL)
-                        FROM queen.log_timers WHERE queue = 'tbad'");
+        let row = js("SELECT queen.timer_peek('tbad', 'b')");
         assert_eq!(row["attempts"], 1);
         assert_eq!(
             row["claimed"], true,
             "it keeps its claim until the claim expires"
         );
         assert!(
-            row["error"]
+            row["lastError"]
                 .as_str()
                 .unwrap()
                 .contains("tbad refuses writes"),
@@ -98,10 +169,7 @@ mod tests {
             0,
             "not tried again while claimed"
         );
-        let expire = || {
-            Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'")
-                .unwrap()
-        };
+        let expire = expire_claims;
         expire();
         assert_eq!(
             js("SELECT queen_internal.sweeper_run_once()")["failed"],
@@ -111,10 +179,11 @@ mod tests {
         expire();
         let last = js("SELECT queen_internal.sweeper_run_once()");
         assert_eq!(last["setAside"], 1, "{last}");
+        assert_eq!(pending(), 0, "set aside, never fired in a loop");
         assert_eq!(
-            n("SELECT count(*) FROM queen.log_timers"),
+            n("SELECT count(*) FROM queen.log_timers WHERE queue = 'tbad'"),
             0,
-            "set aside, never fired in a loop"
+            "moved out of the timers"
         );
         let aside = js("SELECT json_build_object('queue', queue, 'key', timer_key, 'attempts', attempts, 'payload', convert_from(payload, 'UTF8'), 'error', last_error)
                           FROM queen.log_timers_failed");
@@ -185,8 +254,7 @@ mod tests {
             0
         );
         // The holder dies; once its lease is over another claims and fires.
-        Spi::run("UPDATE queen.log_timers SET claimed_until = now() - interval '1 second'")
-            .unwrap();
+        expire_claims();
         let again = js("SELECT queen_internal.sweeper_claim_v1(9, 10, 60000)");
         assert_eq!(again["claimed"], 2);
         let token = again["token"].as_str().unwrap();

@@ -1,5 +1,7 @@
 //! Timers in SQL: schedule, cancel, probe, claim and fire.
 
+pub mod compact;
+pub mod floors;
 pub mod reads;
 pub mod wake;
 
@@ -13,6 +15,64 @@ use crate::pg::time::micros_to_iso;
 use crate::query;
 use crate::wire::json::{check_name, MAX_NAME_BYTES};
 use crate::wire::DEFAULT_PARTITION;
+
+/// Whether the schema fires timers by writing new rows (0.10.0 on): a
+/// claim is a row of `queen.log_timer_claims` and a fire a row of
+/// `queen.log_timers_done`. Before, the timer row is stamped by its claim
+/// and deleted by its fire.
+pub fn as_log() -> bool {
+    spi::queen_table_exists(c"log_timers_done")
+}
+
+/// The timer (queue, key) locked, as a schedule, a reschedule or a cancel
+/// finds it (on a schema of [`as_log`]): its schedule's message id and
+/// whether it has fired. Done is read after the lock is granted: a fire
+/// holding the row marks it done before it lets go.
+fn locked(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> Option<(pgrx::Uuid, bool)> {
+    let mid: pgrx::Uuid = exec(
+        c,
+        query!("timers_lock"),
+        &[spi::TEXT, spi::TEXT],
+        &[queue.into(), timer_key.into()],
+    )
+    .next()
+    .map(|r| spi::col(&r, "message_id"))?;
+    let done = exec(c, query!("timers_done"), &[spi::UUID], &[mid.into()])
+        .next()
+        .is_some_and(|r| spi::col::<bool>(&r, "done"));
+    Some((mid, done))
+}
+
+/// Deletes the claims of a replaced or cancelled schedule.
+fn drop_claims(c: &mut SpiClient<'_>, mid: pgrx::Uuid) {
+    exec(c, query!("timers_claims_drop"), &[spi::UUID], &[mid.into()]);
+}
+
+/// Writes a schedule on a schema of [`as_log`]: `None` when `only_existing`
+/// and there is no timer that has not fired, else its due instant and
+/// whether it replaced one that had not fired.
+fn write_log(
+    c: &mut SpiClient<'_>,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+    queue: &str,
+    timer_key: &str,
+    only_existing: bool,
+) -> Option<(i64, bool)> {
+    let before = locked(c, queue, timer_key);
+    let pending = before.filter(|(_, done)| !done).map(|(mid, _)| mid);
+    if only_existing && pending.is_none() {
+        return None;
+    }
+    let row = exec(c, query!("timers_upsert_log"), types, args).next()?;
+    if let Some(mid) = pending {
+        drop_claims(c, mid);
+    }
+    // A row written meanwhile by another schedule (none when this one
+    // looked) is replaced too; it had not fired.
+    let replaced = pending.is_some() || (before.is_none() && spi::col::<bool>(&row, "conflicted"));
+    Some((spi::col(&row, "deliver_us"), replaced))
+}
 
 /// Schedules (upserts) a timer; with `only_existing` it reschedules one
 /// that exists and answers `absent` otherwise. Answers the op's result.
@@ -74,16 +134,19 @@ pub fn schedule(
     // A reschedule only updates: one that waited behind a fire of the same
     // timer then finds its row gone and answers absent (an insert would
     // schedule the fired timer again).
-    let row = if only_existing {
-        exec(c, query!("timers_reschedule"), &types, &args).next()
+    let written = if as_log() {
+        write_log(c, &types, &args, queue, timer_key, only_existing)
     } else {
-        exec(c, query!("timers_upsert"), &types, &args).next()
+        let row = if only_existing {
+            exec(c, query!("timers_reschedule"), &types, &args).next()
+        } else {
+            exec(c, query!("timers_upsert"), &types, &args).next()
+        };
+        row.map(|r| (spi::col(&r, "deliver_us"), spi::col(&r, "existed")))
     };
-    let Some(row) = row else {
+    let Some((at, existed)) = written else {
         return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
     };
-    let at: i64 = spi::col(&row, "deliver_us");
-    let existed: bool = spi::col(&row, "existed");
     wake::scheduled(at);
     json!({
         "ok": true,
@@ -101,6 +164,19 @@ pub fn schedule(
 pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {
     let queue = check_name("queue", queue);
     let timer_key = check_name("timer_key", timer_key);
+    if as_log() {
+        let Some((mid, false)) = locked(c, queue, timer_key) else {
+            return false;
+        };
+        exec(
+            c,
+            query!("timers_cancel_log"),
+            &[spi::TEXT, spi::TEXT],
+            &[queue.into(), timer_key.into()],
+        );
+        drop_claims(c, mid);
+        return true;
+    }
     !exec(
         c,
         query!("timers_cancel"),

@@ -47,9 +47,14 @@ fn row_fields(r: &pgrx::spi::SpiHeapTupleData<'_>) -> Map<String, Value> {
 pub fn peek(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> Value {
     let queue = check_name("queue", queue);
     let timer_key = check_name("timerKey", timer_key);
+    let sql = if super::as_log() {
+        query!("timers_peek_log")
+    } else {
+        query!("timers_peek")
+    };
     let row = exec(
         c,
-        query!("timers_peek"),
+        sql,
         &[spi::TEXT, spi::TEXT],
         &[queue.into(), timer_key.into()],
     )
@@ -78,9 +83,14 @@ pub fn list(c: &mut SpiClient<'_>, queue: &str, after: Option<&str>, limit: Opti
     let limit = limit
         .unwrap_or(DEFAULT_PAGE_ROWS)
         .clamp(1, settings::read_page_max_rows());
+    let sql = if super::as_log() {
+        query!("timers_list_log")
+    } else {
+        query!("timers_list")
+    };
     let mut rows: Vec<Map<String, Value>> = exec(
         c,
-        query!("timers_list"),
+        sql,
         &[spi::TEXT, spi::TEXT, spi::INT8],
         &[queue.into(), after.into(), (limit + 1).into()],
     )

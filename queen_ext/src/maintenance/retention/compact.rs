@@ -31,6 +31,7 @@ use crate::ephemeral;
 use crate::maintenance::unit::{Failure, Runner};
 use crate::pg::spi;
 use crate::query;
+use crate::timers;
 
 /// Cursors the sweep visits a cycle besides those noted (not measured: at
 /// the default 5 s cadence, 10 000 cursors in about three minutes).
@@ -51,6 +52,11 @@ pub struct Compacted {
     pub ephemeral_deferred: bool,
     /// The pass waited: the last one's deletions are not reclaimable yet.
     pub deferred: bool,
+    /// Rows of fired timers deleted (`timers::compact`).
+    pub timers: i64,
+    /// The timers' pass waited: the last one's deletions are not
+    /// reclaimable yet.
+    pub timers_deferred: bool,
 }
 
 /// Whether the horizon of `queen.<table>` has passed the last `pass` of
@@ -142,14 +148,15 @@ fn step_settled<R: Runner>(runner: &mut R, cursors: &[i64], batch: i32) -> Resul
 }
 
 /// The cycle's compaction: a pass over the log's cursor states (at most
-/// `max`) and one over the ephemeral queues' rows (at most
-/// `ephemeral_max`), in steps of `batch`, each when its last one's
-/// deletions are reclaimable.
+/// `max`), one over the ephemeral queues' rows (at most `ephemeral_max`)
+/// and one over fired timers (at most `timers_max` rows), in steps of
+/// `batch`, each when its last one's deletions are reclaimable.
 pub fn compact<R: Runner>(
     runner: &mut R,
     batch: i32,
     max: i64,
     ephemeral_max: i64,
+    timers_max: i64,
 ) -> Result<Compacted, Failure> {
     let mut done = Compacted::default();
     if max > 0 && runner.run(|_| cursors::as_states())? {
@@ -174,7 +181,37 @@ pub fn compact<R: Runner>(
             done.ephemeral_deferred = true;
         }
     }
+    if timers_max > 0 && runner.run(|_| timers::compact::applies())? {
+        if runner.run(|_| horizon_passed(Pass::Timers, c"log_timers_done"))? {
+            let outcome = compact_timers(runner, batch as i64, timers_max, &mut done);
+            if done.timers > 0 {
+                passed(Pass::Timers);
+            }
+            outcome?;
+        } else {
+            done.timers_deferred = true;
+        }
+    }
     Ok(done)
+}
+
+/// The timers' part of a pass: steps of `batch` fired schedules until none
+/// is left or `max` rows went.
+fn compact_timers<R: Runner>(
+    runner: &mut R,
+    batch: i64,
+    max: i64,
+    done: &mut Compacted,
+) -> Result<(), Failure> {
+    while done.timers < max {
+        let (deleted, schedules) =
+            runner.run(|c| with_lock_timeout(c, LOCK_WAIT, |c| timers::compact::step(c, batch)))?;
+        done.timers += deleted;
+        if schedules < batch {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The ephemeral queues' part of a pass: steps over the partitions of live

@@ -36,6 +36,7 @@ pub struct Settings {
     pub lease_ms: i64,
     pub compact_max: i64,
     pub ephemeral_compact_max: i64,
+    pub timers_compact_max: i64,
 }
 
 impl Settings {
@@ -49,6 +50,7 @@ impl Settings {
             lease_ms: settings::maintenance_lease_ms(),
             compact_max: settings::retention_compact_max(),
             ephemeral_compact_max: settings::ephemeral_compact_max(),
+            timers_compact_max: settings::timers_compact_max(),
         }
     }
 }
@@ -73,6 +75,10 @@ pub struct Report {
     pub ephemeral_compaction_deferred: bool,
     /// The compaction waited for a snapshot held open elsewhere to end.
     pub compaction_deferred: bool,
+    /// Rows of fired timers the compaction deleted.
+    pub timers_compacted: i64,
+    /// Their compaction waited for a snapshot held open elsewhere to end.
+    pub timers_compaction_deferred: bool,
     /// Ephemeral consumer groups forgotten (no pop named them for
     /// `queen.ephemeral_group_idle_seconds`).
     pub ephemeral_groups_forgotten: i64,
@@ -117,6 +123,7 @@ impl Report {
             + self.metrics_purged
             + self.states_compacted
             + self.ephemeral_compacted
+            + self.timers_compacted
             + self.ephemeral_groups_forgotten
             + self.ephemeral_queues_removed
             > 0
@@ -133,7 +140,7 @@ impl Report {
             String::new()
         };
         let line = format!(
-            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={} ephemeral_compacted={}{} ephemeral_groups_forgotten={} ephemeral_queues_removed={} failed={}{failing} elapsed_ms={}",
+            "retention swept queues={} due={} backed_off={} segments_deleted={} txns_purged={} max_wait_evicted={} dlq_pruned={} partitions_deleted={} metrics_purged={} states_compacted={} ephemeral_compacted={} timers_compacted={}{} ephemeral_groups_forgotten={} ephemeral_queues_removed={} failed={}{failing} elapsed_ms={}",
             self.queues,
             self.due,
             self.backed_off,
@@ -145,7 +152,11 @@ impl Report {
             self.metrics_purged,
             self.states_compacted,
             self.ephemeral_compacted,
-            if self.compaction_deferred || self.ephemeral_compaction_deferred {
+            self.timers_compacted,
+            if self.compaction_deferred
+                || self.ephemeral_compaction_deferred
+                || self.timers_compaction_deferred
+            {
                 " (compaction deferred: a snapshot is held)"
             } else {
                 ""
@@ -591,10 +602,18 @@ pub fn run_cycle<R: Runner>(
     }
     // Phase 5: observability rows.
     metrics_purge(runner, s, metrics_cutoff, &mut report)?;
-    // Phase 6: the cursor states pops, acks and renewals replaced, and the
-    // rows ephemeral queues left behind.
-    match compact::compact(runner, s.batch, s.compact_max, s.ephemeral_compact_max) {
+    // Phase 6: the cursor states pops, acks and renewals replaced, the rows
+    // ephemeral queues left behind, and fired timers.
+    match compact::compact(
+        runner,
+        s.batch,
+        s.compact_max,
+        s.ephemeral_compact_max,
+        s.timers_compact_max,
+    ) {
         Ok(done) => {
+            report.timers_compacted = done.timers;
+            report.timers_compaction_deferred = done.timers_deferred;
             report.states_compacted = done.deleted;
             report.ephemeral_compacted = done.ephemeral;
             report.ephemeral_compaction_deferred = done.ephemeral_deferred;

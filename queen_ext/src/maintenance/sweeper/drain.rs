@@ -1,6 +1,12 @@
 //! The sweepers' steps over the timers table: probe what is due, claim a
 //! batch under SKIP LOCKED, fire the claimed timers into the log (a failing
 //! one set aside after `queen.sweeper_max_fire_attempts` claims).
+//!
+//! On a schema of `timers::as_log` (0.10.0 on) every step writes new rows
+//! only: a claim inserts the schedule's next claim, a fire marks it done,
+//! and the due scans start at the floors (`timers::floors`), past the done
+//! timers the retention cycle has not deleted yet. Before, a claim stamps
+//! the timer row and a fire deletes it.
 
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
@@ -10,6 +16,7 @@ use crate::engine::push;
 use crate::maintenance::unit::{Failure, Inline, Runner};
 use crate::pg::spi::{self, exec, exec_custom, exec_indexed};
 use crate::query;
+use crate::timers::{self, floors};
 use crate::wire::push::{GroupIn, ItemIn};
 
 /// A claimed timer as fired: queue, timer key, partition, payload,
@@ -22,23 +29,71 @@ const PROBE_COUNT_CAP: i64 = 100_000;
 
 /// Next due instant (ms from now, negative when late), how many are due and
 /// claimable, and how late the oldest is: 64 single-row index seeks and one
-/// bounded count, from one now().
-pub fn probe(c: &mut SpiClient<'_>) -> Value {
-    let row = exec(
-        c,
-        query!("sweeper_drain_probe"),
-        &[spi::INT8],
-        &[PROBE_COUNT_CAP.into()],
-    )
-    .next()
-    .unwrap();
-    let next: Option<i64> = spi::opt(&row, "next_in_ms");
-    let due: i64 = spi::col(&row, "due");
+/// bounded count, from one now(). With `use_floors` (the workers) the scans
+/// start at the floors, and raise them when this transaction has written
+/// nothing (`timers::floors`).
+pub fn probe(c: &mut SpiClient<'_>, use_floors: bool) -> Value {
+    let (next, due) = if timers::as_log() {
+        probe_log(c, use_floors)
+    } else {
+        let row = exec(
+            c,
+            query!("sweeper_drain_probe"),
+            &[spi::INT8],
+            &[PROBE_COUNT_CAP.into()],
+        )
+        .next()
+        .unwrap();
+        (spi::opt(&row, "next_in_ms"), spi::col(&row, "due"))
+    };
     let now_us = crate::pg::time::wall_clock_us();
     // What a sweeper now knows of: a schedule earlier than this wakes it.
     crate::timers::wake::promised(next.map(|n| now_us + n * 1000));
     super::metrics::probed(due, next.map_or(0, |n| (-n).max(0)));
     json!({"nextInMs": next, "due": due, "latenessMs": next.map(|n| (-n).max(0))})
+}
+
+/// [`probe`] on a schema of `timers::as_log`: the next due instant (ms from
+/// now) and the due count.
+fn probe_log(c: &mut SpiClient<'_>, use_floors: bool) -> (Option<i64>, i64) {
+    // The cap is read before the scan's snapshot is taken.
+    let cap: Option<i64> = (use_floors && floors::may_raise())
+        .then(|| {
+            exec(c, query!("sweeper_timers_cap"), &[], &[])
+                .next()
+                .and_then(|r| spi::opt(&r, "cap_us"))
+        })
+        .flatten();
+    let from = floors::current(use_floors);
+    let mut first: Vec<Option<i64>> = vec![None; from.len()];
+    let mut now_us = 0i64;
+    for r in exec_custom(
+        c,
+        query!("sweeper_drain_probe_log"),
+        &[spi::INT8_ARRAY],
+        &[from.clone().into()],
+    ) {
+        let shard: i32 = spi::col(&r, "shard");
+        now_us = spi::col(&r, "now_us");
+        first[shard as usize] = spi::opt(&r, "first_us");
+    }
+    if let Some(cap) = cap {
+        floors::raise(&first, cap);
+    }
+    let next = first
+        .iter()
+        .flatten()
+        .min()
+        .map(|at| (at - now_us).div_euclid(1000));
+    let due: i64 = exec_custom(
+        c,
+        query!("sweeper_drain_due_log"),
+        &[spi::INT8, spi::INT8_ARRAY],
+        &[PROBE_COUNT_CAP.into(), from.into()],
+    )
+    .next()
+    .map_or(0, |r| spi::col(&r, "due"));
+    (next, due)
 }
 
 /// A claim: its token and the (queue, timer_key) of the timers it took,
@@ -56,10 +111,20 @@ impl Claim {
 }
 
 /// Claims up to `batch` due, unclaimed (or claim-expired) timers, shard by
-/// shard from `start_shard`, skipping rows another sweeper holds.
-pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32) -> Claim {
+/// shard from `start_shard`, skipping rows another sweeper holds; with
+/// `use_floors` each shard from its floor.
+pub fn claim(
+    c: &mut SpiClient<'_>,
+    start_shard: i32,
+    batch: i32,
+    lease_ms: i32,
+    use_floors: bool,
+) -> Claim {
     let token = uuid::Uuid::new_v4();
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    if timers::as_log() {
+        return claim_log(c, start_shard, batch, lease_ms, use_floors, token);
+    }
     // A bounded seek per shard, from this worker's starting shard on,
     // stopping once `batch` rows are locked; then the stamp, by key.
     let picked: Vec<(String, String)> = exec_custom(
@@ -90,6 +155,62 @@ pub fn claim(c: &mut SpiClient<'_>, start_shard: i32, batch: i32, lease_ms: i32)
     )
     .map(|r| (spi::col(&r, "queue"), spi::col(&r, "timer_key")))
     .collect();
+    keys.sort();
+    Claim { token, keys }
+}
+
+/// [`claim`] on a schema of `timers::as_log`: the picked timers' next
+/// claims inserted, the rows held locked meanwhile.
+fn claim_log(
+    c: &mut SpiClient<'_>,
+    start_shard: i32,
+    batch: i32,
+    lease_ms: i32,
+    use_floors: bool,
+    token: uuid::Uuid,
+) -> Claim {
+    let picked: Vec<(String, String, pgrx::Uuid)> = exec_custom(
+        c,
+        query!("sweeper_drain_claim_log"),
+        &[spi::INT4, spi::INT8, spi::INT8_ARRAY],
+        &[
+            start_shard.into(),
+            (batch as i64).into(),
+            floors::current(use_floors).into(),
+        ],
+    )
+    .map(|r| {
+        (
+            spi::col(&r, "queue"),
+            spi::col(&r, "timer_key"),
+            spi::col(&r, "message_id"),
+        )
+    })
+    .collect();
+    if picked.is_empty() {
+        return Claim {
+            token,
+            keys: Vec::new(),
+        };
+    }
+    let mids: Vec<pgrx::Uuid> = picked.iter().map(|p| p.2).collect();
+    let claimed: std::collections::HashSet<[u8; 16]> = exec(
+        c,
+        query!("sweeper_drain_claim_insert"),
+        &[spi::UUID, spi::INT4, spi::UUID_ARRAY],
+        &[
+            pgrx::Uuid::from_bytes(*token.as_bytes()).into(),
+            lease_ms.into(),
+            mids.into(),
+        ],
+    )
+    .map(|r| *spi::col::<pgrx::Uuid>(&r, "message_id").as_bytes())
+    .collect();
+    let mut keys: Vec<(String, String)> = picked
+        .into_iter()
+        .filter(|p| claimed.contains(p.2.as_bytes()))
+        .map(|p| (p.0, p.1))
+        .collect();
     keys.sort();
     Claim { token, keys }
 }
@@ -126,9 +247,15 @@ fn fire_keys(
 ) -> Fire {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
     let (queues, timer_keys) = key_arrays(keys);
+    let as_log = timers::as_log();
+    let sql = if as_log {
+        query!("sweeper_drain_claimed_timers_log")
+    } else {
+        query!("sweeper_drain_claimed_timers")
+    };
     let rows: Vec<ClaimedTimer> = exec_indexed(
         c,
-        query!("sweeper_drain_claimed_timers"),
+        sql,
         &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
         &[pg_token.into(), queues.into(), timer_keys.into()],
     )
@@ -153,9 +280,23 @@ fn fire_keys(
         bytes += r.3.len() as i64;
         take += 1;
     }
-    let firing = &rows[..take];
+    let mut firing: Vec<&ClaimedTimer> = rows[..take].iter().collect();
+    if as_log && !firing.is_empty() {
+        // Marked done first: one another fire marked meanwhile is not
+        // pushed again.
+        let mids: Vec<pgrx::Uuid> = firing.iter().map(|r| r.6).collect();
+        let marked: std::collections::HashSet<[u8; 16]> = exec(
+            c,
+            query!("sweeper_drain_done"),
+            &[spi::UUID_ARRAY],
+            &[mids.into()],
+        )
+        .map(|r| *spi::col::<pgrx::Uuid>(&r, "message_id").as_bytes())
+        .collect();
+        firing.retain(|r| marked.contains(r.6.as_bytes()));
+    }
     let mut groups: Vec<GroupIn> = Vec::new();
-    for (index, (queue, _, partition, payload, txn, _, mid)) in firing.iter().enumerate() {
+    for (index, (queue, _, partition, payload, txn, _, mid)) in firing.iter().copied().enumerate() {
         let item = ItemIn {
             index,
             txn: Some(txn.clone()),
@@ -179,6 +320,8 @@ fn fire_keys(
     }
     if !groups.is_empty() {
         push::push_groups(c, &groups, None, true);
+    }
+    if !groups.is_empty() && !as_log {
         let queues: Vec<String> = firing.iter().map(|r| r.0.clone()).collect();
         let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
         exec_indexed(
@@ -190,10 +333,11 @@ fn fire_keys(
     }
     let lateness = firing.iter().map(|r| r.5).max();
     let sum: i64 = firing.iter().map(|r| r.5).sum();
-    super::metrics::fired(take as i64, lateness.unwrap_or(0), sum);
+    let fired = firing.len();
+    super::metrics::fired(fired as i64, lateness.unwrap_or(0), sum);
     Fire {
-        answer: json!({"fired": take, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum}),
-        last: firing.last().map(|r| (r.0.clone(), r.1.clone())),
+        answer: json!({"fired": fired, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum}),
+        last: rows[..take].last().map(|r| (r.0.clone(), r.1.clone())),
     }
 }
 
@@ -201,9 +345,14 @@ fn fire_keys(
 /// the whole table, for `queen_internal.sweeper_fire_v1`, which is given a
 /// token alone.
 fn claimed(c: &mut SpiClient<'_>, token: uuid::Uuid) -> Vec<(String, String)> {
+    let sql = if timers::as_log() {
+        query!("sweeper_drain_claimed_log")
+    } else {
+        query!("sweeper_drain_claimed")
+    };
     exec(
         c,
-        query!("sweeper_drain_claimed"),
+        sql,
         &[spi::UUID],
         &[pgrx::Uuid::from_bytes(*token.as_bytes()).into()],
     )
@@ -224,6 +373,9 @@ fn fire_failed(
     max_attempts: i32,
 ) -> bool {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
+    if timers::as_log() {
+        return fire_failed_log(c, pg_token, timer, error, max_attempts);
+    }
     let attempts: Option<i32> = exec(
         c,
         query!("sweeper_drain_lock_failed"),
@@ -264,6 +416,49 @@ fn fire_failed(
             false
         }
     }
+}
+
+/// [`fire_failed`] on a schema of `timers::as_log`: the error is kept on
+/// the timer's newest claim, or the timer set aside with its claims.
+fn fire_failed_log(
+    c: &mut SpiClient<'_>,
+    token: pgrx::Uuid,
+    timer: (&str, &str),
+    error: &str,
+    max_attempts: i32,
+) -> bool {
+    let Some((attempts, mid)) = exec(
+        c,
+        query!("sweeper_drain_lock_failed_log"),
+        &[spi::UUID, spi::TEXT, spi::TEXT],
+        &[token.into(), timer.0.into(), timer.1.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<i32>(&r, "attempts"),
+            spi::col::<pgrx::Uuid>(&r, "message_id"),
+        )
+    }) else {
+        // Rescheduled, cancelled or claimed again meanwhile.
+        return false;
+    };
+    if attempts >= max_attempts {
+        exec(
+            c,
+            query!("sweeper_drain_fire_failed_log"),
+            &[spi::UUID, spi::INT4, spi::TEXT],
+            &[mid.into(), attempts.into(), error.into()],
+        );
+        return true;
+    }
+    exec(
+        c,
+        query!("sweeper_drain_record_error_log"),
+        &[spi::UUID, spi::INT4, spi::TEXT],
+        &[mid.into(), attempts.into(), error.into()],
+    );
+    false
 }
 
 /// What firing one claim did.
@@ -346,7 +541,7 @@ pub fn fire_claimed<R: Runner>(
 /// this, each step its own transaction.
 pub fn run_once(s: &Settings, start_shard: i32) -> Result<Value, Failure> {
     let mut runner = Inline;
-    let claim = runner.run(|c| claim(c, start_shard, s.claim_batch, s.lease_ms))?;
+    let claim = runner.run(|c| claim(c, start_shard, s.claim_batch, s.lease_ms, false))?;
     let empty_claim = claim.keys.is_empty();
     let mut fired = Fired::default();
     if !empty_claim {

@@ -271,7 +271,12 @@ fn cycle(
     pressure: &mut Pressure,
 ) -> Result<(i64, bool), String> {
     let (probe, fire_paused) = in_own_transaction(|| {
-        spi::spi(|c| (drain::probe(c), switches::is_paused(c, Surface::TimersFire)))
+        spi::spi(|c| {
+            (
+                drain::probe(c, true),
+                switches::is_paused(c, Surface::TimersFire),
+            )
+        })
     })?;
     let next = probe["nextInMs"].as_i64();
     let due = probe["due"].as_i64().unwrap_or(0);
@@ -294,7 +299,7 @@ fn cycle(
             let round = Instant::now();
             let batch = pressure.batch.min(s.claim_batch);
             let claim = in_own_transaction(|| {
-                spi::spi(|c| drain::claim(c, start_shard, batch, s.lease_ms))
+                spi::spi(|c| drain::claim(c, start_shard, batch, s.lease_ms, true))
             })?;
             let claimed = claim.keys.len() as i64;
             if claimed == 0 {
