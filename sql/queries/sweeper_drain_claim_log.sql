@@ -6,7 +6,7 @@
 SELECT v.queue, v.timer_key, v.message_id FROM generate_series(0, 63) AS g(i)
 CROSS JOIN LATERAL (
     SELECT t.queue, t.timer_key, t.message_id FROM queen.log_timers t
-     WHERE t.shard = ((($1 + g.i) % 64 + 64) % 64)::smallint AND t.deliver_at <= now()
+     WHERE t.shard = ((($1 + g.i) % 64 + 64) % 64)::smallint AND t.deliver_at <= statement_timestamp()
        AND t.deliver_at >= COALESCE('epoch'::timestamptz
                                     + $3[((($1 + g.i) % 64 + 64) % 64) + 1] * interval '1 microsecond', '-infinity')
        AND NOT EXISTS (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)

@@ -4,7 +4,7 @@
 -- floor is where every timer before is known done (timers/floors.rs): the
 -- scan passes the done timers the retention cycle has not deleted yet
 -- only from there.
-SELECT g.i AS shard, (extract(epoch FROM now()) * 1000000)::int8 AS now_us,
+SELECT g.i AS shard, (extract(epoch FROM statement_timestamp()) * 1000000)::int8 AS now_us,
        (extract(epoch FROM (
           SELECT t.deliver_at FROM queen.log_timers t
            WHERE t.shard = g.i::smallint

@@ -1,11 +1,10 @@
--- How far the floors of the due scan may rise (timers/floors.rs): a timer
--- row is written with a due instant no earlier than the clock at its write
--- (timers_upsert_log.sql), by a transaction that has a transaction id from
--- then on. So a row this statement's later snapshots can not see yet is
--- due no earlier than the start of a transaction of this database that
--- holds an id now, or than now. Read before the scan whose snapshot it
--- bounds. A prepared transaction's start is not known, and a session
--- whose start this role may not read is not either: then the floors stay
+-- How far the floors of the due scan may rise (timers/floors.rs). A
+-- schedule takes a transaction id first and then reads its due instant no
+-- earlier than the clock (timers_upsert_log.sql). So a timer row that the
+-- scan after this statement can not see yet is due no earlier than the
+-- start of a transaction of this database that holds an id now, or than
+-- now. A prepared transaction's start is not known, and a session whose
+-- start this role may not read is not either: then the floors stay
 -- (cap_us NULL).
 SELECT CASE WHEN bool_or(a.xact_start IS NULL)
               OR EXISTS (SELECT 1 FROM pg_catalog.pg_prepared_xacts p WHERE p.database = current_database())

@@ -1,8 +1,9 @@
 -- Schedules (queue $1, key $2) as a new schedule, message id $7: the row
 -- is inserted, or the one there (locked, timers_lock.sql) replaced (made
 -- anew when it had fired: its creation too). Due
--- $6 ms from now, and never before the clock at this write (the floors of
--- the due scan rely on it: sweeper_timers_cap.sql).
+-- $6 ms from now, and never before the clock at this write, which comes
+-- after the transaction took its id (the floors of the due scan rely on
+-- both: sweeper_timers_cap.sql).
 INSERT INTO queen.log_timers AS t (queue, timer_key, partition, payload, transaction_id, message_id, deliver_at)
 VALUES ($1, $2, $3, $4, $5, $7, GREATEST(now() + make_interval(secs => $6 / 1000.0), clock_timestamp()))
 ON CONFLICT (queue, timer_key) DO UPDATE

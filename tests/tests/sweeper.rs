@@ -1,7 +1,8 @@
 //! The sweeper workers (two of them in the test cluster) against real
 //! connections: every timer fires exactly once while they race each other
-//! and a SQL-driven sweep, a rolled-back schedule never fires, and a claim
-//! whose holder died is fired by someone else once its lease runs out.
+//! and a SQL-driven sweep, a rolled-back schedule never fires, a schedule
+//! committed after later timers fired still fires, and a claim whose holder
+//! died is fired by someone else once its lease runs out.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -101,6 +102,44 @@ fn a_rolled_back_schedule_never_fires() {
     txn.rollback().unwrap();
     thread::sleep(Duration::from_millis(1500));
     assert_eq!(messages_in(&mut c, &queue), 0);
+}
+
+/// The workers' scans start past the timers they know fired (the floors):
+/// a timer due at once, written by a transaction that commits only after
+/// timers scheduled later have fired in every shard, still fires.
+#[test]
+fn a_timer_committed_after_later_ones_fired_still_fires() {
+    let _serial = SLOW_PHASES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut c = connect();
+    let mut slow = connect();
+    let late = unique("late-commit");
+    let later = unique("fired-first");
+    let mut txn = slow.transaction().unwrap();
+    txn.query_one(
+        "SELECT queen.timer_schedule($1, 'k', '\"late\"', 0)",
+        &[&late],
+    )
+    .unwrap();
+    thread::sleep(Duration::from_millis(50));
+    // Timers due after it, over every shard, fire while it is not
+    // committed; the sweepers probe past them again and again.
+    c.execute(
+        "SELECT count(*) FROM (SELECT queen.timer_schedule($1, 'k' || g, '1', 0)
+                                 FROM generate_series(1, 256) g) s",
+        &[&later],
+    )
+    .unwrap();
+    wait_for(
+        || messages_in(&mut c, &later) == 256,
+        "the timers scheduled later fired",
+    );
+    thread::sleep(Duration::from_millis(1500));
+    assert_eq!(messages_in(&mut c, &late), 0, "not committed yet");
+    txn.commit().unwrap();
+    wait_for(
+        || messages_in(&mut c, &late) == 1,
+        "the timer committed late fired",
+    );
 }
 
 #[test]

@@ -7,10 +7,11 @@
 //!
 //! A floor rises to the first timer not done that a probe's scan saw, and
 //! never past the cap read before that scan (`sweeper_timers_cap.sql`): a
-//! timer row is due no earlier than the clock at its write, so one the
-//! scan could not see yet (its transaction still open) is due no earlier
-//! than the start of a transaction that held an id when the cap was read,
-//! or than the cap's clock. A timer in the floor's way (not done, claimed,
+//! schedule takes a transaction id and then reads its due instant, no
+//! earlier than the clock, so a timer the scan could not see yet (its
+//! transaction still open) is due no earlier than the start of a
+//! transaction that held an id when the cap was read, or than the cap's
+//! clock. A timer in the floor's way (not done, claimed,
 //! or failing) holds it where it is. Only a probe whose transaction has
 //! written nothing raises them: one that sees its own marks could raise a
 //! floor past a fire it then rolls back. Kept in shared memory: gone at a

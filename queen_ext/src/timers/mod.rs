@@ -59,6 +59,10 @@ fn write_log(
     timer_key: &str,
     only_existing: bool,
 ) -> Option<(i64, bool)> {
+    // The transaction holds an id before the due instant is read from the
+    // clock: a sweeper that does not yet see this write then counts its
+    // start, or finds the instant later than what it read (`floors`).
+    unsafe { pgrx::pg_sys::GetTopTransactionId() };
     let before = locked(c, queue, timer_key);
     let pending = before.filter(|(_, done)| !done).map(|(mid, _)| mid);
     if only_existing && pending.is_none() {
