@@ -47,10 +47,10 @@ SELECT pg_catalog.pg_extension_config_dump('queen.message_trace_names', '');
 -- What retention did.
 SELECT pg_catalog.pg_extension_config_dump('queen.retention_history', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.retention_history', 'id'), '');
--- Timers, their claims and fires, and the ones that could not be fired.
+-- Timers, and the ones that could not be fired (their claims and fires at
+-- the end: the marks of a table are kept in the order they were made, and
+-- an update appends).
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers', '');
-SELECT pg_catalog.pg_extension_config_dump('queen.log_timer_claims', '');
-SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_done', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_failed', '');
 SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('queen.log_timers_failed', 'id'), '');
 -- KV (locks and semaphores live in it), its versions and quotas.
@@ -61,3 +61,6 @@ SELECT pg_catalog.pg_extension_config_dump('queen.kv_quota', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.system_state', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.ephemeral_queues', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.ephemeral_incarnation_seq', '');
+-- The timers' claims and fires (0.10.0).
+SELECT pg_catalog.pg_extension_config_dump('queen.log_timer_claims', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_done', '');

@@ -35,5 +35,7 @@ SELECT t.message_id, a.n,
 ALTER TABLE queen.log_timers DROP COLUMN claim_token, DROP COLUMN claimed_until,
     DROP COLUMN attempts, DROP COLUMN last_error;
 
+REVOKE ALL ON queen.log_timer_claims, queen.log_timers_done FROM PUBLIC;
+
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timer_claims', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_done', '');

@@ -379,6 +379,12 @@ def fill(c):
     call(c, "queen.timers", {"operations": [
         {"op": "schedule", "queue": "up_timers", "timerKey": "t-later-2", "delayMs": 90000000,
          "txn": "tt-2", "payload": "eyJsIjoyfQ=="}]})
+    # A timer due now, claimed for a day when the update runs (scheduled and
+    # claimed in one transaction, so no worker fires it first).
+    with c.transaction():
+        c.execute("SELECT queen.timer_schedule('up_claimed', 't-claimed', '{\"c\": 1}', 0, 'cp', 'tc-1')")
+        claim = json.loads(one(c, "SELECT queen_internal.sweeper_claim_v1(0, 10, 86400000)::text"))
+    assert claim["claimed"] == 1, claim
     # An ephemeral queue: three messages in partition e0, the first leased
     # to group g, and a queue-mode pop of the first two.
     one(c, "SELECT queen.ephemeral_configure('up_eph', '{\"maxLength\": 100}'::jsonb)")
@@ -392,6 +398,7 @@ def fill(c):
     c.execute("SELECT queen_internal.kv_usage_rollup_v1()")
     got = call(c, "queen.kv", [{"op": "get", "ns": "up", "key": "a"}])
     return {**ids, "billing": billing, "queue_mode": queue_mode, "lock": lock["results"][0],
+            "timer_claim": claim["token"],
             "ephemeral": eph["messages"][0]["id"],
             "version_a": got["results"][0]["version"]}
 
@@ -465,6 +472,14 @@ def after(c, ids):
     check(one(c, "SELECT count(*) FROM queen.log_timers t WHERE queue = 'up_timers' AND NOT EXISTS"
                  " (SELECT 1 FROM queen.log_timers_done d WHERE d.message_id = t.message_id)") == 2,
           "the timers for tomorrow are still waiting")
+    held = one(c, "SELECT json_build_object('attempt', c.attempt, 'token', c.token, 'held', c.claimed_until > now())"
+                  " FROM queen.log_timer_claims c JOIN queen.log_timers t ON t.message_id = c.message_id"
+                  " WHERE t.queue = 'up_claimed'")
+    check(held == {"attempt": 1, "token": ids["timer_claim"], "held": True},
+          "a timer claimed before the update keeps its claim: its token, its deadline, one attempt")
+    check(one(c, "SELECT count(*) FROM queen.log_timers t JOIN queen.log_timers_done d"
+                 " ON d.message_id = t.message_id WHERE t.queue = 'up_claimed'") == 0,
+          "the claimed timer has not fired: it waits for its claim to expire")
     cluster.wait_for(lambda: maintenance_token(c) > token, "the maintenance lease advances",
                      timeout=60)
     check(True, f"the retention task's maintenance lease advanced past token {token}")
