@@ -92,3 +92,10 @@ pub fn raise(first: &[Option<i64>], cap_us: i64) {
         f.at[s].fetch_max(to, Ordering::SeqCst);
     }
 }
+
+/// How far behind the clock the lowest floor is (ms): how much of the past
+/// the workers' due scans start from. None while a shard has no floor yet.
+pub fn behind_ms() -> Option<i64> {
+    let lowest = current(true).into_iter().min()??;
+    Some(((crate::pg::time::wall_clock_us() - lowest) / 1000).max(0))
+}

@@ -180,5 +180,6 @@ pub fn snapshot() -> Value {
         "lastProbeAt": iso(g(&m.last_probe_us)),
         "lastPruneAt": iso(g(&m.last_prune_us)),
         "lastRollupAt": iso(g(&m.last_rollup_us)),
+        "dueScanBehindMs": crate::timers::floors::behind_ms(),
     })
 }
