@@ -135,6 +135,14 @@ fn a_timer_committed_after_later_ones_fired_still_fires() {
     );
     thread::sleep(Duration::from_millis(1500));
     assert_eq!(messages_in(&mut c, &late), 0, "not committed yet");
+    let m: Value = c
+        .query_one("SELECT queen.sweeper_metrics()::jsonb", &[])
+        .unwrap()
+        .get(0);
+    assert!(
+        m["dueScanBehindMs"].as_i64().is_some_and(|b| b >= 1500),
+        "the scans start no later than the open transaction began: {m}"
+    );
     txn.commit().unwrap();
     wait_for(
         || messages_in(&mut c, &late) == 1,
