@@ -483,6 +483,10 @@ static RETENTION_SAFETY_WALK_MS: GucSetting<i32> = GucSetting::<i32>::new(86_400
 /// cycle deletes at most (default 100 000, 0 to 10 000 000; 0 stops the
 /// compaction).
 static RETENTION_COMPACT_MAX: GucSetting<i32> = GucSetting::<i32>::new(100_000);
+/// `queen.retention_compact_batch`: rows of each kind one step of the
+/// retention cycle's compaction deletes at most (default 10 000, 100 to
+/// 1 000 000).
+static RETENTION_COMPACT_BATCH: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 /// `queen.partition_cleanup_enabled`: whether empty, idle partitions are
 /// deleted (default on).
 static PARTITION_CLEANUP_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
@@ -520,6 +524,16 @@ fn register_retention() {
         &RETENTION_COMPACT_MAX,
         0,
         10_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_compact_batch",
+        c"Rows of each kind one step of the retention cycle's compaction deletes at most.",
+        c"",
+        &RETENTION_COMPACT_BATCH,
+        100,
+        1_000_000,
         GucContext::Suset,
         GucFlags::default(),
     );
@@ -640,6 +654,12 @@ pub fn retention_interval_ms() -> i64 {
 /// Rows one retention step deletes at most (`queen.retention_batch_size`).
 pub fn retention_batch_size() -> i32 {
     RETENTION_BATCH_SIZE.get()
+}
+
+/// Rows of each kind one compaction step deletes at most
+/// (`queen.retention_compact_batch`).
+pub fn retention_compact_batch() -> i32 {
+    RETENTION_COMPACT_BATCH.get()
 }
 
 /// Replaced cursor states one retention cycle deletes at most

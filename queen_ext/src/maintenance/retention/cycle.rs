@@ -35,6 +35,7 @@ pub struct Settings {
     pub metrics_days: i32,
     pub lease_ms: i64,
     pub compact_max: i64,
+    pub compact_batch: i32,
     pub ephemeral_compact_max: i64,
     pub timers_compact_max: i64,
 }
@@ -49,6 +50,7 @@ impl Settings {
             metrics_days: settings::metrics_retention_days(),
             lease_ms: settings::maintenance_lease_ms(),
             compact_max: settings::retention_compact_max(),
+            compact_batch: settings::retention_compact_batch(),
             ephemeral_compact_max: settings::ephemeral_compact_max(),
             timers_compact_max: settings::timers_compact_max(),
         }
@@ -606,7 +608,7 @@ pub fn run_cycle<R: Runner>(
     // ephemeral queues left behind, and fired timers.
     match compact::compact(
         runner,
-        s.batch,
+        s.compact_batch,
         s.compact_max,
         s.ephemeral_compact_max,
         s.timers_compact_max,
