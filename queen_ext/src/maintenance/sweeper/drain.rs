@@ -56,30 +56,8 @@ pub fn probe(c: &mut SpiClient<'_>, use_floors: bool) -> Value {
 /// [`probe`] on a schema of `timers::as_log`: the next due instant (ms from
 /// now) and the due count.
 fn probe_log(c: &mut SpiClient<'_>, use_floors: bool) -> (Option<i64>, i64) {
-    // The cap is read before the scan's snapshot is taken.
-    let cap: Option<i64> = (use_floors && floors::may_raise())
-        .then(|| {
-            exec(c, query!("sweeper_timers_cap"), &[], &[])
-                .next()
-                .and_then(|r| spi::opt(&r, "cap_us"))
-        })
-        .flatten();
     let from = floors::current(use_floors);
-    let mut first: Vec<Option<i64>> = vec![None; from.len()];
-    let mut now_us = 0i64;
-    for r in exec_custom(
-        c,
-        query!("sweeper_drain_probe_log"),
-        &[spi::INT8_ARRAY],
-        &[from.clone().into()],
-    ) {
-        let shard: i32 = spi::col(&r, "shard");
-        now_us = spi::col(&r, "now_us");
-        first[shard as usize] = spi::opt(&r, "first_us");
-    }
-    if let Some(cap) = cap {
-        floors::raise(&first, cap);
-    }
+    let (first, now_us) = first_not_done(c, use_floors, &from);
     let next = first
         .iter()
         .flatten()
@@ -94,6 +72,50 @@ fn probe_log(c: &mut SpiClient<'_>, use_floors: bool) -> (Option<i64>, i64) {
     .next()
     .map_or(0, |r| spi::col(&r, "due"));
     (next, due)
+}
+
+/// Per shard, the due instant of the first timer from `from` that is not
+/// done (microseconds since the epoch), and the statement's now. With
+/// `use_floors`, in a transaction that has written nothing, the floors
+/// rise to what it saw (`timers::floors`).
+fn first_not_done(
+    c: &mut SpiClient<'_>,
+    use_floors: bool,
+    from: &[Option<i64>],
+) -> (Vec<Option<i64>>, i64) {
+    // The cap is read before the scan's snapshot is taken.
+    let cap: Option<i64> = (use_floors && floors::may_raise())
+        .then(|| {
+            exec(c, query!("sweeper_timers_cap"), &[], &[])
+                .next()
+                .and_then(|r| spi::opt(&r, "cap_us"))
+        })
+        .flatten();
+    let mut first: Vec<Option<i64>> = vec![None; from.len()];
+    let mut now_us = 0i64;
+    for r in exec_custom(
+        c,
+        query!("sweeper_drain_probe_log"),
+        &[spi::INT8_ARRAY],
+        &[from.to_vec().into()],
+    ) {
+        let shard: i32 = spi::col(&r, "shard");
+        now_us = spi::col(&r, "now_us");
+        first[shard as usize] = spi::opt(&r, "first_us");
+    }
+    if let Some(cap) = cap {
+        floors::raise(&first, cap);
+    }
+    (first, now_us)
+}
+
+/// Raises the floors past the timers fired since the last probe (a
+/// worker's claims of one cycle would otherwise each pass them again):
+/// the probe's scan alone, in a transaction of its own.
+pub fn raise_floors(c: &mut SpiClient<'_>) {
+    if timers::as_log() {
+        first_not_done(c, true, &floors::current(true));
+    }
 }
 
 /// A claim: its token and the (queue, timer_key) of the timers it took,

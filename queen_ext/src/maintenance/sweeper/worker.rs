@@ -297,6 +297,9 @@ fn cycle(
         // lease while earlier ones are still being fired.
         while started.elapsed() < budget && fired < s.cycle_max_rows as i64 {
             let round = Instant::now();
+            if fired > 0 {
+                in_own_transaction(|| spi::spi(drain::raise_floors))?;
+            }
             let batch = pressure.batch.min(s.claim_batch);
             let claim = in_own_transaction(|| {
                 spi::spi(|c| drain::claim(c, start_shard, batch, s.lease_ms, true))
