@@ -216,7 +216,7 @@ fn claim_log(
         };
     }
     let mids: Vec<pgrx::Uuid> = picked.iter().map(|p| p.2).collect();
-    let claimed: std::collections::HashSet<[u8; 16]> = exec(
+    let claimed = returned_ids(
         c,
         query!("sweeper_drain_claim_insert"),
         &[spi::UUID, spi::INT4, spi::UUID_ARRAY],
@@ -225,9 +225,7 @@ fn claim_log(
             lease_ms.into(),
             mids.into(),
         ],
-    )
-    .map(|r| *spi::col::<pgrx::Uuid>(&r, "message_id").as_bytes())
-    .collect();
+    );
     let mut keys: Vec<(String, String)> = picked
         .into_iter()
         .filter(|p| claimed.contains(p.2.as_bytes()))
@@ -237,9 +235,24 @@ fn claim_log(
     Claim { token, keys }
 }
 
+/// The message ids an insert answered (`RETURNING message_id`): the
+/// schedules it claimed or marked, those another sweeper took first left
+/// out.
+fn returned_ids(
+    c: &mut SpiClient<'_>,
+    sql: &'static str,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+) -> std::collections::HashSet<[u8; 16]> {
+    exec(c, sql, types, args)
+        .map(|r| *spi::col::<pgrx::Uuid>(&r, "message_id").as_bytes())
+        .collect()
+}
+
 /// Fires timers claimed under `token` (verifying the claim is still this
 /// token's) into the log, at most `max_bytes` of payload in this
-/// transaction, and deletes them. Timer rows are locked by (queue,
+/// transaction, and marks them done (before 0.10.0: deletes them). Timer
+/// rows are locked by (queue,
 /// timer_key) before any partition: the declared order. The timers are
 /// found by their keys (`claimed`, a claim's keys), not by the token: no
 /// index serves the token, and a scan for it reads every timer scheduled.
@@ -307,14 +320,12 @@ fn fire_keys(
         // Marked done first: one another fire marked meanwhile is not
         // pushed again.
         let mids: Vec<pgrx::Uuid> = firing.iter().map(|r| r.6).collect();
-        let marked: std::collections::HashSet<[u8; 16]> = exec(
+        let marked = returned_ids(
             c,
             query!("sweeper_drain_done"),
             &[spi::UUID_ARRAY],
             &[mids.into()],
-        )
-        .map(|r| *spi::col::<pgrx::Uuid>(&r, "message_id").as_bytes())
-        .collect();
+        );
         firing.retain(|r| marked.contains(r.6.as_bytes()));
     }
     let mut groups: Vec<GroupIn> = Vec::new();
