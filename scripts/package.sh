@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make package: what an operator copies onto a database server, for the
-# PostgreSQL of the pg_config used (QUEEN_PG_MAJOR=15, the default, or 18):
+# PostgreSQL of the pg_config used (QUEEN_PG_MAJOR=15, the default, 16, 17 or 18):
 # target/package/queen-<version>-pg<major>-<arch>.tar.gz, holding
 #   lib/queen.so                 the extension's library
 #   extension/                   its control file, install and update scripts
@@ -19,6 +19,7 @@ if [ "${QUEEN_PACKAGE_PREBUILT:-0}" != 1 ]; then
 fi
 [ "$PG_MAJOR" = 18 ] && pg18_install
 [ "$PG_MAJOR" = 16 ] && pg16_install
+[ "$PG_MAJOR" = 17 ] && pg17_install
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)"
 NAME="queen-$VERSION-pg$PG_MAJOR-$(dpkg --print-architecture 2>/dev/null || uname -m)"
 OUT="$ROOT/target/package"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The tests on a PostgreSQL besides Debian's 15, from a PyPI wheel
-# (common.sh): pg_major.sh MAJOR PORT UPGRADE_PORT runs the extension's
+# The tests on a PostgreSQL besides Debian's 15, from a PyPI wheel or
+# Debian's next release (common.sh): pg_major.sh MAJOR PORT UPGRADE_PORT runs the extension's
 # tests inside it (cargo pgrx test pgMAJOR), then the SQL API's regression
 # tests and the upgrade test, each on a cluster of its own
 # (.queen-testMAJOR/ on PORT; the upgrade's, .queen-upgradeMAJOR/, on
-# UPGRADE_PORT). scripts/pg16.sh and scripts/pg18.sh call it.
+# UPGRADE_PORT). scripts/pg16.sh, pg17.sh and pg18.sh call it.
 export QUEEN_PG_MAJOR="$1"
 source "$(dirname "$0")/common.sh"
 PORT="$2"

@@ -6,7 +6,7 @@
 # dashboard/package-lock.json pins them).
 source "$(dirname "$0")/common.sh"
 
-packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-plproxy libclang-dev clang sudo pkg-config python3-venv curl)
+packages=(postgresql-15 postgresql-server-dev-15 postgresql-15-plproxy libclang-dev clang sudo pkg-config python3-venv curl xz-utils)
 # What one caller needs beyond these (the fusion bench: wrk).
 read -r -a extra <<< "${QUEEN_SETUP_EXTRA:-}"
 packages+=("${extra[@]}")

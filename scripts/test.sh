@@ -9,8 +9,8 @@
 # package installed as the operator's guide says (scripts/package_test.sh),
 # and on PostgreSQL 18 the extension's tests, the regression tests, the
 # upgrade test and a pg_upgrade from 15 (scripts/pg18.sh), and on
-# PostgreSQL 16 the extension's tests, the regression tests and the upgrade
-# test (scripts/pg16.sh).
+# PostgreSQL 16 and 17 the extension's tests, the regression tests and the
+# upgrade test (scripts/pg16.sh, scripts/pg17.sh).
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-test"
@@ -135,4 +135,7 @@ say "PostgreSQL 18: the extension's tests inside it, the regression tests, the u
 
 say "PostgreSQL 16: the extension's tests inside it, the regression tests, the upgrade"
 "$ROOT/scripts/pg16.sh"
+
+say "PostgreSQL 17: the extension's tests inside it, the regression tests, the upgrade"
+"$ROOT/scripts/pg17.sh"
 say "all tests passed"
