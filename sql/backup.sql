@@ -64,3 +64,6 @@ SELECT pg_catalog.pg_extension_config_dump('queen.ephemeral_incarnation_seq', ''
 -- The timers' claims and fires (0.10.0).
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timer_claims', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.log_timers_done', '');
+-- Streaming queries and their state.
+SELECT pg_catalog.pg_extension_config_dump('queen.stream_queries', '');
+SELECT pg_catalog.pg_extension_config_dump('queen.stream_state', '');

@@ -137,3 +137,11 @@ GRANT EXECUTE ON FUNCTION queen.ephemeral_queues, queen.ephemeral_depth TO pg_mo
 GRANT EXECUTE ON FUNCTION
     queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
     TO queen_admin;
+-- Streaming queries: registration, state reads, cycles and the listing for
+-- queen_app (the listing for pg_monitor too), deleting a query and its
+-- state for queen_admin.
+GRANT EXECUTE ON FUNCTION
+    queen.stream_register, queen.stream_state_get, queen.stream_cycle, queen.stream_queries
+    TO queen_app;
+GRANT EXECUTE ON FUNCTION queen.stream_queries TO pg_monitor;
+GRANT EXECUTE ON FUNCTION queen.stream_delete TO queen_admin;

@@ -24,7 +24,8 @@ $$;
 
 -- Whether a partition may be reclaimed by the empty-partition cleanup: both
 -- its timestamps older than the cutoff, no segment left, no dead letter
--- pointing into it, and no live lease on it. The one place the veto lives:
+-- pointing into it, no streaming query's state kept for it, and no live
+-- lease on it. The one place the veto lives:
 -- the candidate scan and the re-check under the row locks both call it.
 CREATE FUNCTION queen_internal.log_partition_dead_v1(p_pid bigint, p_cutoff timestamptz)
 RETURNS boolean
@@ -37,6 +38,7 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
            AND p.last_write_at < p_cutoff
            AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
            AND NOT EXISTS (SELECT 1 FROM queen.log_dlq d WHERE d.partition_id = p.id)
+           AND NOT EXISTS (SELECT 1 FROM queen.stream_state st WHERE st.partition_id = p.id)
            AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                             WHERE c.partition_id = p.id AND c.lease_id IS NOT NULL
                               AND c.lease_expires_at > now()))

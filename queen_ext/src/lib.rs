@@ -12,6 +12,7 @@ pub mod ephemeral;
 pub mod kv;
 pub mod maintenance;
 pub mod pg;
+pub mod streams;
 pub mod timers;
 pub mod wire;
 
@@ -71,6 +72,11 @@ extension_sql_file!(
     requires = ["bootstrap"]
 );
 extension_sql_file!(
+    "../../sql/schema/streams.sql",
+    name = "streams",
+    requires = ["bootstrap"]
+);
+extension_sql_file!(
     "../../sql/schema/metrics.sql",
     name = "metrics",
     requires = ["maintenance", "queues"]
@@ -78,7 +84,7 @@ extension_sql_file!(
 extension_sql_file!(
     "../../sql/retention.sql",
     name = "retention_sql",
-    requires = ["log", "consumers", "dlq"]
+    requires = ["log", "consumers", "dlq", "streams"]
 );
 extension_sql_file!(
     "../../sql/backup.sql",
@@ -93,7 +99,8 @@ extension_sql_file!(
         "timers",
         "kv",
         "switches",
-        "ephemeral"
+        "ephemeral",
+        "streams"
     ]
 );
 extension_sql_file!("../../sql/privileges.sql", name = "privileges", finalize);

@@ -165,11 +165,16 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/analytics/retention"
             | "/api/v1/analytics/postgres-stats"
             | "/api/v1/ephemeral/queues"
-            | "/api/v1/ephemeral/queues/{queue}/depth",
+            | "/api/v1/ephemeral/queues/{queue}/depth"
+            | "/api/v1/resources/streams",
         ) => ReadOnly,
-        ("POST", "/api/v1/fetch" | "/api/v1/partitions/changed" | "/api/v1/resources/kv/list") => {
-            ReadOnly
-        }
+        (
+            "POST",
+            "/api/v1/fetch"
+            | "/api/v1/partitions/changed"
+            | "/api/v1/resources/kv/list"
+            | "/streams/v1/state/get",
+        ) => ReadOnly,
         ("POST", "/api/v1/push" | "/api/v1/timers" | "/api/v1/ephemeral/push") => WriteOnly,
         (
             "GET",
@@ -193,7 +198,9 @@ pub fn level(method: &Method, template: &str) -> Level {
             | "/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek"
             | "/api/v1/consumer-groups/{group}/subscription"
             | "/api/v1/dlq/{id}/replay"
-            | "/api/v1/ephemeral/ack",
+            | "/api/v1/ephemeral/ack"
+            | "/streams/v1/queries"
+            | "/streams/v1/cycle",
         ) => ReadWrite,
         ("POST", "/api/v1/consumer-groups/positions") => ReadOnly,
         ("PUT", "/api/v1/kv/{ns}/{*key}") => ReadWrite,
@@ -208,7 +215,8 @@ pub fn level(method: &Method, template: &str) -> Level {
             "/api/v1/resources/queues/{queue}"
             | "/api/v1/consumer-groups/{group}"
             | "/api/v1/consumer-groups/{group}/queues/{queue}"
-            | "/api/v1/dlq",
+            | "/api/v1/dlq"
+            | "/api/v1/resources/streams/{name}",
         ) => Admin,
         _ => Admin,
     }

@@ -24,7 +24,7 @@ DUMPED = [
     "log_cursors", "log_cursor_states", "log_dlq", "queue_terminal_rollups", "log_deleted", "message_traces",
     "message_trace_names", "retention_history", "log_timers", "log_timer_claims", "log_timers_done",
     "log_timers_failed", "kv", "kv_quota",
-    "system_state", "ephemeral_queues",
+    "system_state", "ephemeral_queues", "stream_queries", "stream_state",
 ]
 SEQUENCES = [
     "pg_get_serial_sequence('queen.queues', 'id')", "pg_get_serial_sequence('queen.log_partitions', 'id')",
@@ -86,7 +86,8 @@ class RestoreCluster:
 
 def fill(db, q):
     """A bit of everything: options, two partitions, a group part-way, a
-    dead letter, KV rows (one about to expire), a lock, timers."""
+    dead letter, KV rows (one about to expire), a lock, timers, a streaming
+    query's state."""
     db.execute("SELECT queen.configure(%s, %s::jsonb)",
                (q, json.dumps({"dedupWindowSeconds": 3600, "retryLimit": 3, "leaseTime": 30})))
     items = [{"queue": q, "partition": "p1", "payload": {"n": i}, "transactionId": f"{q}-t{i}"} for i in range(5)]
@@ -103,6 +104,15 @@ def fill(db, q):
     lock = db.execute("SELECT queen.locks(%s::jsonb)::jsonb", (json.dumps(
         {"operations": [{"op": "acquire", "name": f"{q}-lock", "ttlSeconds": 3600, "owner": "o1"}]}),)).fetchone()[0]
     assert lock["results"][0]["acquired"], lock
+    # A streaming query that has run one cycle over p2: its state, its ack.
+    reg = db.execute("SELECT queen.stream_register(%s::jsonb)::jsonb", (json.dumps(
+        {"name": f"{q}-stream", "source_queue": q, "config_hash": "h1"}),)).fetchone()[0]
+    batch = db.execute("SELECT queen.pop(%s, 'p2', 'streams', 3, '{}')::jsonb", (q,)).fetchone()[0]
+    last = batch["messages"][-1]
+    db.execute("SELECT queen.stream_cycle(%s::jsonb)", (json.dumps({
+        "query_id": reg["query_id"], "partition_id": last["partitionId"], "consumer_group": "streams",
+        "state_ops": [{"type": "upsert", "key": "sum", "value": {"acc": 303, "windowEnd": 1}}],
+        "ack": {"transactionId": last["transactionId"], "leaseId": batch["leaseId"], "count": 3}}),))
     # One timer fires a few seconds after the dump, one tomorrow.
     db.execute("SELECT queen.timer_schedule(%s, 'soon', '{\"t\": 1}', 8000, 'timed', %s)", (q, f"{q}-timer"))
     db.execute("SELECT queen.timer_schedule(%s, 'later', '{\"t\": 2}', 86400000, 'timed')", (q,))
@@ -128,6 +138,7 @@ def test_a_dump_restored_into_a_fresh_cluster_goes_on_where_it_left_off(db):
     pg([f"{cluster.PG_BIN}/pg_dumpall", "-h", "127.0.0.1", "-p", str(cluster.PORT), "-U", "postgres",
         "--roles-only", "-f", roles], "pg_dumpall --roles-only")
     assert before["log_segments"][0] >= 2 and before["kv"][0] >= 3 and before["log_timers"][0] >= 2
+    assert before["stream_state"][0] == 1
 
     target = RestoreCluster()
     try:
@@ -159,6 +170,18 @@ def test_a_dump_restored_into_a_fresh_cluster_goes_on_where_it_left_off(db):
             # Another group reads the queue from its start.
             fresh = r.execute("SELECT queen.pop(%s, 'p2', 'g2', 10, '{}')::jsonb", (q,)).fetchone()[0]
             assert [m["data"]["n"] for m in fresh["messages"]] == [100, 101, 102], fresh
+
+            # The streaming query keeps its id and state; its group resumes
+            # after the batch its cycle acked.
+            reg = r.execute("SELECT queen.stream_register(%s::jsonb)::jsonb", (json.dumps(
+                {"name": f"{q}-stream", "source_queue": q, "config_hash": "h1"}),)).fetchone()[0]
+            assert reg["fresh"] is False, reg
+            pid = fresh["messages"][0]["partitionId"]
+            state = r.execute("SELECT queen.stream_state_get(%s::jsonb)::jsonb", (json.dumps(
+                {"query_id": reg["query_id"], "partition_id": pid}),)).fetchone()[0]
+            assert [(row["key"], row["value"]["acc"]) for row in state["rows"]] == [("sum", 303)], state
+            resumed = r.execute("SELECT queen.pop(%s, 'p2', 'streams', 10, '{}')::jsonb", (q,)).fetchone()[0]
+            assert resumed["messages"] == [], resumed
 
             # KV: the kept key reads back, the short one expires on time,
             # versions go on rising, the lock is still held.

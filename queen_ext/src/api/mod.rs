@@ -17,6 +17,7 @@ pub mod reads;
 pub mod resources;
 pub mod shard;
 pub mod status;
+pub mod streams;
 pub mod system;
 pub mod timers;
 

@@ -77,7 +77,8 @@ pub fn configure(client: &mut SpiClient<'_>, queue: &str, options: &Value, mode:
 }
 
 /// Deletes a queue in one call: the segments, sidecar and dead-letter rows
-/// explicitly (they have no foreign key), everything else by cascade.
+/// and the streaming state of its partitions explicitly (they have no
+/// foreign key), everything else by cascade.
 pub fn delete_queue(client: &mut SpiClient<'_>, queue: &str) -> Value {
     let queue = check_name("queue", queue);
     delete_queue_if_exists(client, queue).unwrap_or_else(|| errors::undefined("queue", queue))
@@ -122,6 +123,14 @@ pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option
         "DELETE FROM queen.queues WHERE id = $1",
         &[spi::INT8],
         &[q.id.into()],
+    );
+    // Streaming queries' state in these partitions (a partition id, not a
+    // foreign key).
+    exec(
+        client,
+        "DELETE FROM queen.stream_state WHERE partition_id = ANY($1)",
+        &[spi::INT8_ARRAY],
+        &[pids.clone().into()],
     );
     // After the cascade: it waited for any ack still writing a dead letter
     // into these partitions (the ack holds its cursor and its segment), and

@@ -450,6 +450,69 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     results
 }
 
+/// What a batch ack did.
+pub struct Through {
+    /// Messages of the lease the ack answered.
+    pub acked: i64,
+    pub lease_released: bool,
+    pub dead_lettered: bool,
+}
+
+/// Answers open messages of the lease `a` names with the status of `a`
+/// (a stream cycle's ack of its source batch): with `release`, every one
+/// of them, and the lease ends; without, the first `count` of the lease
+/// (through the message `a` names when no count is given), and the rest
+/// stay leased. The message `a` names must be in the lease: Err when the
+/// lease is not held (never granted, released, or granted again to another
+/// consumer) or the message is not in it, and nothing is written then.
+pub fn ack_through(
+    client: &mut SpiClient<'_>,
+    a: &AckIn,
+    release: bool,
+    count: Option<i64>,
+) -> Result<Through, String> {
+    let (pid, group) = (a.partition_id, a.group.as_str());
+    let Some((mut c, covering)) = lock_consumer(client, pid, group) else {
+        return Err(format!(
+            "partition {pid} has no cursor for consumer group {group:?}: nothing was delivered to it"
+        ));
+    };
+    counters::add(c.queue_id, group, &[(Count::AckRequests, 1)]);
+    let txn = a.transaction_id.as_str();
+    let (in_lease, _) = locate(client, pid, &c, covering, &[txn]);
+    let Some(&named) = in_lease.get(txn).and_then(|at| at.last()) else {
+        return Err(match c.lease_id {
+            None => format!("partition {pid} holds no lease for consumer group {group:?} (released, or never granted)"),
+            Some(_) => format!("transaction id {txn:?} is not in the lease of partition {pid}"),
+        });
+    };
+    check_held(a, &c, named, pid, group)?;
+    let through = match (release, count) {
+        (true, _) => c.lease_end,
+        (false, Some(n)) if n >= 1 => (c.lease_start + n - 1).min(c.lease_end),
+        (false, Some(n)) => return Err(format!("count {n} is not a positive number of messages")),
+        (false, None) => named,
+    };
+    let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();
+    let mut out = answer(a, None);
+    let mut acked = 0;
+    for offset in c.lease_start..=through {
+        if c.state[(offset - c.lease_start) as usize] == OPEN {
+            let marked = mark(client, pid, group, &mut c, a, offset);
+            out.dead_lettered |= marked.dead_lettered;
+            errors_at.insert(offset, a.error.clone());
+            acked += 1;
+        }
+    }
+    let mut results = [out];
+    let lease_released = acked > 0 && settle(client, pid, group, &mut c, &errors_at, &mut results);
+    Ok(Through {
+        acked,
+        lease_released,
+        dead_lettered: results[0].dead_lettered,
+    })
+}
+
 /// Moves the committed offset past every done message of a fully answered
 /// lease.
 fn advance(c: &mut ConsumerRow) {

@@ -139,6 +139,9 @@ static ACK_MAX_ITEMS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 /// `queen.ack_lookback_segments`: sidecar rows an ack of an id outside any
 /// lease looks back over (default 64, 0 to 100 000).
 static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
+/// `queen.stream_max_rows`: most state rows one streaming call reads or
+/// writes (default 100 000, 1 to 10 000 000).
+static STREAM_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(100_000);
 /// `queen.decompress_max_bytes`: bytes one request may decompress to, over
 /// all its compressed parts (default 16 MiB, at least 1 KiB).
 static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
@@ -288,6 +291,16 @@ fn register_limits() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.stream_max_rows",
+        c"Most state rows one streaming call reads or writes.",
+        c"A read or a cycle past it is refused whole, never cut short.",
+        &STREAM_MAX_ROWS,
+        1,
+        10_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.ack_lookback_segments",
         c"Sidecar rows searched for an acknowledged id outside any lease.",
         c"Such an ack is of a message already done; one older than this is answered as unknown.",
@@ -379,6 +392,12 @@ pub fn ack_max_items() -> usize {
 /// (`queen.ack_lookback_segments`).
 pub fn ack_lookback_segments() -> i64 {
     ACK_LOOKBACK_SEGMENTS.get() as i64
+}
+
+/// Most state rows one streaming call reads or writes
+/// (`queen.stream_max_rows`).
+pub fn stream_max_rows() -> i64 {
+    STREAM_MAX_ROWS.get() as i64
 }
 
 /// Bytes of frames one segment a push writes holds at most

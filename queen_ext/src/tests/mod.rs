@@ -14,5 +14,6 @@ mod messages;
 mod metrics;
 mod moves;
 mod retention;
+mod streams;
 mod support;
 mod sweeper;

@@ -17,6 +17,7 @@ mod messages;
 mod queues;
 mod resources;
 mod status;
+mod streams;
 mod system;
 mod timers;
 mod traces;
@@ -141,6 +142,14 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/api/v1/messages/{partition_id}/{transaction_id}/retry",
             post(dlq::retry_message),
+        )
+        .route("/streams/v1/queries", post(streams::register))
+        .route("/streams/v1/state/get", post(streams::state_get))
+        .route("/streams/v1/cycle", post(streams::cycle))
+        .route("/api/v1/resources/streams", get(streams::list))
+        .route(
+            "/api/v1/resources/streams/{name}",
+            axum::routing::delete(streams::delete),
         )
         .route("/api/v1/timers", post(timers::timers))
         .route("/api/v1/kv", post(kv::kv))
