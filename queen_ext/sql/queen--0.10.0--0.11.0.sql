@@ -4,7 +4,8 @@
 -- source partition (queen.stream_queries, queen.stream_state, marked for
 -- pg_dump), the functions that register a query, read its state and run a
 -- cycle, and the administrator's listing and deletion. The empty-partition
--- cleanup keeps a partition a query still holds state for. The script
+-- cleanup keeps a partition a query still holds state for. A consumer
+-- group stores whether it conflates (queen.consumer_groups.conflation). The script
 -- ends, as every update script that adds functions does, by re-applying the
 -- privileges of sql/privileges.sql as 0.11.0 ships them. This file is
 -- frozen once shipped.
@@ -43,6 +44,9 @@ CREATE TABLE queen.stream_state (
 CREATE INDEX idx_stream_state_partition ON queen.stream_state (partition_id);
 
 REVOKE ALL ON queen.stream_queries, queen.stream_state FROM PUBLIC;
+
+-- A consumer group's conflation policy, stored when the group registers.
+ALTER TABLE queen.consumer_groups ADD COLUMN conflation boolean NOT NULL DEFAULT false;
 
 SELECT pg_catalog.pg_extension_config_dump('queen.stream_queries', '');
 SELECT pg_catalog.pg_extension_config_dump('queen.stream_state', '');

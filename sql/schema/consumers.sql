@@ -81,5 +81,8 @@ CREATE TABLE queen.consumer_groups (
     subscription_mode text NOT NULL CHECK (subscription_mode IN ('all', 'new', 'timestamp')),
     subscription_from timestamptz,
     created_at        timestamptz NOT NULL DEFAULT now(),
+    -- Whether the group's pops that ask for conflation get it (stored by
+    -- the pop that registers the group; never changed after).
+    conflation        boolean NOT NULL DEFAULT false,
     PRIMARY KEY (queue_id, consumer_group)
 );

@@ -125,13 +125,15 @@ pub fn delete_queue_if_exists(client: &mut SpiClient<'_>, queue: &str) -> Option
         &[q.id.into()],
     );
     // Streaming queries' state in these partitions (a partition id, not a
-    // foreign key).
-    exec(
-        client,
-        "DELETE FROM queen.stream_state WHERE partition_id = ANY($1)",
-        &[spi::INT8_ARRAY],
-        &[pids.clone().into()],
-    );
+    // foreign key; the table is 0.11.0's).
+    if spi::queen_table_exists(c"stream_state") {
+        exec(
+            client,
+            "DELETE FROM queen.stream_state WHERE partition_id = ANY($1)",
+            &[spi::INT8_ARRAY],
+            &[pids.clone().into()],
+        );
+    }
     // After the cascade: it waited for any ack still writing a dead letter
     // into these partitions (the ack holds its cursor and its segment), and
     // this statement sees what that ack committed.

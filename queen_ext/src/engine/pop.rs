@@ -23,10 +23,11 @@ use crate::engine::deleted;
 use crate::engine::memo;
 use crate::engine::segments::{self, Scan};
 use crate::engine::soft_commit::{self, Soft};
+use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi::{self, exec};
 use crate::query;
-use crate::wire::pop::{Claim, PopOut, PopRequest, Subscription};
+use crate::wire::pop::{Claim, Conflated, PopOut, PopRequest, Subscription};
 use crate::wire::segment::Segment;
 use crate::wire::QUEUE_MODE;
 
@@ -420,9 +421,14 @@ fn initial_committed(
         Subscription::New => ("new", None),
         Subscription::From(ts) => ("timestamp", Some(ts.as_str())),
     };
+    // A pop that asks for conflation registers the group as conflating.
+    let subscribe = match req.conflation {
+        false => query!("pop_subscribe"),
+        true => query!("pop_subscribe_conflating"),
+    };
     exec(
         client,
-        query!("pop_subscribe"),
+        subscribe,
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
         &[
             queue_id.into(),
@@ -594,6 +600,10 @@ pub fn pop_in_call(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             group: req.group.clone(),
             claims: Vec::new(),
             autopilot: req.autopilot,
+            conflation: req.conflation.then_some(Conflated {
+                applied: true,
+                ..Conflated::default()
+            }),
         };
     }
     let first_writer = soft_commit::nothing_written();
@@ -728,12 +738,21 @@ impl Hinted {
 
 pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let lease_id = (!req.auto_ack).then(uuid::Uuid::new_v4);
+    if req.conflation && !spi::queen_column_exists(c"consumer_groups", c"conflation") {
+        errors::raise(
+            "0A000",
+            "options.conflation: the database's queen schema predates it; run ALTER EXTENSION queen UPDATE",
+        );
+    }
     let mut out = PopOut {
         lease_id,
         group: req.group.clone(),
         claims: Vec::new(),
         autopilot: req.autopilot,
+        conflation: req.conflation.then(Conflated::default),
     };
+    // Each queue's conflation for this pop, read when first needed.
+    let mut conflates: Vec<Option<bool>> = Vec::new();
     // Each queue's hints, in turn: the pop offers as many of a queue's as
     // it may claim partitions, from the front.
     let (qs, mut now_us, mut cands, hinted) = match &req.queue {
@@ -745,6 +764,9 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         None => {
             let qs = namespace_queues(client, req);
             if qs.is_empty() {
+                if let Some(outcome) = out.conflation.as_mut() {
+                    outcome.applied = true;
+                }
                 return out;
             }
             let hinted: Vec<Hinted> = qs.iter().map(|q| Hinted::of(req, &q.name)).collect();
@@ -793,6 +815,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
     let mut served: Vec<i64> = Vec::new();
     let scanned: Vec<(usize, i64, i32)> =
         cands.iter().map(|c| (c.queue_idx, c.pid, c.lap)).collect();
+    conflates.resize(qs.len(), None);
     for cand in cands {
         if remaining == 0 || out.claims.len() as i64 >= req.partitions {
             break;
@@ -805,6 +828,26 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         let lease = lease_id.map(|id| (id, queue.lease_time));
         let delay = queue.delayed_processing as i64;
         let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
+        if let Some(outcome) = out.conflation.as_mut() {
+            let policy = *conflates[cand.queue_idx]
+                .get_or_insert_with(|| group_conflates(client, req, queue.id, outcome));
+            if policy {
+                let newest = Newest {
+                    lease,
+                    visible_before,
+                    tombstones,
+                    now_us,
+                };
+                if let Some(claim) = claim_newest(client, req, queue, cand, &newest, outcome) {
+                    remaining -= 1;
+                    if !served.contains(&queue.id) {
+                        served.push(queue.id);
+                    }
+                    out.claims.push(claim);
+                }
+                continue;
+            }
+        }
         for _ in 0..DELETED_RUNS {
             let Some((cursor, scan, gone)) = take_cursor(
                 client,
@@ -927,7 +970,152 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         memo::survey_if_due(client, qs[idx].id, &qs[idx].name, &req.group);
     }
     count_requests(&qs, &served, &req.group);
+    if let Some(outcome) = out.conflation.as_mut() {
+        // A pop that claimed nothing still says whether it would conflate:
+        // the queues it did not come to, or the queue it just made.
+        for (q, known) in qs.iter().zip(&conflates) {
+            if known.is_none() {
+                group_conflates(client, req, q.id, outcome);
+            }
+        }
+        if qs.is_empty() {
+            outcome.applied = true;
+        }
+    }
     out
+}
+
+/// Whether group `req.group` conflates on queue `queue_id` for a pop that
+/// asks for it: queue mode always does; a group as it registered (a group
+/// not registered yet registers as conflating with its first cursor). A
+/// group registered otherwise is delivered to as usual, and the answer says
+/// so (`conflationConflict`).
+fn group_conflates(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    queue_id: i64,
+    outcome: &mut Conflated,
+) -> bool {
+    if req.group == QUEUE_MODE {
+        outcome.applied = true;
+        return true;
+    }
+    let stored = exec(
+        client,
+        query!("pop_group_conflation"),
+        &[spi::INT8, spi::TEXT],
+        &[queue_id.into(), req.group.as_str().into()],
+    )
+    .next()
+    .map(|r| spi::col::<bool>(&r, "conflation"))
+    .unwrap_or(true);
+    if stored {
+        outcome.applied = true;
+    } else {
+        outcome.conflict = true;
+    }
+    stored
+}
+
+/// What a conflating claim needs of the pop.
+struct Newest {
+    lease: Option<(uuid::Uuid, i32)>,
+    /// Messages written after this instant (µs) are not visible yet.
+    visible_before: Option<i64>,
+    tombstones: bool,
+    now_us: i64,
+}
+
+/// A conflating claim of `cand`: its newest visible message, leased alone;
+/// the cursor passes every older one at once (completed, counted in
+/// `outcome`). None when the partition has nothing past the cursor, its
+/// newest message was deleted (the cursor passes it too), or another
+/// consumer holds it.
+fn claim_newest(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    queue: &PopQueue,
+    cand: Candidate,
+    n: &Newest,
+    outcome: &mut Conflated,
+) -> Option<Claim> {
+    let (cursor, _, _) = take_cursor(client, cand.pid, &req.group, cand.log_start, 1, false)?;
+    let horizon = n
+        .visible_before
+        .map(|us| crate::pg::time::us_to_timestamptz("visible_before", us));
+    let newest: i64 = exec(
+        client,
+        query!("pop_newest_offset"),
+        &[spi::INT8, spi::TIMESTAMPTZ],
+        &[cand.pid.into(), horizon.into()],
+    )
+    .next()
+    .map(|r| spi::col(&r, "end_offset"))?;
+    if newest < cursor.from {
+        return None;
+    }
+    let older = newest - cursor.from;
+    if n.tombstones && deleted::is_deleted(client, cand.pid, newest) {
+        let passed = move_cursor(
+            client,
+            cand.pid,
+            &req.group,
+            cursor.held,
+            None,
+            cursor.from,
+            newest,
+            0,
+            &[],
+        );
+        if passed {
+            outcome.completed += older;
+            counters::add(queue.id, &req.group, &[(Count::AckSuccess, older)]);
+        }
+        return None;
+    }
+    let scan = segments::scan_from(client, cand.pid, newest, 1, SCAN_CHUNK);
+    let segs = read_batch(client, cand.pid, newest, 1, n.visible_before, scan);
+    let first = segs.first()?;
+    let attempts = match cursor.head_offset {
+        Some(h) if h == newest => cursor.head_attempts + 1,
+        _ => 1,
+    };
+    let lag_ms = ((n.now_us - first.created_at_us) / 1000).max(0);
+    if !move_cursor(
+        client,
+        cand.pid,
+        &req.group,
+        cursor.held,
+        n.lease,
+        newest,
+        newest,
+        attempts,
+        &[],
+    ) {
+        return None;
+    }
+    outcome.completed += older;
+    counters::add(
+        queue.id,
+        &req.group,
+        &[
+            (Count::PopMessages, 1),
+            (Count::AckSuccess, older),
+            (Count::LagCount, 1),
+            (Count::LagSumMs, lag_ms),
+            (Count::LagMaxMs, lag_ms),
+        ],
+    );
+    Some(Claim {
+        partition_id: cand.pid,
+        partition: cand.name,
+        queue: queue.name.clone(),
+        start: newest,
+        end: newest,
+        delivery_attempt: attempts,
+        segments: segs,
+        skip: Vec::new(),
+    })
 }
 
 /// A queue's hints for its next pop, `limit` at most: first the

@@ -309,6 +309,13 @@ pub fn queen_table_oid(name: &std::ffi::CStr) -> Option<pg_sys::Oid> {
     (oid != pg_sys::InvalidOid).then_some(oid)
 }
 
+/// Whether the table `queen.<table>` has the column `column` (catalogue-cache
+/// probes, no statement), for code that must also serve an older schema.
+pub fn queen_column_exists(table: &std::ffi::CStr, column: &std::ffi::CStr) -> bool {
+    queen_table_oid(table)
+        .is_some_and(|oid| unsafe { pg_sys::get_attnum(oid, column.as_ptr()) } > 0)
+}
+
 /// Whether the current transaction may write (false on a hot standby).
 pub fn in_recovery() -> bool {
     unsafe { pg_sys::RecoveryInProgress() }

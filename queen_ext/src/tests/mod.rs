@@ -1,6 +1,7 @@
 //! Tests that run inside PostgreSQL (`cargo pgrx test`), with the helpers
 //! they share.
 
+mod conflation;
 mod engine;
 mod ephemeral;
 mod failures;

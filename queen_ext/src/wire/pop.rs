@@ -38,6 +38,10 @@ pub struct PopRequest {
     /// for the batch and the width the caller left unset, echoed in the
     /// answer as `"autopilot": {"partitions", "batch"}`.
     pub autopilot: Option<Autopilot>,
+    /// The pop asks for conflation (`options.conflation`): of each
+    /// partition, only the newest message is delivered and the older ones
+    /// are completed.
+    pub conflation: bool,
 }
 
 /// The choices of an autopilot pop: the batch (the caller's, or
@@ -81,10 +85,22 @@ impl PopRequest {
                 format!("{batch} is more than queen.pop_max_batch ({max_batch})"),
             );
         }
+        let conflation = o.opt_bool("conflation").unwrap_or(false);
+        let auto_ack = o.opt_bool("autoAck").unwrap_or(false);
+        if conflation && auto_ack {
+            errors::invalid(
+                &o.field("conflation"),
+                "can not be combined with autoAck: a conflated batch is completed by its ack",
+            );
+        }
         let partitions = match o.opt_i64("partitions") {
             Some(p) => p,
             // A pop of one named partition claims only that one.
-            None if autopilot && partition.is_none() => settings::pop_autopilot_partitions(),
+            None if partition.is_some() => 1,
+            // A conflated partition yields one message: as many partitions
+            // as the batch holds messages.
+            None if conflation => batch.min(settings::pop_max_partitions()),
+            None if autopilot => settings::pop_autopilot_partitions(),
             None => 1,
         };
         let max_parts = settings::pop_max_partitions();
@@ -137,11 +153,12 @@ impl PopRequest {
             group,
             batch,
             partitions,
-            auto_ack: o.opt_bool("autoAck").unwrap_or(false),
+            auto_ack,
             subscription,
             namespace,
             task,
             autopilot: autopilot.then_some(Autopilot { batch, partitions }),
+            conflation,
         }
     }
 }
@@ -185,6 +202,31 @@ pub struct PopOut {
     pub claims: Vec<Claim>,
     /// An autopilot pop's choices, echoed in the answer.
     pub autopilot: Option<Autopilot>,
+    /// What became of a pop that asked for conflation.
+    pub conflation: Option<Conflated>,
+}
+
+/// A conflating pop's outcome, answered as `"conflation": true` (applied),
+/// `"conflationConflict": true` (the group's stored policy differs from the
+/// request's) and `"conflated"` (older messages it completed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Conflated {
+    pub applied: bool,
+    pub conflict: bool,
+    pub completed: i64,
+}
+
+impl Conflated {
+    /// Writes its fields of the answer's head.
+    fn write(&self, out: &mut String) {
+        if self.applied {
+            out.push_str(",\"conflation\":true,\"conflated\":");
+            crate::wire::json::write_int(out, self.completed);
+        }
+        if self.conflict {
+            out.push_str(",\"conflationConflict\":true");
+        }
+    }
 }
 
 impl PopOut {
@@ -238,6 +280,9 @@ impl PopOut {
         if let Some(a) = &self.autopilot {
             write_autopilot(&mut out, a);
         }
+        if let Some(c) = &self.conflation {
+            c.write(&mut out);
+        }
         out.push_str(",\"messages\":[");
         let mut written = 0usize;
         for c in &self.claims {
@@ -256,6 +301,9 @@ impl PopOut {
         let mut own = String::from("{\"frames\":true");
         if let Some(a) = &self.autopilot {
             write_autopilot(&mut own, a);
+        }
+        if let Some(c) = &self.conflation {
+            c.write(&mut own);
         }
         own.push('}');
         let answer = PopAnswer {

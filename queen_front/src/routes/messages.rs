@@ -95,6 +95,7 @@ pub struct PopQuery {
     namespace: Option<String>,
     task: Option<String>,
     autopilot: Option<String>,
+    conflation: Option<String>,
 }
 
 /// A pop from one queue.
@@ -153,6 +154,12 @@ async fn pop(
     if flag("autopilot", &q.autopilot)? {
         options["autopilot"] = json!(true);
     }
+    // A pop that asks for conflation is answered with a body even when it
+    // finds nothing: the body says whether conflation applied.
+    let conflation = flag("conflation", &q.conflation)?;
+    if conflation {
+        options["conflation"] = json!(true);
+    }
     if let Some(p) = number("partitions", &q.partitions)? {
         options["partitions"] = json!(p);
     }
@@ -183,6 +190,8 @@ async fn pop(
     );
     let deadline = Instant::now() + hold;
     let mut waited = false;
+    // The last empty JSON answer.
+    let mut empty: Option<String> = None;
     loop {
         if frames {
             let bytes: Vec<u8> = call_as(
@@ -214,11 +223,12 @@ async fn pop(
                 state.waiters.wake(&key);
                 return json_text(text);
             }
+            empty = Some(text);
         }
         let now = Instant::now();
         if !wait || now >= deadline {
             state.figures.popped(0);
-            return Ok(StatusCode::NO_CONTENT.into_response());
+            return Ok(nothing_popped(conflation, empty));
         }
         if state
             .waiters
@@ -230,11 +240,23 @@ async fn pop(
             // that ended with nothing.
             if waited {
                 state.figures.popped(0);
-                return Ok(StatusCode::NO_CONTENT.into_response());
+                return Ok(nothing_popped(conflation, empty));
             }
             return Err(too_many_waiters(state.config.max_waiters));
         }
         waited = true;
+    }
+}
+
+/// The answer to a pop that found nothing: 204, or, for a pop that asked
+/// for conflation, the extension's empty answer (which says whether
+/// conflation applied) as a 200.
+fn nothing_popped(conflation: bool, empty: Option<String>) -> axum::response::Response {
+    match empty {
+        Some(text) if conflation => {
+            ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+        }
+        _ => StatusCode::NO_CONTENT.into_response(),
     }
 }
 
