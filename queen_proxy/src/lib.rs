@@ -4,7 +4,7 @@
 //!
 //! Calls routed by one argument are PL/Proxy functions (sql/proxy/
 //! routed.sql). Calls whose key is inside a body (pushes, acks,
-//! transactions), that ask every shard (renewals, namespace pops, the
+//! transactions, streaming queries), that ask every shard (renewals, namespace pops, the
 //! global readers) or that are fused are here: they split, route and merge,
 //! through the one-shard and all-shard functions of `queen_remote`
 //! (sql/proxy/remote.sql).
@@ -23,6 +23,7 @@ pub mod push;
 pub mod remote;
 pub mod route;
 pub mod series;
+pub mod streams;
 pub mod txn;
 
 ::pgrx::pg_module_magic!(name, version);

@@ -577,3 +577,38 @@ LANGUAGE plproxy AS $$
     RUN ON shard;
     SELECT queen.consumer_group_subscription(consumer_group, subscription_timestamp);
 $$;
+
+CREATE FUNCTION queen_remote.stream_register(shard integer, body jsonb) RETURNS text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.stream_register(body);
+$$;
+
+CREATE FUNCTION queen_remote.stream_state_get(shard integer, body jsonb) RETURNS text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.stream_state_get(body);
+$$;
+
+CREATE FUNCTION queen_remote.stream_cycle(shard integer, lock_wait text, body jsonb, producer text) RETURNS text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON shard;
+    SELECT queen.stream_cycle(body, producer) FROM pg_catalog.set_config('lock_timeout', lock_wait, true) AS w;
+$$;
+
+CREATE FUNCTION queen_remote.stream_queries_all(after text, max_rows integer) RETURNS SETOF text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.stream_queries(after, max_rows);
+$$;
+
+CREATE FUNCTION queen_remote.stream_delete_all(name text) RETURNS SETOF text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.stream_delete(name);
+$$;

@@ -292,7 +292,8 @@ GRANT EXECUTE ON FUNCTION
     queen.timer_schedule, queen.timer_cancel, queen.timer_peek, queen.timers_list,
     queen.ephemeral_pop, queen.ephemeral_depth, queen.kv_get, queen.kv_set, queen.kv_cas,
     queen.kv_delete, queen.kv_incr, queen.message_get, queen.traces_for_message,
-    queen.get_dlq_message
+    queen.get_dlq_message, queen.stream_register, queen.stream_state_get, queen.stream_cycle,
+    queen.stream_queries
     TO queen_app;
 GRANT EXECUTE ON FUNCTION
     queen.kv, queen.locks, queen.timers, queen.ephemeral_push, queen.ephemeral_ack,
@@ -326,12 +327,12 @@ GRANT EXECUTE ON FUNCTION
     queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
     queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete,
     queen.kv_quota, queen.message_delete, queen.retry_dlq_message,
-    queen.delete_dlq_message, queen.dlq_retry_message, queen.dlq_replay
+    queen.delete_dlq_message, queen.dlq_retry_message, queen.dlq_replay, queen.stream_delete
     TO queen_admin;
 GRANT EXECUTE ON FUNCTION
     queen.list_queues, queen.overview, queen.shards, queen.queue_counts,
     queen.retention_explain, queen.resource_queue, queen.queue_depth, queen.status_queue,
-    queen.ephemeral_depth
+    queen.ephemeral_depth, queen.stream_queries
     TO pg_monitor;
 
 -- A front-end's report of its own figures goes to shard 0 alone, so the

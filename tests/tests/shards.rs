@@ -1419,3 +1419,94 @@ fn shard_connection_strings_are_kept_from_the_application_and_monitoring_roles()
     let after = call(&mut p, "SELECT queen.shards()", &[]);
     assert_eq!(after, admin, "a refused shard_add adds nothing");
 }
+
+#[test]
+fn a_streaming_query_lives_on_its_source_queues_shard_and_its_cycles_stay_there() {
+    let mut p = proxy();
+    let mut s = shards();
+    let key = uuid::Uuid::new_v4().simple().to_string();
+    let (src, sink) = (format!("src{{{key}}}"), format!("sink{{{key}}}"));
+    let shard = route(&mut p, &src);
+    let name = unique("stream");
+    let reg = call(
+        &mut p,
+        "SELECT queen.stream_register($1)",
+        &[&json!({"name": name, "source_queue": src, "config_hash": "h"})],
+    );
+    assert_eq!(reg["fresh"], true, "{reg}");
+    let on_shard: i64 = s[shard]
+        .query_one(
+            "SELECT count(*) FROM queen.stream_queries WHERE name = $1",
+            &[&name],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(on_shard, 1, "registered on the source queue's shard");
+
+    call(
+        &mut p,
+        "SELECT queen.push($1)",
+        &[&json!([{"queue": src, "partition": "p", "payload": {"v": 1}}])],
+    );
+    let popped = call(
+        &mut p,
+        "SELECT queen.pop($1, NULL, 'streams', 10, '{}')",
+        &[&src],
+    );
+    let m = &popped["messages"][0];
+    let cycle = |pushes: Value| {
+        json!({"query_id": reg["query_id"], "partition_id": m["partitionId"],
+               "consumer_group": "streams",
+               "state_ops": [{"type": "upsert", "key": "sum", "value": {"acc": 1}}],
+               "push_items": pushes,
+               "ack": {"transactionId": m["transactionId"], "leaseId": popped["leaseId"], "count": 1}})
+    };
+
+    // A sink on another shard: refused, naming both, nothing written.
+    let elsewhere = one_queue_per_shard(&mut p, "sink")
+        .into_iter()
+        .find(|q| route(&mut p, q) != shard)
+        .unwrap();
+    let err = p
+        .query_one(
+            "SELECT queen.stream_cycle($1)",
+            &[&cycle(json!([{"queue": elsewhere, "payload": {}}]))],
+        )
+        .unwrap_err();
+    let db = err.as_db_error().expect("an ERROR");
+    assert_eq!(db.code().code(), "22023", "{db:?}");
+    assert!(db.message().contains(&elsewhere), "{}", db.message());
+    let state = |p: &mut Client| {
+        call(
+            p,
+            "SELECT queen.stream_state_get($1)",
+            &[&json!({"query_id": reg["query_id"], "partition_id": m["partitionId"]})],
+        )["rows"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(state(&mut p), 0);
+
+    // A sink with the source's shard key: applied on that shard.
+    let done = call(
+        &mut p,
+        "SELECT queen.stream_cycle($1)",
+        &[&cycle(json!([{"queue": sink, "payload": {"sum": 1}}]))],
+    );
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(state(&mut p), 1);
+    assert_eq!(depth_on(&mut s[shard], &sink), 1);
+
+    let listed = call(&mut p, "SELECT queen.stream_queries()", &[]);
+    assert!(listed["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|q| q["name"] == json!(name)));
+    let gone = call(&mut p, "SELECT queen.stream_delete($1)", &[&name]);
+    assert_eq!(
+        (gone["deleted"].clone(), gone["state_rows"].clone()),
+        (json!(true), json!(1))
+    );
+}
