@@ -1,6 +1,7 @@
 -- The role queen_front logs in as: the message path and reads (queen_app),
 -- plus the admin calls its routes make (configure, delete a queue, retry or
--- delete a dead letter, delete a message, consumer-group admin). Nothing
+-- delete a dead letter, delete a message, consumer-group admin, delete a
+-- streaming query). Nothing
 -- else: no table, no maintenance step, no KV quota. Run as a superuser (or
 -- the extension's owner) in the database that holds the extension, or the
 -- sharding proxy's extension (queen_proxy); safe to run again. A call the
@@ -24,7 +25,7 @@ BEGIN
                     'dlq_replay', 'dlq_retry_message', 'dlq_purge',
                     'system_switches', 'message_delete',
                     'ephemeral_configure', 'ephemeral_reset', 'ephemeral_delete',
-                    'front_metrics_report'])
+                    'stream_delete', 'front_metrics_report'])
     LOOP
         EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO queen_front', f);
     END LOOP;

@@ -16,6 +16,7 @@ import { Groups } from "./pages/groups.jsx";
 import { DeadLetters } from "./pages/dlq.jsx";
 import { Messages } from "./pages/messages.jsx";
 import { TimersKv } from "./pages/timers.jsx";
+import { Streams } from "./pages/streams.jsx";
 
 const PAGES = [
   ["/", "Overview"],
@@ -23,6 +24,7 @@ const PAGES = [
   ["/dlq", "Dead letters"],
   ["/messages", "Messages"],
   ["/timers", "Timers and KV"],
+  ["/streams", "Streams"],
 ];
 
 // The database's state, from /health: a banner when it is down.
@@ -122,6 +124,7 @@ function Pages() {
         <Route path="/dlq" component={DeadLetters} />
         <Route path="/messages" component={Messages} />
         <Route path="/timers" component={TimersKv} />
+        <Route path="/streams" component={Streams} />
         <Route>
           <p class="note">No such page.</p>
         </Route>

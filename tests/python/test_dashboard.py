@@ -497,3 +497,35 @@ def test_a_poisoned_dead_letter_breaks_no_page(browser):
     shows(browser, f"{queue}/Default")
     shot(browser, "dlq-poisoned.png")
     assert errors(browser) == []
+
+
+def test_a_stopped_streaming_query_is_listed_with_its_state_and_deleted_from_its_page(browser):
+    query = name("dash-stream")
+    source = name("dash-stream-src")
+    sql(
+        "SELECT queen.stream_register('%s')"
+        % json.dumps({"name": query, "source_queue": source, "config_hash": "h1"})
+    )
+    # Two state rows, written by a cycle over a batch of the source.
+    sql("SELECT queen.push('%s')" % json.dumps([{"queue": source, "payload": {"v": 1}}]))
+    popped = json.loads(sql(f"SELECT queen.pop('{source}', NULL, 'streams', 1, '{{}}')"))
+    m = popped["messages"][0]
+    query_id = sql(f"SELECT id FROM queen.stream_queries WHERE name = '{query}'")
+    sql("SELECT queen.stream_cycle('%s')" % json.dumps({
+        "query_id": query_id, "partition_id": m["partitionId"], "consumer_group": "streams",
+        "state_ops": [{"type": "upsert", "key": "a", "value": {"acc": 1}},
+                      {"type": "upsert", "key": "b", "value": {"acc": 2}}],
+        "ack": {"transactionId": m["transactionId"], "leaseId": popped["leaseId"], "count": 1}}))
+    open_page(browser, URL, "/streams")
+    shows(browser, query)
+    row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#streams tbody tr") if query in r.text)
+    assert source in row.text and " 2 " in f" {row.text} ", row.text
+    shot(browser, "streams.png")
+    browser.execute_script("window.confirm = () => true")
+    button(browser, "Delete", row).click()
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: all(query not in r.text for r in d.find_elements(By.CSS_SELECTOR, "#streams tbody tr"))
+    )
+    assert sql(f"SELECT count(*) FROM queen.stream_queries WHERE name = '{query}'") == "0"
+    assert sql(f"SELECT count(*) FROM queen.stream_state WHERE query_id = '{query_id}'") == "0"
+    assert errors(browser) == []
