@@ -260,9 +260,9 @@ pub fn grouped(c: &mut SpiClient<'_>, by: Grouping) -> Value {
 /// A queue's depth as Queen's server answers it: under the worst cursor
 /// (`group` None) or one group's (no cursor yet: nothing committed),
 /// `pending`, `processing`, `ready` (pending, not leased), the partitions
-/// with some of each, and per partition the same three. Conflation is not
-/// kept, so `conflation` is false and the effective counts are the plain
-/// ones.
+/// with some of each, and per partition the same three. For a group that
+/// conflates, `conflation` is true and the effective counts are what its
+/// pops would deliver: one message per partition with some pending.
 pub fn depth(c: &mut SpiClient<'_>, name: &str, group: Option<&str>) -> Value {
     let q = find_queue(c, name);
     let group = group.map(|g| check_name("group", g));
@@ -279,6 +279,20 @@ pub fn depth(c: &mut SpiClient<'_>, name: &str, group: Option<&str>) -> Value {
                    "ready": ready})
         })
         .collect();
+    let conflation = group.is_some_and(|g| {
+        exec(
+            c,
+            query!("group_conflation"),
+            &[spi::INT8, spi::TEXT],
+            &[q.id.into(), g.into()],
+        )
+        .next()
+        .is_some_and(|r| spi::col::<bool>(&r, "conflation"))
+    });
+    let (effective_pending, effective_ready) = match conflation {
+        true => (pp, pr),
+        false => (pending, pending - processing),
+    };
     json!({
         "queue": q.name,
         "group": group,
@@ -287,9 +301,9 @@ pub fn depth(c: &mut SpiClient<'_>, name: &str, group: Option<&str>) -> Value {
         "ready": pending - processing,
         "partitionsPending": pp,
         "partitionsReady": pr,
-        "conflation": false,
-        "effectivePending": pending,
-        "effectiveReady": pending - processing,
+        "conflation": conflation,
+        "effectivePending": effective_pending,
+        "effectiveReady": effective_ready,
         "partitions": parts,
     })
 }

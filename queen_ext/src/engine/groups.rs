@@ -202,6 +202,7 @@ struct Subscription {
     mode: String,
     from_us: Option<i64>,
     created_us: i64,
+    conflation: bool,
 }
 
 fn subscriptions(c: &mut SpiClient<'_>, group: Option<&str>) -> Vec<Subscription> {
@@ -217,6 +218,7 @@ fn subscriptions(c: &mut SpiClient<'_>, group: Option<&str>) -> Vec<Subscription
         mode: spi::col(&r, "subscription_mode"),
         from_us: spi::opt(&r, "from_us"),
         created_us: spi::col(&r, "created_us"),
+        conflation: spi::col(&r, "conflation"),
     })
     .collect()
 }
@@ -269,7 +271,7 @@ pub fn summary(c: &mut SpiClient<'_>) -> Value {
                 "state": state, "storage": "segments", "subscriptionMode": mode,
                 "subscriptionTimestamp": e.sub.as_ref().and_then(|s| s.from_us).map(iso),
                 "subscriptionCreatedAt": e.sub.as_ref().map(|s| iso(s.created_us)),
-                "conflation": false,
+                "conflation": e.sub.as_ref().is_some_and(|s| s.conflation),
             })
         })
         .collect();
@@ -279,11 +281,17 @@ pub fn summary(c: &mut SpiClient<'_>) -> Value {
 /// One group as Queen's server details it: an object keyed by queue name,
 /// each with its partitions' lag; `{}` for a group with no cursor.
 pub fn detail(c: &mut SpiClient<'_>, group: &str) -> Value {
+    let conflating: Vec<String> = subscriptions(c, Some(group))
+        .into_iter()
+        .filter(|s| s.conflation)
+        .map(|s| s.queue)
+        .collect();
     let mut out = serde_json::Map::new();
     for cur in cursors(c, Some(group)) {
+        let conflation = conflating.contains(&cur.queue);
         let queue = out
             .entry(cur.queue.clone())
-            .or_insert_with(|| json!({"conflation": false, "partitions": []}));
+            .or_insert_with(|| json!({"conflation": conflation, "partitions": []}));
         queue["partitions"].as_array_mut().unwrap().push(json!({
             "partition": cur.partition, "partitionId": cur.partition_id.to_string(),
             "workerId": null, "lastConsumedAt": null, "totalConsumed": (cur.committed + 1).max(0),

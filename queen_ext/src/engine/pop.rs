@@ -1002,7 +1002,7 @@ fn group_conflates(
     }
     let stored = exec(
         client,
-        query!("pop_group_conflation"),
+        query!("group_conflation"),
         &[spi::INT8, spi::TEXT],
         &[queue_id.into(), req.group.as_str().into()],
     )

@@ -104,6 +104,26 @@ mod tests {
         assert_eq!(asked["conflationConflict"], json!(true));
         assert!(asked.get("conflation").is_none());
         assert_eq!(values(&asked), vec![1, 2, 3]);
+
+        // The readers say which group conflates.
+        let depth = |g: &str| js(&format!("SELECT queen.queue_depth('cg', '{g}')"));
+        assert_eq!(depth("latest")["conflation"], json!(true));
+        assert_eq!(depth("every")["conflation"], json!(false));
+        let listed = js("SELECT queen.consumer_groups_summary()");
+        let of = |g: &str| {
+            listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["name"] == json!(g))
+                .unwrap()["conflation"]
+                .clone()
+        };
+        assert_eq!((of("latest"), of("every")), (json!(true), json!(false)));
+        assert_eq!(
+            js("SELECT queen.consumer_group_detail('latest')")["cg"]["conflation"],
+            json!(true)
+        );
     }
 
     #[pg_test(
