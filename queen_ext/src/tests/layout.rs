@@ -5,10 +5,10 @@
 use std::path::Path;
 
 /// The folders of `src/`, top first. A folder may use the ones after it;
-/// `kv`, `timers` and `ephemeral` share a level and do not use each other.
+/// the folders of one level do not use each other.
 const LEVELS: &[&[&str]] = &[
     &["api"],
-    &["maintenance"],
+    &["maintenance", "streams"],
     &["engine"],
     &["kv", "timers", "ephemeral"],
     &["catalog"],
