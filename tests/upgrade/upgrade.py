@@ -256,6 +256,10 @@ def readers(conn, ids):
 # (the names are left out of every table: log_timers_failed's attempts and
 # errors are compared through queen.timers_set_aside()).
 DROPPED = ["last_offset", "claim_token", "claimed_until", "attempts", "last_error"]
+# Columns an update adds with a value for every row it finds:
+# consumer_groups.conflation (0.11.0), false for every group registered
+# before it; the readers (compared too) say so.
+ADDED = ["conflation"]
 # Sequences an update adds and draws from, numbering the rows it moves:
 # log_cursors' ids (0.5.0, the cursors of queen.log_consumers).
 ADDED_SEQUENCES = ["log_cursors_id_seq"]
@@ -265,10 +269,10 @@ def tables(conn):
     """Every row of the tables that hold the data, as text."""
     out = {}
     for t in TABLES:
-        # Columns an update drops are left out on both sides: what they
-        # said, the readers' answers (compared too) still say.
+        # Columns an update drops or adds are left out on both sides: what
+        # they say, the readers' answers (compared too) say.
         rows = conn.execute(f"SELECT (to_jsonb(t) - %s::text[])::text FROM queen.{t} t ORDER BY 1",
-                            (DROPPED,)).fetchall()
+                            (DROPPED + ADDED,)).fetchall()
         out[t] = [r[0] for r in rows]
     # The sequences drawn from: one the update adds has not been yet (or
     # numbers the rows the update moves into its table: ADDED_SEQUENCES),
@@ -458,6 +462,22 @@ def after(c, ids):
     r = call(c, "queen.locks", {"operations": [
         {"op": "release", "name": "nightly", "token": ids["lock"]["token"]}]})["results"][0]
     check(r["released"], "its holder releases it with the token from before the update")
+
+    # A group registered before the update does not conflate; a streaming
+    # query runs a cycle over a batch of a queue from before the update.
+    r = pop(c, "up_orders", "p3", "audit", 10, '{"conflation": true}')
+    check(r.get("conflationConflict") is True and "conflation" not in r,
+          "a group from before the update does not conflate when a pop asks for it")
+    reg = call(c, "queen.stream_register", {"name": "up_stream", "source_queue": "up_events",
+                                             "config_hash": "h"})
+    batch = pop(c, "up_events", None, "streams", 100, '{}')
+    last = batch["messages"][-1]
+    r = call(c, "queen.stream_cycle", {
+        "query_id": reg["query_id"], "partition_id": last["partitionId"], "consumer_group": "streams",
+        "state_ops": [{"type": "upsert", "key": "n", "value": len(batch["messages"])}],
+        "ack": {"transactionId": last["transactionId"], "leaseId": batch["leaseId"]}})
+    check(r["success"] and r["ack_result"]["count"] == len(batch["messages"]) > 0,
+          "a streaming query acks a batch of a queue from before the update with its state")
 
     # The workers: a timer due now fires into its queue; the maintenance
     # lease rows advance.
