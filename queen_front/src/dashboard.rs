@@ -23,7 +23,7 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
 const ASSET_CACHE: &str = "public, max-age=31536000, immutable";
 
 fn unknown(method: &Method, uri: &Uri) -> Response {
-    crate::routes::unknown_route(method, uri).into_response()
+    crate::error::ApiError::unknown_route(method, uri).into_response()
 }
 
 fn headers(kind: &'static str, cache: &'static str) -> [(HeaderName, HeaderValue); 3] {

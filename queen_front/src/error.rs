@@ -50,6 +50,15 @@ impl ApiError {
         self.headers.push((name, HeaderValue::from_static(value)));
         self
     }
+    /// The answer to a path no route serves (also the dashboard's, when it
+    /// is off or asked for an asset it does not have).
+    pub fn unknown_route(method: &axum::http::Method, uri: &axum::http::Uri) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_route",
+            format!("no route for {method} {}", uri.path()),
+        )
+    }
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", message)
     }

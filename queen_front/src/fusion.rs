@@ -457,7 +457,7 @@ impl Fusion {
         // The lanes count as started from here: a request that comes before
         // the thread's runtime runs them waits in its lane's channel.
         self.started.store(true, Ordering::Release);
-        Some(crate::server::runtime_thread(
+        Some(crate::runtime::runtime_thread(
             "queen-front-fusion".into(),
             move || async move {
                 for task in fusion.start(&pool) {

@@ -22,6 +22,7 @@ mod metrics;
 mod query;
 mod report;
 mod routes;
+mod runtime;
 mod server;
 mod startup;
 mod state;

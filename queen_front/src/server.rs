@@ -65,7 +65,7 @@ fn serve_thread(
     handed: Handed,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
-    runtime_thread(format!("queen-front-{n}"), move || async move {
+    crate::runtime::runtime_thread(format!("queen-front-{n}"), move || async move {
         // The first thread reports the figures every thread counts.
         if let (0, Some(period)) = (n, state.config.metrics_report) {
             tokio::spawn(crate::report::run(
@@ -85,24 +85,6 @@ fn serve_thread(
         {
             tracing::error!("event-loop thread {n}: {e}");
         }
-    })
-}
-
-/// A thread named `name` running the future `make` gives on a runtime of
-/// its own until it ends.
-pub fn runtime_thread<F>(
-    name: String,
-    make: impl FnOnce() -> F + Send + 'static,
-) -> std::io::Result<std::thread::JoinHandle<()>>
-where
-    F: std::future::Future<Output = ()>,
-{
-    std::thread::Builder::new().name(name).spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(make());
     })
 }
 

@@ -9,9 +9,10 @@ use tracing_subscriber::EnvFilter;
 
 use crate::auth::Auth;
 use crate::config::Config;
+use crate::db;
 use crate::fusion::Fusion;
+use crate::longpoll;
 use crate::state::{AppState, ThreadState};
-use crate::{db, longpoll};
 
 /// The exit status of a start refused for its settings (or for an address
 /// it can not listen on).

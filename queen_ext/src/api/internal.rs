@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::engine::dlq;
 use crate::kv::prune;
 use crate::maintenance::retention::{cleanup, cycle, lease, step, watermark};
-use crate::maintenance::sweeper::{drain, worker};
+use crate::maintenance::sweeper::drain;
 use crate::maintenance::unit::Inline;
 use crate::pg::errors;
 use crate::pg::settings;
@@ -209,7 +209,7 @@ fn sweeper_fire_v1(p_token: &str, p_max_bytes: default!(Option<i64>, "NULL")) ->
 /// it did.
 #[pg_extern(schema = "queen_internal")]
 fn sweeper_run_once() -> JsonOut {
-    let settings = worker::Settings::from_gucs();
+    let settings = drain::Settings::from_gucs();
     JsonOut::of(
         &drain::run_once(&settings, 0).unwrap_or_else(|e| errors::raise(&e.sqlstate, e.message)),
     )

@@ -15,12 +15,11 @@ use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
 use super::ops::{Expiry, Op};
-use super::parse::check_key;
+use super::parse::{check_key, LOCKS_NS as NS};
 use super::store;
 use crate::pg::errors;
 use crate::wire::json::Obj;
 
-pub const NS: &str = "queen-locks";
 pub const NAME_MAX_BYTES: usize = 256;
 pub const OWNER_MAX_BYTES: usize = 256;
 pub const LIMIT_MAX: i64 = 1024;

@@ -9,6 +9,9 @@ use crate::pg::settings;
 use crate::wire::json::{Obj, MAX_DURATION_SECONDS};
 
 pub const NS_MAX_BYTES: usize = 128;
+/// The namespace the locks and semaphores keep their rows in, written by
+/// the locks calls alone.
+pub const LOCKS_NS: &str = "queen-locks";
 
 /// A namespace: 1 to 128 bytes of letters, digits and `._:-`.
 pub fn check_ns(field: &str, ns: &str) -> String {
@@ -123,12 +126,12 @@ pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
     // transaction's guard of a lock) stay open.
     let written = || -> Key {
         let k = key();
-        if k.0 == super::locks::NS {
+        if k.0 == LOCKS_NS {
             errors::invalid(
                 &o.field("ns"),
                 format!(
                     "{} is written only by the locks calls (queen.locks)",
-                    super::locks::NS
+                    LOCKS_NS
                 ),
             );
         }

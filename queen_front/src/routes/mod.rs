@@ -241,17 +241,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {
-    unknown_route(&method, &uri)
-}
-
-/// The answer to a path no route serves (also the dashboard's, when it is
-/// off or asked for an asset it does not have).
-pub fn unknown_route(method: &Method, uri: &Uri) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "no_such_route",
-        format!("no route for {method} {}", uri.path()),
-    )
+    ApiError::unknown_route(&method, &uri)
 }
 
 /// A known path asked with a method it does not serve (the answer keeps

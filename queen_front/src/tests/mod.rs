@@ -8,6 +8,7 @@ mod cors;
 mod dashboard;
 mod errors;
 pub mod fakepg;
+mod layout;
 mod longpolls;
 mod queries;
 mod startup;

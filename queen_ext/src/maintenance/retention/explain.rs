@@ -83,7 +83,7 @@ fn partition(
         fresh_boundary(client, pid, log_start, cutoff).unwrap_or(last_offset + 1)
     };
     let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
-    let slowest = slowest_group(client, pid);
+    let slowest = super::step::slowest_group(client, pid);
     let rule2 = rule.completed_cutoff.and_then(|c| {
         let (group, cap) = slowest.clone()?;
         let time = boundary_for(client, c);
@@ -160,25 +160,6 @@ fn fresh_boundary(
     )
     .next()
     .and_then(|r| spi::opt(&r, "boundary"))
-}
-
-/// The consumer group furthest behind on `pid`, with the next offset it
-/// would read, a group registered on the queue that has not read `pid` yet
-/// included (None: no group has read it).
-pub(super) fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
-    exec(
-        client,
-        query!("retention_slowest_group"),
-        &[spi::INT8],
-        &[pid.into()],
-    )
-    .next()
-    .map(|r| {
-        (
-            spi::col::<String>(&r, "consumer_group"),
-            spi::col::<i64>(&r, "next_offset"),
-        )
-    })
 }
 
 /// The partition's failing steps, each also named in `pins`.

@@ -386,7 +386,7 @@ fn rule_boundaries(
     let rule1 = all_cutoff.map(|c| time_boundary(client, pid, log_start, c, horizon));
     let rule2 = completed_cutoff.and_then(|c| {
         // No consumer rows: nothing is consumed, rule 2 contributes nothing.
-        let (_, cap) = super::explain::slowest_group(client, pid)?;
+        let (_, cap) = slowest_group(client, pid)?;
         Some(time_boundary(client, pid, log_start, c, horizon).min(cap))
     });
     (rule1, rule2)
@@ -531,4 +531,23 @@ fn txns_purge(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_rows: i32) -
         done: rows < max_rows as i64,
         redone: false,
     }
+}
+
+/// The consumer group furthest behind on `pid`, with the next offset it
+/// would read, a group registered on the queue that has not read `pid` yet
+/// included (None: no group has read it).
+pub(super) fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
+    exec(
+        client,
+        query!("retention_slowest_group"),
+        &[spi::INT8],
+        &[pid.into()],
+    )
+    .next()
+    .map(|r| {
+        (
+            spi::col::<String>(&r, "consumer_group"),
+            spi::col::<i64>(&r, "next_offset"),
+        )
+    })
 }

@@ -11,13 +11,37 @@
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use super::worker::Settings;
 use crate::engine::push;
 use crate::maintenance::unit::{Failure, Inline, Runner};
+use crate::pg::settings;
 use crate::pg::spi::{self, exec, exec_custom, exec_indexed};
 use crate::query;
 use crate::timers::{self, floors};
 use crate::wire::push::{GroupIn, ItemIn};
+
+/// The sweepers' settings, read once per cycle.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub claim_batch: i32,
+    pub cycle_max_rows: i32,
+    pub lease_ms: i32,
+    pub max_fire_bytes: i64,
+    pub max_sleep_ms: i64,
+    pub max_fire_attempts: i32,
+}
+
+impl Settings {
+    pub fn from_gucs() -> Settings {
+        Settings {
+            claim_batch: settings::sweeper_claim_batch(),
+            cycle_max_rows: settings::sweeper_cycle_max_rows(),
+            lease_ms: settings::sweeper_lease_ms(),
+            max_fire_bytes: settings::sweeper_max_fire_bytes(),
+            max_sleep_ms: settings::sweeper_max_sleep_ms(),
+            max_fire_attempts: settings::sweeper_max_fire_attempts(),
+        }
+    }
+}
 
 /// A claimed timer as fired: queue, timer key, partition, payload,
 /// transaction id, lateness (ms) and message id.

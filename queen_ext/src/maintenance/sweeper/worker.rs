@@ -14,7 +14,8 @@ use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, SignalWakeFlags
 use pgrx::prelude::*;
 use pgrx::{pg_sys, IntoDatum};
 
-use super::{drain, metrics, sleep};
+use super::drain::{self, Settings};
+use super::{metrics, sleep};
 use crate::catalog::switches::{self, Surface};
 use crate::kv::prune;
 use crate::maintenance::bgworker::{
@@ -24,29 +25,6 @@ use crate::maintenance::unit::OwnTransactions;
 use crate::pg::settings;
 use crate::pg::spi;
 use crate::timers::wake;
-
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub claim_batch: i32,
-    pub cycle_max_rows: i32,
-    pub lease_ms: i32,
-    pub max_fire_bytes: i64,
-    pub max_sleep_ms: i64,
-    pub max_fire_attempts: i32,
-}
-
-impl Settings {
-    pub fn from_gucs() -> Settings {
-        Settings {
-            claim_batch: settings::sweeper_claim_batch(),
-            cycle_max_rows: settings::sweeper_cycle_max_rows(),
-            lease_ms: settings::sweeper_lease_ms(),
-            max_fire_bytes: settings::sweeper_max_fire_bytes(),
-            max_sleep_ms: settings::sweeper_max_sleep_ms(),
-            max_fire_attempts: settings::sweeper_max_fire_attempts(),
-        }
-    }
-}
 
 pub fn register() {
     if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
