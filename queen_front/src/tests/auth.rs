@@ -616,6 +616,41 @@ const ROUTES: &[(&str, &str, &str, Option<&str>, Level)] = {
             None,
             ReadOnly,
         ),
+        (
+            "POST",
+            "/streams/v1/queries",
+            "/streams/v1/queries",
+            B,
+            ReadWrite,
+        ),
+        (
+            "POST",
+            "/streams/v1/state/get",
+            "/streams/v1/state/get",
+            B,
+            ReadOnly,
+        ),
+        (
+            "POST",
+            "/streams/v1/cycle",
+            "/streams/v1/cycle",
+            B,
+            ReadWrite,
+        ),
+        (
+            "GET",
+            "/api/v1/resources/streams",
+            "/api/v1/resources/streams",
+            None,
+            ReadOnly,
+        ),
+        (
+            "DELETE",
+            "/api/v1/resources/streams/{name}",
+            "/api/v1/resources/streams/q",
+            None,
+            Admin,
+        ),
     ]
 };
 
