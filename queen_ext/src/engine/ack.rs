@@ -354,7 +354,8 @@ fn check_held(
 }
 
 /// Marks the leased message at `offset` as the ack says (a dead-lettering
-/// writes its row first) and answers it.
+/// writes its row first) and answers it; `named`: the message is the one
+/// the ack names by its transaction id.
 fn mark(
     client: &mut SpiClient<'_>,
     pid: i64,
@@ -362,6 +363,7 @@ fn mark(
     c: &mut ConsumerRow,
     a: &AckIn,
     offset: i64,
+    named: bool,
 ) -> AckOut {
     let i = (offset - c.lease_start) as usize;
     let counted = match a.status {
@@ -379,7 +381,9 @@ fn mark(
                 pid,
                 group,
                 offset,
-                transaction_id: Some(&a.transaction_id),
+                // A batch's other messages are written under their own ids,
+                // read from their segment.
+                transaction_id: named.then_some(a.transaction_id.as_str()),
                 error: a.error.as_deref(),
                 attempts: c.head_attempts.max(1),
             };
@@ -438,7 +442,7 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
             continue;
         }
         marked.push(results.len());
-        results.push(mark(client, pid, group, &mut c, a, offset));
+        results.push(mark(client, pid, group, &mut c, a, offset, true));
         errors_at.insert(offset, a.error.clone());
         dirty = true;
     }
@@ -498,7 +502,7 @@ pub fn ack_through(
     let mut acked = 0;
     for offset in c.lease_start..=through {
         if c.state[(offset - c.lease_start) as usize] == OPEN {
-            let marked = mark(client, pid, group, &mut c, a, offset);
+            let marked = mark(client, pid, group, &mut c, a, offset, offset == named);
             out.dead_lettered |= marked.dead_lettered;
             errors_at.insert(offset, a.error.clone());
             acked += 1;

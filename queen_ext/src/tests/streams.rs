@@ -263,6 +263,34 @@ mod tests {
     }
 
     #[pg_test]
+    fn a_cycle_that_dead_letters_its_batch_writes_each_message_under_its_own_id() {
+        let query = register("q8", "h", false);
+        push(json!([
+            {"queue": "src", "partition": "p", "payload": {"v": 1}, "transactionId": "t-a"},
+            {"queue": "src", "partition": "p", "payload": {"v": 2}, "transactionId": "t-b"},
+        ]));
+        let popped = pop("src", "streams");
+        let mut body = cycle_body(&query, &popped, json!([]), json!([]));
+        body["ack"]["status"] = json!("dlq");
+        body["ack"]["error"] = json!("window overflow");
+        let out = call("stream_cycle", body);
+        assert_eq!(out["ack_result"]["dlq"], json!(true), "{out}");
+        let dead = js("SELECT queen.dlq_messages('{\"queue\": \"src\"}')");
+        let mut txns: Vec<String> = dead["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["transactionId"].as_str().unwrap().to_owned())
+            .collect();
+        txns.sort();
+        assert_eq!(txns, vec!["t-a", "t-b"]);
+        assert!(pop("src", "streams")["messages"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+    }
+
+    #[pg_test]
     fn state_reads_filter_by_keys_prefix_and_ripeness_within_their_bound() {
         let query = register("q5", "h", false);
         push(json!([{"queue": "src", "partition": "p", "payload": {}}]));
