@@ -130,9 +130,8 @@ const FUSED_MAX_REQUESTS: usize = 1000;
 /// (`QUEEN_FUSION_ALONE_BYTES`): an ack of 100 messages (about 13 kB) or a
 /// push of 100 (about 27 kB) goes alone, a push of 10 (about 3 kB) fuses.
 /// Such a request shares little with others, and in the lane it waited for
-/// the call in flight, one call at a time: measured 2026-12-05 with
-/// `QUEEN_BENCH_ONLY=pop make bench WHAT=http` (pops and batch acks of 100,
-/// two consumers), docs/fusion.md.
+/// the call in flight, one call at a time (`QUEEN_BENCH_ONLY=pop make bench
+/// WHAT=http`: pops and batch acks of 100, two consumers; bench/RESULTS.md).
 const ALONE_BYTES: usize = 8 * 1024;
 
 /// How long a call holding a lane's slot waits on a row lock
@@ -143,13 +142,11 @@ const ALONE_BYTES: usize = 8 * 1024;
 /// milliseconds here), well below a request timeout.
 const LOCK_WAIT_MS: usize = 100;
 
-/// The fusion settings. The defaults were measured with `make bench
-/// WHAT=fusion` on 2 cores (2026-12-02): one call in flight per lane gave
-/// push of 1 x 64 connections 3.69x unfused, two gave 3.35x (fused calls
-/// to the same partitions wait on each other's row locks until the first
-/// commits, so a second call in flight only makes each smaller); 256
-/// requests per call is more than 256 connections gather; figures in
-/// docs/fusion.md.
+/// The fusion settings. The defaults come from `make bench WHAT=fusion`
+/// (bench/RESULTS.md): one call in flight per lane does better than two
+/// (fused calls to the same partitions wait on each other's row locks
+/// until the first commits, so a second call in flight only makes each
+/// smaller); 256 requests per call is more than 256 connections gather.
 fn fusion(vars: &Vars) -> Result<FusionConfig, String> {
     let on = match vars.get("QUEEN_FUSION").as_deref() {
         None | Some("on") | Some("1") | Some("true") => true,

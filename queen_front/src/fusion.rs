@@ -374,7 +374,7 @@ impl Gate {
     /// Gives a call slot back, and wakes the lane if requests wait in it. A
     /// request that found the lane idle gives its slot back on its own
     /// thread: waking the lane's thread for nothing after every such request
-    /// cost a lone push about 40 us (2026-12-05). With every four accesses
+    /// made a lone push slower (bench/RESULTS.md). With every four accesses
     /// sequentially consistent, either this sees the waiting request or that
     /// request, queueing itself, sees the slot free and wakes the lane.
     fn release(&self) {
