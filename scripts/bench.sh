@@ -2,8 +2,8 @@
 # make bench: queen against pgmq and a plain INSERT, side by side, on a fresh
 # cluster under .queen-bench/ (127.0.0.1:6534). Prints figures and ratios.
 # QUEEN_BENCH_SECONDS sets the length of each cell (default 5). An argument
-# (engine, retention, http, fusion, sweeper, shards, xmin) runs one of them;
-# xmin only so.
+# (engine, retention, http, fusion, sweeper, shards, xmin, streams) runs one
+# of them; xmin and streams only so.
 source "$(dirname "$0")/common.sh"
 
 DIR="$ROOT/.queen-bench"
@@ -84,6 +84,19 @@ run_xmin() {
     wait "$front" 2>/dev/null || true
     front=""
 }
+# The queen-mq client's streaming SDK with 1 and 4 worker processes
+# (bench/streams.py): make bench WHAT=streams, not part of the default run.
+# QUEEN_STREAMS_MESSAGES and QUEEN_STREAMS_PARTITIONS set its sizes.
+run_streams() {
+    python_venv
+    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" &
+    front=$!
+    sleep 1
+    "$VENV/bin/python" "$ROOT/bench/streams.py" "http://127.0.0.1:6636"
+    kill -9 "$front" 2>/dev/null || true
+    wait "$front" 2>/dev/null || true
+    front=""
+}
 # The sharded deployment (scripts/cluster.sh) on 127.0.0.1:6540-6543, and a
 # second proxy database of its shard 0 alone.
 run_shards() {
@@ -157,6 +170,7 @@ case "${1:-all}" in
     sweeper) run_sweeper ;;
     shards) run_shards ;;
     xmin) run_xmin ;;
+    streams) run_streams ;;
     *)
         "$ROOT/target/release/queen_bench_engine" "$DSN" "${QUEEN_BENCH_SECONDS:-5}"
         echo

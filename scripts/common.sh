@@ -255,3 +255,15 @@ install_proxy_extension() {
     is_root || sudo_flag=(--sudo)
     (cd "$ROOT/queen_proxy" && cargo pgrx install --release --pg-config "$PG_CONFIG" "${sudo_flag[@]}" >/dev/null)
 }
+
+# The Python environment with the queen-mq client and pytest
+# (tests/python/requirements.txt) in .queen-test/venv, installed again only
+# when the list changed; sets VENV.
+python_venv() {
+    VENV="$ROOT/.queen-test/venv"
+    if ! cmp -s "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"; then
+        [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
+        "$VENV/bin/pip" install -q -r "$ROOT/tests/python/requirements.txt"
+        cp "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"
+    fi
+}

@@ -110,12 +110,7 @@ say "the upgrade from the previous version"
 QUEEN_UPGRADE_PREBUILT=1 "$ROOT/scripts/upgrade.sh"
 
 say "the queen-mq Python client and the dashboard in Chromium against the front-end"
-VENV="$ROOT/.queen-test/venv"
-if ! cmp -s "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"; then
-    [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q -r "$ROOT/tests/python/requirements.txt"
-    cp "$ROOT/tests/python/requirements.txt" "$VENV/installed-requirements.txt"
-fi
+python_venv
 # The dashboard's browser tests (test_dashboard.py) also use the JWT and the
 # database-down front-ends, and read back through SQL.
 QUEEN_URL=http://127.0.0.1:6633 QUEEN_URL_JWT=http://127.0.0.1:6634 QUEEN_URL_DOWN=http://127.0.0.1:6635 \

@@ -142,6 +142,10 @@ static ACK_LOOKBACK_SEGMENTS: GucSetting<i32> = GucSetting::<i32>::new(64);
 /// `queen.stream_max_rows`: most state rows one streaming call reads or
 /// writes (default 100 000, 1 to 10 000 000).
 static STREAM_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(100_000);
+/// `queen.stream_flush_quiet_ms`: how long after a streaming state row was
+/// written a cycle without an ack (an idle flush) that touches it is put
+/// off (default 1000, 0 to 60 000).
+static STREAM_FLUSH_QUIET_MS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 /// `queen.decompress_max_bytes`: bytes one request may decompress to, over
 /// all its compressed parts (default 16 MiB, at least 1 KiB).
 static DECOMPRESS_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(16 * 1024 * 1024);
@@ -291,6 +295,16 @@ fn register_limits() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.stream_flush_quiet_ms",
+        c"How long after a streaming state row was written an idle flush that touches it is put off.",
+        c"A flush holds no lease: a row written since it read the state may hold another worker's batch.",
+        &STREAM_FLUSH_QUIET_MS,
+        0,
+        60_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"queen.stream_max_rows",
         c"Most state rows one streaming call reads or writes.",
         c"A read or a cycle past it is refused whole, never cut short.",
@@ -392,6 +406,12 @@ pub fn ack_max_items() -> usize {
 /// (`queen.ack_lookback_segments`).
 pub fn ack_lookback_segments() -> i64 {
     ACK_LOOKBACK_SEGMENTS.get() as i64
+}
+
+/// How long after a state row was written an idle flush that touches it is
+/// put off, in milliseconds (`queen.stream_flush_quiet_ms`).
+pub fn stream_flush_quiet_ms() -> i64 {
+    STREAM_FLUSH_QUIET_MS.get() as i64
 }
 
 /// Most state rows one streaming call reads or writes

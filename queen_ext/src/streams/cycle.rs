@@ -38,6 +38,20 @@ pub fn run(client: &mut SpiClient<'_>, c: &Cycle, producer: Option<&str>) -> Val
         &[spi::INT4, spi::INT4],
         &[CYCLE_LOCK.into(), shard_key(c).into()],
     );
+    if c.ack.is_none() {
+        if let Some(reason) = flush_deferred(client, c) {
+            return json!({
+                "success": true,
+                "query_id": c.query_id.to_string(),
+                "partition_id": c.partition_text,
+                "queueName": queue_name,
+                "state_ops_applied": 0,
+                "push_results": [],
+                "ack_result": null,
+                "deferred": reason,
+            });
+        }
+    }
     write_state(client, c);
     let pushed = if c.push_items.is_empty() {
         Vec::new()
@@ -84,6 +98,66 @@ fn source(client: &mut SpiClient<'_>, c: &Cycle) -> String {
         errors::undefined("stream query", &c.query_id.to_string());
     }
     spi::col(&row, "queue_name")
+}
+
+/// Why a cycle without an ack (the client's idle flush, which closes the
+/// windows whose time has passed) must not be applied now, if it must not.
+/// Such a cycle holds no lease, and between its read of the state and this
+/// write another worker's cycle may have changed what it read: applying it
+/// then would count a window twice or lose a batch. It is put off (answered
+/// applied, nothing written: the rows it would close are still there for
+/// the next flush) while the group holds a live lease on the partition (a
+/// batch is in flight), when a key it deletes is gone (another cycle closed
+/// it), and when a key it writes was written less than
+/// `queen.stream_flush_quiet_ms` ago (by another cycle, between its read
+/// and now).
+fn flush_deferred(client: &mut SpiClient<'_>, c: &Cycle) -> Option<String> {
+    if c.state_ops.is_empty() && c.push_items.is_empty() {
+        return None;
+    }
+    let keys: Vec<String> = c.state_ops.iter().map(|o| o.key().to_owned()).collect();
+    let mut leased = false;
+    let mut ages: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    for row in exec(
+        client,
+        query!("streams_flush_check"),
+        &[spi::UUID, spi::INT8, spi::TEXT, spi::TEXT_ARRAY],
+        &[
+            c.query_id.into(),
+            c.partition_id.into(),
+            c.group.as_str().into(),
+            keys.into(),
+        ],
+    ) {
+        match spi::opt::<String>(&row, "key") {
+            None => leased = spi::col(&row, "leased"),
+            Some(key) => {
+                ages.insert(key, spi::col(&row, "age_ms"));
+            }
+        }
+    }
+    if leased {
+        return Some(format!(
+            "consumer group {:?} holds a lease on partition {}: a batch is in flight",
+            c.group, c.partition_text
+        ));
+    }
+    let quiet = crate::pg::settings::stream_flush_quiet_ms() as f64;
+    for op in &c.state_ops {
+        match (op, ages.get(op.key())) {
+            (StateOp::Delete(key), None) => {
+                return Some(format!("state key {key:?} was closed by another cycle"))
+            }
+            (_, Some(age)) if *age < quiet => {
+                return Some(format!(
+                "state key {:?} was written {age:.0} ms ago, less than queen.stream_flush_quiet_ms",
+                op.key()
+            ))
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The cycle's (query, partition) folded into the advisory lock's second

@@ -291,6 +291,52 @@ mod tests {
     }
 
     #[pg_test]
+    fn a_flush_that_could_count_twice_or_lose_a_batch_is_put_off() {
+        let query = register("q9", "h", false);
+        push(json!([{"queue": "src", "partition": "p", "payload": {"v": 1}}]));
+        let popped = pop("src", "streams");
+        let pid = popped["messages"][0]["partitionId"].clone();
+        let flush = |ops: Value| {
+            json!({"query_id": query["query_id"], "partition_id": pid, "consumer_group": "streams",
+                   "state_ops": ops, "push_items": [{"queue": "sink", "payload": {"closed": 1}}],
+                   "ack": null})
+        };
+        let deferred = |out: &Value| out["deferred"].as_str().unwrap_or("").to_owned();
+        // A batch is in flight: its cycle will see the state.
+        let out = call(
+            "stream_cycle",
+            flush(json!([{"type": "upsert", "key": "w", "value": 1}])),
+        );
+        assert!(deferred(&out).contains("holds a lease"), "{out}");
+        let ops = json!([{"type": "upsert", "key": "w", "value": {"acc": 1}}]);
+        call("stream_cycle", cycle_body(&query, &popped, ops, json!([])));
+        // The window was just written (by another worker's batch, for all a
+        // flush knows): closing it now could lose that batch.
+        let close = json!([{"type": "delete", "key": "w"}]);
+        let out = call("stream_cycle", flush(close.clone()));
+        assert!(deferred(&out).contains("written"), "{out}");
+        // Closed by another flush already: closing it again would count it
+        // twice.
+        let out = call(
+            "stream_cycle",
+            flush(json!([{"type": "delete", "key": "gone"}])),
+        );
+        assert!(deferred(&out).contains("closed by another cycle"), "{out}");
+        assert_eq!(state(&query, &pid, json!({})).len(), 1);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.queues WHERE name = 'sink'"),
+            0
+        );
+        // Once it has been quiet long enough, the flush closes it.
+        Spi::run("SET LOCAL queen.stream_flush_quiet_ms = 0").unwrap();
+        let out = call("stream_cycle", flush(close));
+        assert!(out.get("deferred").is_none(), "{out}");
+        assert_eq!(out["state_ops_applied"], json!(1));
+        assert!(state(&query, &pid, json!({})).is_empty());
+        assert_eq!(datas(&pop("sink", "reader")), vec![json!({"closed": 1})]);
+    }
+
+    #[pg_test]
     fn state_reads_filter_by_keys_prefix_and_ripeness_within_their_bound() {
         let query = register("q5", "h", false);
         push(json!([{"queue": "src", "partition": "p", "payload": {}}]));
