@@ -22,16 +22,25 @@ pg_stop "$DIR"
 rm -rf "$DIR/data"
 pg_start "$DIR" "$PORT"
 DSN="host=127.0.0.1 port=$PORT user=postgres dbname=queen"
-run_http() {
-    DATABASE_URL="$DSN" PORT=6636 QUEEN_POOL_SIZE=32 RUST_LOG=warn "$ROOT/target/release/queen_front" &
+# with_front VAR=VALUE... -- COMMAND...: COMMAND with a front-end on
+# 127.0.0.1:6636 over the bench's database (the variables set for it, its
+# output in $DIR/front.log), stopped after.
+with_front() {
+    local env=()
+    while [ "$1" != "--" ]; do env+=("$1"); shift; done
+    shift
+    env DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "${env[@]}" "$ROOT/target/release/queen_front" >"$DIR/front.log" 2>&1 &
     front=$!
     sleep 1
-    "$ROOT/target/release/queen_bench_http" "$DSN" "http://127.0.0.1:6636"
+    "$@"
     # Its idle long polls would hold a graceful shutdown for their timeouts,
     # and the cluster stops meanwhile: the front-end goes first, at once.
     kill -9 "$front" 2>/dev/null || true
     wait "$front" 2>/dev/null || true
     front=""
+}
+run_http() {
+    with_front QUEEN_POOL_SIZE=32 -- "$ROOT/target/release/queen_bench_http" "$DSN" "http://127.0.0.1:6636"
 }
 # Request fusion: a fusing front-end (the defaults) and one with fusion
 # off, over the same database, loaded by wrk in turns.
@@ -76,26 +85,14 @@ run_sweeper() {
 # (queen over SQL and HTTP, and pgmq): make bench WHAT=xmin, not part of
 # the default run (twelve minutes).
 run_xmin() {
-    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" >"$DIR/front-xmin.log" 2>&1 &
-    front=$!
-    sleep 1
-    "$ROOT/target/release/queen_bench_xmin" "$DSN" "http://127.0.0.1:6636"
-    kill -9 "$front" 2>/dev/null || true
-    wait "$front" 2>/dev/null || true
-    front=""
+    with_front -- "$ROOT/target/release/queen_bench_xmin" "$DSN" "http://127.0.0.1:6636"
 }
 # The queen-mq client's streaming SDK with 1 and 4 worker processes
 # (bench/streams.py): make bench WHAT=streams, not part of the default run.
 # QUEEN_STREAMS_MESSAGES and QUEEN_STREAMS_PARTITIONS set its sizes.
 run_streams() {
     python_venv
-    DATABASE_URL="$DSN" PORT=6636 RUST_LOG=warn "$ROOT/target/release/queen_front" &
-    front=$!
-    sleep 1
-    "$VENV/bin/python" "$ROOT/bench/streams.py" "http://127.0.0.1:6636"
-    kill -9 "$front" 2>/dev/null || true
-    wait "$front" 2>/dev/null || true
-    front=""
+    with_front -- "$VENV/bin/python" "$ROOT/bench/streams.py" "http://127.0.0.1:6636"
 }
 # The sharded deployment (scripts/cluster.sh) on 127.0.0.1:6540-6543, and a
 # second proxy database of its shard 0 alone.
