@@ -751,10 +751,77 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         autopilot: req.autopilot,
         conflation: req.conflation.then(Conflated::default),
     };
-    // Each queue's conflation for this pop, read when first needed.
-    let mut conflates: Vec<Option<bool>> = Vec::new();
-    // Each queue's hints, in turn: the pop offers as many of a queue's as
-    // it may claim partitions, from the front.
+    let Some(mut g) = gather(client, req) else {
+        // A namespace pop that names no queue: nothing to conflate either.
+        if let Some(outcome) = out.conflation.as_mut() {
+            outcome.applied = true;
+        }
+        return out;
+    };
+    let cands = std::mem::take(&mut g.cands);
+    let mut round = Round {
+        scanned: cands.iter().map(|c| (c.queue_idx, c.pid, c.lap)).collect(),
+        tried: Vec::new(),
+        served: Vec::new(),
+        conflates: vec![None; g.qs.len()],
+    };
+    let tombstones = deleted::present();
+    let mut remaining = req.batch;
+    for cand in cands {
+        if remaining == 0 || out.claims.len() as i64 >= req.partitions {
+            break;
+        }
+        let queue = &g.qs[cand.queue_idx];
+        round.tried.push(cand.pid);
+        if cand.fresh && !create_cursor(client, req, queue, &cand) {
+            continue;
+        }
+        let delay = queue.delayed_processing as i64;
+        let c = Claiming {
+            lease: lease_id.map(|id| (id, queue.lease_time)),
+            visible_before: (delay > 0).then(|| g.now_us - delay * 1_000_000),
+            tombstones,
+            now_us: g.now_us,
+        };
+        let conflating = match out.conflation.as_mut() {
+            Some(outcome) => *round.conflates[cand.queue_idx]
+                .get_or_insert_with(|| group_conflates(client, req, queue.id, outcome)),
+            None => false,
+        };
+        let claim = match out.conflation.as_mut() {
+            Some(outcome) if conflating => claim_newest(client, req, queue, cand, &c, outcome),
+            _ => claim_batch(client, req, queue, cand, &c, remaining),
+        };
+        if let Some(claim) = claim {
+            remaining -= claim.delivered();
+            if !round.served.contains(&queue.id) {
+                round.served.push(queue.id);
+            }
+            out.claims.push(claim);
+        }
+    }
+    finish(client, req, &g, &round, &mut out);
+    out
+}
+
+/// A pop's queues and the partitions worth trying across them, in order.
+struct Gathered {
+    qs: Vec<PopQueue>,
+    /// Each queue's hints, in turn: the pop offers as many of a queue's as
+    /// it may claim partitions, from the front.
+    hinted: Vec<Hinted>,
+    /// The transaction's now() (µs).
+    now_us: i64,
+    cands: Vec<Candidate>,
+    /// The queues whose windows found no candidate past the hints: their
+    /// memo, if missing or old, is made at the end of the pop.
+    sparse: Vec<usize>,
+}
+
+/// The queues of `req` and their candidates (None for a namespace pop that
+/// finds no queue): each queue's window, then for the queues whose window
+/// found nothing, all their partitions.
+fn gather(client: &mut SpiClient<'_>, req: &PopRequest) -> Option<Gathered> {
     let (qs, mut now_us, mut cands, hinted) = match &req.queue {
         Some(name) => {
             let hinted = Hinted::of(req, name);
@@ -764,10 +831,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         None => {
             let qs = namespace_queues(client, req);
             if qs.is_empty() {
-                if let Some(outcome) = out.conflation.as_mut() {
-                    outcome.applied = true;
-                }
-                return out;
+                return None;
             }
             let hinted: Vec<Hinted> = qs.iter().map(|q| Hinted::of(req, &q.name)).collect();
             let (now_us, cands) = candidates(client, req, &qs, &hinted);
@@ -796,8 +860,6 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             cands.extend(more.into_iter().map(|c| Candidate { lap: WHOLE, ..c }));
         }
     }
-    // A queue whose windows found no candidate past the hints is sparse:
-    // its memo, if missing or old, is made at the end of this pop.
     let sparse: Vec<usize> = match req.partition {
         None => (0..qs.len())
             .filter(|&idx| {
@@ -808,181 +870,180 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
             .collect(),
         Some(_) => Vec::new(),
     };
-    let mut tried: Vec<i64> = Vec::new();
-    let tombstones = deleted::present();
-    let mut remaining = req.batch;
-    // The queues this pop delivered from, each counted as one pop request.
-    let mut served: Vec<i64> = Vec::new();
-    let scanned: Vec<(usize, i64, i32)> =
-        cands.iter().map(|c| (c.queue_idx, c.pid, c.lap)).collect();
-    conflates.resize(qs.len(), None);
-    for cand in cands {
-        if remaining == 0 || out.claims.len() as i64 >= req.partitions {
-            break;
-        }
-        let queue = &qs[cand.queue_idx];
-        tried.push(cand.pid);
-        if cand.fresh && !create_cursor(client, req, queue, &cand) {
-            continue;
-        }
-        let lease = lease_id.map(|id| (id, queue.lease_time));
-        let delay = queue.delayed_processing as i64;
-        let visible_before = (delay > 0).then(|| now_us - delay * 1_000_000);
-        if let Some(outcome) = out.conflation.as_mut() {
-            let policy = *conflates[cand.queue_idx]
-                .get_or_insert_with(|| group_conflates(client, req, queue.id, outcome));
-            if policy {
-                let newest = Newest {
-                    lease,
-                    visible_before,
-                    tombstones,
-                    now_us,
-                };
-                if let Some(claim) = claim_newest(client, req, queue, cand, &newest, outcome) {
-                    remaining -= 1;
-                    if !served.contains(&queue.id) {
-                        served.push(queue.id);
-                    }
-                    out.claims.push(claim);
-                }
-                continue;
-            }
-        }
-        for _ in 0..DELETED_RUNS {
-            let Some((cursor, scan, gone)) = take_cursor(
-                client,
-                cand.pid,
-                &req.group,
-                cand.log_start,
-                remaining,
-                tombstones,
-            ) else {
-                break;
-            };
-            let from = cursor.from;
-            let segs = read_batch(client, cand.pid, from, remaining, visible_before, scan);
-            let Some(first) = segs.first() else { break };
-            let mut start = first.base_offset.max(from);
-            let last_seg_end = segs.last().unwrap().end_offset;
-            let end = last_seg_end.min(start + remaining - 1);
-            // Deleted offsets at the front of the batch are passed (the
-            // cursor starts after them); the others are leased done.
-            let mut skip: &[i64] = &gone;
-            while let Some((&o, rest)) = skip.split_first() {
-                if o < start {
-                    skip = rest;
-                } else if o == start && start <= end {
-                    start += 1;
-                    skip = rest;
-                } else {
-                    break;
-                }
-            }
-            if start > end {
-                // The whole batch was deleted: the cursor moves past it, and
-                // the partition is read again from there.
-                if !move_cursor(
-                    client,
-                    cand.pid,
-                    &req.group,
-                    cursor.held,
-                    None,
-                    start,
-                    end,
-                    0,
-                    &[],
-                ) {
-                    break;
-                }
-                continue;
-            }
-            let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
-            // The head (the first message of the last delivery, with its
-            // count) lies at `start` or among the deleted messages the
-            // cursor steps over at the front of this batch: the batch is
-            // that delivery again, as a batch redelivered from its head is,
-            // and keeps its count.
-            let head_here = cursor.head_offset.is_some_and(|h| from <= h && h <= start);
-            let attempts = if head_here {
-                cursor.head_attempts + 1
-            } else {
-                1
-            };
-            if !move_cursor(
-                client,
-                cand.pid,
-                &req.group,
-                cursor.held,
-                lease,
-                start,
-                end,
-                attempts,
-                &skip,
-            ) {
-                // Another pop took it between this one's snapshot and its
-                // lock.
-                break;
-            }
-            remaining -= end - start + 1 - skip.len() as i64;
-            let lag_ms = ((now_us - first.created_at_us) / 1000).max(0);
-            counters::add(
-                queue.id,
-                &req.group,
-                &[
-                    (Count::PopMessages, end - start + 1 - skip.len() as i64),
-                    (Count::LagCount, 1),
-                    (Count::LagSumMs, lag_ms),
-                    (Count::LagMaxMs, lag_ms),
-                ],
-            );
-            if !served.contains(&queue.id) {
-                served.push(queue.id);
-            }
-            out.claims.push(Claim {
-                partition_id: cand.pid,
-                partition: cand.name,
-                queue: queue.name.clone(),
-                start,
-                end,
-                delivery_attempt: attempts,
-                segments: segs,
-                skip,
-            });
-            break;
-        }
-    }
+    Some(Gathered {
+        qs,
+        hinted,
+        now_us,
+        cands,
+        sparse,
+    })
+}
+
+/// What a pop's claims left behind for its end.
+struct Round {
+    /// Every candidate (queue index, partition, lap), in scan order.
+    scanned: Vec<(usize, i64, i32)>,
+    tried: Vec<i64>,
+    /// The queues the pop delivered from, each counted as one pop request.
+    served: Vec<i64>,
+    /// Each queue's conflation for this pop, read when first needed.
+    conflates: Vec<Option<bool>>,
+}
+
+/// The end of a pop: each queue's hints for its next pop, the surveys of
+/// its sparse queues, its request counts, and, for a conflating pop, what
+/// the queues it did not come to would do.
+fn finish(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    g: &Gathered,
+    round: &Round,
+    out: &mut PopOut,
+) {
     if req.partition.is_none() {
         let limit = (req.partitions * settings::pop_candidates()) as usize;
-        for (idx, (queue, h)) in qs.iter().zip(&hinted).enumerate() {
-            let scanned: Vec<(i64, i32)> = scanned
+        for (idx, (queue, h)) in g.qs.iter().zip(&g.hinted).enumerate() {
+            let scanned: Vec<(i64, i32)> = round
+                .scanned
                 .iter()
                 .filter(|(q, _, _)| *q == idx)
                 .map(|&(_, pid, lap)| (pid, lap))
                 .collect();
-            let next = next_hints(&scanned, h.unoffered(), &tried, &out.claims, limit);
+            let next = next_hints(&scanned, h.unoffered(), &round.tried, &out.claims, limit);
             if next.is_empty() && h.hints.is_empty() {
                 continue;
             }
             positions::hint(&queue.name, &req.group, next);
         }
     }
-    for idx in sparse {
-        memo::survey_if_due(client, qs[idx].id, &qs[idx].name, &req.group);
+    for &idx in &g.sparse {
+        memo::survey_if_due(client, g.qs[idx].id, &g.qs[idx].name, &req.group);
     }
-    count_requests(&qs, &served, &req.group);
+    count_requests(&g.qs, &round.served, &req.group);
     if let Some(outcome) = out.conflation.as_mut() {
         // A pop that claimed nothing still says whether it would conflate:
         // the queues it did not come to, or the queue it just made.
-        for (q, known) in qs.iter().zip(&conflates) {
+        for (q, known) in g.qs.iter().zip(&round.conflates) {
             if known.is_none() {
                 group_conflates(client, req, q.id, outcome);
             }
         }
-        if qs.is_empty() {
+        if g.qs.is_empty() {
             outcome.applied = true;
         }
     }
-    out
+}
+
+/// A claim of a batch of up to `remaining` messages of `cand` from its
+/// group's cursor: deleted messages at its front are passed (a batch wholly
+/// deleted moves the cursor past it and is read again from there, at most
+/// [`DELETED_RUNS`] times), the others leased done. None when nothing is
+/// there, or another consumer holds the partition.
+fn claim_batch(
+    client: &mut SpiClient<'_>,
+    req: &PopRequest,
+    queue: &PopQueue,
+    cand: Candidate,
+    c: &Claiming,
+    remaining: i64,
+) -> Option<Claim> {
+    for _ in 0..DELETED_RUNS {
+        let (cursor, scan, gone) = take_cursor(
+            client,
+            cand.pid,
+            &req.group,
+            cand.log_start,
+            remaining,
+            c.tombstones,
+        )?;
+        let from = cursor.from;
+        let segs = read_batch(client, cand.pid, from, remaining, c.visible_before, scan);
+        let first = segs.first()?;
+        let mut start = first.base_offset.max(from);
+        let last_seg_end = segs.last().unwrap().end_offset;
+        let end = last_seg_end.min(start + remaining - 1);
+        // Deleted offsets at the front of the batch are passed (the
+        // cursor starts after them); the others are leased done.
+        let mut skip: &[i64] = &gone;
+        while let Some((&o, rest)) = skip.split_first() {
+            if o < start {
+                skip = rest;
+            } else if o == start && start <= end {
+                start += 1;
+                skip = rest;
+            } else {
+                break;
+            }
+        }
+        if start > end {
+            // The whole batch was deleted: the cursor moves past it, and
+            // the partition is read again from there.
+            if !move_cursor(
+                client,
+                cand.pid,
+                &req.group,
+                cursor.held,
+                None,
+                start,
+                end,
+                0,
+                &[],
+            ) {
+                return None;
+            }
+            continue;
+        }
+        let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
+        // The head (the first message of the last delivery, with its
+        // count) lies at `start` or among the deleted messages the
+        // cursor steps over at the front of this batch: the batch is
+        // that delivery again, as a batch redelivered from its head is,
+        // and keeps its count.
+        let head_here = cursor.head_offset.is_some_and(|h| from <= h && h <= start);
+        let attempts = if head_here {
+            cursor.head_attempts + 1
+        } else {
+            1
+        };
+        if !move_cursor(
+            client,
+            cand.pid,
+            &req.group,
+            cursor.held,
+            c.lease,
+            start,
+            end,
+            attempts,
+            &skip,
+        ) {
+            // Another pop took it between this one's snapshot and its
+            // lock.
+            return None;
+        }
+        let lag_ms = ((c.now_us - first.created_at_us) / 1000).max(0);
+        let claim = Claim {
+            partition_id: cand.pid,
+            partition: cand.name,
+            queue: queue.name.clone(),
+            start,
+            end,
+            delivery_attempt: attempts,
+            segments: segs,
+            skip,
+        };
+        counters::add(
+            queue.id,
+            &req.group,
+            &[
+                (Count::PopMessages, claim.delivered()),
+                (Count::LagCount, 1),
+                (Count::LagSumMs, lag_ms),
+                (Count::LagMaxMs, lag_ms),
+            ],
+        );
+        return Some(claim);
+    }
+    None
 }
 
 /// Whether group `req.group` conflates on queue `queue_id` for a pop that
@@ -1017,8 +1078,8 @@ fn group_conflates(
     stored
 }
 
-/// What a conflating claim needs of the pop.
-struct Newest {
+/// What a claim needs of the pop.
+struct Claiming {
     lease: Option<(uuid::Uuid, i32)>,
     /// Messages written after this instant (µs) are not visible yet.
     visible_before: Option<i64>,
@@ -1036,7 +1097,7 @@ fn claim_newest(
     req: &PopRequest,
     queue: &PopQueue,
     cand: Candidate,
-    n: &Newest,
+    n: &Claiming,
     outcome: &mut Conflated,
 ) -> Option<Claim> {
     let (cursor, _, _) = take_cursor(client, cand.pid, &req.group, cand.log_start, 1, false)?;

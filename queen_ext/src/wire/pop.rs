@@ -178,6 +178,11 @@ pub struct Claim {
 }
 
 impl Claim {
+    /// The messages it delivers: its range less the deleted offsets in it.
+    pub fn delivered(&self) -> i64 {
+        self.end - self.start + 1 - self.skip.len() as i64
+    }
+
     /// The runs of start..=end that are delivered: the whole range, split
     /// around the deleted offsets.
     pub fn runs(&self) -> Vec<(i64, i64)> {
