@@ -959,22 +959,9 @@ fn claim_batch(
         let from = cursor.from;
         let segs = read_batch(client, cand.pid, from, remaining, c.visible_before, scan);
         let first = segs.first()?;
-        let mut start = first.base_offset.max(from);
-        let last_seg_end = segs.last().unwrap().end_offset;
-        let end = last_seg_end.min(start + remaining - 1);
-        // Deleted offsets at the front of the batch are passed (the
-        // cursor starts after them); the others are leased done.
-        let mut skip: &[i64] = &gone;
-        while let Some((&o, rest)) = skip.split_first() {
-            if o < start {
-                skip = rest;
-            } else if o == start && start <= end {
-                start += 1;
-                skip = rest;
-            } else {
-                break;
-            }
-        }
+        let start = first.base_offset.max(from);
+        let end = segs.last().unwrap().end_offset.min(start + remaining - 1);
+        let (start, skip) = pass_deleted(&gone, start, end);
         if start > end {
             // The whole batch was deleted: the cursor moves past it, and
             // the partition is read again from there.
@@ -993,7 +980,6 @@ fn claim_batch(
             }
             continue;
         }
-        let skip: Vec<i64> = skip.iter().copied().filter(|&o| o <= end).collect();
         // The head (the first message of the last delivery, with its
         // count) lies at `start` or among the deleted messages the
         // cursor steps over at the front of this batch: the batch is
@@ -1020,7 +1006,7 @@ fn claim_batch(
             // lock.
             return None;
         }
-        let lag_ms = ((c.now_us - first.created_at_us) / 1000).max(0);
+        let written_us = first.created_at_us;
         let claim = Claim {
             partition_id: cand.pid,
             partition: cand.name,
@@ -1031,19 +1017,59 @@ fn claim_batch(
             segments: segs,
             skip,
         };
-        counters::add(
+        count_delivery(
             queue.id,
             &req.group,
-            &[
-                (Count::PopMessages, claim.delivered()),
-                (Count::LagCount, 1),
-                (Count::LagSumMs, lag_ms),
-                (Count::LagMaxMs, lag_ms),
-            ],
+            claim.delivered(),
+            0,
+            written_us,
+            c.now_us,
         );
         return Some(claim);
     }
     None
+}
+
+/// The batch `start..=end` with the deleted offsets `gone` (in order) at
+/// its front passed (the cursor starts after them): its new start, and the
+/// deleted offsets left inside it, which are leased done.
+fn pass_deleted(gone: &[i64], mut start: i64, end: i64) -> (i64, Vec<i64>) {
+    let mut skip = gone;
+    while let Some((&o, rest)) = skip.split_first() {
+        if o < start {
+            skip = rest;
+        } else if o == start && start <= end {
+            start += 1;
+            skip = rest;
+        } else {
+            break;
+        }
+    }
+    (start, skip.iter().copied().filter(|&o| o <= end).collect())
+}
+
+/// Counts a delivery of `delivered` messages (the first written at
+/// `written_us`) and `completed` older ones a conflating pop passed.
+fn count_delivery(
+    queue_id: i64,
+    group: &str,
+    delivered: i64,
+    completed: i64,
+    written_us: i64,
+    now_us: i64,
+) {
+    let lag_ms = ((now_us - written_us) / 1000).max(0);
+    counters::add(
+        queue_id,
+        group,
+        &[
+            (Count::PopMessages, delivered),
+            (Count::AckSuccess, completed),
+            (Count::LagCount, 1),
+            (Count::LagSumMs, lag_ms),
+            (Count::LagMaxMs, lag_ms),
+        ],
+    );
 }
 
 /// Whether group `req.group` conflates on queue `queue_id` for a pop that
@@ -1141,7 +1167,6 @@ fn claim_newest(
         Some(h) if h == newest => cursor.head_attempts + 1,
         _ => 1,
     };
-    let lag_ms = ((n.now_us - first.created_at_us) / 1000).max(0);
     if !move_cursor(
         client,
         cand.pid,
@@ -1156,16 +1181,13 @@ fn claim_newest(
         return None;
     }
     outcome.completed += older;
-    counters::add(
+    count_delivery(
         queue.id,
         &req.group,
-        &[
-            (Count::PopMessages, 1),
-            (Count::AckSuccess, older),
-            (Count::LagCount, 1),
-            (Count::LagSumMs, lag_ms),
-            (Count::LagMaxMs, lag_ms),
-        ],
+        1,
+        older,
+        first.created_at_us,
+        n.now_us,
     );
     Some(Claim {
         partition_id: cand.pid,
