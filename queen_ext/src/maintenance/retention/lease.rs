@@ -38,8 +38,3 @@ pub fn release(client: &mut SpiClient<'_>, task: &str, token: i64, period_ms: Op
     .next()
     .is_some()
 }
-
-/// Makes sure the task rows exist (an install or upgrade may predate one).
-pub fn ensure_tasks(client: &mut SpiClient<'_>) {
-    exec(client, query!("retention_lease_ensure_tasks"), &[], &[]);
-}
