@@ -585,3 +585,19 @@ async def test_exactly_once_at_moderate_volume():
             assert total(windows, "sum") == sum(value(p, i) for i in range(250)), (p, windows)
             keys = [w["windowKey"] for w in windows]
             assert len(keys) == len(set(keys)), f"a window of {p} was emitted twice: {windows}"
+
+
+async def test_a_body_without_its_ids_is_a_400_naming_the_field():
+    async with httpx.AsyncClient(base_url=URL, timeout=10) as http:
+        for route, missing in [("/streams/v1/cycle", "query_id"), ("/streams/v1/state/get", "query_id")]:
+            r = await http.post(route, json={})
+            assert r.status_code == 400 and r.json()["error"] == f"{missing} is required", (route, r.text)
+        r = await http.post("/streams/v1/cycle", json={"query_id": str(uuid.uuid4())})
+        assert r.status_code == 400 and r.json()["error"] == "partition_id is required", r.text
+        r = await http.post("/streams/v1/queries", json={"source_queue": "q", "config_hash": "h"})
+        assert r.status_code == 400 and "name" in r.json()["error"], r.text
+        # A cycle naming a query that does not exist: refused whole, as a
+        # 200 saying why.
+        r = await http.post("/streams/v1/cycle", json={"query_id": str(uuid.uuid4()), "partition_id": "1"})
+        body = r.json()
+        assert r.status_code == 200 and body["success"] is False and body["error"], body
