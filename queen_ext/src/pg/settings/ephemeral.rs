@@ -59,6 +59,12 @@ static EPHEMERAL_POLICY: GucSetting<Option<CString>> =
     GucSetting::<Option<CString>>::new(Some(c"reject"));
 
 pub(super) fn register_ephemeral() {
+    register_ephemeral_options();
+    register_ephemeral_bounds();
+}
+
+/// The defaults of an ephemeral queue's options.
+fn register_ephemeral_options() {
     GucRegistry::define_int_guc(
         c"queen.ephemeral_max_bytes",
         c"Default maxBytes of an ephemeral queue.",
@@ -109,6 +115,24 @@ pub(super) fn register_ephemeral() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_string_guc(
+        c"queen.ephemeral_policy",
+        c"Default policy of an ephemeral queue: reject or dropOldest.",
+        c"",
+        &EPHEMERAL_POLICY,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The bounds of the ephemeral calls and of their cleanup.
+fn register_ephemeral_bounds() {
+    register_ephemeral_calls();
+    register_ephemeral_cleanup();
+}
+
+/// The bounds of one ephemeral call.
+fn register_ephemeral_calls() {
     GucRegistry::define_int_guc(
         c"queen.ephemeral_push_max_messages",
         c"Most messages one ephemeral push takes.",
@@ -150,6 +174,20 @@ pub(super) fn register_ephemeral() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.ephemeral_list_max",
+        c"Rows one ephemeral listing answers at most.",
+        c"",
+        &EPHEMERAL_LIST_MAX,
+        1,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The cleanup of ephemeral queues and the compaction of fired timers.
+fn register_ephemeral_cleanup() {
+    GucRegistry::define_int_guc(
         c"queen.ephemeral_cleanup_batch",
         c"Rows one ephemeral cleanup step removes at most.",
         c"",
@@ -180,16 +218,6 @@ pub(super) fn register_ephemeral() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
-        c"queen.ephemeral_list_max",
-        c"Rows one ephemeral listing answers at most.",
-        c"",
-        &EPHEMERAL_LIST_MAX,
-        1,
-        1_000_000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
         c"queen.ephemeral_implicit_idle_seconds",
         c"An empty implicit ephemeral queue unused this long is removed (0: never).",
         c"",
@@ -206,14 +234,6 @@ pub(super) fn register_ephemeral() {
         &EPHEMERAL_GROUP_IDLE_SECONDS,
         0,
         i32::MAX,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_string_guc(
-        c"queen.ephemeral_policy",
-        c"Default policy of an ephemeral queue: reject or dropOldest.",
-        c"",
-        &EPHEMERAL_POLICY,
         GucContext::Suset,
         GucFlags::default(),
     );

@@ -37,6 +37,12 @@ static KV_READ_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(4 * 1024 * 10
 static KV_PREFIX_MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(1000);
 
 pub(super) fn register_kv() {
+    register_kv_upkeep();
+    register_kv_bounds();
+}
+
+/// The expiry and the usage rollup.
+fn register_kv_upkeep() {
     GucRegistry::define_int_guc(
         c"queen.kv_expire_every_ms",
         c"Period of the sweepers' prune of expired keys.",
@@ -87,6 +93,10 @@ pub(super) fn register_kv() {
         GucContext::Suset,
         GucFlags::default(),
     );
+}
+
+/// The bounds of one KV call.
+fn register_kv_bounds() {
     GucRegistry::define_int_guc(
         c"queen.kv_batch_max_ops",
         c"Most operations one KV or locks call takes.",

@@ -62,6 +62,13 @@ static SEGMENT_MAX_BYTES: GucSetting<i32> = GucSetting::<i32>::new(64 * 1024 * 1
 static PUSH_KNOWN_PARTITIONS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 
 pub(super) fn register_limits() {
+    register_push_limits();
+    register_pop_limits();
+    register_ack_limits();
+}
+
+/// The bounds of a push.
+fn register_push_limits() {
     GucRegistry::define_int_guc(
         c"queen.segment_max_bytes",
         c"Bytes of messages (uncompressed) one segment holds at most.",
@@ -103,6 +110,27 @@ pub(super) fn register_limits() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"queen.decompress_max_bytes",
+        c"Bytes one request may decompress to, over all its compressed parts \
+          (binary push groups, timer payloads).",
+        c"",
+        &DECOMPRESS_MAX_BYTES,
+        1024,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The bounds of a pop.
+fn register_pop_limits() {
+    register_pop_batch();
+    register_pop_scan();
+}
+
+/// The batch and width of a pop.
+fn register_pop_batch() {
+    GucRegistry::define_int_guc(
         c"queen.pop_max_batch",
         c"Largest batch one pop may ask for.",
         c"",
@@ -122,6 +150,31 @@ pub(super) fn register_limits() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"queen.pop_autopilot_batch",
+        c"The batch of an autopilot pop that names none.",
+        c"Capped by queen.pop_max_batch.",
+        &POP_AUTOPILOT_BATCH,
+        1,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.pop_autopilot_partitions",
+        c"Most partitions an autopilot pop that names no width claims.",
+        c"It claims as many of them as have messages waiting, until its batch is full. \
+          Capped by queen.pop_max_partitions.",
+        &POP_AUTOPILOT_PARTITIONS,
+        1,
+        10_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// How far a pop looks for partitions.
+fn register_pop_scan() {
     GucRegistry::define_int_guc(
         c"queen.pop_candidates",
         c"Candidate partitions a pop examines for each partition it may claim.",
@@ -162,27 +215,10 @@ pub(super) fn register_limits() {
         GucContext::Suset,
         GucFlags::default(),
     );
-    GucRegistry::define_int_guc(
-        c"queen.pop_autopilot_batch",
-        c"The batch of an autopilot pop that names none.",
-        c"Capped by queen.pop_max_batch.",
-        &POP_AUTOPILOT_BATCH,
-        1,
-        1_000_000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.pop_autopilot_partitions",
-        c"Most partitions an autopilot pop that names no width claims.",
-        c"It claims as many of them as have messages waiting, until its batch is full. \
-          Capped by queen.pop_max_partitions.",
-        &POP_AUTOPILOT_PARTITIONS,
-        1,
-        10_000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
+}
+
+/// The bounds of an ack and of a streaming cycle.
+fn register_ack_limits() {
     GucRegistry::define_int_guc(
         c"queen.ack_max_items",
         c"Most acknowledgements one ack call takes.",
@@ -220,17 +256,6 @@ pub(super) fn register_limits() {
         &ACK_LOOKBACK_SEGMENTS,
         0,
         100_000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.decompress_max_bytes",
-        c"Bytes one request may decompress to, over all its compressed parts \
-          (binary push groups, timer payloads).",
-        c"",
-        &DECOMPRESS_MAX_BYTES,
-        1024,
-        i32::MAX,
         GucContext::Suset,
         GucFlags::default(),
     );

@@ -51,6 +51,18 @@ static METRICS_COUNTERS: GucSetting<bool> = GucSetting::<bool>::new(true);
 static FAILED_RETENTION: GucSetting<i32> = GucSetting::<i32>::new(72 * 3600);
 
 pub(super) fn register_retention() {
+    register_retention_cycle();
+    register_cleanup();
+}
+
+/// The retention cycle and its steps.
+fn register_retention_cycle() {
+    register_retention_cadence();
+    register_retention_steps();
+}
+
+/// The retention cycle's cadence and reach.
+fn register_retention_cadence() {
     GucRegistry::define_int_guc(
         c"queen.retention_interval_ms",
         c"Period of the retention cycle, in milliseconds.",
@@ -61,6 +73,40 @@ pub(super) fn register_retention() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"queen.retention_parallelism",
+        c"Concurrent retention step workers (1 to 16).",
+        c"",
+        &RETENTION_PARALLELISM,
+        1,
+        16,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_due_cap",
+        c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.",
+        c"",
+        &RETENTION_DUE_CAP,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"queen.retention_safety_walk_ms",
+        c"Period of the watermark safety walk; 0 stops it recurring.",
+        c"",
+        &RETENTION_SAFETY_WALK_MS,
+        0,
+        i32::MAX,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The bounds of a retention step.
+fn register_retention_steps() {
     GucRegistry::define_int_guc(
         c"queen.retention_compact_max",
         c"Replaced cursor states one retention cycle deletes at most.",
@@ -101,36 +147,10 @@ pub(super) fn register_retention() {
         GucContext::Suset,
         GucFlags::default(),
     );
-    GucRegistry::define_int_guc(
-        c"queen.retention_parallelism",
-        c"Concurrent retention step workers (1 to 16).",
-        c"",
-        &RETENTION_PARALLELISM,
-        1,
-        16,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.retention_due_cap",
-        c"Due partitions per phase and cycle; 0 derives batch x parallelism x 5.",
-        c"",
-        &RETENTION_DUE_CAP,
-        0,
-        i32::MAX,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.retention_safety_walk_ms",
-        c"Period of the watermark safety walk; 0 stops it recurring.",
-        c"",
-        &RETENTION_SAFETY_WALK_MS,
-        0,
-        i32::MAX,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
+}
+
+/// The cleanup of empty partitions, metrics and dead letters.
+fn register_cleanup() {
     GucRegistry::define_bool_guc(
         c"queen.partition_cleanup_enabled",
         c"Whether empty, idle partitions are deleted.",

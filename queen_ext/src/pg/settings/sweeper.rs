@@ -33,6 +33,12 @@ static TIMERS_SCHEDULE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true)
 static TIMERS_FIRE_ENABLED: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 pub(super) fn register_sweeper() {
+    register_sweeper_workers();
+    register_sweeper_bounds();
+}
+
+/// The sweepers and their switches.
+fn register_sweeper_workers() {
     GucRegistry::define_int_guc(
         c"queen.sweeper_workers",
         c"Sweeper background workers (they share every shard; 0 starts none).",
@@ -53,6 +59,36 @@ pub(super) fn register_sweeper() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"queen.sweeper_max_sleep_ms",
+        c"The longest a sweeper sleeps.",
+        c"",
+        &SWEEPER_MAX_SLEEP_MS,
+        5,
+        60_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.timers_schedule_enabled",
+        c"Whether timers can be scheduled.",
+        c"",
+        &TIMERS_SCHEDULE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"queen.timers_fire_enabled",
+        c"Whether the sweepers fire due timers.",
+        c"",
+        &TIMERS_FIRE_ENABLED,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// The bounds of one sweep.
+fn register_sweeper_bounds() {
     GucRegistry::define_int_guc(
         c"queen.sweeper_claim_batch",
         c"Timers one claim takes at most.",
@@ -90,32 +126,6 @@ pub(super) fn register_sweeper() {
         &SWEEPER_MAX_FIRE_ATTEMPTS,
         1,
         1000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_int_guc(
-        c"queen.sweeper_max_sleep_ms",
-        c"The longest a sweeper sleeps.",
-        c"",
-        &SWEEPER_MAX_SLEEP_MS,
-        5,
-        60_000,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_bool_guc(
-        c"queen.timers_schedule_enabled",
-        c"Whether timers can be scheduled.",
-        c"",
-        &TIMERS_SCHEDULE_ENABLED,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_bool_guc(
-        c"queen.timers_fire_enabled",
-        c"Whether the sweepers fire due timers.",
-        c"",
-        &TIMERS_FIRE_ENABLED,
         GucContext::Suset,
         GucFlags::default(),
     );
