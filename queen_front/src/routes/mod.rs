@@ -60,9 +60,30 @@ pub fn with_layers(routes: Router, config: &crate::config::Config) -> Router {
 /// no layer.
 pub fn router(state: AppState) -> Router {
     Router::new()
+        .merge(page_routes())
+        .merge(message_routes())
+        .merge(status_routes())
+        .merge(resource_routes())
+        .merge(kv_timer_routes())
+        .merge(group_routes())
+        .merge(system_routes())
+        .merge(stream_routes())
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .with_state(state)
+}
+
+/// The dashboard and the health check.
+fn page_routes() -> Router<AppState> {
+    Router::new()
         .route("/", get(crate::dashboard::page))
         .route("/dashboard/{file}", get(crate::dashboard::asset))
         .route("/health", get(status::health))
+}
+
+/// The message path: configure, push, pop, ack, transactions, leases.
+fn message_routes() -> Router<AppState> {
+    Router::new()
         .route("/api/v1/configure", post(queues::configure))
         .route("/api/v1/push", post(messages::push))
         .route("/api/v1/pop", get(messages::pop_filtered))
@@ -75,7 +96,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/ack/batch", post(messages::ack))
         .route("/api/v1/transaction", post(messages::transaction))
         .route("/api/v1/lease/{lease}/extend", post(messages::extend_lease))
-        .route("/api/v1/resources/overview", get(status::overview))
+}
+
+/// Status, analytics and metrics.
+fn status_routes() -> Router<AppState> {
+    Router::new()
         .route("/api/v1/status", get(status::status))
         .route("/api/v1/status/queues", get(status::status_queues))
         .route("/api/v1/status/queues/{queue}", get(status::status_queue))
@@ -92,6 +117,21 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/analytics/queue-lag", get(status::queue_lag))
         .route("/api/v1/analytics/queue-ops", get(status::queue_ops))
         .route("/metrics", get(status::metrics))
+        .route(
+            "/api/v1/analytics/retention",
+            get(status::retention_analytics),
+        )
+        .route(
+            "/api/v1/analytics/postgres-stats",
+            get(status::postgres_stats),
+        )
+        .route("/metrics/prometheus", get(status::prometheus))
+}
+
+/// Resources, reads by offset, dead letters, messages and traces.
+fn resource_routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/resources/overview", get(status::overview))
         .route("/api/v1/resources/queues", get(resources::queues))
         .route(
             "/api/v1/resources/queues/{queue}",
@@ -143,14 +183,11 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/messages/{partition_id}/{transaction_id}/retry",
             post(dlq::retry_message),
         )
-        .route("/streams/v1/queries", post(streams::register))
-        .route("/streams/v1/state/get", post(streams::state_get))
-        .route("/streams/v1/cycle", post(streams::cycle))
-        .route("/api/v1/resources/streams", get(streams::list))
-        .route(
-            "/api/v1/resources/streams/{name}",
-            axum::routing::delete(streams::delete),
-        )
+}
+
+/// Timers, KV and locks.
+fn kv_timer_routes() -> Router<AppState> {
+    Router::new()
         .route("/api/v1/timers", post(timers::timers))
         .route("/api/v1/kv", post(kv::kv))
         .route(
@@ -163,6 +200,11 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/timers/{queue}/{*timer_key}",
             get(timers::peek_timer).delete(timers::cancel_timer),
         )
+}
+
+/// Consumer groups.
+fn group_routes() -> Router<AppState> {
+    Router::new()
         .route(
             "/api/v1/consumer-groups",
             get(consumer_groups::consumer_groups),
@@ -196,6 +238,11 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/consumer-groups/{group}/subscription",
             post(consumer_groups::consumer_group_subscription),
         )
+}
+
+/// The switches and ephemeral queues.
+fn system_routes() -> Router<AppState> {
+    Router::new()
         .route(
             "/api/v1/system/maintenance",
             get(system::maintenance).post(system::set_maintenance),
@@ -226,18 +273,19 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/ephemeral/queues/{queue}/depth",
             get(ephemeral::depth),
         )
+}
+
+/// Streaming queries.
+fn stream_routes() -> Router<AppState> {
+    Router::new()
+        .route("/streams/v1/queries", post(streams::register))
+        .route("/streams/v1/state/get", post(streams::state_get))
+        .route("/streams/v1/cycle", post(streams::cycle))
+        .route("/api/v1/resources/streams", get(streams::list))
         .route(
-            "/api/v1/analytics/retention",
-            get(status::retention_analytics),
+            "/api/v1/resources/streams/{name}",
+            axum::routing::delete(streams::delete),
         )
-        .route(
-            "/api/v1/analytics/postgres-stats",
-            get(status::postgres_stats),
-        )
-        .route("/metrics/prometheus", get(status::prometheus))
-        .fallback(no_route)
-        .method_not_allowed_fallback(wrong_method)
-        .with_state(state)
 }
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {
