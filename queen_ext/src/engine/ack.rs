@@ -454,6 +454,14 @@ fn ack_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str, items: &[&AckIn
     results
 }
 
+/// Locks the newest state of the cursor of (pid, group) as an ack does, so
+/// that no pop takes the partition until this transaction ends (a stream's
+/// idle flush, which holds no lease, keeps a batch from starting under it).
+/// False when the group has no cursor there.
+pub fn hold_cursor(client: &mut SpiClient<'_>, pid: i64, group: &str) -> bool {
+    lock_consumer(client, pid, group).is_some()
+}
+
 /// What a batch ack did.
 pub struct Through {
     /// Messages of the lease the ack answered.
@@ -491,10 +499,16 @@ pub fn ack_through(
         });
     };
     check_held(a, &c, named, pid, group)?;
+    if c.state[(named - c.lease_start) as usize] != OPEN {
+        // A cycle made again after it committed (its answer lost) keeps
+        // its lease without release_lease: refused, not applied twice.
+        return Err(format!(
+            "transaction id {txn:?} of partition {pid} was acknowledged already"
+        ));
+    }
     let through = match (release, count) {
         (true, _) => c.lease_end,
-        (false, Some(n)) if n >= 1 => (c.lease_start + n - 1).min(c.lease_end),
-        (false, Some(n)) => return Err(format!("count {n} is not a positive number of messages")),
+        (false, Some(n)) => (c.lease_start + n - 1).min(c.lease_end),
         (false, None) => named,
     };
     let mut errors_at: HashMap<i64, Option<String>> = HashMap::new();

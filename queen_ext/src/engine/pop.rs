@@ -785,7 +785,7 @@ pub fn pop(client: &mut SpiClient<'_>, req: &PopRequest) -> PopOut {
         };
         let conflating = match out.conflation.as_mut() {
             Some(outcome) => *round.conflates[cand.queue_idx]
-                .get_or_insert_with(|| group_conflates(client, req, queue.id, outcome)),
+                .get_or_insert_with(|| group_conflates(client, req, queue.id, outcome, false)),
             None => false,
         };
         let claim = match out.conflation.as_mut() {
@@ -925,7 +925,7 @@ fn finish(
         // the queues it did not come to, or the queue it just made.
         for (q, known) in g.qs.iter().zip(&round.conflates) {
             if known.is_none() {
-                group_conflates(client, req, q.id, outcome);
+                group_conflates(client, req, q.id, outcome, true);
             }
         }
         if g.qs.is_empty() {
@@ -1073,15 +1073,20 @@ fn count_delivery(
 }
 
 /// Whether group `req.group` conflates on queue `queue_id` for a pop that
-/// asks for it: queue mode always does; a group as it registered (a group
-/// not registered yet registers as conflating with its first cursor). A
-/// group registered otherwise is delivered to as usual, and the answer says
-/// so (`conflationConflict`).
+/// asks for it: queue mode always does; a group as it registered. A group
+/// registered otherwise is delivered to as usual, and the answer says so
+/// (`conflationConflict`). A group with no registration answers
+/// `unregistered`: false where it claims (a pop that asks registers a new
+/// group as conflating when it makes its first cursor, before this; a
+/// group whose cursors a seek made is not registered and does not
+/// conflate), true for the answer of a pop that claimed nothing (its first
+/// cursor will register it so).
 fn group_conflates(
     client: &mut SpiClient<'_>,
     req: &PopRequest,
     queue_id: i64,
     outcome: &mut Conflated,
+    unregistered: bool,
 ) -> bool {
     if req.group == QUEUE_MODE {
         outcome.applied = true;
@@ -1095,7 +1100,7 @@ fn group_conflates(
     )
     .next()
     .map(|r| spi::col::<bool>(&r, "conflation"))
-    .unwrap_or(true);
+    .unwrap_or(unregistered);
     if stored {
         outcome.applied = true;
     } else {

@@ -3,10 +3,10 @@
 //! sink queues, the ack of the source batch.
 //!
 //! Lock order: the cycle's advisory lock on (query, partition), which
-//! serialises the cycles of one state shard (a flush cycle carries no ack,
-//! so this is all that orders it against a regular one), then the state
-//! rows, then the sink partitions (as a push locks them), then the source
-//! cursor (as an ack locks it). An ack whose lease is no longer held raises
+//! serialises the cycles of one state shard, then the sink partitions (as
+//! a push locks them), then the source cursor (as an ack locks it; an idle
+//! flush, which carries no ack, locks it first of all, after the advisory
+//! lock), then the state rows, written last. An ack whose lease is no longer held raises
 //! an error (55000), and everything the cycle wrote goes with it: a worker
 //! that lost its partition writes no state and no output. A cycle retried
 //! after its first attempt committed finds its lease released and is
@@ -52,7 +52,6 @@ pub fn run(client: &mut SpiClient<'_>, c: &Cycle, producer: Option<&str>) -> Val
             });
         }
     }
-    write_state(client, c);
     let pushed = if c.push_items.is_empty() {
         Vec::new()
     } else {
@@ -70,6 +69,9 @@ pub fn run(client: &mut SpiClient<'_>, c: &Cycle, producer: Option<&str>) -> Val
             "dlq": done.dead_lettered,
         })
     });
+    // Last: the rows' stamps are then as close to the commit as they can
+    // be, which an idle flush of another worker measures its quiet from.
+    write_state(client, c);
     let push_results: Value =
         serde_json::from_str(&push_wire::answers_json(&pushed)).expect("push answers are JSON");
     json!({
@@ -110,11 +112,16 @@ fn source(client: &mut SpiClient<'_>, c: &Cycle) -> String {
 /// batch is in flight), when a key it deletes is gone (another cycle closed
 /// it), and when a key it writes was written less than
 /// `queen.stream_flush_quiet_ms` ago (by another cycle, between its read
-/// and now).
+/// and now: a cycle stamps its rows last, close to its commit). It holds
+/// the source cursor from its check to its commit, so no batch starts
+/// meanwhile.
 fn flush_deferred(client: &mut SpiClient<'_>, c: &Cycle) -> Option<String> {
     if c.state_ops.is_empty() && c.push_items.is_empty() {
         return None;
     }
+    // No pop takes the partition from here to the commit: a batch can not
+    // start reading the state this flush is about to change.
+    ack::hold_cursor(client, c.partition_id, &c.group);
     let keys: Vec<String> = c.state_ops.iter().map(|o| o.key().to_owned()).collect();
     let mut leased = false;
     let mut ages: std::collections::HashMap<String, f64> = std::collections::HashMap::new();

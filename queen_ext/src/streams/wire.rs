@@ -146,12 +146,18 @@ impl Cycle {
         }
         let ack = o.get("ack").map(|a| {
             let ao = Obj::new(a, "ack");
+            // The lease is what fences a cycle: an ack must name it.
+            ao.req_str("leaseId");
+            let count = ao.opt_i64("count");
+            if count.is_some_and(|n| n < 1) {
+                errors::invalid("ack.count", "must be at least 1");
+            }
             let mut named = a.clone();
             named["partitionId"] = Value::from(partition_id);
             named["consumerGroup"] = Value::from(group.as_str());
             CycleAck {
                 ack: ack_wire::parse_one(&named, "ack", 0, None),
-                count: ao.opt_i64("count"),
+                count,
             }
         });
         Cycle {

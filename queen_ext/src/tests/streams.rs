@@ -249,9 +249,25 @@ mod tests {
         let mut body = cycle_body(&query, &popped, json!([]), json!([]));
         body["release_lease"] = json!(false);
         body["ack"]["count"] = json!(2);
-        let out = call("stream_cycle", body);
+        body["ack"]["transactionId"] = popped["messages"][1]["transactionId"].clone();
+        let out = call("stream_cycle", body.clone());
         assert_eq!(out["ack_result"]["count"], json!(2), "{out}");
         assert_eq!(out["ack_result"]["lease_released"], json!(false));
+        // Made again (its answer lost): the lease is still held, but the
+        // message it names is done, so nothing is applied twice.
+        let (code, message) = refused("stream_cycle", body.clone());
+        assert_eq!(code, "55000", "{message}");
+        assert!(message.contains("acknowledged already"), "{message}");
+        // An ack must name its lease, and a count is at least 1.
+        let mut bad = body.clone();
+        bad["ack"].as_object_mut().unwrap().remove("leaseId");
+        assert_eq!(refused("stream_cycle", bad).1, "ack.leaseId: is required");
+        let mut bad = body;
+        bad["ack"]["count"] = json!(0);
+        assert_eq!(
+            refused("stream_cycle", bad).1,
+            "ack.count: must be at least 1"
+        );
         let pid = popped["messages"][0]["partitionId"].as_str().unwrap();
         assert_eq!(
             n(&format!(

@@ -72,9 +72,17 @@ pub async fn cycle(
             }
             ok(answer)
         }
-        Err(e) if e.sqlstate.is_some() => ok(refused(&body, &e)),
+        Err(e) if e.sqlstate.as_deref().is_some_and(refuses_the_cycle) => ok(refused(&body, &e)),
         Err(e) => Err(e),
     }
+}
+
+/// Whether an ERROR refuses the cycle for good (its lease, its query or
+/// partition, its body, a bound), answered 200 `success` false; anything
+/// else (a lost race, a pause, the server) is answered as every route
+/// answers it, for the client to retry.
+fn refuses_the_cycle(sqlstate: &str) -> bool {
+    matches!(sqlstate, "55000" | "42704" | "42804" | "54000") || sqlstate.starts_with("22")
 }
 
 /// The answer to a cycle the extension refused: nothing of it applied.
