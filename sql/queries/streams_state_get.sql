@@ -7,9 +7,14 @@
 WITH r AS (
     SELECT key, value, updated_at
       FROM queen.stream_state
-     WHERE $3::text[] IS NULL
+     WHERE $3::text[] IS NULL AND $4::text IS NULL
        AND query_id = $1 AND partition_id = $2
-       AND key >= COALESCE($4::text, '')
+    UNION ALL
+    SELECT key, value, updated_at
+      FROM queen.stream_state
+     WHERE $3::text[] IS NULL AND $4::text IS NOT NULL
+       AND query_id = $1 AND partition_id = $2
+       AND key >= $4 AND key < $7
     UNION ALL
     SELECT key, value, updated_at
       FROM queen.stream_state

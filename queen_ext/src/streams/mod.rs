@@ -110,6 +110,11 @@ fn answer(r: &wire::Register, id: pgrx::Uuid, fresh: bool, reset: bool) -> Value
 /// is refused (54000) rather than cut short.
 pub fn state_get(client: &mut SpiClient<'_>, g: &wire::StateGet) -> String {
     let max = crate::pg::settings::stream_max_rows();
+    let prefix_end = g.key_prefix.as_deref().map(|p| {
+        past_prefix(p).unwrap_or_else(|| {
+            errors::invalid("key_prefix", "has no string after every key it starts")
+        })
+    });
     let row = exec(
         client,
         query!("streams_state_get"),
@@ -120,6 +125,7 @@ pub fn state_get(client: &mut SpiClient<'_>, g: &wire::StateGet) -> String {
             spi::TEXT,
             spi::TEXT,
             spi::INT8,
+            spi::TEXT,
         ],
         &[
             g.query_id.into(),
@@ -128,6 +134,7 @@ pub fn state_get(client: &mut SpiClient<'_>, g: &wire::StateGet) -> String {
             g.key_prefix.as_deref().into(),
             g.ripe_at_or_before.map(|v| v.to_string()).into(),
             max.into(),
+            prefix_end.into(),
         ],
     )
     .next()
@@ -142,6 +149,22 @@ pub fn state_get(client: &mut SpiClient<'_>, g: &wire::StateGet) -> String {
         );
     }
     spi::col(&row, "answer")
+}
+
+/// The first string, in byte order (the keys' collation is "C"), after
+/// every string that starts with `prefix`: its last character that can be
+/// incremented, incremented, and what follows dropped. None when every
+/// character is the last one.
+fn past_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (last as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 /// The registered queries by name after `after`, at most `limit`, each with
@@ -197,5 +220,27 @@ pub fn delete(client: &mut SpiClient<'_>, name: &str) -> Value {
             "state_rows": spi::col::<i64>(&row, "rows"),
         }),
         None => json!({ "success": true, "deleted": false, "name": name }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::past_prefix;
+
+    #[test]
+    fn the_string_past_a_prefix_sorts_after_every_key_it_starts_and_before_the_next() {
+        assert_eq!(past_prefix("tumb\u{1f}").as_deref(), Some("tumb\u{20}"));
+        assert_eq!(past_prefix("a\u{10FFFF}").as_deref(), Some("b"));
+        // The surrogates are no characters: the next after U+D7FF is U+E000.
+        assert_eq!(past_prefix("\u{D7FF}").as_deref(), Some("\u{E000}"));
+        assert_eq!(past_prefix("\u{10FFFF}\u{10FFFF}"), None);
+        for key in [
+            "tumb\u{1f}",
+            "tumb\u{1f}2026",
+            "tumb\u{1f}\u{10FFFF}\u{10FFFF}",
+        ] {
+            assert!(key.as_bytes() < past_prefix("tumb\u{1f}").unwrap().as_bytes());
+        }
+        assert!("tumb\u{20}".as_bytes() >= past_prefix("tumb\u{1f}").unwrap().as_bytes());
     }
 }

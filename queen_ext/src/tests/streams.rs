@@ -363,12 +363,13 @@ mod tests {
             {"type": "upsert", "key": "tumb\u{1f}2", "value": {"windowEnd": 2000}},
             {"type": "upsert", "key": "tumb\u{1f}3", "value": {"windowEnd": "soon"}},
             {"type": "upsert", "key": "__wm__", "value": {"eventTimeMs": 5}},
+            {"type": "upsert", "key": "tumb\u{20}past", "value": {"windowEnd": 1}},
         ]);
         call("stream_cycle", cycle_body(&query, &popped, ops, json!([])));
         let keys = |f: Value| -> Vec<String> {
             state(&query, &pid, f).into_iter().map(|(k, _)| k).collect()
         };
-        assert_eq!(keys(json!({"keys": []})).len(), 4, "no keys: every row");
+        assert_eq!(keys(json!({"keys": []})).len(), 5, "no keys: every row");
         assert_eq!(keys(json!({"keys": ["__wm__", "nope"]})), vec!["__wm__"]);
         assert_eq!(
             keys(json!({"key_prefix": "tumb\u{1f}"})),
@@ -382,7 +383,7 @@ mod tests {
         // Another partition's state is not this one's.
         assert!(state(&query, &json!("999999"), json!({})).is_empty());
 
-        Spi::run("SET LOCAL queen.stream_max_rows = 3").unwrap();
+        Spi::run("SET LOCAL queen.stream_max_rows = 4").unwrap();
         let (code, _) = refused(
             "stream_state_get",
             json!({"query_id": query["query_id"], "partition_id": pid}),
