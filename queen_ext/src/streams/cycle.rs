@@ -72,8 +72,7 @@ pub fn run(client: &mut SpiClient<'_>, c: &Cycle, producer: Option<&str>) -> Val
     // Last: the rows' stamps are then as close to the commit as they can
     // be, which an idle flush of another worker measures its quiet from.
     write_state(client, c);
-    let push_results: Value =
-        serde_json::from_str(&push_wire::answers_json(&pushed)).expect("push answers are JSON");
+    let push_results: Vec<Value> = pushed.iter().map(push_wire::ItemOut::to_json).collect();
     json!({
         "success": true,
         "query_id": c.query_id.to_string(),
@@ -121,6 +120,7 @@ fn flush_deferred(client: &mut SpiClient<'_>, c: &Cycle) -> Option<String> {
     }
     // No pop takes the partition from here to the commit: a batch can not
     // start reading the state this flush is about to change.
+    // (A group with no cursor there has read nothing: no batch to keep out.)
     ack::hold_cursor(client, c.partition_id, &c.group);
     let keys: Vec<String> = c.state_ops.iter().map(|o| o.key().to_owned()).collect();
     let mut leased = false;
