@@ -39,7 +39,7 @@ cluster_up() {
         "${psql[@]}" -c "SELECT queen.shard_add('host=127.0.0.1 port=$port dbname=queen_s$n')" >/dev/null
         "${psql[@]}" -c "SET client_min_messages = warning" \
             -c "CREATE USER MAPPING IF NOT EXISTS FOR PUBLIC SERVER queen" \
-            -c "GRANT USAGE ON FOREIGN SERVER queen TO queen_app, pg_monitor"
+            -c "GRANT USAGE ON FOREIGN SERVER queen TO queen_app, queen_operator, pg_monitor"
     done
     front_role "$base" queen
 }

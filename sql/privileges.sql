@@ -3,48 +3,25 @@
 -- Tables are reached only through functions. Every function runs with the
 -- owner's rights (SECURITY DEFINER) and a pinned search_path, so no object
 -- of the caller's (a function or an operator in a schema they own) is ever
--- picked up inside one. Three kinds of caller:
---   queen_app    the message path (push, pop, ack, renew, transaction), KV,
---                locks, timers, and reads of queues and their messages
---   queen_admin  also configuration, deletion, dead-letter retry and
---                delete, consumer-group admin, KV quotas, and the
---                maintenance cycles and steps run by hand (queen_internal)
---   pg_monitor   the monitoring readers
--- Roles are cluster-wide: a second database installing queen reuses them,
--- and a role granted queen_app may use queen in every database of the
--- cluster that has it and lets it connect (docs/security.md).
--- Every update script (queen_ext/sql/) ends with the statements below as its
--- version has them, so an updated database has these rights too, functions
--- the update adds included (docs/upgrades.md).
+-- picked up inside one. The callers are NOLOGIN group roles, one per use
+-- (queen_app, queen_operator, queen_admin, and PostgreSQL's pg_monitor);
+-- which of them may call which function is the one list of
+-- queen_datum/src/rights.rs, applied by queen_internal.grant_rights(),
+-- which also makes the roles. Roles are cluster-wide: a second database
+-- installing queen reuses them, and a role granted queen_app may use queen
+-- in every database of the cluster that has it and lets it connect
+-- (docs/security.md). Every update script ends by calling
+-- queen_internal.grant_rights() again, so an updated database has the same
+-- rights as a fresh install (docs/upgrades.md).
 
-DO $$
-BEGIN
-    -- A role of these names made beforehand by someone else, able to log
-    -- in, would receive every right below.
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles
-                WHERE rolname IN ('queen_app', 'queen_admin') AND (rolcanlogin OR rolsuper)) THEN
-        RAISE EXCEPTION 'role queen_app or queen_admin exists and can log in'
-            USING ERRCODE = '42501',
-                  HINT = 'they must be NOLOGIN group roles; grant them to login roles instead';
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_app') THEN
-        CREATE ROLE queen_app NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_admin') THEN
-        CREATE ROLE queen_admin NOLOGIN;
-    END IF;
-END
-$$;
-GRANT queen_app TO queen_admin;
+SELECT queen_internal.grant_rights();
 
 REVOKE ALL ON SCHEMA queen, queen_internal FROM PUBLIC;
 REVOKE ALL ON ALL TABLES IN SCHEMA queen FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA queen FROM PUBLIC;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA queen, queen_internal FROM PUBLIC;
 
--- The pin costs a call about 8 us (2026-12-01, pgbench, one connection, a
--- read-only call: 78.6 us without SECURITY DEFINER and the SET clause, 86.6
--- with both; a push of one message takes ~400 us).
+-- Measured in bench/RESULTS.md: the pin costs a call a few microseconds.
 DO $$
 DECLARE
     f regprocedure;
@@ -57,91 +34,7 @@ BEGIN
 END
 $$;
 
-GRANT USAGE ON SCHEMA queen TO queen_app, pg_monitor;
+GRANT USAGE ON SCHEMA queen TO queen_app, queen_operator, pg_monitor;
 GRANT USAGE ON SCHEMA queen_internal TO queen_admin;
-
-GRANT EXECUTE ON FUNCTION
-    queen.push, queen.push_text, queen.push_binary,
-    queen.pop, queen.pop_frames, queen.queue_version,
-    queen.ack, queen.ack_text, queen.renew_lease,
-    queen.push_fused, queen.ack_fused, queen.renew_fused,
-    queen.transaction, queen.transaction_binary,
-    queen.kv, queen.kv_get, queen.kv_set, queen.kv_cas, queen.kv_delete, queen.kv_incr, queen.kv_usage,
-    queen.locks,
-    queen.timers, queen.timer_schedule, queen.timer_cancel,
-    queen.list_queues, queen.get_queue, queen.queue_counts, queen.overview,
-    queen.dlq_messages, queen.get_dlq_message,
-    queen.consumer_groups_list, queen.consumer_group_get,
-    queen.consumer_groups_summary, queen.consumer_group_detail, queen.consumer_groups_lagging,
-    queen.consumer_group_positions, queen.dlq_list,
-    queen.retention_explain, queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics,
-    queen.maintenance_status
-    TO queen_app;
-
--- The resource views, the timer reads and the reads by offset.
-GRANT EXECUTE ON FUNCTION
-    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
-    queen.queue_depth, queen.partition_backlog,
-    queen.timer_peek, queen.timers_list, queen.kv_namespaces, queen.kv_list,
-    queen.fetch, queen.partitions_changed
-    TO queen_app;
-
-GRANT EXECUTE ON FUNCTION
-    queen.configure, queen.delete_queue,
-    queen.retry_failed_by_queue, queen.retry_dlq_message, queen.delete_dlq_message,
-    queen.consumer_group_delete, queen.consumer_group_seek, queen.consumer_group_subscription,
-    queen.kv_quota, queen.timers_set_aside,
-    queen.delete_queue_if_exists,
-    queen.consumer_group_drop, queen.consumer_group_set_timestamp,
-    queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
-    queen.dlq_replay, queen.dlq_retry_message, queen.dlq_purge,
-    queen.system_switches, queen.shard_set
-    TO queen_admin;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_internal TO queen_admin;
-
--- Messages and traces: recording a trace and the readers for queen_app,
--- deleting a message for queen_admin.
-GRANT EXECUTE ON FUNCTION
-    queen.trace_record, queen.traces_for_message, queen.traces_by_name, queen.trace_names,
-    queen.messages_list, queen.message_get
-    TO queen_app;
-GRANT EXECUTE ON FUNCTION queen.message_delete TO queen_admin;
--- Status and analytics readers.
-GRANT EXECUTE ON FUNCTION
-    queen.status, queen.status_queues, queen.status_queue, queen.status_analytics,
-    queen.system_overview, queen.system_metrics_series, queen.worker_metrics_series,
-    queen.queue_lag, queen.queue_ops, queen.retention_series, queen.metrics_summary,
-    queen.stats_refresh
-    TO queen_app, pg_monitor;
--- A front-end's report of its own figures: the front's role and admins only,
--- so an application can not write another producer's figures.
-GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_admin;
-
-GRANT EXECUTE ON FUNCTION
-    queen.overview, queen.list_queues, queen.queue_counts, queen.retention_explain,
-    queen.retention_timeseries, queen.table_sizes, queen.sweeper_metrics, queen.kv_usage,
-    queen.consumer_groups_summary, queen.consumer_groups_lagging, queen.maintenance_status
-    TO pg_monitor;
-GRANT EXECUTE ON FUNCTION
-    queen.resource_queues, queen.resource_queue, queen.resource_namespaces, queen.resource_tasks,
-    queen.queue_depth, queen.partition_backlog
-    TO pg_monitor;
--- Ephemeral queues: the message path and the reads for queen_app (the
--- reads for pg_monitor too), declaring, resetting and deleting a queue
--- for queen_admin.
-GRANT EXECUTE ON FUNCTION
-    queen.ephemeral_push, queen.ephemeral_pop, queen.ephemeral_ack,
-    queen.ephemeral_queues, queen.ephemeral_depth
-    TO queen_app;
-GRANT EXECUTE ON FUNCTION queen.ephemeral_queues, queen.ephemeral_depth TO pg_monitor;
-GRANT EXECUTE ON FUNCTION
-    queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete
-    TO queen_admin;
--- Streaming queries: registration, state reads, cycles and the listing for
--- queen_app (the listing for pg_monitor too), deleting a query and its
--- state for queen_admin.
-GRANT EXECUTE ON FUNCTION
-    queen.stream_register, queen.stream_state_get, queen.stream_cycle, queen.stream_queries
-    TO queen_app;
-GRANT EXECUTE ON FUNCTION queen.stream_queries TO pg_monitor;
-GRANT EXECUTE ON FUNCTION queen.stream_delete TO queen_admin;
+REVOKE EXECUTE ON FUNCTION queen_internal.grant_rights() FROM queen_admin;

@@ -9,6 +9,7 @@
 
 pub mod errors;
 pub mod memory;
+pub mod rights;
 
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::Datum;

@@ -21,6 +21,7 @@ pub mod global;
 pub mod pop;
 pub mod push;
 pub mod remote;
+pub mod rights;
 pub mod route;
 pub mod series;
 pub mod streams;
@@ -39,6 +40,11 @@ extension_sql_file!(
     requires = ["bootstrap"]
 );
 extension_sql_file!("../../sql/proxy/routed.sql", name = "routed", finalize);
+
+/// The calls the proxy's own functions make on one shard, and the rights'
+/// applier; the schema itself is created by sql/proxy/bootstrap.sql.
+#[pg_schema]
+mod queen_remote {}
 
 /// `queen_proxy.malloc_keep_bytes`: freed memory a proxy backend keeps for
 /// its next calls (default 8 MB; `queen_datum::memory`). Its own prefix, so

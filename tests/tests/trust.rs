@@ -764,6 +764,67 @@ fn every_function_pins_its_search_path() {
     }
 }
 
+/// Who may call what is one list: every function of schema `queen` is
+/// callable by one of the group roles at least, `queen_operator` makes an
+/// operator's changes and holds no more, and the function that applies the
+/// list is callable by its owner alone.
+#[test]
+fn the_group_roles_hold_the_rights_of_their_use() {
+    let mut c = connect();
+    let unreachable: Vec<String> = c
+        .query(
+            "SELECT p.oid::regprocedure::text
+               FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+               JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queen'
+              WHERE p.pronamespace = 'queen'::regnamespace
+                AND NOT EXISTS (
+                    SELECT 1 FROM unnest(ARRAY['queen_app', 'queen_operator', 'queen_admin', 'pg_monitor']) r
+                     WHERE has_function_privilege(r, p.oid, 'EXECUTE'))
+              ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(
+        unreachable.is_empty(),
+        "functions no group role may call: {unreachable:?}"
+    );
+    let appliers: Vec<String> = c
+        .query(
+            "SELECT r FROM unnest(ARRAY['queen_app', 'queen_operator', 'queen_admin', 'pg_monitor']) r
+              WHERE has_function_privilege(r, 'queen_internal.grant_rights()', 'EXECUTE')",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(appliers.is_empty(), "may apply the rights: {appliers:?}");
+
+    let role = TestRole::new("it_operator", "GRANT queen_operator TO {role};");
+    let queue = unique("operator");
+    let mut o = role.connect();
+    o.query_one("SELECT queen.configure($1)", &[&queue])
+        .unwrap();
+    o.query_one("SELECT queen.consumer_group_delete('g', $1)", &[&queue])
+        .unwrap();
+    for sql in [
+        format!("SELECT queen.push('[{{\"queue\": \"{queue}\", \"payload\": 1}}]')"),
+        format!("SELECT queen.retry_failed_by_queue('{queue}')"),
+        "SELECT queen.kv_quota('operator', 1, 1)".to_owned(),
+        "SELECT queen_internal.retention_run_cycle()".to_owned(),
+        "SELECT queen_internal.grant_rights()".to_owned(),
+        "SELECT count(*) FROM queen.queues".to_owned(),
+    ] {
+        let err = o.batch_execute(&sql).unwrap_err();
+        assert_eq!(sqlstate(&err), "42501", "{sql}: {err}");
+    }
+    o.query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap();
+}
+
 /// Makes a role the owner of the database under test, and gives it back.
 struct OwnsDatabase;
 

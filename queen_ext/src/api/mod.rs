@@ -15,6 +15,7 @@ pub mod observe;
 pub mod queues;
 pub mod reads;
 pub mod resources;
+pub mod rights;
 pub mod shard;
 pub mod status;
 pub mod streams;
