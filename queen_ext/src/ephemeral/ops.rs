@@ -117,56 +117,24 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
             format!("{} is more than the {max} one push takes", messages.len()),
         );
     }
-    let mut texts = Vec::with_capacity(messages.len());
-    let mut sizes = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
-        let Some(p) = m.as_object().and_then(|m| m.get("payload")) else {
-            errors::invalid(&format!("messages[{i}].payload"), "is required");
-        };
-        let text = p.to_string();
-        sizes.push(i32::try_from(text.len()).unwrap_or(i32::MAX));
-        texts.push(text);
-    }
-    if texts.is_empty() {
+    let mut batch = Batch::of(messages);
+    if batch.texts.is_empty() {
         return json!({"pushed": 0});
     }
     switches::refuse_if_paused(c, Surface::Ephemeral);
     queue::cleanup_retired_step(c);
     let (is_declared, opts) = effective(c, queue);
-    let accepted = texts.len() as i64;
-    // Under dropOldest a push larger than the bounds keeps its newest
-    // messages; its oldest count as dropped. A message larger than maxBytes
-    // fits under no policy.
-    let mut dropped_now = 0usize;
-    let mut bytes: i64 = sizes.iter().map(|&b| b as i64).sum();
-    if opts.policy == Policy::DropOldest {
-        while dropped_now < texts.len()
-            && ((texts.len() - dropped_now) as i64 > opts.max_length || bytes > opts.max_bytes)
-        {
-            bytes -= sizes[dropped_now] as i64;
-            dropped_now += 1;
-        }
-        texts.drain(..dropped_now);
-        sizes.drain(..dropped_now);
-    }
-    let n = texts.len() as i64;
-    if n == 0 || n > opts.max_length || bytes > opts.max_bytes {
-        errors::queue_full(format!(
-            "a push of {accepted} messages is larger than the bounds of {queue:?} \
-             (maxLength {}, maxBytes {}, policy {})",
-            opts.max_length,
-            opts.max_bytes,
-            opts.policy.as_str()
-        ));
-    }
+    let accepted = batch.texts.len() as i64;
+    batch.fit(&opts, queue);
     let mut s = queue::lock_or_create(c, queue);
     expiry::touch(c, s.incarnation, None, is_declared);
-    s.drops_bounds += dropped_now as i64;
+    s.drops_bounds += batch.dropped as i64;
     let mut p = queue::part_lock_or_create(c, s.incarnation, partition);
     queue::expire_step(c, &mut s, &mut p, opts.ttl_seconds);
     queue::reclaim_step(c, &mut s, &mut p);
+    let n = batch.texts.len() as i64;
     let need_len = s.depth + n - opts.max_length;
-    let need_bytes = s.bytes + bytes - opts.max_bytes;
+    let need_bytes = s.bytes + batch.bytes - opts.max_bytes;
     if need_len > 0 || need_bytes > 0 {
         if opts.policy == Policy::Reject {
             errors::queue_full(format!(
@@ -176,32 +144,102 @@ pub fn push(c: &mut SpiClient<'_>, body: &Value) -> Value {
         }
         make_room(c, &mut s, &mut p, need_len, need_bytes, queue);
     }
-    exec_keyed(
-        c,
-        crate::query!("ephemeral_push_insert"),
-        &[
-            spi::INT8,
-            spi::TEXT,
-            spi::INT8,
-            spi::TEXT_ARRAY,
-            spi::INT4_ARRAY,
-        ],
-        &[
-            s.incarnation.into(),
-            partition.into(),
-            p.head.into(),
-            texts.into(),
-            sizes.into(),
-        ],
-    );
-    p.head += n;
-    p.depth += n;
-    p.bytes += bytes;
-    s.depth += n;
-    s.bytes += bytes;
+    batch.append(c, &mut s, &mut p, partition);
     queue::part_write(c, s.incarnation, &mut p);
     queue::write(c, &mut s);
     json!({"pushed": accepted})
+}
+
+/// The messages of one push: their payloads' JSON text and sizes, and what
+/// fitting them to the queue's bounds dropped.
+struct Batch {
+    texts: Vec<String>,
+    sizes: Vec<i32>,
+    /// The bytes of the messages kept.
+    bytes: i64,
+    /// The oldest messages dropped to fit the bounds.
+    dropped: usize,
+}
+
+impl Batch {
+    /// The payloads of `messages`; each message must have one.
+    fn of(messages: &[Value]) -> Batch {
+        let mut texts = Vec::with_capacity(messages.len());
+        let mut sizes = Vec::with_capacity(messages.len());
+        for (i, m) in messages.iter().enumerate() {
+            let Some(p) = m.as_object().and_then(|m| m.get("payload")) else {
+                errors::invalid(&format!("messages[{i}].payload"), "is required");
+            };
+            let text = p.to_string();
+            sizes.push(i32::try_from(text.len()).unwrap_or(i32::MAX));
+            texts.push(text);
+        }
+        let bytes = sizes.iter().map(|&b| b as i64).sum();
+        Batch {
+            texts,
+            sizes,
+            bytes,
+            dropped: 0,
+        }
+    }
+
+    /// Fits the batch to the bounds of `queue` on its own, or refuses it.
+    fn fit(&mut self, opts: &Effective, queue: &str) {
+        let accepted = self.texts.len();
+        // Under dropOldest a push larger than the bounds keeps its newest
+        // messages; its oldest count as dropped. A message larger than maxBytes
+        // fits under no policy.
+        if opts.policy == Policy::DropOldest {
+            while self.dropped < self.texts.len()
+                && ((self.texts.len() - self.dropped) as i64 > opts.max_length
+                    || self.bytes > opts.max_bytes)
+            {
+                self.bytes -= self.sizes[self.dropped] as i64;
+                self.dropped += 1;
+            }
+            self.texts.drain(..self.dropped);
+            self.sizes.drain(..self.dropped);
+        }
+        let n = self.texts.len() as i64;
+        if n == 0 || n > opts.max_length || self.bytes > opts.max_bytes {
+            errors::queue_full(format!(
+                "a push of {accepted} messages is larger than the bounds of {queue:?} \
+                 (maxLength {}, maxBytes {}, policy {})",
+                opts.max_length,
+                opts.max_bytes,
+                opts.policy.as_str()
+            ));
+        }
+    }
+
+    /// Inserts the messages at the head of `partition`, and counts them in
+    /// the partition's and the queue's gauges.
+    fn append(self, c: &mut SpiClient<'_>, s: &mut State, p: &mut Part, partition: &str) {
+        let n = self.texts.len() as i64;
+        exec_keyed(
+            c,
+            crate::query!("ephemeral_push_insert"),
+            &[
+                spi::INT8,
+                spi::TEXT,
+                spi::INT8,
+                spi::TEXT_ARRAY,
+                spi::INT4_ARRAY,
+            ],
+            &[
+                s.incarnation.into(),
+                partition.into(),
+                p.head.into(),
+                self.texts.into(),
+                self.sizes.into(),
+            ],
+        );
+        p.head += n;
+        p.depth += n;
+        p.bytes += self.bytes;
+        s.depth += n;
+        s.bytes += self.bytes;
+    }
 }
 
 /// Drops the oldest messages for a push under `dropOldest`: the pushed
@@ -335,6 +373,9 @@ pub fn pop(
     answer
 }
 
+/// Up to `want` messages of partition `p` for `group`: the leases that ran
+/// out and the messages handed back first, then messages past the group's
+/// cursor, which moves past them.
 fn pop_partition(
     c: &mut SpiClient<'_>,
     s: &mut State,
@@ -353,98 +394,162 @@ fn pop_partition(
         next = p.tail;
     }
     let key = (inc, p.name.as_str(), group);
-    let mut out = Vec::new();
     // Leases that ran out, and messages handed back, first.
-    let mut ended: Vec<Lease> = Vec::new();
-    let mut redelivered: Vec<Lease> = Vec::new();
-    for d in leases::due(c, key, want, p.tail) {
-        let end = Lease {
-            seq: d.seq,
-            replaces: Some(d.ver),
-            attempts: d.attempts,
-        };
-        match d.payload {
-            None => ended.push(end),
-            Some(_) if !d.handed_back && d.attempts as i64 >= opts.retry_limit => {
-                ended.push(end);
-                s.drops_retry += 1;
-            }
-            Some(payload) => {
-                let attempts = d.attempts.saturating_add(1);
-                redelivered.push(Lease {
-                    seq: d.seq,
-                    replaces: Some(d.ver),
-                    attempts,
-                });
-                out.push(Delivery {
-                    seq: d.seq,
-                    attempts,
-                    payload,
-                });
+    let mut h = Handout::default();
+    s.drops_retry += h.take_due(c, key, want, p.tail, opts.retry_limit);
+    let fresh_from = h.out.len();
+    let more = want - h.out.len() as i64;
+    if more > 0 {
+        h.read_fresh(c, key, next, more);
+    }
+    if let Some(last) = h.out[fresh_from..].last() {
+        next = last.seq + 1;
+    }
+    let out = h.settle(c, key, fresh_from, auto_ack, opts.lease_seconds);
+    // A cursor is made on the group's first pop of the partition (the
+    // reclaim waits for every group's), and moves only when it changed.
+    let held = cursor.map(|(ver, _, _)| ver);
+    if cursor.is_none_or(|(_, n, k)| (n, k) != (next, skipped)) {
+        cursor_write(c, key, next, skipped, held);
+    }
+    queue::reclaim_step(c, s, p);
+    out
+}
+
+/// What a pop of one partition hands out, and the leases it ends or
+/// redelivers.
+#[derive(Default)]
+struct Handout {
+    out: Vec<Delivery>,
+    ended: Vec<Lease>,
+    redelivered: Vec<Lease>,
+}
+
+impl Handout {
+    /// Takes up to `want` leases that ran out or were handed back: each
+    /// message is redelivered, or its lease ends when the message is gone or
+    /// has used its `retry_limit` deliveries. Answers how many were dropped
+    /// at the limit.
+    fn take_due(
+        &mut self,
+        c: &mut SpiClient<'_>,
+        key: (i64, &str, &str),
+        want: i64,
+        tail: i64,
+        retry_limit: i64,
+    ) -> i64 {
+        let mut dropped = 0;
+        for d in leases::due(c, key, want, tail) {
+            let end = Lease {
+                seq: d.seq,
+                replaces: Some(d.ver),
+                attempts: d.attempts,
+            };
+            match d.payload {
+                None => self.ended.push(end),
+                Some(_) if !d.handed_back && d.attempts as i64 >= retry_limit => {
+                    self.ended.push(end);
+                    dropped += 1;
+                }
+                Some(payload) => {
+                    let attempts = d.attempts.saturating_add(1);
+                    self.redelivered.push(Lease {
+                        seq: d.seq,
+                        replaces: Some(d.ver),
+                        attempts,
+                    });
+                    self.out.push(Delivery {
+                        seq: d.seq,
+                        attempts,
+                        payload,
+                    });
+                }
             }
         }
+        dropped
     }
-    let fresh_from = out.len();
-    let more = want - out.len() as i64;
-    if more > 0 {
+
+    /// Reads up to `more` messages of the partition from `next` on.
+    fn read_fresh(&mut self, c: &mut SpiClient<'_>, key: (i64, &str, &str), next: i64, more: i64) {
+        let (inc, partition, _) = key;
         for r in exec_keyed(
             c,
             crate::query!("ephemeral_messages_read"),
             &[spi::INT8, spi::TEXT, spi::INT8, spi::INT8],
-            &[inc.into(), p.name.as_str().into(), next.into(), more.into()],
+            &[inc.into(), partition.into(), next.into(), more.into()],
         ) {
-            out.push(Delivery {
+            self.out.push(Delivery {
                 seq: spi::col(&r, "seq"),
                 attempts: 1,
                 payload: spi::col(&r, "payload"),
             });
         }
     }
-    if let Some(last) = out[fresh_from..].last() {
-        next = last.seq + 1;
+
+    /// Leases what is handed out (the fresh messages from `fresh_from` on
+    /// and the redelivered ones) for `lease_seconds`, or with `auto_ack`
+    /// ends the redelivered leases; then ends the leases that ended.
+    fn settle(
+        self,
+        c: &mut SpiClient<'_>,
+        key: (i64, &str, &str),
+        fresh_from: usize,
+        auto_ack: bool,
+        lease_seconds: i64,
+    ) -> Vec<Delivery> {
+        let Handout {
+            out,
+            mut ended,
+            mut redelivered,
+        } = self;
+        if auto_ack {
+            // Redelivered messages count as acknowledged on delivery.
+            ended.extend(redelivered);
+        } else {
+            redelivered.extend(out[fresh_from..].iter().map(|d| Lease {
+                seq: d.seq,
+                replaces: None,
+                attempts: d.attempts,
+            }));
+            leases::write(c, key, &redelivered, lease_seconds);
+        }
+        leases::end(c, key, &ended, true);
+        out
     }
-    if auto_ack {
-        // Redelivered messages count as acknowledged on delivery.
-        ended.extend(redelivered);
-    } else {
-        redelivered.extend(out[fresh_from..].iter().map(|d| Lease {
-            seq: d.seq,
-            replaces: None,
-            attempts: d.attempts,
-        }));
-        leases::write(c, key, &redelivered, opts.lease_seconds);
-    }
-    leases::end(c, key, &ended, true);
-    // A cursor is made on the group's first pop of the partition (the
-    // reclaim waits for every group's), and moves only when it changed.
-    let held = cursor.map(|(ver, _, _)| ver);
-    if cursor.is_none_or(|(_, n, k)| (n, k) != (next, skipped)) {
-        queue::run(
-            c,
-            [
-                crate::query!("ephemeral_cursor_write"),
-                crate::query!("ephemeral_rows/ephemeral_cursor_write"),
-            ],
-            &[
-                spi::INT8,
-                spi::TEXT,
-                spi::TEXT,
-                spi::INT8,
-                spi::INT8,
-                spi::INT8,
-            ],
-            &[
-                inc.into(),
-                p.name.as_str().into(),
-                group.into(),
-                next.into(),
-                skipped.into(),
-                held.into(),
-            ],
-        );
-    }
-    queue::reclaim_step(c, s, p);
-    out
+}
+
+/// Writes a group's cursor in a partition: the next sequence number and
+/// the skipped count, over the version `held` (None: a new cursor).
+fn cursor_write(
+    c: &mut SpiClient<'_>,
+    (inc, partition, group): (i64, &str, &str),
+    next: i64,
+    skipped: i64,
+    held: Option<i64>,
+) {
+    queue::run(
+        c,
+        [
+            crate::query!("ephemeral_cursor_write"),
+            crate::query!("ephemeral_rows/ephemeral_cursor_write"),
+        ],
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8,
+            spi::INT8,
+        ],
+        &[
+            inc.into(),
+            partition.into(),
+            group.into(),
+            next.into(),
+            skipped.into(),
+            held.into(),
+        ],
+    );
 }
 
 /// A group's cursor in a partition: (version, next sequence number,
@@ -506,24 +611,7 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
     let acks = o
         .opt_array("acks")
         .unwrap_or_else(|| errors::invalid("acks", "is required"));
-    let max = settings::ephemeral_ack_max();
-    if acks.len() > max {
-        errors::invalid(
-            "acks",
-            format!("{} is more than the {max} one call takes", acks.len()),
-        );
-    }
-    let items: Vec<(String, Settle)> = acks
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            let a = Obj::new(a, format!("acks[{i}]"));
-            (
-                a.req_str("id").to_owned(),
-                settle_of(&a.field("status"), a.opt_str("status")),
-            )
-        })
-        .collect();
+    let items = ack_items(acks);
     if items.is_empty() {
         return json!({"results": []});
     }
@@ -539,27 +627,11 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
             (Some((inc, _, _)), Some(st)) if inc != st.incarnation => "stale",
             (Some((inc, partition, seq)), Some(st)) => {
                 let key = (inc, partition, group);
-                match leases::get(c, key, seq) {
-                    None => "unknown",
-                    Some((ver, attempts)) => {
-                        let lease = [Lease {
-                            seq,
-                            replaces: Some(ver),
-                            attempts,
-                        }];
-                        if *settle == Settle::Failed && (attempts as i64) < opts.retry_limit {
-                            leases::end(c, key, &lease, false);
-                            "redelivered"
-                        } else {
-                            if *settle == Settle::Failed {
-                                st.drops_retry += 1;
-                            }
-                            leases::end(c, key, &lease, true);
-                            touched.insert(partition.to_owned());
-                            "acked"
-                        }
-                    }
+                let outcome = settle_lease(c, st, key, seq, *settle, opts.retry_limit);
+                if outcome == "acked" {
+                    touched.insert(partition.to_owned());
                 }
+                outcome
             }
         };
         results.push(json!({"id": id, "outcome": outcome}));
@@ -574,6 +646,56 @@ pub fn ack(c: &mut SpiClient<'_>, body: &Value) -> Value {
         queue::write(c, st);
     }
     json!({"results": results})
+}
+
+/// The acks of an ack call, checked: each one's id and how it settles.
+fn ack_items(acks: &[Value]) -> Vec<(String, Settle)> {
+    let max = settings::ephemeral_ack_max();
+    if acks.len() > max {
+        errors::invalid(
+            "acks",
+            format!("{} is more than the {max} one call takes", acks.len()),
+        );
+    }
+    acks.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let a = Obj::new(a, format!("acks[{i}]"));
+            (
+                a.req_str("id").to_owned(),
+                settle_of(&a.field("status"), a.opt_str("status")),
+            )
+        })
+        .collect()
+}
+
+/// Settles the lease `key` holds on message `seq`: `redelivered` (a
+/// failure below `retry_limit`), `acked`, or `unknown` when there is none.
+fn settle_lease(
+    c: &mut SpiClient<'_>,
+    st: &mut State,
+    key: (i64, &str, &str),
+    seq: i64,
+    settle: Settle,
+    retry_limit: i64,
+) -> &'static str {
+    let Some((ver, attempts)) = leases::get(c, key, seq) else {
+        return "unknown";
+    };
+    let lease = [Lease {
+        seq,
+        replaces: Some(ver),
+        attempts,
+    }];
+    if settle == Settle::Failed && (attempts as i64) < retry_limit {
+        leases::end(c, key, &lease, false);
+        return "redelivered";
+    }
+    if settle == Settle::Failed {
+        st.drops_retry += 1;
+    }
+    leases::end(c, key, &lease, true);
+    "acked"
 }
 
 /// Every ephemeral queue, declared or live (at most

@@ -206,21 +206,12 @@ impl Eval<'_> {
     /// Evaluates one op (not getPrefix, which reads the table directly), with
     /// `read_budget` the value bytes reads may still answer.
     pub fn apply(&mut self, op: &Op, read_budget: &mut i64) -> Outcome {
-        let now = self.now_us;
         let ok = |result: Value| Outcome {
             result,
             gate_failed: false,
         };
         match op {
-            Op::Get { key } => ok(match self.cur(key) {
-                Some(r) => {
-                    *read_budget -= r.bytes(&key.1);
-                    let mut v = row_json(&key.1, &r, false);
-                    v["found"] = json!(true);
-                    v
-                }
-                None => json!({"found": false, "key": key.1}),
-            }),
+            Op::Get { key } => ok(self.get(key, read_budget)),
             Op::GetMany { ns, keys } => ok(self.get_many(ns, keys, read_budget)),
             Op::GetPrefix { .. } => unreachable!("getPrefix reads the table, not the held rows"),
             Op::Put {
@@ -239,41 +230,12 @@ impl Eval<'_> {
                 key,
                 expect,
                 required,
-            } => {
-                let cur = self.cur(key);
-                match precondition(Some(*expect), cur.as_ref()) {
-                    Some(reason) => Outcome {
-                        result: lost(key, reason, cur.as_ref()),
-                        gate_failed: *required,
-                    },
-                    None => {
-                        let mut v = json!({"applied": true, "key": key.1});
-                        if let Some(r) = cur {
-                            v["version"] = json!(r.version);
-                        }
-                        ok(v)
-                    }
-                }
-            }
+            } => self.check(key, *expect, *required),
             Op::Touch {
                 key,
                 expect,
                 expiry,
-            } => {
-                let cur = self.cur(key);
-                if let Some(reason) =
-                    precondition(Some(*expect), cur.as_ref()).or(cur.is_none().then_some("absent"))
-                {
-                    return ok(lost(key, reason, cur.as_ref()));
-                }
-                let mut row = cur.expect("checked above");
-                row.version = self.version();
-                row.expires_us = deadline(*expiry, now);
-                row.updated_us = now;
-                let result = json!({"applied": true, "key": key.1, "version": row.version, "expiresAt": expires_at(row.expires_us)});
-                self.rows.insert(key.clone(), Some(row));
-                ok(result)
-            }
+            } => ok(self.touch(key, *expect, *expiry)),
             Op::Incr {
                 key,
                 delta,
@@ -283,6 +245,59 @@ impl Eval<'_> {
                 required,
             } => self.incr(key, delta, min, max, *expiry, *required),
         }
+    }
+
+    /// A get: the row with `found`, its value spending the read budget.
+    fn get(&self, key: &Key, read_budget: &mut i64) -> Value {
+        match self.cur(key) {
+            Some(r) => {
+                *read_budget -= r.bytes(&key.1);
+                let mut v = row_json(&key.1, &r, false);
+                v["found"] = json!(true);
+                v
+            }
+            None => json!({"found": false, "key": key.1}),
+        }
+    }
+
+    /// A check: applied when the row is at `expect` (0: absent).
+    fn check(&self, key: &Key, expect: i64, required: bool) -> Outcome {
+        let cur = self.cur(key);
+        match precondition(Some(expect), cur.as_ref()) {
+            Some(reason) => Outcome {
+                result: lost(key, reason, cur.as_ref()),
+                gate_failed: required,
+            },
+            None => {
+                let mut v = json!({"applied": true, "key": key.1});
+                if let Some(r) = cur {
+                    v["version"] = json!(r.version);
+                }
+                Outcome {
+                    result: v,
+                    gate_failed: false,
+                }
+            }
+        }
+    }
+
+    /// A lock's renew: the row, still at `expect`, given a new version and
+    /// expiry.
+    fn touch(&mut self, key: &Key, expect: i64, expiry: Expiry) -> Value {
+        let now = self.now_us;
+        let cur = self.cur(key);
+        if let Some(reason) =
+            precondition(Some(expect), cur.as_ref()).or(cur.is_none().then_some("absent"))
+        {
+            return lost(key, reason, cur.as_ref());
+        }
+        let mut row = cur.expect("checked above");
+        row.version = self.version();
+        row.expires_us = deadline(expiry, now);
+        row.updated_us = now;
+        let result = json!({"applied": true, "key": key.1, "version": row.version, "expiresAt": expires_at(row.expires_us)});
+        self.rows.insert(key.clone(), Some(row));
+        result
     }
 
     /// A getMany: the rows present, in the asked order, until the read

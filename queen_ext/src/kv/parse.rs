@@ -115,96 +115,122 @@ fn value(o: &Obj<'_>) -> Value {
     v.clone()
 }
 
+/// The op's namespace, checked.
+fn ns(o: &Obj<'_>) -> String {
+    check_ns(&o.field("ns"), o.req_str("ns"))
+}
+
+/// The op's (namespace, key), checked.
+fn key(o: &Obj<'_>) -> Key {
+    (ns(o), check_key(&o.field("key"), o.req_str("key")))
+}
+
+/// The op's (namespace, key), checked, for an op that writes: not in the
+/// locks' namespace.
+fn written(o: &Obj<'_>) -> Key {
+    // The locks' namespace is written by the locks calls alone (a plain
+    // write could take or drop another's lock); reads and checks (a
+    // transaction's guard of a lock) stay open.
+    let k = key(o);
+    if k.0 == LOCKS_NS {
+        errors::invalid(
+            &o.field("ns"),
+            format!(
+                "{} is written only by the locks calls (queen.locks)",
+                LOCKS_NS
+            ),
+        );
+    }
+    k
+}
+
 /// One op; `in_transaction` refuses the ones whose cost the caller cannot
 /// bound (getPrefix).
 pub fn op(v: &Value, path: &str, in_transaction: bool) -> Op {
     let o = Obj::new(v, path);
-    let ns = || check_ns(&o.field("ns"), o.req_str("ns"));
-    let key = || -> Key { (ns(), check_key(&o.field("key"), o.req_str("key"))) };
-    // The locks' namespace is written by the locks calls alone (a plain
-    // write could take or drop another's lock); reads and checks (a
-    // transaction's guard of a lock) stay open.
-    let written = || -> Key {
-        let k = key();
-        if k.0 == LOCKS_NS {
-            errors::invalid(
-                &o.field("ns"),
-                format!(
-                    "{} is written only by the locks calls (queen.locks)",
-                    LOCKS_NS
-                ),
-            );
-        }
-        k
-    };
     let required = o.opt_bool("required").unwrap_or(false);
     match o.req_str("op") {
-        "get" => Op::Get { key: key() },
-        "getMany" => {
-            let keys = o.opt_array("keys").unwrap_or_else(|| errors::invalid(&o.field("keys"), "is required"));
-            if keys.is_empty() {
-                errors::invalid(&o.field("keys"), "must not be empty");
-            }
-            let keys = keys
-                .iter()
-                .enumerate()
-                .map(|(i, k)| match k {
-                    Value::String(s) => check_key(&format!("{}[{i}]", o.field("keys")), s),
-                    _ => errors::wrong_type(&format!("{}[{i}]", o.field("keys")), "a string"),
-                })
-                .collect();
-            Op::GetMany { ns: ns(), keys }
-        }
-        "getPrefix" => {
-            if in_transaction {
-                errors::invalid(&o.field("op"), "getPrefix is not allowed inside a transaction: its cost is not bounded by the caller; use getMany with explicit keys");
-            }
-            let prefix = o.opt_str("prefix").filter(|p| !p.is_empty());
-            let prefix = prefix.unwrap_or_else(|| errors::invalid(&o.field("prefix"), "kv_prefix_required: a non-empty prefix is required; a namespace is not a table to enumerate"));
-            let limit = o.opt_i64("limit");
-            if limit.is_some_and(|l| l < 1) {
-                errors::invalid(&o.field("limit"), "must be at least 1");
-            }
-            Op::GetPrefix {
-                ns: ns(),
-                prefix: check_key(&o.field("prefix"), prefix),
-                after: o.opt_str("after").map(|a| check_key(&o.field("after"), a)),
-                limit,
-                keys_only: o.opt_bool("keysOnly").unwrap_or(false),
-            }
-        }
-        "put" => Op::Put { key: written(), value: value(&o), expiry: expiry(&o), expect: expect(&o), required },
+        "get" => Op::Get { key: key(&o) },
+        "getMany" => get_many(&o),
+        "getPrefix" => get_prefix(&o, in_transaction),
+        "put" => Op::Put { key: written(&o), value: value(&o), expiry: expiry(&o), expect: expect(&o), required },
         "putIfAbsent" => {
             if expect(&o).is_some_and(|e| e != 0) {
                 errors::invalid(&o.field("expect"), "putIfAbsent is put with expect 0; another expect contradicts it");
             }
-            Op::Put { key: written(), value: value(&o), expiry: expiry(&o), expect: Some(0), required }
+            Op::Put { key: written(&o), value: value(&o), expiry: expiry(&o), expect: Some(0), required }
         }
         "delete" => {
             let e = expect(&o);
             if e == Some(0) {
                 errors::invalid(&o.field("expect"), "a delete's expect is the version to delete (above 0)");
             }
-            Op::Delete { key: written(), expect: e, required }
+            Op::Delete { key: written(&o), expect: e, required }
         }
         "check" => {
             let e = expect(&o).unwrap_or_else(|| errors::invalid(&o.field("expect"), "check needs expect: the version the key must be at, or 0 for absent"));
-            Op::Check { key: key(), expect: e, required }
+            Op::Check { key: key(&o), expect: e, required }
         }
-        "incr" => {
-            if o.map.contains_key("expect") {
-                errors::invalid(&o.field("expect"), "incr takes no expect: it is the atomic way out of a compare-and-set loop");
-            }
-            Op::Incr {
-                key: written(),
-                delta: number(&o, "delta").unwrap_or_else(|| 1.into()),
-                min: number(&o, "min"),
-                max: number(&o, "max"),
-                expiry: expiry(&o),
-                required,
-            }
-        }
+        "incr" => incr(&o, required),
         other => errors::invalid(&o.field("op"), format!("{other:?} is not one of get, getMany, getPrefix, put, putIfAbsent, delete, check, incr")),
+    }
+}
+
+/// A getMany: a namespace and a non-empty list of keys.
+fn get_many(o: &Obj<'_>) -> Op {
+    let keys = o
+        .opt_array("keys")
+        .unwrap_or_else(|| errors::invalid(&o.field("keys"), "is required"));
+    if keys.is_empty() {
+        errors::invalid(&o.field("keys"), "must not be empty");
+    }
+    let keys = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| match k {
+            Value::String(s) => check_key(&format!("{}[{i}]", o.field("keys")), s),
+            _ => errors::wrong_type(&format!("{}[{i}]", o.field("keys")), "a string"),
+        })
+        .collect();
+    Op::GetMany { ns: ns(o), keys }
+}
+
+/// A getPrefix: a page of the keys that start with a non-empty prefix;
+/// `in_transaction` refuses it.
+fn get_prefix(o: &Obj<'_>, in_transaction: bool) -> Op {
+    if in_transaction {
+        errors::invalid(&o.field("op"), "getPrefix is not allowed inside a transaction: its cost is not bounded by the caller; use getMany with explicit keys");
+    }
+    let prefix = o.opt_str("prefix").filter(|p| !p.is_empty());
+    let prefix = prefix.unwrap_or_else(|| errors::invalid(&o.field("prefix"), "kv_prefix_required: a non-empty prefix is required; a namespace is not a table to enumerate"));
+    let limit = o.opt_i64("limit");
+    if limit.is_some_and(|l| l < 1) {
+        errors::invalid(&o.field("limit"), "must be at least 1");
+    }
+    Op::GetPrefix {
+        ns: ns(o),
+        prefix: check_key(&o.field("prefix"), prefix),
+        after: o.opt_str("after").map(|a| check_key(&o.field("after"), a)),
+        limit,
+        keys_only: o.opt_bool("keysOnly").unwrap_or(false),
+    }
+}
+
+/// An incr: a delta (1 when absent) within optional bounds, and an expiry.
+fn incr(o: &Obj<'_>, required: bool) -> Op {
+    if o.map.contains_key("expect") {
+        errors::invalid(
+            &o.field("expect"),
+            "incr takes no expect: it is the atomic way out of a compare-and-set loop",
+        );
+    }
+    Op::Incr {
+        key: written(o),
+        delta: number(o, "delta").unwrap_or_else(|| 1.into()),
+        min: number(o, "min"),
+        max: number(o, "max"),
+        expiry: expiry(o),
+        required,
     }
 }
 

@@ -133,6 +133,19 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
         Some(a) if a.as_str() >= prefix.as_str() => format!("{a}\u{1}"),
         _ => prefix.clone(),
     };
+    let rows = prefix_rows(c, ns, prefix, &lower, limit);
+    prefix_page(&rows, limit, *keys_only, budget)
+}
+
+/// Up to `limit + 1` live rows of `ns` from `lower` on that start with
+/// `prefix`, in key order.
+fn prefix_rows(
+    c: &mut SpiClient<'_>,
+    ns: &str,
+    prefix: &str,
+    lower: &str,
+    limit: i64,
+) -> Vec<(String, Row)> {
     let map = |r: pgrx::spi::SpiHeapTupleData<'_>| {
         (
             spi::col::<String>(&r, "key"),
@@ -149,25 +162,31 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
     // U+10FFFF only has none, and is filtered instead.
     let (text, third) = match prefix_upper_bound(prefix) {
         Some(up) => (query!("kv_store_prefix_range"), up),
-        None => (query!("kv_store_prefix_starts_with"), prefix.clone()),
+        None => (query!("kv_store_prefix_starts_with"), prefix.to_owned()),
     };
-    let rows: Vec<(String, Row)> = exec(
+    exec(
         c,
         text,
         &[spi::TEXT, spi::TEXT, spi::TEXT, spi::INT8],
         &[
-            ns.as_str().into(),
-            lower.as_str().into(),
+            ns.into(),
+            lower.into(),
             third.as_str().into(),
             (limit + 1).into(),
         ],
     )
     .map(map)
-    .collect();
+    .collect()
+}
+
+/// The page answered from the rows read: at most `limit` of them, until the
+/// read budget is spent (the first row is always answered), and where the
+/// next page starts when there is more.
+fn prefix_page(rows: &[(String, Row)], limit: i64, keys_only: bool, budget: &mut i64) -> Value {
     let mut out = Vec::new();
     let mut truncated = rows.len() as i64 > limit;
     for (k, r) in rows.iter().take(limit as usize) {
-        let b = if *keys_only {
+        let b = if keys_only {
             k.len() as i64
         } else {
             r.bytes(k)
@@ -177,7 +196,7 @@ fn prefix(c: &mut SpiClient<'_>, op: &Op, budget: &mut i64) -> Value {
             break;
         }
         *budget -= b;
-        out.push(row_json(k, r, *keys_only));
+        out.push(row_json(k, r, keys_only));
     }
     let next_after = if truncated {
         out.last().map(|r| r["key"].clone()).unwrap_or(Value::Null)

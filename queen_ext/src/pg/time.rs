@@ -82,12 +82,31 @@ fn digits(s: &str, n: usize) -> Option<(i64, &str)> {
 /// else, PostgreSQL's words (`now`, `yesterday`, `infinity`) included: the
 /// filters of the listings read timestamps here, not in SQL.
 pub fn parse_iso_us(text: &str) -> Option<i64> {
-    let t = text.trim();
+    let (days, mut r) = iso_date(text.trim())?;
+    let mut secs = days * 86_400;
+    let mut micros = 0i64;
+    if let Some(rest) = r
+        .strip_prefix('T')
+        .or_else(|| r.strip_prefix('t'))
+        .or_else(|| r.strip_prefix(' '))
+    {
+        let (s, us, rest) = iso_time(rest)?;
+        secs += s;
+        micros = us;
+        r = rest;
+    }
+    let offset = iso_offset(r)?;
+    (secs - offset).checked_mul(1_000_000)?.checked_add(micros)
+}
+
+/// A date `YYYY-MM-DD` at the front of `t` as days since 1970-01-01, and
+/// the rest; None for a date that does not exist.
+fn iso_date(t: &str) -> Option<(i64, &str)> {
     let (y, r) = digits(t, 4)?;
     let r = r.strip_prefix('-')?;
     let (mo, r) = digits(r, 2)?;
     let r = r.strip_prefix('-')?;
-    let (d, mut r) = digits(r, 2)?;
+    let (d, r) = digits(r, 2)?;
     let (mo, d) = (mo as u32, d as u32);
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     let month_days = [
@@ -107,63 +126,63 @@ pub fn parse_iso_us(text: &str) -> Option<i64> {
     if !(1..=12).contains(&mo) || d < 1 || d > month_days[mo as usize - 1] {
         return None;
     }
-    let mut secs = days_from_civil(y, mo, d) * 86_400;
+    Some((days_from_civil(y, mo, d), r))
+}
+
+/// A time `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction` at the front of `t`
+/// as (seconds into the day, microseconds), and the rest.
+fn iso_time(t: &str) -> Option<(i64, i64, &str)> {
+    let (h, rest) = digits(t, 2)?;
+    let rest = rest.strip_prefix(':')?;
+    let (mi, mut rest) = digits(rest, 2)?;
+    let mut s = 0;
     let mut micros = 0i64;
-    if let Some(rest) = r
-        .strip_prefix('T')
-        .or_else(|| r.strip_prefix('t'))
-        .or_else(|| r.strip_prefix(' '))
-    {
-        let (h, rest) = digits(rest, 2)?;
-        let rest = rest.strip_prefix(':')?;
-        let (mi, mut rest) = digits(rest, 2)?;
-        let mut s = 0;
-        if let Some(more) = rest.strip_prefix(':') {
-            let (sec, more) = digits(more, 2)?;
-            s = sec;
-            rest = more;
-            if let Some(frac) = rest.strip_prefix('.').or_else(|| rest.strip_prefix(',')) {
-                let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-                if n == 0 {
-                    return None;
-                }
-                let kept = &frac[..n.min(6)];
-                micros = kept.parse::<i64>().ok()? * 10i64.pow(6 - kept.len() as u32);
-                rest = &frac[n..];
-            }
-        }
-        if h > 23 || mi > 59 || s > 59 {
-            return None;
-        }
-        secs += h * 3600 + mi * 60 + s;
-        r = rest;
-    }
-    let offset = match r {
-        "" | "Z" | "z" => 0,
-        _ => {
-            let sign = match r.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let (oh, rest) = digits(&r[1..], 2)?;
-            let rest = rest.strip_prefix(':').unwrap_or(rest);
-            let om = if rest.is_empty() {
-                0
-            } else {
-                let (om, rest) = digits(rest, 2)?;
-                if !rest.is_empty() {
-                    return None;
-                }
-                om
-            };
-            if oh > 23 || om > 59 {
+    if let Some(more) = rest.strip_prefix(':') {
+        let (sec, more) = digits(more, 2)?;
+        s = sec;
+        rest = more;
+        if let Some(frac) = rest.strip_prefix('.').or_else(|| rest.strip_prefix(',')) {
+            let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+            if n == 0 {
                 return None;
             }
-            sign * (oh * 3600 + om * 60)
+            let kept = &frac[..n.min(6)];
+            micros = kept.parse::<i64>().ok()? * 10i64.pow(6 - kept.len() as u32);
+            rest = &frac[n..];
         }
+    }
+    if h > 23 || mi > 59 || s > 59 {
+        return None;
+    }
+    Some((h * 3600 + mi * 60 + s, micros, rest))
+}
+
+/// The offset the timestamp ends with, in seconds east of UTC: none, `Z`,
+/// or `±HH:MM` (`±HHMM`, `±HH`) and nothing after it.
+fn iso_offset(r: &str) -> Option<i64> {
+    if matches!(r, "" | "Z" | "z") {
+        return Some(0);
+    }
+    let sign = match r.as_bytes()[0] {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
     };
-    (secs - offset).checked_mul(1_000_000)?.checked_add(micros)
+    let (oh, rest) = digits(&r[1..], 2)?;
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    let om = if rest.is_empty() {
+        0
+    } else {
+        let (om, rest) = digits(rest, 2)?;
+        if !rest.is_empty() {
+            return None;
+        }
+        om
+    };
+    if oh > 23 || om > 59 {
+        return None;
+    }
+    Some(sign * (oh * 3600 + om * 60))
 }
 
 /// A timestamp filter `field` as microseconds since the Unix epoch; a text

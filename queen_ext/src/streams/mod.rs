@@ -21,53 +21,12 @@ use crate::query;
 /// (`success` false, `conflict` true) unless `reset`, which deletes every
 /// state row of the query and stores the new hash under the same id.
 pub fn register(client: &mut SpiClient<'_>, r: &wire::Register) -> Value {
-    let inserted: Option<pgrx::Uuid> = exec(
-        client,
-        query!("streams_register_insert"),
-        &[spi::TEXT, spi::TEXT, spi::TEXT, spi::TEXT],
-        &[
-            r.name.as_str().into(),
-            r.source_queue.as_str().into(),
-            r.sink_queue.as_deref().into(),
-            r.config_hash.as_str().into(),
-        ],
-    )
-    .next()
-    .map(|row| spi::col(&row, "id"));
-    if let Some(id) = inserted {
+    if let Some(id) = insert(client, r) {
         return answer(r, id, true, false);
     }
-    let row = exec(
-        client,
-        query!("streams_register_lock"),
-        &[spi::TEXT],
-        &[r.name.as_str().into()],
-    )
-    .next()
-    // Deleted between the insert and the lock: the caller tries again.
-    .unwrap_or_else(|| {
-        errors::retry_needed(format!(
-            "stream query {:?} was deleted while it was registered; retry",
-            r.name
-        ))
-    });
-    let id: pgrx::Uuid = spi::col(&row, "id");
-    let stored_hash: String = spi::col(&row, "config_hash");
-    let unchanged = stored_hash == r.config_hash
-        && spi::col::<String>(&row, "source_queue") == r.source_queue
-        && spi::opt::<String>(&row, "sink_queue") == r.sink_queue;
+    let (id, stored_hash, unchanged) = lock_registered(client, r);
     if stored_hash != r.config_hash && !r.reset {
-        return json!({
-            "success": false,
-            "conflict": true,
-            "query_id": id.to_string(),
-            "name": r.name,
-            "error": format!(
-                "config_hash mismatch: operator chain changed for queryId '{}'. \
-                 Pass reset:true to wipe existing state, or use a new queryId.",
-                r.name
-            ),
-        });
+        return conflict(r, id);
     }
     let reset = stored_hash != r.config_hash;
     if reset {
@@ -92,6 +51,64 @@ pub fn register(client: &mut SpiClient<'_>, r: &wire::Register) -> Value {
         );
     }
     answer(r, id, false, reset)
+}
+
+/// Inserts the query's registration; its new id, None when the name is
+/// registered already.
+fn insert(client: &mut SpiClient<'_>, r: &wire::Register) -> Option<pgrx::Uuid> {
+    exec(
+        client,
+        query!("streams_register_insert"),
+        &[spi::TEXT, spi::TEXT, spi::TEXT, spi::TEXT],
+        &[
+            r.name.as_str().into(),
+            r.source_queue.as_str().into(),
+            r.sink_queue.as_deref().into(),
+            r.config_hash.as_str().into(),
+        ],
+    )
+    .next()
+    .map(|row| spi::col(&row, "id"))
+}
+
+/// The registration of the query's name, locked: its id, its stored hash
+/// and whether it already holds what `r` registers.
+fn lock_registered(client: &mut SpiClient<'_>, r: &wire::Register) -> (pgrx::Uuid, String, bool) {
+    let row = exec(
+        client,
+        query!("streams_register_lock"),
+        &[spi::TEXT],
+        &[r.name.as_str().into()],
+    )
+    .next()
+    // Deleted between the insert and the lock: the caller tries again.
+    .unwrap_or_else(|| {
+        errors::retry_needed(format!(
+            "stream query {:?} was deleted while it was registered; retry",
+            r.name
+        ))
+    });
+    let id: pgrx::Uuid = spi::col(&row, "id");
+    let stored_hash: String = spi::col(&row, "config_hash");
+    let unchanged = stored_hash == r.config_hash
+        && spi::col::<String>(&row, "source_queue") == r.source_queue
+        && spi::opt::<String>(&row, "sink_queue") == r.sink_queue;
+    (id, stored_hash, unchanged)
+}
+
+/// The answer refusing a registration whose operator chain changed.
+fn conflict(r: &wire::Register, id: pgrx::Uuid) -> Value {
+    json!({
+        "success": false,
+        "conflict": true,
+        "query_id": id.to_string(),
+        "name": r.name,
+        "error": format!(
+            "config_hash mismatch: operator chain changed for queryId '{}'. \
+             Pass reset:true to wipe existing state, or use a new queryId.",
+            r.name
+        ),
+    })
 }
 
 fn answer(r: &wire::Register, id: pgrx::Uuid, fresh: bool, reset: bool) -> Value {

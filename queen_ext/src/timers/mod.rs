@@ -94,27 +94,8 @@ pub fn schedule(
     let queue = check_name("queue", queue);
     let timer_key = check_name("timer_key", timer_key);
     let partition = check_name("partition", partition.unwrap_or(DEFAULT_PARTITION));
-    let txn = match transaction_id.filter(|t| !t.is_empty()) {
-        Some(t) if t.len() > MAX_NAME_BYTES => {
-            errors::too_long("transaction_id", t.len(), MAX_NAME_BYTES)
-        }
-        Some(t) => t.to_owned(),
-        None => queen_frames::id_text(&queen_frames::new_message_id()),
-    };
-    let max_ms = crate::wire::json::MAX_DURATION_SECONDS * 1000;
-    if !(-max_ms..=max_ms).contains(&delay_ms) {
-        errors::invalid(
-            "delayMs",
-            format!("{delay_ms} is further from now than {max_ms} milliseconds"),
-        );
-    }
-    if !crate::pg::settings::timers_schedule_enabled() {
-        errors::paused(
-            Surface::TimersSchedule.key(),
-            "timer scheduling is switched off (queen.timers_schedule_enabled)",
-        );
-    }
-    switches::refuse_if_paused(c, Surface::TimersSchedule);
+    let txn = schedule_txn(transaction_id);
+    refuse_unschedulable(c, delay_ms);
     let message_id = queen_frames::new_message_id();
     let mid = pgrx::Uuid::from_bytes(message_id);
     let args = [
@@ -135,19 +116,7 @@ pub fn schedule(
         spi::INT8,
         spi::UUID,
     ];
-    // A reschedule only updates: one that waited behind a fire of the same
-    // timer then finds its row gone and answers absent (an insert would
-    // schedule the fired timer again).
-    let written = if as_log() {
-        write_log(c, &types, &args, queue, timer_key, only_existing)
-    } else {
-        let row = if only_existing {
-            exec(c, query!("timers_reschedule"), &types, &args).next()
-        } else {
-            exec(c, query!("timers_upsert"), &types, &args).next()
-        };
-        row.map(|r| (spi::col(&r, "deliver_us"), spi::col(&r, "existed")))
-    };
+    let written = write(c, &types, &args, queue, timer_key, only_existing);
     let Some((at, existed)) = written else {
         return json!({"ok": false, "status": "absent", "queue": queue, "timerKey": timer_key, "txn": txn});
     };
@@ -163,6 +132,60 @@ pub fn schedule(
         "messageId": queen_frames::id_text(&message_id),
         "deliverAt": micros_to_iso(at),
     })
+}
+
+/// A schedule's transaction id: the caller's, checked, or one minted.
+fn schedule_txn(transaction_id: Option<&str>) -> String {
+    match transaction_id.filter(|t| !t.is_empty()) {
+        Some(t) if t.len() > MAX_NAME_BYTES => {
+            errors::too_long("transaction_id", t.len(), MAX_NAME_BYTES)
+        }
+        Some(t) => t.to_owned(),
+        None => queen_frames::id_text(&queen_frames::new_message_id()),
+    }
+}
+
+/// Refuses a delay further from now than the longest duration, and a
+/// schedule while scheduling is switched off or paused.
+fn refuse_unschedulable(c: &mut SpiClient<'_>, delay_ms: i64) {
+    let max_ms = crate::wire::json::MAX_DURATION_SECONDS * 1000;
+    if !(-max_ms..=max_ms).contains(&delay_ms) {
+        errors::invalid(
+            "delayMs",
+            format!("{delay_ms} is further from now than {max_ms} milliseconds"),
+        );
+    }
+    if !crate::pg::settings::timers_schedule_enabled() {
+        errors::paused(
+            Surface::TimersSchedule.key(),
+            "timer scheduling is switched off (queen.timers_schedule_enabled)",
+        );
+    }
+    switches::refuse_if_paused(c, Surface::TimersSchedule);
+}
+
+/// Writes a schedule: `None` when `only_existing` and there is no timer to
+/// reschedule, else its due instant and whether it replaced one.
+fn write(
+    c: &mut SpiClient<'_>,
+    types: &[pgrx::pg_sys::PgOid],
+    args: &[pgrx::datum::DatumWithOid<'_>],
+    queue: &str,
+    timer_key: &str,
+    only_existing: bool,
+) -> Option<(i64, bool)> {
+    // A reschedule only updates: one that waited behind a fire of the same
+    // timer then finds its row gone and answers absent (an insert would
+    // schedule the fired timer again).
+    if as_log() {
+        return write_log(c, types, args, queue, timer_key, only_existing);
+    }
+    let row = if only_existing {
+        exec(c, query!("timers_reschedule"), types, args).next()
+    } else {
+        exec(c, query!("timers_upsert"), types, args).next()
+    };
+    row.map(|r| (spi::col(&r, "deliver_us"), spi::col(&r, "existed")))
 }
 
 pub fn cancel(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> bool {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use crate::pg::errors;
 use crate::wire::json::{as_i64, check_name, parse_uuid, IdNum, Obj, MAX_NAME_BYTES};
+use crate::wire::shape::Shape;
 use crate::wire::QUEUE_MODE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,57 +196,71 @@ struct TypedWrapper<'a> {
 /// does not take as it stands: the tree path then reads it, and names what
 /// is wrong.
 pub(crate) fn parse_typed(text: &str) -> Option<Vec<AckIn>> {
-    let (items, group): (Vec<TypedAck>, Option<Cow<str>>) =
-        match text.trim_start().as_bytes().first()? {
-            b'[' => (serde_json::from_str(text).ok()?, None),
-            b'{' => {
-                let w: TypedWrapper = serde_json::from_str(text).ok()?;
-                (w.acknowledgments, w.consumer_group)
-            }
-            _ => return None,
-        };
+    let (items, group): (Vec<TypedAck>, Option<Cow<str>>) = match Shape::of(text.trim_start())? {
+        Shape::Array => (serde_json::from_str(text).ok()?, None),
+        Shape::Object => {
+            let w: TypedWrapper = serde_json::from_str(text).ok()?;
+            (w.acknowledgments, w.consumer_group)
+        }
+        Shape::Other => return None,
+    };
     if items.is_empty() || items.len() > crate::pg::settings::ack_max_items() {
         return None;
     }
-    let valid_name = |s: &str| !s.is_empty() && s.len() <= MAX_NAME_BYTES;
     items
         .into_iter()
         .enumerate()
-        .map(|(index, a)| {
-            let transaction_id = a.transaction_id.filter(|t| valid_name(t))?.into_owned();
-            let raw = a.partition_id?.get();
-            let partition_id = match raw.strip_prefix('"') {
-                Some(quoted) => quoted
-                    .strip_suffix('"')
-                    .filter(|d| !d.contains('\\'))?
-                    .parse::<i64>()
-                    .ok()?,
-                // serde_json reads -0 as a float, which the tree refuses.
-                None if raw != "-0" => raw.parse::<i64>().ok()?,
-                None => return None,
-            };
-            let status = Status::from_name(a.status.as_deref().unwrap_or("completed"))?;
-            let lease_id = match a.lease_id.as_deref().filter(|l| !l.is_empty()) {
-                Some(l) => Some(uuid::Uuid::parse_str(l).ok()?),
-                None => None,
-            };
-            let group = match a.consumer_group.as_deref().or(group.as_deref()) {
-                Some(g) if valid_name(g) => g.to_owned(),
-                Some(_) => return None,
-                None => QUEUE_MODE.to_owned(),
-            };
-            let error = a.error.map(Cow::into_owned);
-            Some(AckIn {
-                index,
-                transaction_id,
-                partition_id,
-                status,
-                lease_id,
-                group,
-                error,
-            })
-        })
+        .map(|(index, a)| a.checked(index, group.as_deref()))
         .collect()
+}
+
+/// A name as the typed pass takes it: not empty, and not too long.
+fn valid_name(s: &str) -> bool {
+    !s.is_empty() && s.len() <= MAX_NAME_BYTES
+}
+
+/// A partition id as the typed pass takes it: a JSON integer, or a string
+/// of one without escapes.
+fn typed_partition_id(raw: &str) -> Option<i64> {
+    match raw.strip_prefix('"') {
+        Some(quoted) => quoted
+            .strip_suffix('"')
+            .filter(|d| !d.contains('\\'))?
+            .parse::<i64>()
+            .ok(),
+        // serde_json reads -0 as a float, which the tree refuses.
+        None if raw != "-0" => raw.parse::<i64>().ok(),
+        None => None,
+    }
+}
+
+impl TypedAck<'_> {
+    /// The ack at `index`, checked; `group` is the body-level consumer group.
+    /// None when the tree path has to read it.
+    fn checked(self, index: usize, group: Option<&str>) -> Option<AckIn> {
+        let transaction_id = self.transaction_id.filter(|t| valid_name(t))?.into_owned();
+        let partition_id = typed_partition_id(self.partition_id?.get())?;
+        let status = Status::from_name(self.status.as_deref().unwrap_or("completed"))?;
+        let lease_id = match self.lease_id.as_deref().filter(|l| !l.is_empty()) {
+            Some(l) => Some(uuid::Uuid::parse_str(l).ok()?),
+            None => None,
+        };
+        let group = match self.consumer_group.as_deref().or(group) {
+            Some(g) if valid_name(g) => g.to_owned(),
+            Some(_) => return None,
+            None => QUEUE_MODE.to_owned(),
+        };
+        let error = self.error.map(Cow::into_owned);
+        Some(AckIn {
+            index,
+            transaction_id,
+            partition_id,
+            status,
+            lease_id,
+            group,
+            error,
+        })
+    }
 }
 
 /// Parses an ack body given as JSON text; see `parse_acks`.

@@ -10,6 +10,7 @@ pub mod payload;
 pub mod pop;
 pub mod push;
 pub mod segment;
+pub mod shape;
 pub mod splice;
 
 /// The consumer group of queue-mode pops and acks (no group named): its

@@ -70,21 +70,7 @@ impl PopRequest {
             .map(|g| check_name("consumer_group", g))
             .unwrap_or(QUEUE_MODE)
             .to_owned();
-        let batch = match batch {
-            Some(b) => b as i64,
-            None if autopilot => settings::pop_autopilot_batch(),
-            None => 1,
-        };
-        let max_batch = settings::pop_max_batch();
-        if batch <= 0 {
-            errors::invalid("batch", format!("{batch} must be at least 1"));
-        }
-        if batch > max_batch {
-            errors::invalid(
-                "batch",
-                format!("{batch} is more than queen.pop_max_batch ({max_batch})"),
-            );
-        }
+        let batch = checked_batch(batch, autopilot);
         let conflation = o.opt_bool("conflation").unwrap_or(false);
         let auto_ack = o.opt_bool("autoAck").unwrap_or(false);
         if conflation && auto_ack {
@@ -93,23 +79,13 @@ impl PopRequest {
                 "can not be combined with autoAck: a conflated batch is completed by its ack",
             );
         }
-        let partitions = match o.opt_i64("partitions") {
-            Some(p) => p,
-            // A pop of one named partition claims only that one.
-            None if partition.is_some() => 1,
-            // A conflated partition yields one message: as many partitions
-            // as the batch holds messages.
-            None if conflation => batch.min(settings::pop_max_partitions()),
-            None if autopilot => settings::pop_autopilot_partitions(),
-            None => 1,
-        };
-        let max_parts = settings::pop_max_partitions();
-        if partitions <= 0 || partitions > max_parts {
-            errors::invalid(
-                &o.field("partitions"),
-                format!("{partitions} is not between 1 and queen.pop_max_partitions ({max_parts})"),
-            );
+        let partitions = Width {
+            one_partition: partition.is_some(),
+            conflation,
+            autopilot,
+            batch,
         }
+        .checked(&o);
         let namespace = o.opt_name("namespace").map(str::to_owned);
         let task = o.opt_name("task").map(str::to_owned);
         if queue.is_none() && namespace.is_none() && task.is_none() {
@@ -121,32 +97,7 @@ impl PopRequest {
         if queue.is_none() && partition.is_some() {
             errors::invalid("partition", "needs a queue");
         }
-        let from = o.opt_str("subscriptionFrom").filter(|s| !s.is_empty());
-        let subscription = match (o.opt_str("subscriptionMode"), from) {
-            (_, Some("now")) => Subscription::New,
-            (_, Some(ts)) => {
-                let looks_like_date = ts.len() >= 10
-                    && ts.as_bytes()[..4].iter().all(u8::is_ascii_digit)
-                    && ts.as_bytes()[4] == b'-';
-                if !looks_like_date {
-                    errors::invalid(
-                        &o.field("subscriptionFrom"),
-                        format!("{ts:?} is not 'now' or an ISO 8601 timestamp"),
-                    );
-                }
-                Subscription::From(ts.to_owned())
-            }
-            // `from_beginning`, `earliest` and `beginning` are what Queen's own
-            // clients, tests and docs send for all.
-            (None | Some("all" | "" | "from_beginning" | "earliest" | "beginning"), None) => {
-                Subscription::All
-            }
-            (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
-            (Some(other), None) => errors::invalid(
-                &o.field("subscriptionMode"),
-                format!("{other:?} is not one of all, new"),
-            ),
-        };
+        let subscription = subscription(&o);
         PopRequest {
             queue,
             partition,
@@ -160,6 +111,91 @@ impl PopRequest {
             autopilot: autopilot.then_some(Autopilot { batch, partitions }),
             conflation,
         }
+    }
+}
+
+/// A pop's batch, checked: the caller's, else the autopilot's or 1.
+fn checked_batch(batch: Option<i32>, autopilot: bool) -> i64 {
+    let batch = match batch {
+        Some(b) => b as i64,
+        None if autopilot => settings::pop_autopilot_batch(),
+        None => 1,
+    };
+    let max_batch = settings::pop_max_batch();
+    if batch <= 0 {
+        errors::invalid("batch", format!("{batch} must be at least 1"));
+    }
+    if batch > max_batch {
+        errors::invalid(
+            "batch",
+            format!("{batch} is more than queen.pop_max_batch ({max_batch})"),
+        );
+    }
+    batch
+}
+
+/// What a pop's default width (`options.partitions` left unset) depends on.
+struct Width {
+    /// The pop names one partition.
+    one_partition: bool,
+    conflation: bool,
+    autopilot: bool,
+    batch: i64,
+}
+
+impl Width {
+    /// The most partitions the pop may claim, checked: `options.partitions`,
+    /// else the default for the pop.
+    fn checked(&self, o: &Obj<'_>) -> i64 {
+        let partitions = match o.opt_i64("partitions") {
+            Some(p) => p,
+            // A pop of one named partition claims only that one.
+            None if self.one_partition => 1,
+            // A conflated partition yields one message: as many partitions
+            // as the batch holds messages.
+            None if self.conflation => self.batch.min(settings::pop_max_partitions()),
+            None if self.autopilot => settings::pop_autopilot_partitions(),
+            None => 1,
+        };
+        let max_parts = settings::pop_max_partitions();
+        if partitions <= 0 || partitions > max_parts {
+            errors::invalid(
+                &o.field("partitions"),
+                format!("{partitions} is not between 1 and queen.pop_max_partitions ({max_parts})"),
+            );
+        }
+        partitions
+    }
+}
+
+/// How a new group's cursor starts, from `options.subscriptionFrom` (a
+/// timestamp, or `now`) or else `options.subscriptionMode`.
+fn subscription(o: &Obj<'_>) -> Subscription {
+    let from = o.opt_str("subscriptionFrom").filter(|s| !s.is_empty());
+    match (o.opt_str("subscriptionMode"), from) {
+        (_, Some("now")) => Subscription::New,
+        (_, Some(ts)) => {
+            let looks_like_date = ts.len() >= 10
+                && ts.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                && ts.as_bytes()[4] == b'-';
+            if !looks_like_date {
+                errors::invalid(
+                    &o.field("subscriptionFrom"),
+                    format!("{ts:?} is not 'now' or an ISO 8601 timestamp"),
+                );
+            }
+            Subscription::From(ts.to_owned())
+        }
+        // `from_beginning`, `earliest` and `beginning` are what Queen's own
+        // clients, tests and docs send for all.
+        (None | Some("all" | "" | "from_beginning" | "earliest" | "beginning"), None) => {
+            Subscription::All
+        }
+        (Some("new") | Some("new-only") | Some("latest"), None) => Subscription::New,
+        (Some(other), None) => errors::invalid(
+            &o.field("subscriptionMode"),
+            format!("{other:?} is not one of all, new"),
+        ),
     }
 }
 

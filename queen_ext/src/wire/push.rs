@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::pg::errors;
 use crate::wire::json::{check_name, IdNum, IdOut, MAX_NAME_BYTES};
+use crate::wire::shape::Shape;
 use crate::wire::DEFAULT_PARTITION;
 
 /// One message to push.
@@ -186,10 +187,10 @@ struct ItemsWrapper<'a> {
 /// The items of a push body, each still raw, with an error naming what is
 /// wrong with the body itself.
 fn raw_items(body: &str) -> Vec<&RawValue> {
-    match body.trim_start().as_bytes().first() {
-        Some(b'[') => serde_json::from_str(body)
+    match Shape::of(body.trim_start()) {
+        Some(Shape::Array) => serde_json::from_str(body)
             .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}"))),
-        Some(b'{') => serde_json::from_str::<Wrapper>(body)
+        Some(Shape::Object) => serde_json::from_str::<Wrapper>(body)
             .unwrap_or_else(|e| errors::invalid("items", format!("malformed JSON: {e}")))
             .items
             .unwrap_or_else(|| errors::invalid("items", "is required")),
@@ -203,28 +204,36 @@ fn raw_items(body: &str) -> Vec<&RawValue> {
 pub fn parse_items(body: &str) -> Vec<GroupIn> {
     // One pass reads every item's fields; a body it refuses is read again
     // item by item, to name the item at fault.
-    let one_pass: Option<Vec<RawItem>> = match body.trim_start().as_bytes().first() {
-        Some(b'[') => serde_json::from_str(body).ok(),
-        Some(b'{') => serde_json::from_str::<ItemsWrapper>(body)
+    let items = one_pass(body).unwrap_or_else(|| item_by_item(body));
+    group_items(items)
+}
+
+/// Every item's fields, read in one pass over the body; None for a body
+/// that pass does not take.
+fn one_pass(body: &str) -> Option<Vec<RawItem<'_>>> {
+    match Shape::of(body.trim_start())? {
+        Shape::Array => serde_json::from_str(body).ok(),
+        Shape::Object => serde_json::from_str::<ItemsWrapper>(body)
             .ok()
             .and_then(|w| w.items),
-        _ => None,
-    };
-    let items: Vec<RawItem> = match one_pass {
-        Some(items) => items,
-        None => raw_items(body)
-            .iter()
-            .enumerate()
-            .map(|(index, raw)| {
-                if !raw.get().starts_with('{') {
-                    errors::wrong_type(&format!("items[{index}]"), "a JSON object");
-                }
-                serde_json::from_str(raw.get())
-                    .unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
-            })
-            .collect(),
-    };
-    group_items(items)
+        Shape::Other => None,
+    }
+}
+
+/// Every item's fields, read one item at a time, with an error naming the
+/// first item that is not an object of them.
+fn item_by_item(body: &str) -> Vec<RawItem<'_>> {
+    raw_items(body)
+        .iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            if Shape::of(raw.get()) != Some(Shape::Object) {
+                errors::wrong_type(&format!("items[{index}]"), "a JSON object");
+            }
+            serde_json::from_str(raw.get())
+                .unwrap_or_else(|e| errors::invalid(&format!("items[{index}]"), e))
+        })
+        .collect()
 }
 
 /// The push items of a transaction's operations, already parsed: the same
@@ -288,80 +297,108 @@ impl<'a> ItemSource<'a> for &'a serde_json::Map<String, Value> {
 /// Checks the items and groups them: items of one (queue, partition) form
 /// one group, in their order.
 fn group_items<'a, S: ItemSource<'a>>(items: Vec<S>) -> Vec<GroupIn> {
-    if items.is_empty() {
+    check_count(items.len());
+    let mut groups = Groups::default();
+    for (index, item) in items.into_iter().enumerate() {
+        let (queue, partition, item) = checked_item(index, &item);
+        groups.add(queue, &partition, item);
+    }
+    groups.list
+}
+
+/// Refuses a push of no items, or of more than `queen.push_max_items`.
+fn check_count(len: usize) {
+    if len == 0 {
         errors::invalid("items", "must not be empty");
     }
     let max = crate::pg::settings::push_max_items();
-    if items.len() > max {
+    if len > max {
         errors::invalid(
             "items",
-            format!(
-                "{} items is more than queen.push_max_items ({max})",
-                items.len()
-            ),
+            format!("{len} items is more than queen.push_max_items ({max})"),
         );
     }
-    let mut groups: Vec<GroupIn> = Vec::new();
-    let mut at: HashMap<(String, String), usize> = HashMap::new();
-    for (index, item) in items.into_iter().enumerate() {
-        // Error paths are built only when an error is raised.
-        let field = |name: &str| format!("items[{index}].{name}");
-        let queue = match item.text("queue", || field("queue")) {
-            Some(q) => q,
-            None => errors::invalid(&field("queue"), "is required"),
-        };
-        if queue.is_empty() || queue.len() > MAX_NAME_BYTES {
-            check_name(&field("queue"), &queue);
-        }
-        let partition = item.text("partition", || field("partition"));
-        let partition = partition.as_deref().unwrap_or(DEFAULT_PARTITION);
-        if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
-            check_name(&field("partition"), partition);
-        }
-        let txn = item
-            .text("transactionId", || field("transactionId"))
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                if t.len() > MAX_NAME_BYTES {
-                    errors::too_long(&field("transactionId"), t.len(), MAX_NAME_BYTES);
-                }
-                t.into_owned()
-            });
-        let trace = item
-            .text("traceId", || field("traceId"))
-            .filter(|t| !t.is_empty())
-            .map(|t| *crate::wire::json::parse_uuid(&field("traceId"), &t).as_bytes());
-        let payload = item.payload();
-        // Items of one partition usually come together: try the last group first.
-        let slot = match groups.last() {
-            Some(g) if g.queue == *queue && g.partition == partition => groups.len() - 1,
-            _ => {
-                let key = (queue.into_owned(), partition.to_owned());
-                match at.get(&key) {
-                    Some(slot) => *slot,
-                    None => {
-                        groups.push(GroupIn {
-                            queue: key.0.clone(),
-                            partition: key.1.clone(),
-                            items: Vec::new(),
-                            packed: None,
-                        });
-                        at.insert(key, groups.len() - 1);
-                        groups.len() - 1
-                    }
-                }
-            }
-        };
-        groups[slot].items.push(ItemIn {
-            index,
-            txn,
-            trace,
-            payload,
-            encrypted: false,
-            message_id: None,
-        });
+}
+
+/// One item's fields, checked, with errors naming `items[index]`: its
+/// queue, its partition and what is pushed.
+fn checked_item<'a, S: ItemSource<'a>>(
+    index: usize,
+    item: &S,
+) -> (Cow<'a, str>, Cow<'a, str>, ItemIn) {
+    // Error paths are built only when an error is raised.
+    let field = |name: &str| format!("items[{index}].{name}");
+    let queue = match item.text("queue", || field("queue")) {
+        Some(q) => q,
+        None => errors::invalid(&field("queue"), "is required"),
+    };
+    if queue.is_empty() || queue.len() > MAX_NAME_BYTES {
+        check_name(&field("queue"), &queue);
     }
-    groups
+    let partition = item
+        .text("partition", || field("partition"))
+        .unwrap_or(Cow::Borrowed(DEFAULT_PARTITION));
+    if partition.is_empty() || partition.len() > MAX_NAME_BYTES {
+        check_name(&field("partition"), &partition);
+    }
+    let txn = item
+        .text("transactionId", || field("transactionId"))
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            if t.len() > MAX_NAME_BYTES {
+                errors::too_long(&field("transactionId"), t.len(), MAX_NAME_BYTES);
+            }
+            t.into_owned()
+        });
+    let trace = item
+        .text("traceId", || field("traceId"))
+        .filter(|t| !t.is_empty())
+        .map(|t| *crate::wire::json::parse_uuid(&field("traceId"), &t).as_bytes());
+    let payload = item.payload();
+    let item = ItemIn {
+        index,
+        txn,
+        trace,
+        payload,
+        encrypted: false,
+        message_id: None,
+    };
+    (queue, partition, item)
+}
+
+/// The groups of a push as its items are added, with where each
+/// (queue, partition) has its group.
+#[derive(Default)]
+struct Groups {
+    list: Vec<GroupIn>,
+    at: HashMap<(String, String), usize>,
+}
+
+impl Groups {
+    /// Adds an item to the group of its (queue, partition).
+    fn add(&mut self, queue: Cow<'_, str>, partition: &str, item: ItemIn) {
+        // Items of one partition usually come together: try the last group first.
+        let slot = match self.list.last() {
+            Some(g) if g.queue == *queue && g.partition == partition => self.list.len() - 1,
+            _ => self.slot((queue.into_owned(), partition.to_owned())),
+        };
+        self.list[slot].items.push(item);
+    }
+
+    /// Where the group of a (queue, partition) is, opened when it has none.
+    fn slot(&mut self, key: (String, String)) -> usize {
+        if let Some(slot) = self.at.get(&key) {
+            return *slot;
+        }
+        self.list.push(GroupIn {
+            queue: key.0.clone(),
+            partition: key.1.clone(),
+            items: Vec::new(),
+            packed: None,
+        });
+        self.at.insert(key, self.list.len() - 1);
+        self.list.len() - 1
+    }
 }
 
 #[cfg(test)]
