@@ -218,8 +218,8 @@ pub const GROUPS: &[(&str, &[&str])] = &[
 pub fn ensure_roles(origin: &'static str) {
     let names: Vec<String> = GROUPS.iter().map(|(r, _)| (*r).to_owned()).collect();
     let unsafe_role = Spi::get_one_with_args::<String>(
-        "SELECT rolname::text FROM pg_catalog.pg_roles
-          WHERE rolname = ANY ($1) AND (rolcanlogin OR rolsuper) ORDER BY rolname LIMIT 1",
+        "SELECT min(rolname::text) FROM pg_catalog.pg_roles
+          WHERE rolname = ANY ($1) AND (rolcanlogin OR rolsuper)",
         &[names.into()],
     )
     .unwrap_or_else(|e| error!("{e}"));
