@@ -227,7 +227,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
 pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<(i64, i64)> {
     exec(
         client,
-        query!("dlq_partition_groups", "dlq_narrow_rows"),
+        query!("dlq_narrow_rows"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), from.into(), to.into()],
     )

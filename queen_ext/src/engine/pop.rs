@@ -48,7 +48,7 @@ const WHOLE: i32 = 2;
 
 /// Where this backend's candidate scans stand: for a (queue name, consumer
 /// group), the name of the last candidate its latest scan found. The next
-/// scan starts past it (pop_candidate_window.sql), so a pop on a queue of many
+/// scan starts past it (pop_candidates.sql), so a pop on a queue of many
 /// partitions reads a window of them, and the windows go round the queue.
 /// A position is only a hint: a lost or stale one (a queue deleted and made
 /// again) moves where the next scan starts, nothing else.
@@ -155,12 +155,7 @@ fn named_candidates(
     name: &str,
     hints: &[i64],
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_named_candidates",
-        "pop_candidate_window",
-        "pop_candidate_filter",
-        "pop_named_candidates_close"
-    );
+    const SQL: &str = query!("pop_named_candidates");
     let limit = req.partitions * settings::pop_candidates();
     let after = positions::of(name, &req.group);
     let window = settings::pop_scan_window(limit);
@@ -232,12 +227,7 @@ fn candidates(
     qs: &[PopQueue],
     hinted: &[Hinted],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_candidates",
-        "pop_candidate_window",
-        "pop_candidate_filter",
-        "pop_candidates_close"
-    );
+    const SQL: &str = query!("pop_candidates");
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
     let after: Vec<String> = qs
@@ -303,11 +293,7 @@ fn candidates_everywhere(
     qs: &[PopQueue],
     dry: &[usize],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_candidates_everywhere",
-        "pop_candidate_filter",
-        "pop_candidates_everywhere_close"
-    );
+    const SQL: &str = query!("pop_candidates_everywhere");
     let ids: Vec<i64> = dry.iter().map(|&idx| qs[idx].id).collect();
     let windows: Vec<i32> = dry.iter().map(|&idx| qs[idx].window_buffer).collect();
     let skip: Vec<i64> = dry
@@ -667,7 +653,7 @@ fn move_cursor(
             group,
             held,
             [
-                query!("cursor_replace", "pop_release_cursor", "cursor_replace_end"),
+                query!("pop_release_cursor"),
                 query!("cursor_rows/pop_release_cursor"),
             ],
             &[spi::INT8],
@@ -684,7 +670,7 @@ fn move_cursor(
         group,
         held,
         [
-            query!("cursor_replace", "pop_lease_cursor", "cursor_replace_end"),
+            query!("pop_lease_cursor"),
             query!("cursor_rows/pop_lease_cursor"),
         ],
         &[
