@@ -8,7 +8,7 @@
 -- answers no row, with the same outcome. The locked
 -- state is materialized first, so the sidecar is read for its lease; its
 -- key (cursor_id, state_seq) goes to the statement that replaces it
--- (cursor_replace.sql). It
+-- (ack_settle_advance.sql, ack_settle_retry.sql). It
 -- is locked in a subquery of its own, probed by its whole key (joined
 -- directly, the planner may probe the cursor's id alone and read every
 -- state a held snapshot keeps).

@@ -9,7 +9,7 @@
 -- reading every state a held snapshot keeps (6 ms a pop after five
 -- minutes of a held snapshot, 2026-12-06). The locked state's key
 -- (cursor_id, state_seq) goes to the statement that replaces it
--- (cursor_replace.sql). Then
+-- (pop_lease_cursor.sql, pop_release_cursor.sql). Then
 -- the segment scan (the same in segments_scan.sql and pop_take_cursor.sql):
 -- the segments of a partition holding the offsets from .. from + want, in
 -- order, at most a limit of them: the segment covering from (if any is left)

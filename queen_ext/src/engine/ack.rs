@@ -616,7 +616,7 @@ fn settle(
             group,
             c.held,
             [
-                query!("cursor_replace", "ack_settle_retry", "cursor_replace_end"),
+                query!("ack_settle_retry"),
                 query!("cursor_rows/ack_settle_retry"),
             ],
             &[spi::INT8, spi::INT8, spi::INT4, spi::INT4],
@@ -634,7 +634,7 @@ fn settle(
             group,
             c.held,
             [
-                query!("cursor_replace", "ack_settle_advance", "cursor_replace_end"),
+                query!("ack_settle_advance"),
                 query!("cursor_rows/ack_settle_advance"),
             ],
             &[spi::INT8, spi::BYTEA],

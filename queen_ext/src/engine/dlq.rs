@@ -148,6 +148,30 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
         return 0;
     }
     let offsets: Vec<i64> = narrow.iter().map(|(_, o)| *o).collect();
+    let mut frames = frame_copies(client, pid, offsets);
+    let mut wide = Widened::default();
+    for (id, offset) in &narrow {
+        let Some(copy) = frames.remove(offset) else {
+            // Its segment is already gone: nothing left to copy.
+            continue;
+        };
+        wide.add(*id, copy);
+    }
+    let left = narrow.len() - wide.ids.len();
+    if wide.ids.is_empty() {
+        return left;
+    }
+    wide.write(client);
+    left
+}
+
+/// What the frames at `offsets` of `pid` hold for their dead letters, by
+/// offset; none for an offset whose segment is gone.
+fn frame_copies(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    offsets: Vec<i64>,
+) -> HashMap<i64, FrameCopy> {
     let wanted: std::collections::HashSet<i64> = offsets.iter().copied().collect();
     let bases: Vec<i64> = exec(
         client,
@@ -175,51 +199,54 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
             }
         }
     }
-    let (mut ids, mut mids, mut txns, mut traces, mut payloads, mut created) = (
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-    );
-    for (id, offset) in &narrow {
-        let Some((mid, txn, trace, payload, at)) = frames.remove(offset) else {
-            // Its segment is already gone: nothing left to copy.
-            continue;
-        };
-        ids.push(*id);
-        mids.push(mid);
-        txns.push(txn);
-        traces.push(trace);
-        payloads.push(payload);
-        created.push(at);
+    frames
+}
+
+/// The dead letters a carry-forward widens, column by column.
+#[derive(Default)]
+struct Widened {
+    ids: Vec<i64>,
+    mids: Vec<String>,
+    txns: Vec<String>,
+    traces: Vec<Option<String>>,
+    payloads: Vec<Vec<u8>>,
+    created: Vec<i64>,
+}
+
+impl Widened {
+    /// Adds the dead letter `id` with what its frame holds.
+    fn add(&mut self, id: i64, (mid, txn, trace, payload, at): FrameCopy) {
+        self.ids.push(id);
+        self.mids.push(mid);
+        self.txns.push(txn);
+        self.traces.push(trace);
+        self.payloads.push(payload);
+        self.created.push(at);
     }
-    let left = narrow.len() - ids.len();
-    if ids.is_empty() {
-        return left;
+
+    /// Writes the copies into their rows, in one statement.
+    fn write(self, client: &mut SpiClient<'_>) {
+        exec(
+            client,
+            query!("dlq_carry_forward_widen"),
+            &[
+                spi::INT8_ARRAY,
+                spi::TEXT_ARRAY,
+                spi::TEXT_ARRAY,
+                spi::TEXT_ARRAY,
+                spi::BYTEA_ARRAY,
+                spi::INT8_ARRAY,
+            ],
+            &[
+                self.ids.into(),
+                self.mids.into(),
+                self.txns.into(),
+                self.traces.into(),
+                self.payloads.into(),
+                self.created.into(),
+            ],
+        );
     }
-    exec(
-        client,
-        query!("dlq_carry_forward_widen"),
-        &[
-            spi::INT8_ARRAY,
-            spi::TEXT_ARRAY,
-            spi::TEXT_ARRAY,
-            spi::TEXT_ARRAY,
-            spi::BYTEA_ARRAY,
-            spi::INT8_ARRAY,
-        ],
-        &[
-            ids.into(),
-            mids.into(),
-            txns.into(),
-            traces.into(),
-            payloads.into(),
-            created.into(),
-        ],
-    );
-    left
 }
 
 /// The narrow dead letters of `pid` whose offsets lie in `from..=to`: (id,
@@ -227,7 +254,7 @@ pub fn carry_forward(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -
 pub fn narrow_rows(client: &mut SpiClient<'_>, pid: i64, from: i64, to: i64) -> Vec<(i64, i64)> {
     exec(
         client,
-        query!("dlq_partition_groups", "dlq_narrow_rows"),
+        query!("dlq_narrow_rows"),
         &[spi::INT8, spi::INT8, spi::INT8],
         &[pid.into(), from.into(), to.into()],
     )
@@ -730,20 +757,7 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
     })?;
     let target_queue = to.queue.unwrap_or(&queue);
     let target_partition = to.partition.unwrap_or(&partition);
-    let locked = exec(
-        client,
-        query!("dlq_move_lock_partitions"),
-        &[spi::INT8, spi::UUID, spi::TEXT, spi::TEXT],
-        &[
-            pid.into(),
-            crate::catalog::queues::default_tenant().into(),
-            target_queue.into(),
-            target_partition.into(),
-        ],
-    )
-    .map(|r| spi::col::<i64>(&r, "id"))
-    .collect::<Vec<_>>();
-    if !locked.contains(&pid) {
+    if !lock_move_partitions(client, pid, target_queue, target_partition) {
         // The partition went with its queue meanwhile.
         return None;
     }
@@ -757,23 +771,7 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
     if crate::engine::deleted::is_deleted(client, pid, row.offset) {
         return None;
     }
-    let item = crate::wire::push::ItemIn {
-        index: 0,
-        txn: Some(moved_transaction_id(row.id)),
-        trace: row
-            .trace_id
-            .as_deref()
-            .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
-        payload: row.data.get().as_bytes().to_vec(),
-        encrypted: false,
-        message_id: None,
-    };
-    let group = crate::wire::push::GroupIn {
-        queue: target_queue.to_owned(),
-        partition: target_partition.to_owned(),
-        items: vec![item],
-        packed: None,
-    };
+    let group = moved_push(&row, target_queue, target_partition);
     let pushed = crate::engine::push::push_groups(client, &[group], None, true)
         .into_iter()
         .next()
@@ -785,6 +783,53 @@ pub fn move_back(client: &mut SpiClient<'_>, row_id: i64, to: &MoveTo<'_>) -> Op
         &[row.id.into()],
     );
     Some(Moved { row, pushed })
+}
+
+/// Locks the partition `pid` of a dead letter and, when it exists, the
+/// partition `partition` of queue `queue` it moves to, ascending by id;
+/// false when `pid` is gone.
+fn lock_move_partitions(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    queue: &str,
+    partition: &str,
+) -> bool {
+    exec(
+        client,
+        query!("dlq_move_lock_partitions"),
+        &[spi::INT8, spi::UUID, spi::TEXT, spi::TEXT],
+        &[
+            pid.into(),
+            crate::catalog::queues::default_tenant().into(),
+            queue.into(),
+            partition.into(),
+        ],
+    )
+    .map(|r| spi::col::<i64>(&r, "id"))
+    .collect::<Vec<_>>()
+    .contains(&pid)
+}
+
+/// The push that puts the dead letter `row` back, into `partition` of
+/// `queue`, under the transaction id `dlq:<row id>`.
+fn moved_push(row: &DeadLetter, queue: &str, partition: &str) -> crate::wire::push::GroupIn {
+    let item = crate::wire::push::ItemIn {
+        index: 0,
+        txn: Some(moved_transaction_id(row.id)),
+        trace: row
+            .trace_id
+            .as_deref()
+            .map(|t| *crate::wire::json::parse_uuid("traceId", t).as_bytes()),
+        payload: row.data.get().as_bytes().to_vec(),
+        encrypted: false,
+        message_id: None,
+    };
+    crate::wire::push::GroupIn {
+        queue: queue.to_owned(),
+        partition: partition.to_owned(),
+        items: vec![item],
+        packed: None,
+    }
 }
 
 impl Moved {

@@ -115,8 +115,8 @@ pub fn seek(
     let moved = seek_cursors(
         c,
         [
-            query!("consumer_group_seek", "cursor_seek_create"),
-            query!("consumer_group_seek", "cursor_seek_move"),
+            query!("consumer_group_seek_create"),
+            query!("consumer_group_seek_move"),
             query!("cursor_rows/consumer_group_seek"),
         ],
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
@@ -399,8 +399,8 @@ pub fn seek_partitions(
     seek_cursors(
         c,
         [
-            query!("groups_seek_partitions", "cursor_seek_create"),
-            query!("groups_seek_partitions", "cursor_seek_move"),
+            query!("groups_seek_partitions_create"),
+            query!("groups_seek_partitions_move"),
             query!("cursor_rows/groups_seek_partitions"),
         ],
         &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT, spi::TEXT],

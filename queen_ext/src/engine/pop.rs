@@ -43,12 +43,36 @@ struct Candidate {
     lap: i32,
 }
 
+impl Candidate {
+    /// The claim of `range` of this partition of `queue`, its `attempts`-th
+    /// delivery: `segs` hold it, the deleted offsets `skip` are leased done.
+    fn claim(
+        self,
+        queue: &PopQueue,
+        range: std::ops::RangeInclusive<i64>,
+        attempts: i32,
+        segs: Vec<Segment>,
+        skip: Vec<i64>,
+    ) -> Claim {
+        Claim {
+            partition_id: self.pid,
+            partition: self.name,
+            queue: queue.name.clone(),
+            start: *range.start(),
+            end: *range.end(),
+            delivery_attempt: attempts,
+            segments: segs,
+            skip,
+        }
+    }
+}
+
 /// The lap of a candidate found by the read of the whole queue.
 const WHOLE: i32 = 2;
 
 /// Where this backend's candidate scans stand: for a (queue name, consumer
 /// group), the name of the last candidate its latest scan found. The next
-/// scan starts past it (pop_candidate_window.sql), so a pop on a queue of many
+/// scan starts past it (pop_candidates.sql), so a pop on a queue of many
 /// partitions reads a window of them, and the windows go round the queue.
 /// A position is only a hint: a lost or stale one (a queue deleted and made
 /// again) moves where the next scan starts, nothing else.
@@ -155,12 +179,7 @@ fn named_candidates(
     name: &str,
     hints: &[i64],
 ) -> (Vec<PopQueue>, i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_named_candidates",
-        "pop_candidate_window",
-        "pop_candidate_filter",
-        "pop_named_candidates_close"
-    );
+    const SQL: &str = query!("pop_named_candidates");
     let limit = req.partitions * settings::pop_candidates();
     let after = positions::of(name, &req.group);
     let window = settings::pop_scan_window(limit);
@@ -199,18 +218,7 @@ fn named_candidates(
             skip.into(),
         ],
     );
-    let mut queue: Option<PopQueue> = None;
-    let mut now_us = 0;
-    let mut cands = Vec::new();
-    for r in rows {
-        if queue.is_none() {
-            queue = Some(PopQueue::from_row(&r));
-            now_us = spi::col(&r, "now_us");
-        }
-        if spi::opt::<i64>(&r, "id").is_some() {
-            keep_first(&mut cands, &r, 0);
-        }
-    }
+    let (queue, now_us, cands) = read_named(rows);
     match queue {
         Some(q) => (vec![q], now_us, cands),
         None => {
@@ -224,6 +232,24 @@ fn named_candidates(
     }
 }
 
+/// The queue of `rows` (None when there is no row), the now() they carry,
+/// and its candidates: the rows of a named pop's statement.
+fn read_named(rows: pgrx::spi::SpiTupleTable<'_>) -> (Option<PopQueue>, i64, Vec<Candidate>) {
+    let mut queue: Option<PopQueue> = None;
+    let mut now_us = 0;
+    let mut cands = Vec::new();
+    for r in rows {
+        if queue.is_none() {
+            queue = Some(PopQueue::from_row(&r));
+            now_us = spi::col(&r, "now_us");
+        }
+        if spi::opt::<i64>(&r, "id").is_some() {
+            keep_first(&mut cands, &r, 0);
+        }
+    }
+    (queue, now_us, cands)
+}
+
 /// The partitions worth trying across `qs`, found by each queue's candidate
 /// window, and the transaction's now() (µs), read in the same statement.
 fn candidates(
@@ -232,12 +258,7 @@ fn candidates(
     qs: &[PopQueue],
     hinted: &[Hinted],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_candidates",
-        "pop_candidate_window",
-        "pop_candidate_filter",
-        "pop_candidates_close"
-    );
+    const SQL: &str = query!("pop_candidates");
     let ids: Vec<i64> = qs.iter().map(|q| q.id).collect();
     let windows: Vec<i32> = qs.iter().map(|q| q.window_buffer).collect();
     let after: Vec<String> = qs
@@ -303,11 +324,7 @@ fn candidates_everywhere(
     qs: &[PopQueue],
     dry: &[usize],
 ) -> (i64, Vec<Candidate>) {
-    const SQL: &str = query!(
-        "pop_candidates_everywhere",
-        "pop_candidate_filter",
-        "pop_candidates_everywhere_close"
-    );
+    const SQL: &str = query!("pop_candidates_everywhere");
     let ids: Vec<i64> = dry.iter().map(|&idx| qs[idx].id).collect();
     let windows: Vec<i32> = dry.iter().map(|&idx| qs[idx].window_buffer).collect();
     let skip: Vec<i64> = dry
@@ -472,6 +489,24 @@ struct Cursor {
     from: i64,
     head_offset: Option<i64>,
     head_attempts: i32,
+}
+
+impl Cursor {
+    /// The delivery count of a batch from `start`. When the head (the first
+    /// message of the last delivery, with its count) lies at `start` or
+    /// among the deleted messages the cursor steps over at the front of the
+    /// batch, the batch is that delivery again, as a batch redelivered from
+    /// its head is, and keeps its count; else it is a first delivery.
+    fn attempts_from(&self, start: i64) -> i32 {
+        let head_here = self
+            .head_offset
+            .is_some_and(|h| self.from <= h && h <= start);
+        if head_here {
+            self.head_attempts + 1
+        } else {
+            1
+        }
+    }
 }
 
 /// Segments one scan reads at most (only those the batch needs are read);
@@ -641,6 +676,31 @@ fn create_cursor(
     true
 }
 
+/// Moves the cursor to `end` (every offset up to it done), with no lease,
+/// in place of `held`; false when another transaction had replaced it
+/// (nothing written).
+#[must_use]
+fn pass_to(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    group: &str,
+    held: cursors::Held,
+    end: i64,
+) -> bool {
+    cursors::try_replace(
+        client,
+        pid,
+        group,
+        held,
+        [
+            query!("pop_release_cursor"),
+            query!("cursor_rows/pop_release_cursor"),
+        ],
+        &[spi::INT8],
+        vec![end.into()],
+    )
+}
+
 /// Hands `start..=end` out: under `lease` (its id and seconds), or, with
 /// none (auto-ack), marked done at once. The deleted offsets `skip` (inside
 /// the range, in order) are leased already done: they are not delivered,
@@ -661,18 +721,7 @@ fn move_cursor(
     skip: &[i64],
 ) -> bool {
     let Some((lease_id, lease_time)) = lease else {
-        return cursors::try_replace(
-            client,
-            pid,
-            group,
-            held,
-            [
-                query!("cursor_replace", "pop_release_cursor", "cursor_replace_end"),
-                query!("cursor_rows/pop_release_cursor"),
-            ],
-            &[spi::INT8],
-            vec![end.into()],
-        );
+        return pass_to(client, pid, group, held, end);
     };
     let mut state = vec![crate::engine::ack::OPEN; (end - start + 1) as usize];
     for o in skip {
@@ -684,7 +733,7 @@ fn move_cursor(
         group,
         held,
         [
-            query!("cursor_replace", "pop_lease_cursor", "cursor_replace_end"),
+            query!("pop_lease_cursor"),
             query!("cursor_rows/pop_lease_cursor"),
         ],
         &[
@@ -965,32 +1014,12 @@ fn claim_batch(
         if start > end {
             // The whole batch was deleted: the cursor moves past it, and
             // the partition is read again from there.
-            if !move_cursor(
-                client,
-                cand.pid,
-                &req.group,
-                cursor.held,
-                None,
-                start,
-                end,
-                0,
-                &[],
-            ) {
+            if !pass_to(client, cand.pid, &req.group, cursor.held, end) {
                 return None;
             }
             continue;
         }
-        // The head (the first message of the last delivery, with its
-        // count) lies at `start` or among the deleted messages the
-        // cursor steps over at the front of this batch: the batch is
-        // that delivery again, as a batch redelivered from its head is,
-        // and keeps its count.
-        let head_here = cursor.head_offset.is_some_and(|h| from <= h && h <= start);
-        let attempts = if head_here {
-            cursor.head_attempts + 1
-        } else {
-            1
-        };
+        let attempts = cursor.attempts_from(start);
         if !move_cursor(
             client,
             cand.pid,
@@ -1007,16 +1036,7 @@ fn claim_batch(
             return None;
         }
         let written_us = first.created_at_us;
-        let claim = Claim {
-            partition_id: cand.pid,
-            partition: cand.name,
-            queue: queue.name.clone(),
-            start,
-            end,
-            delivery_attempt: attempts,
-            segments: segs,
-            skip,
-        };
+        let claim = cand.claim(queue, start..=end, attempts, segs, skip);
         count_delivery(
             queue.id,
             &req.group,
@@ -1132,34 +1152,13 @@ fn claim_newest(
     outcome: &mut Conflated,
 ) -> Option<Claim> {
     let (cursor, _, _) = take_cursor(client, cand.pid, &req.group, cand.log_start, 1, false)?;
-    let horizon = n
-        .visible_before
-        .map(|us| crate::pg::time::us_to_timestamptz("visible_before", us));
-    let newest: i64 = exec(
-        client,
-        query!("pop_newest_offset"),
-        &[spi::INT8, spi::TIMESTAMPTZ],
-        &[cand.pid.into(), horizon.into()],
-    )
-    .next()
-    .map(|r| spi::col(&r, "end_offset"))?;
+    let newest = newest_offset(client, cand.pid, n.visible_before)?;
     if newest < cursor.from {
         return None;
     }
     let older = newest - cursor.from;
     if n.tombstones && deleted::is_deleted(client, cand.pid, newest) {
-        let passed = move_cursor(
-            client,
-            cand.pid,
-            &req.group,
-            cursor.held,
-            None,
-            cursor.from,
-            newest,
-            0,
-            &[],
-        );
-        if passed {
+        if pass_to(client, cand.pid, &req.group, cursor.held, newest) {
             outcome.completed += older;
             counters::add(queue.id, &req.group, &[(Count::AckSuccess, older)]);
         }
@@ -1194,16 +1193,21 @@ fn claim_newest(
         first.created_at_us,
         n.now_us,
     );
-    Some(Claim {
-        partition_id: cand.pid,
-        partition: cand.name,
-        queue: queue.name.clone(),
-        start: newest,
-        end: newest,
-        delivery_attempt: attempts,
-        segments: segs,
-        skip: Vec::new(),
-    })
+    Some(cand.claim(queue, newest..=newest, attempts, segs, Vec::new()))
+}
+
+/// The newest offset of partition `pid` written before `visible_before`
+/// (µs; None: any); None when it has none.
+fn newest_offset(client: &mut SpiClient<'_>, pid: i64, visible_before: Option<i64>) -> Option<i64> {
+    let horizon = visible_before.map(|us| crate::pg::time::us_to_timestamptz("visible_before", us));
+    exec(
+        client,
+        query!("pop_newest_offset"),
+        &[spi::INT8, spi::TIMESTAMPTZ],
+        &[pid.into(), horizon.into()],
+    )
+    .next()
+    .map(|r| spi::col(&r, "end_offset"))
 }
 
 /// A queue's hints for its next pop, `limit` at most: first the

@@ -304,7 +304,19 @@ fn probe_duplicates(
             window_secs.into(),
         ],
     );
-    // candidate offset -> (segment base, hash)
+    let candidates = hash_hits(rows, &wanted);
+    if candidates.is_empty() {
+        return HashMap::new();
+    }
+    confirm_hits(client, pid, candidates, &wanted)
+}
+
+/// The offsets of the sidecar `rows` whose caller id hashes to a key of
+/// `wanted`: (segment base, offset, hash).
+fn hash_hits(
+    rows: pgrx::spi::SpiTupleTable<'_>,
+    wanted: &HashMap<i64, Vec<&str>>,
+) -> Vec<(i64, i64, i64)> {
     let mut candidates: Vec<(i64, i64, i64)> = Vec::new();
     for row in rows {
         let base: i64 = spi::col(&row, "base_offset");
@@ -317,10 +329,20 @@ fn probe_duplicates(
             }
         }
     }
+    candidates
+}
+
+/// The originals the hash hits `candidates` (segment base, offset, hash)
+/// of partition `pid` confirm, by caller id: a hit whose frame's id is one
+/// its hash stands for in `wanted` is that id's; a hit whose segment is
+/// gone stands for every id of its hash.
+fn confirm_hits(
+    client: &mut SpiClient<'_>,
+    pid: i64,
+    candidates: Vec<(i64, i64, i64)>,
+    wanted: &HashMap<i64, Vec<&str>>,
+) -> HashMap<String, Original> {
     let mut found = HashMap::new();
-    if candidates.is_empty() {
-        return found;
-    }
     let mut bases: Vec<i64> = candidates.iter().map(|c| c.0).collect();
     bases.sort_unstable();
     bases.dedup();

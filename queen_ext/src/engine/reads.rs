@@ -434,6 +434,8 @@ pub fn changed(c: &mut SpiClient<'_>, body: &Value) -> Value {
     out
 }
 
+/// One entry's answer: a page of the queue's changed partitions, or its
+/// error.
 fn changed_entry(c: &mut SpiClient<'_>, e: &ChangedEntry) -> Value {
     let failed =
         |error: &str| json!({"queue": e.queue, "partitions": [], "next": null, "error": error});
@@ -455,8 +457,24 @@ fn changed_entry(c: &mut SpiClient<'_>, e: &ChangedEntry) -> Value {
             None => return failed(BAD_CURSOR),
         },
     };
+    let page = changed_rows(c, e, queue_id, cursor.as_ref());
+    changed_page(e, page)
+}
+
+/// A changed partition: id, name, last offset, log start and last write
+/// (epoch µs).
+type Changed = (i64, String, i64, i64, i64);
+
+/// The changed partitions of `queue_id` past `cursor`, one more than the
+/// entry's limit (the one past it says a next page exists).
+fn changed_rows(
+    c: &mut SpiClient<'_>,
+    e: &ChangedEntry,
+    queue_id: i64,
+    cursor: Option<&Cursor>,
+) -> Vec<Changed> {
     let want = e.limit + 1;
-    let rows = match (e.since_us, &cursor) {
+    let rows = match (e.since_us, cursor) {
         (None, cur) => {
             let after = match cur {
                 Some(Cursor::Name(n)) => Some(n.as_str()),
@@ -488,17 +506,22 @@ fn changed_entry(c: &mut SpiClient<'_>, e: &ChangedEntry) -> Value {
             )
         }
     };
-    let mut page: Vec<(i64, String, i64, i64, i64)> = rows
-        .map(|r| {
-            (
-                spi::col(&r, "id"),
-                spi::col(&r, "name"),
-                spi::col(&r, "last_offset"),
-                spi::col(&r, "log_start"),
-                spi::col(&r, "last_write_us"),
-            )
-        })
-        .collect();
+    rows.map(|r| {
+        (
+            spi::col(&r, "id"),
+            spi::col(&r, "name"),
+            spi::col(&r, "last_offset"),
+            spi::col(&r, "log_start"),
+            spi::col(&r, "last_write_us"),
+        )
+    })
+    .collect()
+}
+
+/// The entry's answer for `page` (its limit and one more at most): the
+/// partitions up to the limit, and the cursor past the last of them when
+/// there are more.
+fn changed_page(e: &ChangedEntry, mut page: Vec<Changed>) -> Value {
     let more = page.len() as i64 > e.limit;
     page.truncate(e.limit as usize);
     let next = page.last().filter(|_| more).map(|(_, name, _, _, us)| {

@@ -165,7 +165,7 @@ pub fn transaction(
     client: &mut SpiClient<'_>,
     body: &Value,
     producer: Option<&str>,
-    mut binary: Vec<GroupIn>,
+    binary: Vec<GroupIn>,
     counts_only: bool,
 ) -> Value {
     let parsed = parse(body, !binary.is_empty());
@@ -180,15 +180,7 @@ pub fn transaction(
         plan,
         ..
     } = parsed;
-    let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
-    let flat_ops: usize = plan
-        .iter()
-        .map(|op| match op {
-            Op::Push(range) => range.len(),
-            Op::Ack(_) => 1,
-        })
-        .sum::<usize>()
-        + binary_items;
+    let flat_ops = flat_ops(&plan, &binary);
     let kv_results = if kv_ops.is_empty() {
         Vec::new()
     } else {
@@ -200,15 +192,7 @@ pub fn transaction(
     };
     let timers = crate::timers::apply(client, &timer_ops);
     let json_items = push_items.len();
-    let mut groups: Vec<GroupIn> = if push_items.is_empty() {
-        Vec::new()
-    } else {
-        push_wire::items_from_values(&push_items)
-    };
-    for g in binary.iter_mut() {
-        g.items.iter_mut().for_each(|it| it.index += json_items);
-    }
-    groups.append(&mut binary);
+    let groups = push_groups_of(&push_items, binary);
     let pushed = if groups.is_empty() {
         Vec::new()
     } else {
@@ -220,14 +204,7 @@ pub fn transaction(
     } else {
         ack::ack(client, &acks)
     };
-    if let Some(bad) = acked.iter().find(|a| !a.success()) {
-        errors::lease_not_held(format!(
-            "operations: ack of {:?} in partition {} refused: {}; nothing was applied",
-            bad.transaction_id,
-            bad.partition_id,
-            bad.error.as_deref().unwrap_or("")
-        ));
-    }
+    refuse_unless_acked(&acked);
     let done = Done {
         plan: &plan,
         pushed: &pushed,
@@ -236,6 +213,47 @@ pub fn transaction(
         flat_ops,
     };
     answer(&done, counts_only, kv_results, timers)
+}
+
+/// How many pushed items and acks the transaction carries, the binary
+/// body's pushed items included.
+fn flat_ops(plan: &[Op], binary: &[GroupIn]) -> usize {
+    let binary_items: usize = binary.iter().map(|g| g.items.len()).sum();
+    plan.iter()
+        .map(|op| match op {
+            Op::Push(range) => range.len(),
+            Op::Ack(_) => 1,
+        })
+        .sum::<usize>()
+        + binary_items
+}
+
+/// The groups a transaction pushes: its JSON push items', then the binary
+/// body's, whose item indexes follow the JSON items'.
+fn push_groups_of(push_items: &[Value], mut binary: Vec<GroupIn>) -> Vec<GroupIn> {
+    let json_items = push_items.len();
+    let mut groups: Vec<GroupIn> = if push_items.is_empty() {
+        Vec::new()
+    } else {
+        push_wire::items_from_values(push_items)
+    };
+    for g in binary.iter_mut() {
+        g.items.iter_mut().for_each(|it| it.index += json_items);
+    }
+    groups.append(&mut binary);
+    groups
+}
+
+/// Refuses the transaction when one of its acks was refused.
+fn refuse_unless_acked(acked: &[ack_wire::AckOut]) {
+    if let Some(bad) = acked.iter().find(|a| !a.success()) {
+        errors::lease_not_held(format!(
+            "operations: ack of {:?} in partition {} refused: {}; nothing was applied",
+            bad.transaction_id,
+            bad.partition_id,
+            bad.error.as_deref().unwrap_or("")
+        ));
+    }
 }
 
 /// What the pushes and acks of a transaction did, in the shape the answer

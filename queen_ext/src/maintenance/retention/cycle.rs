@@ -548,11 +548,57 @@ pub fn run_cycle<R: Runner>(
     };
 
     // Phases 1 to 3.
+    partition_phases(runner, s, &items, fan_out, &mut report)?;
+
+    // DLQ retention, per due queue, in batches; each batch counts what it
+    // removed in the same transaction.
+    for (queue, failing) in dlq {
+        let Some(cutoff) = list.rules.get(&queue).and_then(|r| r.dlq_cutoff) else {
+            continue;
+        };
+        report.dlq_pruned += dlq_purge(runner, s, (queue, failing, cutoff), &mut report.failures)?;
+    }
+
+    let (cleanup_cutoff, metrics_cutoff) =
+        runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
+
+    // Phase 4: empty partitions, on their own one-minute clock.
+    if s.cleanup_enabled {
+        partition_cleanup(runner, s, cleanup_cutoff, &mut report)?;
+    }
+    // Phase 5: observability rows.
+    metrics_purge(runner, s, metrics_cutoff, &mut report)?;
+    // Phase 6: the cursor states pops, acks and renewals replaced, the rows
+    // ephemeral queues left behind, and fired timers.
+    compaction(runner, s, &mut report)?;
+    // Phase 7: idle ephemeral groups and queues.
+    match super::idle::expire(runner) {
+        Ok(done) => {
+            report.ephemeral_groups_forgotten = done.groups;
+            report.ephemeral_queues_removed = done.queues;
+        }
+        Err(e) if e.stops_the_cycle() => return Err(e),
+        Err(e) => report.failures.add("ephemeral expiry".into(), &e),
+    }
+    report.elapsed_ms = started.elapsed().as_millis();
+    crate::maintenance::sweeper::metrics::retention_cycle(report.due, report.backed_off);
+    Ok(report)
+}
+
+/// Phases 1 to 3: every due item, through `fan_out` when it is given and
+/// there are several, else one after the other here.
+fn partition_phases<R: Runner>(
+    runner: &mut R,
+    s: &Settings,
+    items: &[Item],
+    fan_out: Option<FanOut<'_>>,
+    report: &mut Report,
+) -> Result<(), Failure> {
     let tally = match fan_out {
-        Some(f) if items.len() > 1 => f(&items, &mut report.failures)?,
+        Some(f) if items.len() > 1 => f(items, &mut report.failures)?,
         _ => {
             let mut t = Tally::default();
-            for item in &items {
+            for item in items {
                 t.add(process_isolated(
                     runner,
                     item,
@@ -567,45 +613,36 @@ pub fn run_cycle<R: Runner>(
     report.messages_deleted = tally.messages;
     report.txns_purged = tally.txns;
     report.max_wait_evicted = tally.evicted;
+    Ok(())
+}
 
-    // DLQ retention, per due queue, in batches; each batch counts what it
-    // removed in the same transaction.
-    for (queue, failing) in dlq {
-        let Some(cutoff) = list.rules.get(&queue).and_then(|r| r.dlq_cutoff) else {
-            continue;
-        };
-        let what = || format!("queue {queue} dead-letter purge");
-        report.dlq_pruned += isolated(
-            runner,
-            (queue, DLQ_PHASE, failing),
-            what,
-            &mut report.failures,
-            |r| {
-                let mut pruned = 0;
-                loop {
-                    let n = run_retrying(r, |c| {
-                        crate::engine::dlq::purge_step(c, queue, cutoff, s.batch)
-                    })?;
-                    pruned += n;
-                    if n < s.batch as i64 {
-                        return Ok(pruned);
-                    }
-                }
-            },
-        )?;
-    }
+/// DLQ retention of one queue (`queue`, whether its purge failed before,
+/// and its cutoff), isolated (see [`isolated`]): batches until one removes
+/// fewer than a batch. Answers how many went.
+fn dlq_purge<R: Runner>(
+    runner: &mut R,
+    s: &Settings,
+    (queue, failing, cutoff): (i64, bool, TimestampWithTimeZone),
+    failed: &mut Failed,
+) -> Result<i64, Failure> {
+    let what = || format!("queue {queue} dead-letter purge");
+    isolated(runner, (queue, DLQ_PHASE, failing), what, failed, |r| {
+        let mut pruned = 0;
+        loop {
+            let n = run_retrying(r, |c| {
+                crate::engine::dlq::purge_step(c, queue, cutoff, s.batch)
+            })?;
+            pruned += n;
+            if n < s.batch as i64 {
+                return Ok(pruned);
+            }
+        }
+    })
+}
 
-    let (cleanup_cutoff, metrics_cutoff) =
-        runner.run(|c| cutoffs(c, s.cleanup_days, s.metrics_days))?;
-
-    // Phase 4: empty partitions, on their own one-minute clock.
-    if s.cleanup_enabled {
-        partition_cleanup(runner, s, cleanup_cutoff, &mut report)?;
-    }
-    // Phase 5: observability rows.
-    metrics_purge(runner, s, metrics_cutoff, &mut report)?;
-    // Phase 6: the cursor states pops, acks and renewals replaced, the rows
-    // ephemeral queues left behind, and fired timers.
+/// Phase 6: the compaction of cursor states, ephemeral rows and fired
+/// timers (`compact`). A failure here is reported, not fatal.
+fn compaction<R: Runner>(runner: &mut R, s: &Settings, report: &mut Report) -> Result<(), Failure> {
     match compact::compact(
         runner,
         s.compact_batch,
@@ -624,18 +661,7 @@ pub fn run_cycle<R: Runner>(
         Err(e) if e.stops_the_cycle() => return Err(e),
         Err(e) => report.failures.add("cursor-state compaction".into(), &e),
     }
-    // Phase 7: idle ephemeral groups and queues.
-    match super::idle::expire(runner) {
-        Ok(done) => {
-            report.ephemeral_groups_forgotten = done.groups;
-            report.ephemeral_queues_removed = done.queues;
-        }
-        Err(e) if e.stops_the_cycle() => return Err(e),
-        Err(e) => report.failures.add("ephemeral expiry".into(), &e),
-    }
-    report.elapsed_ms = started.elapsed().as_millis();
-    crate::maintenance::sweeper::metrics::retention_cycle(report.due, report.backed_off);
-    Ok(report)
+    Ok(())
 }
 
 /// Phase 4: the empty partitions past `queen.partition_cleanup_days`, under

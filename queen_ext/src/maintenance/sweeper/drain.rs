@@ -305,40 +305,9 @@ fn fire_keys(
     keys: &[(String, String)],
 ) -> Fire {
     let pg_token = pgrx::Uuid::from_bytes(*token.as_bytes());
-    let (queues, timer_keys) = key_arrays(keys);
     let as_log = timers::as_log();
-    let sql = if as_log {
-        query!("sweeper_drain_claimed_timers_log")
-    } else {
-        query!("sweeper_drain_claimed_timers")
-    };
-    let rows: Vec<ClaimedTimer> = exec_indexed(
-        c,
-        sql,
-        &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
-        &[pg_token.into(), queues.into(), timer_keys.into()],
-    )
-    .map(|r| {
-        (
-            spi::col(&r, "queue"),
-            spi::col(&r, "timer_key"),
-            spi::col(&r, "partition"),
-            spi::col(&r, "payload"),
-            spi::col(&r, "transaction_id"),
-            spi::col(&r, "lateness_ms"),
-            spi::col(&r, "message_id"),
-        )
-    })
-    .collect();
-    let mut bytes = 0i64;
-    let mut take = 0usize;
-    for r in &rows {
-        if take > 0 && bytes + r.3.len() as i64 > max_bytes {
-            break;
-        }
-        bytes += r.3.len() as i64;
-        take += 1;
-    }
+    let rows = claimed_timers(c, pg_token, keys, as_log);
+    let (take, bytes) = within_bytes(&rows, max_bytes);
     let mut firing: Vec<&ClaimedTimer> = rows[..take].iter().collect();
     if as_log && !firing.is_empty() {
         // Marked done first: one another fire marked meanwhile is not
@@ -352,6 +321,82 @@ fn fire_keys(
         );
         firing.retain(|r| marked.contains(r.6.as_bytes()));
     }
+    let groups = timer_groups(&firing);
+    if !groups.is_empty() {
+        push::push_groups(c, &groups, None, true);
+    }
+    if !groups.is_empty() && !as_log {
+        let queues: Vec<String> = firing.iter().map(|r| r.0.clone()).collect();
+        let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
+        exec_indexed(
+            c,
+            query!("sweeper_drain_delete_fired"),
+            &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
+            &[pg_token.into(), queues.into(), keys.into()],
+        );
+    }
+    let lateness = firing.iter().map(|r| r.5).max();
+    let sum: i64 = firing.iter().map(|r| r.5).sum();
+    let fired = firing.len();
+    super::metrics::fired(fired as i64, lateness.unwrap_or(0), sum);
+    Fire {
+        answer: json!({"fired": fired, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum}),
+        last: rows[..take].last().map(|r| (r.0.clone(), r.1.clone())),
+    }
+}
+
+/// The timers of `keys` still claimed under `token`, locked in key order;
+/// with `as_log`, as a schema of `timers::as_log` keeps them.
+fn claimed_timers(
+    c: &mut SpiClient<'_>,
+    token: pgrx::Uuid,
+    keys: &[(String, String)],
+    as_log: bool,
+) -> Vec<ClaimedTimer> {
+    let (queues, timer_keys) = key_arrays(keys);
+    let sql = if as_log {
+        query!("sweeper_drain_claimed_timers_log")
+    } else {
+        query!("sweeper_drain_claimed_timers")
+    };
+    exec_indexed(
+        c,
+        sql,
+        &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
+        &[token.into(), queues.into(), timer_keys.into()],
+    )
+    .map(|r| {
+        (
+            spi::col(&r, "queue"),
+            spi::col(&r, "timer_key"),
+            spi::col(&r, "partition"),
+            spi::col(&r, "payload"),
+            spi::col(&r, "transaction_id"),
+            spi::col(&r, "lateness_ms"),
+            spi::col(&r, "message_id"),
+        )
+    })
+    .collect()
+}
+
+/// How many of `rows`, from the first, one fire takes, and their payload
+/// bytes: at most `max_bytes`, but always the first.
+fn within_bytes(rows: &[ClaimedTimer], max_bytes: i64) -> (usize, i64) {
+    let mut bytes = 0i64;
+    let mut take = 0usize;
+    for r in rows {
+        if take > 0 && bytes + r.3.len() as i64 > max_bytes {
+            break;
+        }
+        bytes += r.3.len() as i64;
+        take += 1;
+    }
+    (take, bytes)
+}
+
+/// The pushes of the timers `firing`, one group per (queue, partition) in
+/// order of first appearance, each item indexed by its place in `firing`.
+fn timer_groups(firing: &[&ClaimedTimer]) -> Vec<GroupIn> {
     let mut groups: Vec<GroupIn> = Vec::new();
     for (index, (queue, _, partition, payload, txn, _, mid)) in firing.iter().copied().enumerate() {
         let item = ItemIn {
@@ -375,27 +420,7 @@ fn fire_keys(
             }),
         }
     }
-    if !groups.is_empty() {
-        push::push_groups(c, &groups, None, true);
-    }
-    if !groups.is_empty() && !as_log {
-        let queues: Vec<String> = firing.iter().map(|r| r.0.clone()).collect();
-        let keys: Vec<String> = firing.iter().map(|r| r.1.clone()).collect();
-        exec_indexed(
-            c,
-            query!("sweeper_drain_delete_fired"),
-            &[spi::UUID, spi::TEXT_ARRAY, spi::TEXT_ARRAY],
-            &[pg_token.into(), queues.into(), keys.into()],
-        );
-    }
-    let lateness = firing.iter().map(|r| r.5).max();
-    let sum: i64 = firing.iter().map(|r| r.5).sum();
-    let fired = firing.len();
-    super::metrics::fired(fired as i64, lateness.unwrap_or(0), sum);
-    Fire {
-        answer: json!({"fired": fired, "bytes": bytes, "done": take == rows.len(), "maxLatenessMs": lateness, "sumLatenessMs": sum}),
-        last: rows[..take].last().map(|r| (r.0.clone(), r.1.clone())),
-    }
+    groups
 }
 
 /// The timers claimed under `token`, in (queue, timer_key) order: a scan of

@@ -1,9 +1,10 @@
--- Where group $2's cursor goes on every partition of queue $1 or, $5
--- given, on partition $5 alone (probed by its whole key, in a branch of
--- its own): 'beginning', 'end' (the end of the partition's newest segment;
--- without one, just before log_start) or the last segment older than $4
--- ($3), found as pop_segment_before.sql finds it. Followed by
--- cursor_seek_create.sql or cursor_seek_move.sql, which write it.
+-- Where group $2's cursor goes on every partition of queue $1 or, $5 given,
+-- on partition $5 alone (probed by its whole key, in a branch of its own):
+-- 'beginning', 'end' (the end of the partition's newest segment; without
+-- one, just before log_start) or the last segment older than $4 ($3), found
+-- as pop_segment_before.sql finds it. Then the cursors the group lacks on
+-- those partitions, made where the seek puts them; one row per target
+-- partition.
 WITH target AS MATERIALIZED (
 SELECT p.id AS pid,
        CASE $3 WHEN 'beginning' THEN p.log_start - 1
@@ -22,3 +23,13 @@ SELECT p.id AS pid,
   LEFT JOIN LATERAL (SELECT s.end_offset, s.created_at FROM queen.log_segments s
                       WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
  ORDER BY p.id
+), made AS (
+    INSERT INTO queen.log_cursors (partition_id, consumer_group)
+    SELECT pid, $2 FROM target ORDER BY pid
+    ON CONFLICT (partition_id, consumer_group) DO NOTHING
+    RETURNING id, partition_id
+), first AS (
+    INSERT INTO queen.log_cursor_states (cursor_id, seq, committed)
+    SELECT m.id, 0, t.committed FROM made m JOIN target t ON t.pid = m.partition_id
+)
+SELECT pid AS moved FROM target

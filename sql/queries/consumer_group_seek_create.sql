@@ -1,7 +1,8 @@
 -- Where group $2's cursor goes on every partition of queue $1: 'beginning',
 -- 'end' (the end of the partition's newest segment; without one, just
--- before log_start) or the last segment older than $4 ($3). Followed by
--- cursor_seek_create.sql or cursor_seek_move.sql, which write it.
+-- before log_start) or the last segment older than $4 ($3). Then the
+-- cursors the group lacks on those partitions, made where the seek puts
+-- them; one row per target partition.
 WITH target AS MATERIALIZED (
 SELECT p.id AS pid,
        CASE $3 WHEN 'beginning' THEN p.log_start - 1
@@ -15,3 +16,13 @@ SELECT p.id AS pid,
                       WHERE s.partition_id = p.id ORDER BY s.base_offset DESC LIMIT 1) t ON true
  WHERE p.queue_id = $1
  ORDER BY p.id
+), made AS (
+    INSERT INTO queen.log_cursors (partition_id, consumer_group)
+    SELECT pid, $2 FROM target ORDER BY pid
+    ON CONFLICT (partition_id, consumer_group) DO NOTHING
+    RETURNING id, partition_id
+), first AS (
+    INSERT INTO queen.log_cursor_states (cursor_id, seq, committed)
+    SELECT m.id, 0, t.committed FROM made m JOIN target t ON t.pid = m.partition_id
+)
+SELECT pid AS moved FROM target
