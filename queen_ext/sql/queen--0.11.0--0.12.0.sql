@@ -8,6 +8,7 @@
 -- is frozen once shipped.
 
 CREATE FUNCTION queen_internal."grant_rights"() RETURNS void
+STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'grant_rights_wrapper';
 ALTER FUNCTION queen_internal.grant_rights() SECURITY DEFINER SET search_path = pg_catalog, pg_temp;

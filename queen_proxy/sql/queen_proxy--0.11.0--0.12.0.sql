@@ -6,6 +6,7 @@
 -- the group role queen_operator. This file is frozen once shipped.
 
 CREATE FUNCTION queen_remote."grant_rights"() RETURNS void
+STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'grant_rights_wrapper';
 ALTER FUNCTION queen_remote.grant_rights() SET search_path = pg_catalog, pg_temp;

@@ -84,9 +84,9 @@ pub fn replaced_since(client: &mut SpiClient<'_>, held: Held) -> bool {
 }
 
 /// Follows the cursor state `held` of group `group` on partition `pid` by
-/// the one `states` selects from it (`cursor_replace.sql`, a part that
-/// follows it, then `cursor_replace_end.sql`), or on a schema not yet
-/// updated runs `rows` on the row of (`pid`, `group`): `$1` and `$2` are
+/// the one `states` selects from it (a whole statement such as
+/// `pop_lease_cursor.sql` or `ack_settle_advance.sql`), or on a schema not
+/// yet updated runs `rows` on the row of (`pid`, `group`): `$1` and `$2` are
 /// the held state's key or that row's, `types` and `args` the parameters
 /// from `$3` on. The held state must have been found the newest after it
 /// was locked ([`replaced_since`]); a follower already there answers 40001.

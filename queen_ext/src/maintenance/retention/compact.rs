@@ -122,7 +122,7 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
     if skipping {
         return spi::exec_keyed(
             client,
-            query!("cursor_states_compact", "cursor_states_compact_skipping"),
+            query!("cursor_states_compact_skipping"),
             &types,
             &args,
         )
@@ -131,7 +131,7 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
     with_lock_timeout(client, LOCK_WAIT, |c| {
         spi::exec_keyed(
             c,
-            query!("cursor_states_compact", "cursor_states_compact_waiting"),
+            query!("cursor_states_compact_waiting"),
             &types,
             &args,
         )
