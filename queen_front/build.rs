@@ -21,6 +21,14 @@ fn main() {
         "cargo:rerun-if-changed={}",
         dashboard.join("package-lock.json").display()
     );
+    bundle(&dashboard, &out);
+    let assets = name_by_hash(&dashboard, &out);
+    write_list(&out, &assets);
+}
+
+/// Bundles the dashboard's sources into `out` with esbuild (`app.js`,
+/// `app.css`).
+fn bundle(dashboard: &Path, out: &Path) {
     let esbuild = dashboard.join("node_modules/.bin/esbuild");
     if !esbuild.exists() {
         panic!(
@@ -28,9 +36,9 @@ fn main() {
             esbuild.display()
         );
     }
-    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(out);
     let status = Command::new(&esbuild)
-        .current_dir(&dashboard)
+        .current_dir(dashboard)
         .args([
             "src/main.jsx",
             "--bundle",
@@ -46,7 +54,12 @@ fn main() {
         .status()
         .unwrap_or_else(|e| panic!("running {}: {e}", esbuild.display()));
     assert!(status.success(), "esbuild failed to bundle the dashboard");
+}
 
+/// Copies each bundled asset under a name with its hash and writes the
+/// page that loads them by those names; the assets' names and content
+/// types.
+fn name_by_hash(dashboard: &Path, out: &Path) -> Vec<(String, &'static str)> {
     let mut assets = Vec::new();
     let mut page = read(&dashboard.join("src/index.html"));
     for (file, kind) in [("app.js", "text/javascript"), ("app.css", "text/css")] {
@@ -65,7 +78,11 @@ fn main() {
         assets.push((named, kind));
     }
     std::fs::write(out.join("index.html"), page).expect("writing index.html");
+    assets
+}
 
+/// Writes `dashboard_assets.rs`, which includes the page and the assets.
+fn write_list(out: &Path, assets: &[(String, &str)]) {
     let mut list =
         String::from("/// The dashboard's page.\npub const INDEX_HTML: &[u8] = include_bytes!(");
     list.push_str(&format!(
@@ -73,7 +90,7 @@ fn main() {
         out.join("index.html").display().to_string()
     ));
     list.push_str("/// The dashboard's assets: name, content type, bytes.\npub const ASSETS: &[(&str, &str, &[u8])] = &[\n");
-    for (name, kind) in &assets {
+    for (name, kind) in assets {
         let path = out.join(name).display().to_string();
         list.push_str(&format!(
             "    ({name:?}, {kind:?}, include_bytes!({path:?})),\n"

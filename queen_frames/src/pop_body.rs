@@ -111,39 +111,7 @@ pub fn decode_pop_answer(data: &[u8]) -> Result<PopAnswer, FrameError> {
     let n_claims = r.u32("claim count")?;
     let mut claims = Vec::with_capacity((n_claims as usize).min(r.remaining() / 34));
     for _ in 0..n_claims {
-        let partition_id = r.u64("partition id")?;
-        let partition = r.text16("partition name")?.to_owned();
-        let start = r.u64("claim start")?;
-        let end = r.u64("claim end")?;
-        let delivery_attempt = r.u32("delivery attempt")?;
-        let n_records = r.u32("record count")?;
-        let mut records = Vec::with_capacity((n_records as usize).min(r.remaining() / 25));
-        for _ in 0..n_records {
-            let base_offset = r.u64("record base offset")?;
-            let created_at_us = r.i64("record created_at")?;
-            let count = r.u32("record count")?;
-            let codec = r.u8("record codec")?;
-            if codec > CODEC_ZSTD {
-                return Err(FrameError::invalid(format!("unknown record codec {codec}")));
-            }
-            let len = r.u32("record length")? as usize;
-            let bytes = r.take(len, "record bytes")?.to_vec();
-            records.push(PopRecord {
-                base_offset,
-                created_at_us,
-                count,
-                codec,
-                bytes,
-            });
-        }
-        claims.push(PopClaim {
-            partition_id,
-            partition,
-            start,
-            end,
-            delivery_attempt,
-            records,
-        });
+        claims.push(decode_claim(&mut r)?);
     }
     if !r.is_empty() {
         return Err(FrameError::invalid(format!(
@@ -157,6 +125,48 @@ pub fn decode_pop_answer(data: &[u8]) -> Result<PopAnswer, FrameError> {
         lease_id,
         consumer_group,
         claims,
+    })
+}
+
+/// One claim of a framed pop answer, its records included.
+fn decode_claim(r: &mut Reader<'_>) -> Result<PopClaim, FrameError> {
+    let partition_id = r.u64("partition id")?;
+    let partition = r.text16("partition name")?.to_owned();
+    let start = r.u64("claim start")?;
+    let end = r.u64("claim end")?;
+    let delivery_attempt = r.u32("delivery attempt")?;
+    let n_records = r.u32("record count")?;
+    let mut records = Vec::with_capacity((n_records as usize).min(r.remaining() / 25));
+    for _ in 0..n_records {
+        records.push(decode_record(r)?);
+    }
+    Ok(PopClaim {
+        partition_id,
+        partition,
+        start,
+        end,
+        delivery_attempt,
+        records,
+    })
+}
+
+/// One record of a claim: its head, then its stored bytes.
+fn decode_record(r: &mut Reader<'_>) -> Result<PopRecord, FrameError> {
+    let base_offset = r.u64("record base offset")?;
+    let created_at_us = r.i64("record created_at")?;
+    let count = r.u32("record count")?;
+    let codec = r.u8("record codec")?;
+    if codec > CODEC_ZSTD {
+        return Err(FrameError::invalid(format!("unknown record codec {codec}")));
+    }
+    let len = r.u32("record length")? as usize;
+    let bytes = r.take(len, "record bytes")?.to_vec();
+    Ok(PopRecord {
+        base_offset,
+        created_at_us,
+        count,
+        codec,
+        bytes,
     })
 }
 

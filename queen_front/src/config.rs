@@ -122,6 +122,35 @@ fn public_key(vars: &Vars) -> Result<Option<String>, String> {
     }
 }
 
+/// The database's connection string: `DATABASE_URL`, else one built from
+/// the `PG*` variables.
+fn database_url(vars: &Vars) -> String {
+    match vars.get("DATABASE_URL") {
+        Some(url) => url,
+        None => format!(
+            "host={} port={} user={} dbname={}{}",
+            vars.get("PGHOST").unwrap_or_else(|| "127.0.0.1".into()),
+            vars.get("PGPORT").unwrap_or_else(|| "6532".into()),
+            vars.get("PGUSER").unwrap_or_else(|| "postgres".into()),
+            vars.get("PGDATABASE").unwrap_or_else(|| "queen".into()),
+            vars.get("PGPASSWORD")
+                .map(|p| format!(" password={p}"))
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+/// The bearer-token settings.
+fn jwt(vars: &Vars) -> Result<JwtConfig, String> {
+    Ok(JwtConfig {
+        secret: vars.get("JWT_SECRET"),
+        public_key_pem: public_key(vars)?,
+        leeway_s: vars.parsed("QUEEN_JWT_LEEWAY_S", 30)?,
+        issuer: vars.get("QUEEN_JWT_ISSUER"),
+        audience: vars.get("QUEEN_JWT_AUDIENCE"),
+    })
+}
+
 /// Most requests the extension takes in one fused call by default
 /// (`queen.fused_max_requests`).
 const FUSED_MAX_REQUESTS: usize = 1000;
@@ -202,19 +231,7 @@ impl Config {
     pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
         let vars = Vars(lookup);
         let var = |name: &str| vars.get(name);
-        let database_url = match var("DATABASE_URL") {
-            Some(url) => url,
-            None => format!(
-                "host={} port={} user={} dbname={}{}",
-                var("PGHOST").unwrap_or_else(|| "127.0.0.1".into()),
-                var("PGPORT").unwrap_or_else(|| "6532".into()),
-                var("PGUSER").unwrap_or_else(|| "postgres".into()),
-                var("PGDATABASE").unwrap_or_else(|| "queen".into()),
-                var("PGPASSWORD")
-                    .map(|p| format!(" password={p}"))
-                    .unwrap_or_default(),
-            ),
-        };
+        let database_url = database_url(&vars);
         let allow_unauthenticated = match var("QUEEN_ALLOW_UNAUTHENTICATED").as_deref() {
             None | Some("0") | Some("false") => false,
             Some("1") | Some("true") => true,
@@ -229,7 +246,7 @@ impl Config {
             Some("off") | Some("0") => false,
             Some(other) => return Err(format!("QUEEN_DASHBOARD={other:?} is not on or off")),
         };
-        let mut config = Config {
+        let config = Config {
             database_url,
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".into()),
             port: vars.parsed("PORT", 6632)?,
@@ -245,13 +262,7 @@ impl Config {
             request_timeout: Duration::from_millis(
                 vars.parsed("QUEEN_REQUEST_TIMEOUT_MS", 35_000)?,
             ),
-            jwt: JwtConfig {
-                secret: var("JWT_SECRET"),
-                public_key_pem: public_key(&vars)?,
-                leeway_s: vars.parsed("QUEEN_JWT_LEEWAY_S", 30)?,
-                issuer: var("QUEEN_JWT_ISSUER"),
-                audience: var("QUEEN_JWT_AUDIENCE"),
-            },
+            jwt: jwt(&vars)?,
             body_limit_bytes: vars.parsed("QUEEN_BODY_LIMIT_BYTES", 16 * 1024 * 1024)?,
             long_poll_period: Duration::from_millis(vars.parsed("QUEEN_LONG_POLL_MS", 500)?),
             // Not measured: room for many consumers' long polls, few enough
@@ -275,18 +286,24 @@ impl Config {
             ),
             metrics_max_queues: vars.parsed("QUEEN_METRICS_MAX_QUEUES", 1_000usize)?,
         };
-        if !config.jwt.is_on() && is_loopback(&config.host) {
-            config.cors_origins = config.cors_origins.guard_hosts();
+        config.guard_unauthenticated()
+    }
+
+    /// Without authentication: the `Host` of every request checked on
+    /// loopback, and an error for any other `HOST` not explicitly allowed.
+    fn guard_unauthenticated(mut self) -> Result<Config, String> {
+        if !self.jwt.is_on() && is_loopback(&self.host) {
+            self.cors_origins = self.cors_origins.guard_hosts();
         }
-        if !config.jwt.is_on() && !config.allow_unauthenticated && !is_loopback(&config.host) {
+        if !self.jwt.is_on() && !self.allow_unauthenticated && !is_loopback(&self.host) {
             return Err(format!(
                 "HOST={} is not a loopback address and no authentication is configured: \
                  set JWT_SECRET, JWT_PUBLIC_KEY or QUEEN_JWT_PUBLIC_KEY_FILE, or \
                  QUEEN_ALLOW_UNAUTHENTICATED=1 to serve every route to anyone who can reach it",
-                config.host
+                self.host
             ));
         }
-        Ok(config)
+        Ok(self)
     }
 }
 

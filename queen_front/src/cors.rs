@@ -166,19 +166,8 @@ fn allow_origin(headers: &mut HeaderMap, origin: HeaderValue) {
 }
 
 pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> Response {
-    if origins.1 {
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .or_else(|| req.uri().authority().map(|a| a.as_str()));
-        if let Some(host) = host.filter(|h| !origins.host_allowed(h)) {
-            return refused(format!(
-                "a request for host {host:?} is refused: without authentication this \
-                 front-end answers only to an IP address, localhost or the host of an \
-                 origin QUEEN_CORS_ORIGINS lists"
-            ));
-        }
+    if let Some(refusal) = host_refused(&origins, &req) {
+        return refusal;
     }
     let origin = req.headers().get(header::ORIGIN).cloned();
     let allowed = origin.as_ref().is_some_and(|o| origins.allows(o));
@@ -192,30 +181,12 @@ pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> 
             if !allowed {
                 return refused(format!("origin {:?} is not allowed", shown(o)));
             }
-            let mut response = StatusCode::NO_CONTENT.into_response();
-            let headers = response.headers_mut();
-            allow_origin(headers, o.clone());
-            for (name, value) in [
-                (header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW_METHODS),
-                (header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS),
-                (header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE_S),
-            ] {
-                headers.insert(name, HeaderValue::from_static(value));
-            }
-            response
+            preflight_answer(o)
         }
         _ => {
             if changes_state(req.method(), req.uri().path()) && !allowed && !own {
-                if let Some(o) = &origin {
-                    return refused(format!(
-                        "a {} from origin {:?} is refused: the origin is not allowed",
-                        req.method(),
-                        shown(o)
-                    ));
-                }
-                let site = req.headers().get("sec-fetch-site");
-                if site.is_some_and(|s| s.as_bytes().eq_ignore_ascii_case(b"cross-site")) {
-                    return refused(format!("a cross-site {} is refused", req.method()));
+                if let Some(refusal) = cross_site_refused(&req, origin.as_ref()) {
+                    return refusal;
                 }
             }
             let mut response = next.run(req).await;
@@ -236,4 +207,56 @@ pub async fn guard(State(origins): State<Origins>, req: Request, next: Next) -> 
             .append(header::VARY, HeaderValue::from_static("origin"));
     }
     response
+}
+
+/// The 403 for a request naming a host that may not be served, when the
+/// `Host` of every request is checked.
+fn host_refused(origins: &Origins, req: &Request) -> Option<Response> {
+    if !origins.1 {
+        return None;
+    }
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()));
+    let host = host.filter(|h| !origins.host_allowed(h))?;
+    Some(refused(format!(
+        "a request for host {host:?} is refused: without authentication this \
+         front-end answers only to an IP address, localhost or the host of an \
+         origin QUEEN_CORS_ORIGINS lists"
+    )))
+}
+
+/// The 204 that answers a preflight from the listed origin `origin`.
+fn preflight_answer(origin: &HeaderValue) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    allow_origin(headers, origin.clone());
+    for (name, value) in [
+        (header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW_METHODS),
+        (header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS),
+        (header::ACCESS_CONTROL_MAX_AGE, PREFLIGHT_MAX_AGE_S),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// The 403 for a request that changes state and comes from neither an
+/// allowed origin nor the page's own: any that names its `Origin`, or one
+/// its browser says is cross-site.
+fn cross_site_refused(req: &Request, origin: Option<&HeaderValue>) -> Option<Response> {
+    if let Some(o) = origin {
+        return Some(refused(format!(
+            "a {} from origin {:?} is refused: the origin is not allowed",
+            req.method(),
+            shown(o)
+        )));
+    }
+    let site = req.headers().get("sec-fetch-site");
+    if site.is_some_and(|s| s.as_bytes().eq_ignore_ascii_case(b"cross-site")) {
+        return Some(refused(format!("a cross-site {} is refused", req.method())));
+    }
+    None
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, QueueMode, RecyclingMethod};
 use tokio::time::{timeout_at, Instant};
 use tokio_postgres::types::{FromSql, ToSql};
+use tokio_postgres::Statement;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::config::Config;
@@ -108,20 +109,7 @@ where
     T: for<'a> FromSql<'a>,
 {
     let deadline = Instant::now() + timeout;
-    let client = match timeout_at(deadline, pool.get()).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(e)) => return Err(Failed::Other(e.into())),
-        Err(_) => return Err(Failed::Other(ApiError::timeout())),
-    };
-    let stmt = match timeout_at(deadline, client.prepare_cached(sql)).await {
-        Ok(Ok(stmt)) => stmt,
-        // Nothing was run: a refusal to plan it, or no server.
-        Ok(Err(e)) => return Err(answered(e)),
-        Err(_) => {
-            abandon(client);
-            return Err(Failed::Other(ApiError::timeout()));
-        }
-    };
+    let (client, stmt) = prepared(pool, sql, deadline).await?;
     // A connection whose statement was canceled or broke leaves the pool.
     let mut discard = false;
     let outcome = {
@@ -136,17 +124,8 @@ where
                 // Out of time: ask for a cancel, then wait for the server
                 // to say how the statement ended.
                 discard = true;
-                let cancel = client.cancel_token();
                 let until = Instant::now() + OUTCOME_WAIT;
-                match timeout_at(until, cancel.cancel_query(cancel_tls())).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        tracing::warn!("canceling a statement that outran its request: {e}")
-                    }
-                    Err(_) => {
-                        tracing::warn!("canceling a statement that outran its request: no answer")
-                    }
-                }
+                cancel_by(&client, until).await;
                 timeout_at(until, &mut work).await.ok()
             }
         }
@@ -178,6 +157,40 @@ where
         abandon(client);
     }
     Err(failed)
+}
+
+/// A connection from `pool` and `sql` prepared on it, by `deadline`.
+async fn prepared(
+    pool: &Pool,
+    sql: &str,
+    deadline: Instant,
+) -> Result<(Object, Statement), Failed> {
+    let client = match timeout_at(deadline, pool.get()).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(e)) => return Err(Failed::Other(e.into())),
+        Err(_) => return Err(Failed::Other(ApiError::timeout())),
+    };
+    let stmt = match timeout_at(deadline, client.prepare_cached(sql)).await {
+        Ok(Ok(stmt)) => stmt,
+        // Nothing was run: a refusal to plan it, or no server.
+        Ok(Err(e)) => return Err(answered(e)),
+        Err(_) => {
+            abandon(client);
+            return Err(Failed::Other(ApiError::timeout()));
+        }
+    };
+    Ok((client, stmt))
+}
+
+/// Asks the server to cancel what `client` runs, waiting for its answer
+/// until `until`.
+async fn cancel_by(client: &Object, until: Instant) {
+    let cancel = client.cancel_token();
+    match timeout_at(until, cancel.cancel_query(cancel_tls())).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("canceling a statement that outran its request: {e}"),
+        Err(_) => tracing::warn!("canceling a statement that outran its request: no answer"),
+    }
 }
 
 /// The failure of a statement the server answered with an ERROR (or whose

@@ -621,20 +621,9 @@ impl Lane {
         }
         let stats = self.stats.lane(self.kind);
         stats.observe(batch.len());
-        let wait = Some(self.config.lock_wait);
         if batch.len() == 1 {
             let p = batch.into_iter().next().expect("one request");
-            match p.job.call(&self.pool, left(p.deadline), wait).await {
-                Err(Failed::LockWait(_)) => {
-                    drop(slot);
-                    p.hand_back();
-                }
-                answer => {
-                    let _ = p
-                        .reply
-                        .send(Outcome::Answered(answer.map_err(Failed::into_error)));
-                }
-            }
+            self.serve_one(p, slot).await;
             return;
         }
         let answered = self.fused(&batch).await;
@@ -660,27 +649,51 @@ impl Lane {
             Err(Failed::Refused(_) | Failed::LockWait(_)) => {
                 stats.retried_calls.fetch_add(1, Ordering::Relaxed);
                 stats.calls.fetch_add(batch.len() as u64, Ordering::Relaxed);
-                // One after the other, in the order the lane took them:
-                // the order of the messages per partition is kept. One
-                // that waits on a row lock past the bound leaves the lane.
-                let mut left_lane = Vec::new();
-                for p in batch {
-                    match p.job.call(&self.pool, left(p.deadline), wait).await {
-                        Err(Failed::LockWait(_)) => left_lane.push(p),
-                        answer => {
-                            let _ = p
-                                .reply
-                                .send(Outcome::Answered(answer.map_err(Failed::into_error)));
-                        }
-                    }
-                }
-                slot.take();
-                for p in left_lane {
-                    p.hand_back();
-                }
+                self.each_alone(batch, slot).await;
             }
             // No database, or out of time: every request is answered so.
             Err(Failed::Other(e)) => deliver(batch.into_iter().map(|p| (p, Err(e.clone())))),
+        }
+    }
+
+    /// Makes the call of a lone request holding `slot`; one that waits on a
+    /// row lock past the bound gives the slot back and gets its job back.
+    async fn serve_one(&self, p: Pending, slot: Slot<'_>) {
+        let wait = Some(self.config.lock_wait);
+        match p.job.call(&self.pool, left(p.deadline), wait).await {
+            Err(Failed::LockWait(_)) => {
+                drop(slot);
+                p.hand_back();
+            }
+            answer => {
+                let _ = p
+                    .reply
+                    .send(Outcome::Answered(answer.map_err(Failed::into_error)));
+            }
+        }
+    }
+
+    /// Makes each request of a fused call refused as a whole again on its
+    /// own, then gives `slot` back.
+    async fn each_alone(&self, batch: Vec<Pending>, slot: Option<Slot<'_>>) {
+        let wait = Some(self.config.lock_wait);
+        // One after the other, in the order the lane took them: the order
+        // of the messages per partition is kept. One that waits on a row
+        // lock past the bound leaves the lane.
+        let mut left_lane = Vec::new();
+        for p in batch {
+            match p.job.call(&self.pool, left(p.deadline), wait).await {
+                Err(Failed::LockWait(_)) => left_lane.push(p),
+                answer => {
+                    let _ = p
+                        .reply
+                        .send(Outcome::Answered(answer.map_err(Failed::into_error)));
+                }
+            }
+        }
+        drop(slot);
+        for p in left_lane {
+            p.hand_back();
         }
     }
 

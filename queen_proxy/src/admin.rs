@@ -51,6 +51,46 @@ fn occupied() -> BTreeSet<i32> {
 /// share of the empty slots.
 #[pg_extern(volatile)]
 fn shard_add(dsn: &str) -> JsonOut {
+    refuse_secrets(dsn);
+    Spi::run("LOCK TABLE queen.proxy_slots IN ACCESS EXCLUSIVE MODE").expect("lock the slot map");
+    let n = Spi::get_one::<i64>("SELECT pg_catalog.count(*) FROM queen.proxy_shards")
+        .expect("count the shards")
+        .unwrap_or(0) as i32;
+    add_server_partition(n, dsn);
+    Spi::run_with_args(
+        "INSERT INTO queen.proxy_shards (shard, dsn) VALUES ($1, $2)",
+        &[n.into(), dsn.into()],
+    )
+    .expect("insert the shard");
+    let identity = shard_identity(n);
+    let moved: Vec<i32> = if n == 0 {
+        Spi::run_with_args(
+            "INSERT INTO queen.proxy_slots (slot, shard) SELECT s, 0 FROM pg_catalog.generate_series(0, $1 - 1) s",
+            &[SLOTS.into()],
+        )
+        .expect("insert the slots");
+        (0..SLOTS).collect()
+    } else {
+        let moved = share_of_empty_slots(n);
+        Spi::run_with_args(
+            "UPDATE queen.proxy_slots SET shard = $1 WHERE slot = ANY($2)",
+            &[n.into(), moved.clone().into()],
+        )
+        .expect("move the slots");
+        moved
+    };
+    JsonOut(
+        json!({
+            "shard": n,
+            "slots": moved.len(),
+            "identity": identity.map(|i| remote::parse("shard_set", &i)),
+        })
+        .to_string(),
+    )
+}
+
+/// Refuses a connection string that names a user or holds a secret.
+fn refuse_secrets(dsn: &str) {
     if dsn.contains("user=") {
         errors::raise(
             "22023",
@@ -64,10 +104,11 @@ fn shard_add(dsn: &str) -> JsonOut {
              readable in pg_foreign_server; put the password in the user mapping",
         );
     }
-    Spi::run("LOCK TABLE queen.proxy_slots IN ACCESS EXCLUSIVE MODE").expect("lock the slot map");
-    let n = Spi::get_one::<i64>("SELECT pg_catalog.count(*) FROM queen.proxy_shards")
-        .expect("count the shards")
-        .unwrap_or(0) as i32;
+}
+
+/// Makes `dsn` partition p<n> of the server `queen`, creating the server
+/// for the first shard.
+fn add_server_partition(n: i32, dsn: &str) {
     let server = Spi::get_one::<bool>(
         "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_foreign_server WHERE srvname = 'queen')",
     )
@@ -91,77 +132,58 @@ fn shard_add(dsn: &str) -> JsonOut {
         ))
         .expect("create server");
     }
-    Spi::run_with_args(
-        "INSERT INTO queen.proxy_shards (shard, dsn) VALUES ($1, $2)",
-        &[n.into(), dsn.into()],
-    )
-    .expect("insert the shard");
-    // The shard's own ids from its range (queen.shard_set on the shard),
-    // once the caller can reach the shards: the first shard is added before
-    // any user mapping of the new server can exist.
+}
+
+/// The shard's own ids from its range (queen.shard_set on the shard),
+/// once the caller can reach the shards: the first shard is added before
+/// any user mapping of the new server can exist.
+fn shard_identity(n: i32) -> Option<String> {
     let mapped = Spi::get_one::<bool>(
         "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_user_mappings \
                          WHERE srvname = 'queen' AND usename IN (current_user, 'public'))",
     )
     .expect("look up the user mapping")
     .unwrap_or(false);
-    let identity: Option<String> = if mapped {
+    if mapped {
         remote::one("SELECT queen_remote.shard_set($1, $1)::text", &[n.into()])
     } else {
         None
-    };
-    let moved: Vec<i32> = if n == 0 {
-        Spi::run_with_args(
-            "INSERT INTO queen.proxy_slots (slot, shard) SELECT s, 0 FROM pg_catalog.generate_series(0, $1 - 1) s",
-            &[SLOTS.into()],
-        )
-        .expect("insert the slots");
-        (0..SLOTS).collect()
-    } else {
-        let busy = occupied();
-        let owners: Vec<i32> = Spi::get_one::<Vec<i32>>(
-            "SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots",
-        )
-        .expect("read the slot map")
-        .unwrap_or_default();
-        // The empty slots of each shard, and how many each owns.
-        let mut free: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
-        let mut owned: BTreeMap<i32, usize> = BTreeMap::new();
-        for (slot, &shard) in owners.iter().enumerate() {
-            *owned.entry(shard).or_default() += 1;
-            if !busy.contains(&(slot as i32)) {
-                free.entry(shard).or_default().push(slot as i32);
-            }
-        }
-        let share = SLOTS as usize / (n as usize + 1);
-        let mut moved = Vec::with_capacity(share);
-        while moved.len() < share {
-            // From the shard that owns the most and still has an empty slot.
-            let Some((&from, _)) = owned
-                .iter()
-                .filter(|(s, _)| free.get(s).is_some_and(|f| !f.is_empty()))
-                .max_by_key(|(s, c)| (**c, std::cmp::Reverse(**s)))
-            else {
-                break;
-            };
-            moved.push(free.get_mut(&from).and_then(Vec::pop).expect("a free slot"));
-            *owned.get_mut(&from).expect("owner") -= 1;
-        }
-        Spi::run_with_args(
-            "UPDATE queen.proxy_slots SET shard = $1 WHERE slot = ANY($2)",
-            &[n.into(), moved.clone().into()],
-        )
-        .expect("move the slots");
-        moved
-    };
-    JsonOut(
-        json!({
-            "shard": n,
-            "slots": moved.len(),
-            "identity": identity.map(|i| remote::parse("shard_set", &i)),
-        })
-        .to_string(),
+    }
+}
+
+/// The empty slots shard `n` is given: its share of them, taken one by one
+/// from the shard that owns the most and still has an empty slot.
+fn share_of_empty_slots(n: i32) -> Vec<i32> {
+    let busy = occupied();
+    let owners: Vec<i32> = Spi::get_one::<Vec<i32>>(
+        "SELECT pg_catalog.array_agg(shard ORDER BY slot) FROM queen.proxy_slots",
     )
+    .expect("read the slot map")
+    .unwrap_or_default();
+    // The empty slots of each shard, and how many each owns.
+    let mut free: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    let mut owned: BTreeMap<i32, usize> = BTreeMap::new();
+    for (slot, &shard) in owners.iter().enumerate() {
+        *owned.entry(shard).or_default() += 1;
+        if !busy.contains(&(slot as i32)) {
+            free.entry(shard).or_default().push(slot as i32);
+        }
+    }
+    let share = SLOTS as usize / (n as usize + 1);
+    let mut moved = Vec::with_capacity(share);
+    while moved.len() < share {
+        // From the shard that owns the most and still has an empty slot.
+        let Some((&from, _)) = owned
+            .iter()
+            .filter(|(s, _)| free.get(s).is_some_and(|f| !f.is_empty()))
+            .max_by_key(|(s, c)| (**c, std::cmp::Reverse(**s)))
+        else {
+            break;
+        };
+        moved.push(free.get_mut(&from).and_then(Vec::pop).expect("a free slot"));
+        *owned.get_mut(&from).expect("owner") -= 1;
+    }
+    moved
 }
 
 /// Whether a connection string holds a secret: a password, or a URI's

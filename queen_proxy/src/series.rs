@@ -282,63 +282,76 @@ fn status(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             }
             // Ratios are not added: each is the shards' weighted by their requests.
             let mut messages = added(&all, "messages");
-            let mut efficiency = Map::new();
-            for kind in ["push", "pop", "ack"] {
-                let (mut num, mut den) = (0.0, 0.0);
-                for a in &all {
-                    let r = a
-                        .pointer(&format!("/messages/requests/{kind}"))
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0);
-                    let e = a
-                        .pointer(&format!("/messages/batchEfficiency/{kind}"))
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0);
-                    num += r * e;
-                    den += r;
-                }
-                efficiency.insert(kind.into(), json!(if den > 0.0 { num / den } else { 0.0 }));
-            }
             if let Some(m) = messages.as_object_mut() {
-                m.insert("batchEfficiency".into(), Value::Object(efficiency));
+                m.insert(
+                    "batchEfficiency".into(),
+                    Value::Object(batch_efficiency(&all)),
+                );
             }
             out.insert("messages".into(), messages);
             let mut dlq = added(&all, "deadLetterQueue");
-            let mut errors: BTreeMap<String, i64> = BTreeMap::new();
-            for e in all
-                .iter()
-                .filter_map(|a| a.pointer("/deadLetterQueue/topErrors"))
-                .filter_map(Value::as_array)
-                .flatten()
-            {
-                *errors.entry(text(e, "error")).or_default() +=
-                    e.get("count").and_then(Value::as_i64).unwrap_or(0);
-            }
-            let mut top: Vec<(String, i64)> = errors.into_iter().collect();
-            top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            let shown = all
-                .iter()
-                .filter_map(|a| {
-                    a.pointer("/deadLetterQueue/topErrors")
-                        .and_then(Value::as_array)
-                        .map(Vec::len)
-                })
-                .max()
-                .unwrap_or(0);
-            top.truncate(shown.max(1));
             if let Some(d) = dlq.as_object_mut() {
-                d.insert(
-                    "topErrors".into(),
-                    json!(top
-                        .iter()
-                        .map(|(e, c)| json!({"error": e, "count": c}))
-                        .collect::<Vec<_>>()),
-                );
+                d.insert("topErrors".into(), top_errors(&all));
             }
             out.insert("deadLetterQueue".into(), dlq);
             Value::Object(out)
         },
     )
+}
+
+/// The batch efficiency of each kind of request over every shard: the
+/// shards' weighted by their requests.
+fn batch_efficiency(all: &[Value]) -> Map<String, Value> {
+    let mut efficiency = Map::new();
+    for kind in ["push", "pop", "ack"] {
+        let (mut num, mut den) = (0.0, 0.0);
+        for a in all {
+            let r = a
+                .pointer(&format!("/messages/requests/{kind}"))
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
+            let e = a
+                .pointer(&format!("/messages/batchEfficiency/{kind}"))
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
+            num += r * e;
+            den += r;
+        }
+        efficiency.insert(kind.into(), json!(if den > 0.0 { num / den } else { 0.0 }));
+    }
+    efficiency
+}
+
+/// The top errors of every shard's dead-letter queue merged: the counts of
+/// one error added, the most first, as many as the longest list (one at
+/// least).
+fn top_errors(all: &[Value]) -> Value {
+    let mut errors: BTreeMap<String, i64> = BTreeMap::new();
+    for e in all
+        .iter()
+        .filter_map(|a| a.pointer("/deadLetterQueue/topErrors"))
+        .filter_map(Value::as_array)
+        .flatten()
+    {
+        *errors.entry(text(e, "error")).or_default() +=
+            e.get("count").and_then(Value::as_i64).unwrap_or(0);
+    }
+    let mut top: Vec<(String, i64)> = errors.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let shown = all
+        .iter()
+        .filter_map(|a| {
+            a.pointer("/deadLetterQueue/topErrors")
+                .and_then(Value::as_array)
+                .map(Vec::len)
+        })
+        .max()
+        .unwrap_or(0);
+    top.truncate(shown.max(1));
+    json!(top
+        .iter()
+        .map(|(e, c)| json!({"error": e, "count": c}))
+        .collect::<Vec<_>>())
 }
 
 /// Messages of a queue on its shard; of every shard, newest first, the

@@ -160,23 +160,8 @@ pub async fn pop(
     State(state): State<AppState>,
     Params(q): Params<PopQuery>,
 ) -> Answer {
-    let queue = text(&q.queue)
-        .ok_or_else(|| bad("queue: is required"))?
-        .to_owned();
-    let partition = text(&q.partition).map(str::to_owned);
-    let group = text(&q.group).map(str::to_owned);
-    let batch = number("batch", &q.batch).map_err(eph)?;
-    let wait = flag("wait", &q.wait).map_err(eph)?;
-    let auto_ack = flag("autoAck", &q.auto_ack).map_err(eph)?;
-    let timeout_ms = number("timeout", &q.timeout)
-        .map_err(eph)?
-        .unwrap_or(DEFAULT_WAIT_MS);
-    if !(0..=MAX_WAIT_MS).contains(&timeout_ms) {
-        return Err(bad(format!(
-            "timeout: {timeout_ms} is not 0 to {MAX_WAIT_MS}"
-        )));
-    }
-    let hold = Duration::from_millis(timeout_ms as u64).min(
+    let pop = Pop::read(q)?;
+    let hold = Duration::from_millis(pop.timeout_ms as u64).min(
         state
             .config
             .request_timeout
@@ -184,56 +169,122 @@ pub async fn pop(
     );
     let deadline = Instant::now() + hold;
     // A batch below 1 is the extension's to refuse.
-    let want = batch.unwrap_or(1);
-    let key = key(&queue);
-    let mut held: Vec<Value> = Vec::new();
+    let want = pop.batch.unwrap_or(1);
+    let key = key(&pop.queue);
+    let mut held = Held::default();
     let mut waited = false;
-    // The window's end, once the first message came.
-    let mut window_end: Option<Instant> = None;
     loop {
-        let rest = want - held.len() as i64;
-        let mut answer = call(
-            &state,
-            "SELECT queen.ephemeral_pop($1, $2, $3, $4, $5)",
-            &[&queue, &partition, &group, &Some(rest), &auto_ack],
-        )
-        .await
-        .map_err(eph)?;
-        let window = answer.get("windowBuffer").cloned();
-        let got = messages_of(&mut answer);
-        let first = held.is_empty() && !got.is_empty();
-        held.extend(got);
-        if first {
-            let ms = window.as_ref().and_then(|w| w["ms"].as_u64()).unwrap_or(0);
-            window_end = Some(Instant::now() + Duration::from_millis(ms));
-        }
-        let count = window
-            .as_ref()
-            .and_then(|w| w["count"].as_u64())
-            .map_or(0, |c| c as usize);
+        let rest = want - held.messages.len() as i64;
+        let answer = pop.once(&state, rest).await.map_err(eph)?;
+        let full = held.take(answer, want);
         let now = Instant::now();
-        let full = held.len() as i64 >= want || (count > 0 && held.len() >= count);
-        let window_over = window_end.is_some_and(|end| now >= end);
-        if full || !wait || now >= deadline || window_over {
+        let window_over = held.window_end.is_some_and(|end| now >= end);
+        if full || !pop.wait || now >= deadline || window_over {
             break;
         }
-        let until = window_end.map_or(deadline, |end| end.min(deadline));
+        let until = held.window_end.map_or(deadline, |end| end.min(deadline));
         let nap = (until - now).min(RECHECK);
         if state.waiters.wait(&state.pool, &key, nap).await.is_err() {
             // Refused a place, as the log's long polls are: at once (no pop
             // every nap for a poll the front-end has no room for), or, having
             // got messages or waited already, with what it has.
-            if held.is_empty() && !waited {
+            if held.messages.is_empty() && !waited {
                 return Err(super::messages::too_many_waiters(state.config.max_waiters));
             }
             break;
         }
         waited = true;
     }
-    if !held.is_empty() {
+    if !held.messages.is_empty() {
         state.waiters.wake(&key);
     }
-    ok(json!({"queue": queue, "messages": held}))
+    ok(json!({"queue": pop.queue, "messages": held.messages}))
+}
+
+/// An ephemeral pop as its query asks for it.
+struct Pop {
+    queue: String,
+    partition: Option<String>,
+    group: Option<String>,
+    batch: Option<i64>,
+    wait: bool,
+    auto_ack: bool,
+    timeout_ms: i64,
+}
+
+impl Pop {
+    /// Reads the pop's query; a parameter that does not parse is a 400.
+    fn read(q: PopQuery) -> Result<Pop, ApiError> {
+        let queue = text(&q.queue)
+            .ok_or_else(|| bad("queue: is required"))?
+            .to_owned();
+        let partition = text(&q.partition).map(str::to_owned);
+        let group = text(&q.group).map(str::to_owned);
+        let batch = number("batch", &q.batch).map_err(eph)?;
+        let wait = flag("wait", &q.wait).map_err(eph)?;
+        let auto_ack = flag("autoAck", &q.auto_ack).map_err(eph)?;
+        let timeout_ms = number("timeout", &q.timeout)
+            .map_err(eph)?
+            .unwrap_or(DEFAULT_WAIT_MS);
+        if !(0..=MAX_WAIT_MS).contains(&timeout_ms) {
+            return Err(bad(format!(
+                "timeout: {timeout_ms} is not 0 to {MAX_WAIT_MS}"
+            )));
+        }
+        Ok(Pop {
+            queue,
+            partition,
+            group,
+            batch,
+            wait,
+            auto_ack,
+            timeout_ms,
+        })
+    }
+
+    /// Calls the extension's pop once, for at most `rest` messages.
+    async fn once(&self, state: &AppState, rest: i64) -> Result<Value, ApiError> {
+        call(
+            state,
+            "SELECT queen.ephemeral_pop($1, $2, $3, $4, $5)",
+            &[
+                &self.queue,
+                &self.partition,
+                &self.group,
+                &Some(rest),
+                &self.auto_ack,
+            ],
+        )
+        .await
+    }
+}
+
+/// The messages a pop holds so far, and its window's end once the first
+/// came.
+#[derive(Default)]
+struct Held {
+    messages: Vec<Value>,
+    window_end: Option<Instant>,
+}
+
+impl Held {
+    /// Takes the messages of one answer, starting the window at the first;
+    /// whether the pop has as many as it wants, or as its window counts.
+    fn take(&mut self, mut answer: Value, want: i64) -> bool {
+        let window = answer.get("windowBuffer").cloned();
+        let got = messages_of(&mut answer);
+        let first = self.messages.is_empty() && !got.is_empty();
+        self.messages.extend(got);
+        if first {
+            let ms = window.as_ref().and_then(|w| w["ms"].as_u64()).unwrap_or(0);
+            self.window_end = Some(Instant::now() + Duration::from_millis(ms));
+        }
+        let count = window
+            .as_ref()
+            .and_then(|w| w["count"].as_u64())
+            .map_or(0, |c| c as usize);
+        self.messages.len() as i64 >= want || (count > 0 && self.messages.len() >= count)
+    }
 }
 
 /// `POST /api/v1/ephemeral/ack` `{"queue", "group"?, "acks"}` →

@@ -9,6 +9,7 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio_postgres::types::ToSql;
 
 use super::call::{call, call_as, json_body, json_text, ok, text_body, Answer};
 use crate::access::{Authorized, ReadWrite, WriteOnly};
@@ -135,18 +136,163 @@ async fn pop(
     partition: Option<String>,
     Params(q): Params<PopQuery>,
 ) -> Answer {
-    // An absent batch is the extension's to choose: 1, or an autopilot
-    // pop's batch.
-    let batch = number("batch", &q.batch)?
-        .map(|b| {
-            i32::try_from(b)
-                .map_err(|_| ApiError::bad_request(format!("batch: {b} is out of range")))
+    let pop = Pop::read(queue, partition, q)?;
+    // Never hold a request past the request timeout.
+    let hold = Duration::from_millis(pop.timeout_ms).min(
+        state
+            .config
+            .request_timeout
+            .saturating_sub(Duration::from_millis(500)),
+    );
+    let deadline = Instant::now() + hold;
+    let mut waited = false;
+    // The last empty JSON answer.
+    let mut empty: Option<String> = None;
+    loop {
+        match pop.once(&state).await? {
+            Found::Messages(answer) => return Ok(answer),
+            Found::Nothing(Some(text)) => empty = Some(text),
+            Found::Nothing(None) => {}
+        }
+        let now = Instant::now();
+        if !pop.wait || now >= deadline {
+            state.figures.popped(0);
+            return Ok(nothing_popped(pop.conflation, empty));
+        }
+        if state
+            .waiters
+            .wait(&state.pool, &pop.key, deadline - now)
+            .await
+            .is_err()
+        {
+            // Refused a place: at once, or (having waited already) as a wait
+            // that ended with nothing.
+            if waited {
+                state.figures.popped(0);
+                return Ok(nothing_popped(pop.conflation, empty));
+            }
+            return Err(too_many_waiters(state.config.max_waiters));
+        }
+        waited = true;
+    }
+}
+
+/// A pop as its query asks for it.
+struct Pop {
+    queue: Option<String>,
+    partition: Option<String>,
+    group: Option<String>,
+    batch: Option<i32>,
+    /// The options object the extension's pop takes.
+    options: Value,
+    wait: bool,
+    frames: bool,
+    conflation: bool,
+    timeout_ms: u64,
+    /// The long-poll key the pop waits on and wakes.
+    key: Key,
+}
+
+/// What one call of a pop found.
+enum Found {
+    /// Messages: the answer to send.
+    Messages(axum::response::Response),
+    /// Nothing: the extension's empty answer, for a JSON pop.
+    Nothing(Option<String>),
+}
+
+impl Pop {
+    /// Reads a pop's query; a parameter that does not parse is a 400.
+    fn read(
+        queue: Option<String>,
+        partition: Option<String>,
+        q: PopQuery,
+    ) -> Result<Pop, ApiError> {
+        // An absent batch is the extension's to choose: 1, or an autopilot
+        // pop's batch.
+        let batch = number("batch", &q.batch)?
+            .map(|b| {
+                i32::try_from(b)
+                    .map_err(|_| ApiError::bad_request(format!("batch: {b} is out of range")))
+            })
+            .transpose()?;
+        let wait = flag("wait", &q.wait)?;
+        let frames = flag("frames", &q.frames)?;
+        let timeout_ms = number("timeout", &q.timeout)?.unwrap_or(30_000).max(0) as u64;
+        let group = text(&q.consumer_group).map(str::to_owned);
+        let (options, conflation) = pop_options(&q)?;
+        let key = match &queue {
+            Some(name) => Key::Queue(name.clone()),
+            // The filter's key takes the parameters as given, empty ones too.
+            None => Key::Filter {
+                namespace: q.namespace,
+                task: q.task,
+            },
+        };
+        Ok(Pop {
+            queue,
+            partition,
+            group,
+            batch,
+            options,
+            wait,
+            frames,
+            conflation,
+            timeout_ms,
+            key,
         })
-        .transpose()?;
-    let wait = flag("wait", &q.wait)?;
-    let frames = flag("frames", &q.frames)?;
-    let timeout_ms = number("timeout", &q.timeout)?.unwrap_or(30_000).max(0) as u64;
-    let group = text(&q.consumer_group).map(str::to_owned);
+    }
+
+    /// Calls the extension's pop once; when it claimed messages, counts
+    /// them and wakes the key's other long polls.
+    async fn once(&self, state: &AppState) -> Result<Found, ApiError> {
+        let args: [&(dyn ToSql + Sync); 5] = [
+            &self.queue,
+            &self.partition,
+            &self.group,
+            &self.batch,
+            &self.options,
+        ];
+        if self.frames {
+            let bytes: Vec<u8> = call_as(
+                state,
+                "SELECT queen.pop_frames($1, $2, $3, $4, $5::jsonb)",
+                &args,
+            )
+            .await?;
+            let claimed = queen_frames::pop_body::decode_pop_answer(&bytes)
+                .ok()
+                .map(|a| a.claims.iter().map(|c| c.records.len()).sum::<usize>())
+                .filter(|n| *n > 0);
+            let Some(n) = claimed else {
+                return Ok(Found::Nothing(None));
+            };
+            state.figures.popped(n);
+            state.waiters.wake(&self.key);
+            return Ok(Found::Messages(
+                ([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response(),
+            ));
+        }
+        // The extension's answer goes out as the text it wrote; only the
+        // message count is read here.
+        let text: String = call_as(
+            state,
+            "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)::text",
+            &args,
+        )
+        .await?;
+        if !popped_any(&text) {
+            return Ok(Found::Nothing(Some(text)));
+        }
+        state.figures.popped(crate::report::pop_messages(&text));
+        state.waiters.wake(&self.key);
+        json_text(text).map(Found::Messages)
+    }
+}
+
+/// The options object of a pop's query, and whether it asks for
+/// conflation.
+fn pop_options(q: &PopQuery) -> Result<(Value, bool), ApiError> {
     let mut options = json!({});
     if flag("autoAck", &q.auto_ack)? {
         options["autoAck"] = json!(true);
@@ -173,79 +319,7 @@ async fn pop(
             options[key] = json!(v);
         }
     }
-    let key = match &queue {
-        Some(name) => Key::Queue(name.clone()),
-        // The filter's key takes the parameters as given, empty ones too.
-        None => Key::Filter {
-            namespace: q.namespace,
-            task: q.task,
-        },
-    };
-    // Never hold a request past the request timeout.
-    let hold = Duration::from_millis(timeout_ms).min(
-        state
-            .config
-            .request_timeout
-            .saturating_sub(Duration::from_millis(500)),
-    );
-    let deadline = Instant::now() + hold;
-    let mut waited = false;
-    // The last empty JSON answer.
-    let mut empty: Option<String> = None;
-    loop {
-        if frames {
-            let bytes: Vec<u8> = call_as(
-                &state,
-                "SELECT queen.pop_frames($1, $2, $3, $4, $5::jsonb)",
-                &[&queue, &partition, &group, &batch, &options],
-            )
-            .await?;
-            let claimed = queen_frames::pop_body::decode_pop_answer(&bytes)
-                .ok()
-                .map(|a| a.claims.iter().map(|c| c.records.len()).sum::<usize>())
-                .filter(|n| *n > 0);
-            if let Some(n) = claimed {
-                state.figures.popped(n);
-                state.waiters.wake(&key);
-                return Ok(([(header::CONTENT_TYPE, POP_FRAMES)], bytes).into_response());
-            }
-        } else {
-            // The extension's answer goes out as the text it wrote; only the
-            // message count is read here.
-            let text: String = call_as(
-                &state,
-                "SELECT queen.pop($1, $2, $3, $4, $5::jsonb)::text",
-                &[&queue, &partition, &group, &batch, &options],
-            )
-            .await?;
-            if popped_any(&text) {
-                state.figures.popped(crate::report::pop_messages(&text));
-                state.waiters.wake(&key);
-                return json_text(text);
-            }
-            empty = Some(text);
-        }
-        let now = Instant::now();
-        if !wait || now >= deadline {
-            state.figures.popped(0);
-            return Ok(nothing_popped(conflation, empty));
-        }
-        if state
-            .waiters
-            .wait(&state.pool, &key, deadline - now)
-            .await
-            .is_err()
-        {
-            // Refused a place: at once, or (having waited already) as a wait
-            // that ended with nothing.
-            if waited {
-                state.figures.popped(0);
-                return Ok(nothing_popped(conflation, empty));
-            }
-            return Err(too_many_waiters(state.config.max_waiters));
-        }
-        waited = true;
-    }
+    Ok((options, conflation))
 }
 
 /// The answer to a pop that found nothing: 204, or, for a pop that asked
