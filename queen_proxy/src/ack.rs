@@ -37,19 +37,20 @@ struct AckObject<'a> {
 /// None when the body or an ack's partition id can not be read (the shard
 /// then says what is wrong).
 fn ack_shards(body: &str, router: &Router) -> Option<Vec<i32>> {
-    let ids: Vec<Option<&RawValue>> = if body.trim_start().starts_with('[') {
-        serde_json::from_str::<Vec<AckId<'_>>>(body)
+    let ids: Vec<Option<&RawValue>> = match body.trim_start().as_bytes().first()? {
+        b'[' => serde_json::from_str::<Vec<AckId<'_>>>(body)
             .ok()?
             .into_iter()
             .map(|a| a.partition_id)
-            .collect()
-    } else {
-        // Only an object reads as an `AckObject`: any other body gives None.
-        let o: AckObject<'_> = serde_json::from_str(body).ok()?;
-        match o.acknowledgments {
-            Some(acks) => acks.into_iter().map(|a| a.partition_id).collect(),
-            None => vec![o.partition_id],
+            .collect(),
+        b'{' => {
+            let o: AckObject<'_> = serde_json::from_str(body).ok()?;
+            match o.acknowledgments {
+                Some(acks) => acks.into_iter().map(|a| a.partition_id).collect(),
+                None => vec![o.partition_id],
+            }
         }
+        _ => return None,
     };
     ids.into_iter()
         .map(|raw| {

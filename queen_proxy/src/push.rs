@@ -49,11 +49,10 @@ struct Wrapped<T> {
 /// `T`; None when the body or an item can not be read (the shard then says
 /// what is wrong).
 fn json_items<'a, T: Deserialize<'a>>(body: &'a str) -> Option<Vec<T>> {
-    if body.trim_start().starts_with('[') {
-        serde_json::from_str(body).ok()
-    } else {
-        // Only an object reads as `Wrapped`: any other body gives None.
-        Some(serde_json::from_str::<Wrapped<T>>(body).ok()?.items)
+    match body.trim_start().as_bytes().first() {
+        Some(b'[') => serde_json::from_str(body).ok(),
+        Some(b'{') => Some(serde_json::from_str::<Wrapped<T>>(body).ok()?.items),
+        _ => None,
     }
 }
 
