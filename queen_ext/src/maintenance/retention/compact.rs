@@ -129,13 +129,7 @@ fn step(client: &mut SpiClient<'_>, cursors: &[i64], batch: i32, skipping: bool)
         .len() as i64;
     }
     with_lock_timeout(client, LOCK_WAIT, |c| {
-        spi::exec_keyed(
-            c,
-            query!("cursor_states_compact_waiting"),
-            &types,
-            &args,
-        )
-        .len() as i64
+        spi::exec_keyed(c, query!("cursor_states_compact_waiting"), &types, &args).len() as i64
     })
 }
 
