@@ -2,8 +2,8 @@
 //! read), ack (resolve, settle), the segments, dead letters, transactions and
 //! the soft commit; a backend's memo of the partitions a group has done;
 //! fused calls (many requests in one transaction); the
-//! messages an operator deleted, the message readers (`inspect`) and the
-//! traces consumers record; the counters the metrics series is made of.
+//! messages an operator deleted and the traces consumers record; the
+//! counters the metrics series is made of.
 
 pub mod ack;
 pub mod counters;
@@ -11,7 +11,6 @@ pub mod deleted;
 pub mod dlq;
 pub mod fused;
 pub mod groups;
-pub mod inspect;
 pub mod known_partitions;
 pub mod memo;
 pub mod pop;

@@ -10,9 +10,11 @@
 use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use serde_json::{json, Value};
 
-use super::params::{Params, Range, ANALYTICS_SPAN_US, DEFAULT_SPAN_US, MINUTE_US};
-use super::sample::WORKER_ID;
 use crate::catalog::queues;
+use crate::maintenance::metrics::params::{
+    Params, Range, ANALYTICS_SPAN_US, DEFAULT_SPAN_US, MINUTE_US,
+};
+use crate::maintenance::metrics::sample::WORKER_ID;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;

@@ -7,8 +7,10 @@ use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use super::work_list::{rules_sql, Rule};
 use crate::catalog::queues;
+use crate::maintenance::retention::cycle::DLQ_PHASE;
+use crate::maintenance::retention::step::slowest_group;
+use crate::maintenance::retention::work_list::{rules_sql, Rule};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
@@ -83,7 +85,7 @@ fn partition(
         fresh_boundary(client, pid, log_start, cutoff).unwrap_or(last_offset + 1)
     };
     let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
-    let slowest = super::step::slowest_group(client, pid);
+    let slowest = slowest_group(client, pid);
     let rule2 = rule.completed_cutoff.and_then(|c| {
         let (group, cap) = slowest.clone()?;
         let time = boundary_for(client, c);
@@ -168,7 +170,7 @@ fn failures(client: &mut SpiClient<'_>, pid: i64, pins: &mut Vec<String>) -> Vec
         client,
         query!("retention_explain_failures"),
         &[spi::INT8, spi::INT2],
-        &[pid.into(), super::cycle::DLQ_PHASE.into()],
+        &[pid.into(), DLQ_PHASE.into()],
     )
     .map(|r| {
         let (phase, state, error): (i16, String, String) =
