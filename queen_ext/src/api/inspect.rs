@@ -7,6 +7,7 @@ use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
+use crate::engine::erase;
 use crate::engine::traces::{self, TraceIn};
 use crate::pg::errors;
 use crate::pg::settings;
@@ -209,6 +210,6 @@ fn message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        messages::delete(c, partition_id, transaction_id)
+        erase::delete(c, partition_id, transaction_id)
     }))
 }
