@@ -113,7 +113,7 @@ fn dead_letters(client: &mut SpiClient<'_>, pid: i64, offsets: &[i64]) -> HashMa
     }
     for r in exec(
         client,
-        query!("dlq_partition_groups", "messages_dead_letters"),
+        query!("messages_dead_letters_at_offsets"),
         &[spi::INT8, spi::INT8_ARRAY],
         &[pid.into(), offsets.to_vec().into()],
     ) {
