@@ -7,7 +7,7 @@ use pgrx::prelude::*;
 
 use crate::maintenance::metrics::params::Params;
 use crate::pg::spi;
-use crate::reads::status;
+use crate::reads::{series, status};
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 fn parse_params(p: Option<JsonbArg>) -> Params {
@@ -40,7 +40,7 @@ fn status_queue(queue: &str) -> JsonOut {
 #[pg_extern]
 fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::analytics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::analytics(c, &p)))
 }
 
 /// `GET /api/v1/resources/overview` in Queen's shape (`queen.overview()`
@@ -54,28 +54,28 @@ fn system_overview() -> JsonOut {
 #[pg_extern]
 fn system_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::system_metrics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::system_metrics(c, &p)))
 }
 
 /// `GET /api/v1/analytics/worker-metrics`: the server-wide series.
 #[pg_extern]
 fn worker_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::worker_metrics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::worker_metrics(c, &p)))
 }
 
 /// `GET /api/v1/analytics/queue-lag`: per bucket and queue, the lag pops saw.
 #[pg_extern]
 fn queue_lag(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::queue_lag(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::queue_lag(c, &p)))
 }
 
 /// `GET /api/v1/analytics/queue-ops`: per bucket and queue, the operations.
 #[pg_extern]
 fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::queue_ops(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::queue_ops(c, &p)))
 }
 
 /// `GET /api/v1/analytics/retention`: what retention deleted, by rule, per
@@ -83,7 +83,7 @@ fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
 #[pg_extern]
 fn retention_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| status::retention_series(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::retention_series(c, &p)))
 }
 
 /// `GET /metrics`: uptime, request and message totals, connections.

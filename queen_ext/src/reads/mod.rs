@@ -8,5 +8,6 @@ pub mod kv;
 pub mod messages;
 pub mod resources;
 pub mod retention;
+pub mod series;
 pub mod status;
 pub mod timers;

@@ -1,19 +1,21 @@
-//! The readers of the status and analytics routes, in the shapes Queen's
-//! server answers. Message counts (pending, processing, completed, dead
-//! letter) are computed live from the watermarks, cursors and leases;
-//! throughput comes from the metrics series. Figures Queen's server has
-//! that mean nothing here (its event loop, job queue, free slots, process
-//! CPU and memory) are answered 0, as docs/http.md says. The totals over
-//! every producer read the extension's own row (`queen_ext`), which counts
-//! all the work the front-ends' rows count again; a `workerId` picks one.
+//! The readers of the status routes, in the shapes Queen's server answers:
+//! the status, the queues' live counts, one queue, the overview, the
+//! metrics summary and the refresh. Message counts (pending, processing,
+//! completed, dead letter) are computed live from the watermarks, cursors
+//! and leases; throughput comes from the metrics series (`series`).
+//! Figures Queen's server has that mean nothing here (its event loop, job
+//! queue, free slots, process CPU and memory) are answered 0, as
+//! docs/http.md says.
 
 use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use serde_json::{json, Value};
 
-use crate::catalog::queues;
-use crate::maintenance::metrics::params::{
-    Params, Range, ANALYTICS_SPAN_US, DEFAULT_SPAN_US, MINUTE_US,
+use super::series::{
+    i, per_bucket, per_second, pool_by_bucket, queue_series, ratio, total, worker_series, workers,
+    Filters, Point,
 };
+use crate::catalog::queues;
+use crate::maintenance::metrics::params::{Params, Range, DEFAULT_SPAN_US, MINUTE_US};
 use crate::maintenance::metrics::sample::WORKER_ID;
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
@@ -30,37 +32,6 @@ pub const MAX_LAG_CURSORS: i64 = 100_000;
 pub const TOP_ERRORS: i64 = 5;
 /// The window the overview's throughput is averaged over (Queen: 5 minutes).
 pub const THROUGHPUT_WINDOW_US: i64 = 5 * MINUTE_US;
-
-fn i(r: &SpiHeapTupleData<'_>, name: &str) -> i64 {
-    spi::opt::<i64>(r, name).unwrap_or(0)
-}
-
-fn f(r: &SpiHeapTupleData<'_>, name: &str) -> Option<f64> {
-    spi::opt::<f64>(r, name)
-}
-
-fn ratio(n: i64, d: i64) -> f64 {
-    if d == 0 {
-        0.0
-    } else {
-        n as f64 / d as f64
-    }
-}
-
-/// The mean lag of a row's pops, null when it had none.
-fn avg_lag(r: &SpiHeapTupleData<'_>) -> Value {
-    match i(r, "lag_count") {
-        0 => Value::Null,
-        n => json!(ratio(i(r, "lag_sum_ms"), n)),
-    }
-}
-
-fn max_lag(r: &SpiHeapTupleData<'_>) -> Value {
-    match i(r, "lag_count") {
-        0 => Value::Null,
-        _ => json!(i(r, "max_lag_ms")),
-    }
-}
 
 /// A queue's live counts.
 #[derive(Debug, Clone, Default)]
@@ -148,221 +119,12 @@ fn queue_rows(
     .collect()
 }
 
-struct Filters {
-    queue: Option<String>,
-    namespace: Option<String>,
-    task: Option<String>,
-}
-
-impl Filters {
-    fn of(p: &Params) -> Filters {
-        Filters {
-            queue: p.text("queue"),
-            namespace: p.text("namespace"),
-            task: p.text("task"),
-        }
-    }
-    fn any(&self) -> bool {
-        self.queue.is_some() || self.namespace.is_some() || self.task.is_some()
-    }
-}
-
-/// One bucket of a throughput series (the worker totals, or a queue's).
-struct Point {
-    bucket_us: i64,
-    push_requests: i64,
-    push_messages: i64,
-    pop_requests: i64,
-    pop_messages: i64,
-    pop_empty: i64,
-    ack_requests: i64,
-    ack_success: i64,
-    ack_failed: i64,
-    dlq: i64,
-    transactions: i64,
-    lag_count: i64,
-    avg_lag: Value,
-    max_lag: Value,
-    db_connections: i64,
-}
-
-impl Point {
-    /// A bucket's row; `db_connections` only the worker series has.
-    fn of(r: &SpiHeapTupleData<'_>, with_connections: bool) -> Point {
-        Point {
-            bucket_us: i(r, "bucket_us"),
-            push_requests: i(r, "push_requests"),
-            push_messages: i(r, "push_messages"),
-            pop_requests: i(r, "pop_requests"),
-            pop_messages: i(r, "pop_messages"),
-            pop_empty: i(r, "pop_empty"),
-            ack_requests: i(r, "ack_requests"),
-            ack_success: i(r, "ack_success"),
-            ack_failed: i(r, "ack_failed"),
-            dlq: i(r, "dlq"),
-            transactions: i(r, "transactions"),
-            lag_count: i(r, "lag_count"),
-            avg_lag: avg_lag(r),
-            max_lag: max_lag(r),
-            db_connections: if with_connections {
-                i(r, "db_connections")
-            } else {
-                0
-            },
-        }
-    }
-}
-
-fn worker_series(
-    c: &mut SpiClient<'_>,
-    range: &Range,
-    bucket: i64,
-    host: Option<&str>,
-    worker: Option<&str>,
-) -> Vec<Point> {
-    exec(
-        c,
-        query!("metrics_worker_series"),
-        &[
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::INT8,
-            spi::TEXT,
-            spi::TEXT,
-        ],
-        &[
-            range.from().into(),
-            range.to().into(),
-            bucket.into(),
-            host.into(),
-            worker.into(),
-        ],
-    )
-    .map(|r| Point::of(&r, true))
-    .collect()
-}
-
-/// The queue series summed over the queues matching `f`, one point per
-/// bucket, newest first; with the per-queue rows as they came.
-fn queue_series(
-    c: &mut SpiClient<'_>,
-    range: &Range,
-    bucket: i64,
-    f: &Filters,
-) -> Vec<(String, i64, Point)> {
-    exec(
-        c,
-        query!("metrics_queue_series"),
-        &[
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::INT8,
-            spi::TEXT,
-            spi::TEXT,
-            spi::TEXT,
-        ],
-        &[
-            range.from().into(),
-            range.to().into(),
-            bucket.into(),
-            f.queue.as_deref().into(),
-            f.namespace.as_deref().into(),
-            f.task.as_deref().into(),
-        ],
-    )
-    .map(|r| {
-        (
-            spi::col::<String>(&r, "queue"),
-            i(&r, "partition_count"),
-            Point::of(&r, false),
-        )
-    })
-    .collect()
-}
-
-/// Sums per-queue points into one per bucket (the input is newest first).
-fn per_bucket(rows: Vec<(String, i64, Point)>) -> Vec<Point> {
-    let mut out: Vec<Point> = Vec::new();
-    // Lag sums are not in a Point: keep them aside to recompute the mean.
-    let mut sums: Vec<(i64, f64)> = Vec::new();
-    for (_, _, p) in rows {
-        let lag_sum = p.avg_lag.as_f64().unwrap_or(0.0) * p.lag_count as f64;
-        match out.last_mut() {
-            Some(last) if last.bucket_us == p.bucket_us => {
-                last.push_requests += p.push_requests;
-                last.push_messages += p.push_messages;
-                last.pop_requests += p.pop_requests;
-                last.pop_messages += p.pop_messages;
-                last.pop_empty += p.pop_empty;
-                last.ack_requests += p.ack_requests;
-                last.ack_success += p.ack_success;
-                last.ack_failed += p.ack_failed;
-                last.dlq += p.dlq;
-                last.transactions += p.transactions;
-                last.lag_count += p.lag_count;
-                if p.max_lag.as_i64() > last.max_lag.as_i64() {
-                    last.max_lag = p.max_lag;
-                }
-                let s = sums.last_mut().unwrap();
-                s.0 += p.lag_count;
-                s.1 += lag_sum;
-            }
-            _ => {
-                sums.push((p.lag_count, lag_sum));
-                out.push(p);
-            }
-        }
-    }
-    for (p, (n, s)) in out.iter_mut().zip(sums) {
-        p.avg_lag = if n == 0 {
-            Value::Null
-        } else {
-            json!(s / n as f64)
-        };
-    }
-    out
-}
-
-fn per_second(n: i64, bucket_minutes: i64) -> f64 {
-    n as f64 / (bucket_minutes * 60) as f64
-}
-
-/// The database's connection figures per bucket (the newest server's),
-/// for the status's pool fields.
-fn pool_by_bucket(
-    c: &mut SpiClient<'_>,
-    range: &Range,
-    bucket: i64,
-) -> std::collections::HashMap<i64, (i64, i64, i64)> {
-    exec(
-        c,
-        query!("metrics_system_series"),
-        &[
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::INT8,
-            spi::TEXT,
-            spi::TEXT,
-        ],
-        &[
-            range.from().into(),
-            range.to().into(),
-            bucket.into(),
-            None::<&str>.into(),
-            None::<&str>.into(),
-        ],
-    )
-    .map(|r| {
-        (
-            i(&r, "bucket_us"),
-            (
-                f(&r, "active_last").unwrap_or(0.0) as i64,
-                f(&r, "idle_last").unwrap_or(0.0) as i64,
-                f(&r, "connections_last").unwrap_or(0.0) as i64,
-            ),
-        )
-    })
-    .collect()
+/// The pending messages over every queue, live.
+pub(super) fn pending_total(c: &mut SpiClient<'_>) -> i64 {
+    queue_rows(c, None, None, None, MAX_QUEUES, 0)
+        .iter()
+        .map(|r| r.counts.pending)
+        .sum::<i64>()
 }
 
 /// `GET /api/v1/status`.
@@ -375,8 +137,44 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
     } else {
         worker_series(c, &range, bucket, None, Some(WORKER_ID))
     };
-    let pools = pool_by_bucket(c, &range, bucket);
-    let throughput: Vec<Value> = points
+    let throughput = throughput(c, &range, bucket, &points);
+    let rows = queue_rows(
+        c,
+        f.queue.as_deref(),
+        f.namespace.as_deref(),
+        f.task.as_deref(),
+        MAX_QUEUES,
+        0,
+    );
+    let mut counts = Counts::default();
+    for r in &rows {
+        counts.add(&r.counts);
+    }
+    let (leases, dead_letters) = leases_and_dead_letters(c);
+    json!({
+        "timeRange": range.json(),
+        "bucketMinutes": bucket,
+        "pointCount": throughput.len(),
+        "throughput": throughput,
+        "queues": consumed(&rows),
+        "messages": status_messages(&counts, &points),
+        "leases": leases,
+        "deadLetterQueue": dead_letters,
+        "workers": status_workers(c, &range),
+        "errors": {
+            "dbErrors": 0,
+            "ackFailed": total(&points, |p| p.ack_failed),
+            "dlqMessages": total(&points, |p| p.dlq),
+        },
+        "statsAge": 0,
+    })
+}
+
+/// The status's throughput per bucket of `points`, with the database's
+/// connection figures of the bucket.
+fn throughput(c: &mut SpiClient<'_>, range: &Range, bucket: i64, points: &[Point]) -> Vec<Value> {
+    let pools = pool_by_bucket(c, range, bucket);
+    points
         .iter()
         .map(|pt| {
             let (active, idle, size) = pools.get(&pt.bucket_us).copied().unwrap_or((0, 0, 0));
@@ -404,21 +202,13 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
                 "dbPoolSize": size,
             })
         })
-        .collect();
-    let rows = queue_rows(
-        c,
-        f.queue.as_deref(),
-        f.namespace.as_deref(),
-        f.task.as_deref(),
-        MAX_QUEUES,
-        0,
-    );
-    let mut counts = Counts::default();
-    for r in &rows {
-        counts.add(&r.counts);
-    }
-    let queues: Vec<Value> = rows
-        .iter()
+        .collect()
+}
+
+/// The queues holding messages or having had some consumed, with how many
+/// were.
+fn consumed(rows: &[QueueRow]) -> Vec<Value> {
+    rows.iter()
         .filter(|r| r.counts.total > 0 || r.counts.completed > 0)
         .map(|r| {
             json!({
@@ -430,31 +220,31 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
                 "totalConsumed": r.counts.completed,
             })
         })
-        .collect();
-    let (push_req, pop_req, ack_req) = points.iter().fold((0, 0, 0), |a, p| {
-        (
-            a.0 + p.push_requests,
-            a.1 + p.pop_requests,
-            a.2 + p.ack_requests,
-        )
-    });
-    let (push_msg, pop_msg, ack_msg, ack_failed, dlq) =
-        points.iter().fold((0, 0, 0, 0, 0), |a, p| {
-            (
-                a.0 + p.push_messages,
-                a.1 + p.pop_messages,
-                a.2 + p.ack_success + p.ack_failed,
-                a.3 + p.ack_failed,
-                a.4 + p.dlq,
-            )
-        });
+        .collect()
+}
+
+/// The status's `messages`: the live counts, the requests over `points`
+/// and the messages each carried on average.
+fn status_messages(counts: &Counts, points: &[Point]) -> Value {
+    let sum = |g: fn(&Point) -> i64| total(points, g);
+    let (push_req, pop_req, ack_req) = (
+        sum(|p| p.push_requests),
+        sum(|p| p.pop_requests),
+        sum(|p| p.ack_requests),
+    );
     let mut messages = counts.json_failed(json!(counts.dead_letter));
     messages["requests"] = json!({"push": push_req, "pop": pop_req, "ack": ack_req});
     messages["batchEfficiency"] = json!({
-        "push": ratio(push_msg, push_req),
-        "pop": ratio(pop_msg, pop_req),
-        "ack": ratio(ack_msg, ack_req),
+        "push": ratio(sum(|p| p.push_messages), push_req),
+        "pop": ratio(sum(|p| p.pop_messages), pop_req),
+        "ack": ratio(sum(|p| p.ack_success + p.ack_failed), ack_req),
     });
+    messages
+}
+
+/// The status's `leases` and `deadLetterQueue`: the live leases, and the
+/// dead letters with their most frequent errors.
+fn leases_and_dead_letters(c: &mut SpiClient<'_>) -> (Value, Value) {
     let t = exec(c, query!("status_totals"), &[], &[]).next().unwrap();
     let top_errors: Vec<Value> = exec(
         c,
@@ -464,7 +254,24 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
     )
     .map(|r| json!({"error": spi::col::<String>(&r, "error"), "count": i(&r, "count")}))
     .collect();
-    let workers: Vec<Value> = workers(c, &range, None, None)
+    let leases = json!({
+        "active": i(&t, "active"),
+        "partitionsWithLeases": i(&t, "partitions_with_leases"),
+        "totalBatchSize": i(&t, "batch_size"),
+        "totalAcked": 0,
+    });
+    let dead_letters = json!({
+        "totalMessages": i(&t, "dlq_current") + i(&t, "dlq_pruned"),
+        "currentMessages": i(&t, "dlq_current"),
+        "affectedPartitions": i(&t, "dlq_partitions"),
+        "topErrors": top_errors,
+    });
+    (leases, dead_letters)
+}
+
+/// The producers of figures over `range`, as the status lists them.
+fn status_workers(c: &mut SpiClient<'_>, range: &Range) -> Vec<Value> {
+    workers(c, range, None, None)
         .into_iter()
         .map(|w| {
             json!({
@@ -478,30 +285,7 @@ pub fn status(c: &mut SpiClient<'_>, p: &Params) -> Value {
                 "messagesProcessed": w["ackMessages"],
             })
         })
-        .collect();
-    json!({
-        "timeRange": range.json(),
-        "bucketMinutes": bucket,
-        "pointCount": throughput.len(),
-        "throughput": throughput,
-        "queues": queues,
-        "messages": messages,
-        "leases": {
-            "active": i(&t, "active"),
-            "partitionsWithLeases": i(&t, "partitions_with_leases"),
-            "totalBatchSize": i(&t, "batch_size"),
-            "totalAcked": 0,
-        },
-        "deadLetterQueue": {
-            "totalMessages": i(&t, "dlq_current") + i(&t, "dlq_pruned"),
-            "currentMessages": i(&t, "dlq_current"),
-            "affectedPartitions": i(&t, "dlq_partitions"),
-            "topErrors": top_errors,
-        },
-        "workers": workers,
-        "errors": {"dbErrors": 0, "ackFailed": ack_failed, "dlqMessages": dlq},
-        "statsAge": 0,
-    })
+        .collect()
 }
 
 /// `GET /api/v1/status/queues`.
@@ -596,50 +380,6 @@ pub fn status_queue(c: &mut SpiClient<'_>, queue: &str) -> Value {
     })
 }
 
-/// `GET /api/v1/status/analytics`: messages pushed per `interval`
-/// (`minute`, `hour` or `day`; anything else is `hour`, as Queen does).
-pub fn analytics(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(ANALYTICS_SPAN_US);
-    let f = Filters::of(p);
-    let interval = match p.text("interval").as_deref() {
-        Some("minute") => "minute",
-        Some("day") => "day",
-        _ => "hour",
-    };
-    // A minute-wide analytics is bounded to a day of buckets.
-    let range = match interval {
-        "minute" if range.to_us - range.from_us > ANALYTICS_SPAN_US => Range {
-            from_us: range.to_us - ANALYTICS_SPAN_US,
-            ..range
-        },
-        _ => range,
-    };
-    let points: Vec<Value> = exec(
-        c,
-        query!("metrics_analytics"),
-        &[
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::TEXT,
-            spi::TEXT,
-            spi::TEXT,
-            spi::TEXT,
-        ],
-        &[
-            range.from().into(),
-            range.to().into(),
-            interval.into(),
-            f.queue.as_deref().into(),
-            f.namespace.as_deref().into(),
-            f.task.as_deref().into(),
-        ],
-    )
-    .map(|r| json!({"timestamp": micros_to_iso(i(&r, "bucket_us")), "messages": i(&r, "messages")}))
-    .collect();
-    let tr = range.json();
-    json!({"dataPoints": points, "interval": interval, "from": tr["from"], "to": tr["to"]})
-}
-
 /// Summary figures of a list of numbers: mean, median, minimum, maximum
 /// (all 0 when empty).
 fn summary(mut v: Vec<i64>) -> Value {
@@ -709,401 +449,6 @@ pub fn overview(c: &mut SpiClient<'_>) -> Value {
         },
         "timestamp": micros_to_iso(now),
         "statsAge": 0,
-    })
-}
-
-/// The producers of figures between the range's ends: their totals.
-fn workers(
-    c: &mut SpiClient<'_>,
-    range: &Range,
-    host: Option<&str>,
-    worker: Option<&str>,
-) -> Vec<Value> {
-    exec(
-        c,
-        query!("metrics_workers"),
-        &[spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::TEXT, spi::TEXT],
-        &[
-            range.from().into(),
-            range.to().into(),
-            host.into(),
-            worker.into(),
-        ],
-    )
-    .map(|r| {
-        json!({
-            "hostname": spi::col::<String>(&r, "hostname"),
-            "workerId": spi::col::<String>(&r, "worker_id"),
-            "pushMessages": i(&r, "push_messages"),
-            "popMessages": i(&r, "pop_messages"),
-            "ackMessages": i(&r, "ack_messages"),
-            "pushRequests": i(&r, "push_requests"),
-            "popRequests": i(&r, "pop_requests"),
-            "ackRequests": i(&r, "ack_requests"),
-            "ackFailed": i(&r, "ack_failed"),
-            "dlqCount": i(&r, "dlq"),
-            "avgLagMs": avg_lag(&r),
-            "maxLagMs": max_lag(&r),
-            "avgEventLoopLagMs": 0,
-            "maxEventLoopLagMs": 0,
-            "freeSlots": 0,
-            "dbConnections": i(&r, "db_connections"),
-            "jobQueueSize": 0,
-            "lastSeen": micros_to_iso(i(&r, "last_seen_us")),
-        })
-    })
-    .collect()
-}
-
-/// `GET /api/v1/analytics/worker-metrics`.
-pub fn worker_metrics(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
-    let (host, worker) = (p.text("hostname"), p.text("workerId"));
-    // Without a worker: the database's own count of the work, which the
-    // front-ends' rows count again.
-    let series_worker = worker.as_deref().or(Some(WORKER_ID));
-    let points = worker_series(c, &range, bucket, host.as_deref(), series_worker);
-    let series: Vec<Value> = points
-        .iter()
-        .map(|pt| {
-            let ack = pt.ack_success + pt.ack_failed;
-            json!({
-                "timestamp": micros_to_iso(pt.bucket_us),
-                "pushMessages": pt.push_messages,
-                "popMessages": pt.pop_messages,
-                "ackMessages": ack,
-                "pushRequests": pt.push_requests,
-                "popRequests": pt.pop_requests,
-                "ackRequests": pt.ack_requests,
-                "jobsDone": pt.push_requests + pt.pop_requests + pt.ack_requests,
-                "pushPerSecond": per_second(pt.push_messages, bucket),
-                "popPerSecond": per_second(pt.pop_messages, bucket),
-                "ackPerSecond": per_second(ack, bucket),
-                "avgEventLoopLagMs": 0,
-                "maxEventLoopLagMs": 0,
-                "avgFreeSlots": 0,
-                "minFreeSlots": 0,
-                "dbConnections": pt.db_connections,
-                "avgJobQueueSize": 0,
-                "maxJobQueueSize": 0,
-                "backoffSize": 0,
-                "avgLagMs": pt.avg_lag,
-                "maxLagMs": pt.max_lag,
-                "lagCount": pt.lag_count,
-                "dbErrors": 0,
-                "ackSuccess": pt.ack_success,
-                "ackFailed": pt.ack_failed,
-                "dlqCount": pt.dlq,
-            })
-        })
-        .collect();
-    let sum = |g: fn(&Point) -> i64| points.iter().map(g).sum::<i64>();
-    let queues: Vec<Value> = queue_groups(c, &range, None)
-        .into_iter()
-        .fold(
-            Vec::<(String, i64, i64, i64, i64)>::new(),
-            |mut acc, (q, _, pops, n, s, m)| {
-                match acc.last_mut() {
-                    Some(last) if last.0 == q => {
-                        last.1 += pops;
-                        last.2 += n;
-                        last.3 += s;
-                        last.4 = last.4.max(m);
-                    }
-                    _ => acc.push((q, pops, n, s, m)),
-                }
-                acc
-            },
-        )
-        .into_iter()
-        .map(|(q, pops, n, s, m)| {
-            json!({
-                "queueName": q,
-                "popCount": pops,
-                "avgLagMs": if n == 0 { Value::Null } else { json!(ratio(s, n)) },
-                "maxLagMs": if n == 0 { Value::Null } else { json!(m) },
-            })
-        })
-        .collect();
-    let pending = queue_rows(c, None, None, None, MAX_QUEUES, 0)
-        .iter()
-        .map(|r| r.counts.pending)
-        .sum::<i64>();
-    json!({
-        "timeRange": range.json(),
-        "bucketMinutes": bucket,
-        "pointCount": series.len(),
-        "timeSeries": series,
-        "workers": workers(c, &range, host.as_deref(), worker.as_deref()),
-        "queues": queues,
-        "summary": {
-            "totalPushMessages": sum(|p| p.push_messages),
-            "totalPopMessages": sum(|p| p.pop_messages),
-            "totalAckMessages": sum(|p| p.ack_success + p.ack_failed),
-            "totalPushRequests": sum(|p| p.push_requests),
-            "totalPopRequests": sum(|p| p.pop_requests),
-            "totalAckRequests": sum(|p| p.ack_requests),
-            "totalDbErrors": 0,
-            "totalAckFailed": sum(|p| p.ack_failed),
-            "totalDlq": sum(|p| p.dlq),
-            "pendingMessages": pending,
-        },
-    })
-}
-
-/// Per (queue, group): name, group, messages popped, lag count, lag sum,
-/// lag maximum.
-fn queue_groups(
-    c: &mut SpiClient<'_>,
-    range: &Range,
-    queue: Option<&str>,
-) -> Vec<(String, String, i64, i64, i64, i64)> {
-    exec(
-        c,
-        query!("metrics_queue_groups"),
-        &[spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::TEXT],
-        &[range.from().into(), range.to().into(), queue.into()],
-    )
-    .map(|r| {
-        (
-            spi::col::<String>(&r, "queue"),
-            spi::col::<String>(&r, "consumer_group"),
-            i(&r, "pop_messages"),
-            i(&r, "lag_count"),
-            i(&r, "lag_sum_ms"),
-            i(&r, "max_lag_ms"),
-        )
-    })
-    .collect()
-}
-
-/// `GET /api/v1/analytics/queue-lag`: a bare array, newest first, one
-/// element per (bucket, queue), with the lag per consumer group beside
-/// Queen's per-queue figures.
-pub fn queue_lag(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
-    let f = Filters {
-        queue: p.text("queue"),
-        namespace: None,
-        task: None,
-    };
-    let groups = queue_groups(c, &range, f.queue.as_deref());
-    let rows: Vec<Value> = queue_series(c, &range, bucket, &f)
-        .into_iter()
-        .map(|(q, _, pt)| {
-            let by_group: Vec<Value> = groups
-                .iter()
-                .filter(|g| g.0 == q)
-                .map(|g| {
-                    json!({
-                        "consumerGroup": g.1,
-                        "popCount": g.2,
-                        "avgLagMs": if g.3 == 0 { Value::Null } else { json!(ratio(g.4, g.3)) },
-                        "maxLagMs": if g.3 == 0 { Value::Null } else { json!(g.5) },
-                    })
-                })
-                .collect();
-            json!({
-                "queueName": q,
-                "popCount": pt.pop_messages,
-                "avgLagMs": pt.avg_lag,
-                "maxLagMs": pt.max_lag,
-                "bucketMinutes": bucket,
-                "bucketTime": micros_to_iso(pt.bucket_us),
-                "consumerGroups": by_group,
-            })
-        })
-        .collect();
-    Value::Array(rows)
-}
-
-/// `GET /api/v1/analytics/queue-ops`.
-pub fn queue_ops(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
-    let f = Filters {
-        queue: p.text("queue"),
-        namespace: None,
-        task: None,
-    };
-    let mut names: Vec<String> = Vec::new();
-    let series: Vec<Value> = queue_series(c, &range, bucket, &f)
-        .into_iter()
-        .map(|(q, partitions, pt)| {
-            if !names.contains(&q) {
-                names.push(q.clone());
-            }
-            let ack = pt.ack_success + pt.ack_failed;
-            json!({
-                "bucket": micros_to_iso(pt.bucket_us),
-                "queueName": q,
-                "pushRequests": pt.push_requests,
-                "pushMessages": pt.push_messages,
-                "popMessages": pt.pop_messages,
-                "popEmpty": pt.pop_empty,
-                "ackRequests": pt.ack_requests,
-                "ackSuccess": pt.ack_success,
-                "ackFailed": pt.ack_failed,
-                "transactions": pt.transactions,
-                "partitionsCreated": 0,
-                "partitionsDeleted": 0,
-                "partitionCount": partitions,
-                "avgLagMs": pt.avg_lag,
-                "maxLagMs": pt.max_lag,
-                "pushPerSecond": per_second(pt.push_messages, bucket),
-                "popPerSecond": per_second(pt.pop_messages, bucket),
-                "ackPerSecond": per_second(ack, bucket),
-                "emptyPerSecond": per_second(pt.pop_empty, bucket),
-                "parkedCount": 0,
-            })
-        })
-        .collect();
-    names.sort();
-    json!({
-        "timeRange": range.json(),
-        "bucketMinutes": bucket,
-        "series": series,
-        "queues": names,
-    })
-}
-
-/// `GET /api/v1/analytics/retention` in Queen's shape.
-pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
-    let queue = p.text("queue");
-    let mut totals = [0i64; 5];
-    let series: Vec<Value> = exec(
-        c,
-        query!("metrics_retention_series"),
-        &[spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::INT8, spi::TEXT],
-        &[
-            range.from().into(),
-            range.to().into(),
-            bucket.into(),
-            queue.as_deref().into(),
-        ],
-    )
-    .map(|r| {
-        let v = [
-            i(&r, "retention"),
-            i(&r, "completed"),
-            i(&r, "eviction"),
-            i(&r, "total"),
-            i(&r, "events"),
-        ];
-        for (t, x) in totals.iter_mut().zip(v) {
-            *t += x;
-        }
-        json!({
-            "bucket": micros_to_iso(i(&r, "bucket_us")),
-            "retentionMsgs": v[0],
-            "completedRetentionMsgs": v[1],
-            "evictionMsgs": v[2],
-            "totalMsgs": v[3],
-            "eventCount": v[4],
-        })
-    })
-    .collect();
-    json!({
-        "timeRange": range.json(),
-        "bucketMinutes": bucket,
-        "series": series,
-        "totals": {
-            "retentionMsgs": totals[0],
-            "completedRetentionMsgs": totals[1],
-            "evictionMsgs": totals[2],
-            "totalMsgs": totals[3],
-            "eventCount": totals[4],
-        },
-    })
-}
-
-/// One figure of a system sample: `{avg, min, max, last}`.
-fn leaf(r: &SpiHeapTupleData<'_>, prefix: &str) -> Value {
-    let get =
-        |k: &str| -> Value { f(r, &format!("{prefix}_{k}")).map_or(Value::Null, |v| json!(v)) };
-    json!({"avg": get("avg"), "min": get("min"), "max": get("max"), "last": get("last")})
-}
-
-fn zero_leaf() -> Value {
-    json!({"avg": 0, "min": 0, "max": 0, "last": 0})
-}
-
-/// `GET /api/v1/analytics/system-metrics`: per database server, its
-/// samples per bucket.
-pub fn system_metrics(c: &mut SpiClient<'_>, p: &Params) -> Value {
-    let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
-    let (host, worker) = (p.text("hostname"), p.text("workerId"));
-    let mut replicas: Vec<Value> = Vec::new();
-    let mut points = 0usize;
-    for r in exec(
-        c,
-        query!("metrics_system_series"),
-        &[
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::INT8,
-            spi::TEXT,
-            spi::TEXT,
-        ],
-        &[
-            range.from().into(),
-            range.to().into(),
-            bucket.into(),
-            host.as_deref().into(),
-            worker.as_deref().into(),
-        ],
-    ) {
-        let (h, port, w) = (
-            spi::col::<String>(&r, "hostname"),
-            spi::col::<i32>(&r, "port"),
-            spi::col::<String>(&r, "worker_id"),
-        );
-        let point = json!({
-            "timestamp": micros_to_iso(i(&r, "bucket_us")),
-            "sampleCount": i(&r, "samples"),
-            "metrics": {
-                "cpu": {"user_us": zero_leaf(), "system_us": zero_leaf()},
-                "memory": {"rss_bytes": zero_leaf(), "virtual_bytes": zero_leaf()},
-                "database": {
-                    "pool_size": leaf(&r, "connections"),
-                    "pool_idle": leaf(&r, "idle"),
-                    "pool_active": leaf(&r, "active"),
-                    "max_connections": leaf(&r, "max_conn"),
-                    "size_bytes": leaf(&r, "size"),
-                    "commits_per_second": leaf(&r, "commits"),
-                    "rollbacks_per_second": leaf(&r, "rollbacks"),
-                    "wal_bytes_per_second": leaf(&r, "wal"),
-                },
-                "threadpool": {},
-                "registries": {},
-                "shared_state": {},
-            },
-        });
-        points += 1;
-        let same = replicas.last().is_some_and(|last| {
-            last["hostname"] == h.as_str() && last["port"] == port && last["workerId"] == w.as_str()
-        });
-        if same {
-            replicas.last_mut().unwrap()["timeSeries"]
-                .as_array_mut()
-                .unwrap()
-                .push(point);
-        } else {
-            replicas
-                .push(json!({"hostname": h, "port": port, "workerId": w, "timeSeries": [point]}));
-        }
-    }
-    json!({
-        "timeRange": range.json(),
-        "replicas": replicas,
-        "replicaCount": replicas.len(),
-        "bucketMinutes": bucket,
-        "pointCount": points,
     })
 }
 
