@@ -3,7 +3,7 @@
 //! byte order, with or without values (and with expired rows not yet
 //! pruned, when asked).
 
-use pgrx::spi::SpiClient;
+use pgrx::spi::{SpiClient, SpiHeapTupleData};
 use serde_json::{json, Value};
 
 use crate::kv::ops::prefix_upper_bound;
@@ -33,30 +33,9 @@ pub fn namespaces(c: &mut SpiClient<'_>) -> Value {
 /// answers `{"rows", "truncated", "nextAfter", "bytes"}`, the values'
 /// bytes within `queen.kv_read_max_bytes` (the first row always comes).
 pub fn list(c: &mut SpiClient<'_>, body: &Value) -> Value {
-    let o = Obj::new(body, "");
-    let ns = check_ns("namespace", o.req_str("namespace"));
-    let prefix = o
-        .opt_str("prefix")
-        .filter(|p| !p.is_empty())
-        .map(|p| check_key("prefix", p));
-    let after = o
-        .opt_str("after")
-        .filter(|a| !a.is_empty())
-        .map(|a| check_key("after", a));
-    let limit = o
-        .opt_i64("limit")
-        .unwrap_or(DEFAULT_PAGE_ROWS)
-        .clamp(1, settings::kv_prefix_max_rows());
-    let keys_only = o.opt_bool("keysOnly").unwrap_or(false);
-    let include_expired = o.opt_bool("includeExpired").unwrap_or(false);
-    // The smallest key above `after` (keys hold no control characters).
-    let from = match (&after, &prefix) {
-        (Some(a), Some(p)) if a < p => p.clone(),
-        (Some(a), _) => format!("{a}\u{1}"),
-        (None, Some(p)) => p.clone(),
-        (None, None) => String::new(),
-    };
-    let upper = prefix.as_deref().and_then(prefix_upper_bound);
+    let ask = Ask::of(body);
+    let from = ask.from();
+    let upper = ask.prefix.as_deref().and_then(prefix_upper_bound);
     let rows = exec(
         c,
         query!("kv_browse_page"),
@@ -69,24 +48,24 @@ pub fn list(c: &mut SpiClient<'_>, body: &Value) -> Value {
             spi::BOOL,
         ],
         &[
-            ns.as_str().into(),
+            ask.ns.as_str().into(),
             from.as_str().into(),
             upper.as_deref().into(),
-            prefix.as_deref().into(),
-            (limit + 1).into(),
-            include_expired.into(),
+            ask.prefix.as_deref().into(),
+            (ask.limit + 1).into(),
+            ask.include_expired.into(),
         ],
     );
     let mut budget = settings::kv_read_max_bytes();
     let (mut out, mut bytes, mut truncated) = (Vec::new(), 0i64, false);
     for r in rows {
-        if out.len() as i64 == limit {
+        if out.len() as i64 == ask.limit {
             truncated = true;
             break;
         }
         let key: String = spi::col(&r, "key");
         let value: String = spi::col(&r, "value");
-        let size = if keys_only {
+        let size = if ask.keys_only {
             key.len()
         } else {
             key.len() + value.len()
@@ -97,18 +76,7 @@ pub fn list(c: &mut SpiClient<'_>, body: &Value) -> Value {
         }
         budget -= size;
         bytes += size;
-        let expires = spi::opt::<i64>(&r, "expires_us").map(micros_to_iso);
-        let mut row = json!({
-            "key": key,
-            "version": spi::col::<i64>(&r, "version"),
-            "expiresAt": expires,
-            "updatedAt": micros_to_iso(spi::col::<i64>(&r, "updated_us")),
-            "expired": spi::col::<bool>(&r, "expired"),
-        });
-        if !keys_only {
-            row["value"] = crate::wire::json::parse_value("value", &value);
-        }
-        out.push(row);
+        out.push(row(&r, key, &value, ask.keys_only));
     }
     let next_after = if truncated {
         out.last().map(|r| r["key"].clone())
@@ -116,4 +84,70 @@ pub fn list(c: &mut SpiClient<'_>, body: &Value) -> Value {
         None
     };
     json!({"rows": out, "truncated": truncated, "nextAfter": next_after, "bytes": bytes})
+}
+
+/// What a page of keys asks for: the namespace, the prefix, the key it
+/// lists after, its size and what each row carries.
+struct Ask {
+    ns: String,
+    prefix: Option<String>,
+    after: Option<String>,
+    limit: i64,
+    keys_only: bool,
+    include_expired: bool,
+}
+
+impl Ask {
+    /// Reads the body, each field checked in turn.
+    fn of(body: &Value) -> Ask {
+        let o = Obj::new(body, "");
+        let ns = check_ns("namespace", o.req_str("namespace"));
+        let prefix = o
+            .opt_str("prefix")
+            .filter(|p| !p.is_empty())
+            .map(|p| check_key("prefix", p));
+        let after = o
+            .opt_str("after")
+            .filter(|a| !a.is_empty())
+            .map(|a| check_key("after", a));
+        let limit = o
+            .opt_i64("limit")
+            .unwrap_or(DEFAULT_PAGE_ROWS)
+            .clamp(1, settings::kv_prefix_max_rows());
+        Ask {
+            ns,
+            prefix,
+            after,
+            limit,
+            keys_only: o.opt_bool("keysOnly").unwrap_or(false),
+            include_expired: o.opt_bool("includeExpired").unwrap_or(false),
+        }
+    }
+
+    /// The smallest key above `after` (keys hold no control characters),
+    /// and not below the prefix.
+    fn from(&self) -> String {
+        match (&self.after, &self.prefix) {
+            (Some(a), Some(p)) if a < p => p.clone(),
+            (Some(a), _) => format!("{a}\u{1}"),
+            (None, Some(p)) => p.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// One key's row of a page, with its value unless only keys are asked.
+fn row(r: &SpiHeapTupleData<'_>, key: String, value: &str, keys_only: bool) -> Value {
+    let expires = spi::opt::<i64>(r, "expires_us").map(micros_to_iso);
+    let mut row = json!({
+        "key": key,
+        "version": spi::col::<i64>(r, "version"),
+        "expiresAt": expires,
+        "updatedAt": micros_to_iso(spi::col::<i64>(r, "updated_us")),
+        "expired": spi::col::<bool>(r, "expired"),
+    });
+    if !keys_only {
+        row["value"] = crate::wire::json::parse_value("value", value);
+    }
+    row
 }
