@@ -12,6 +12,7 @@ pub mod ephemeral;
 pub mod kv;
 pub mod maintenance;
 pub mod pg;
+pub mod reads;
 pub mod streams;
 pub mod timers;
 pub mod wire;

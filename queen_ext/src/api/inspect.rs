@@ -7,12 +7,13 @@ use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use crate::engine::inspect::{self, ListCursor, ListFilter, STATUSES};
+use crate::engine::erase;
 use crate::engine::traces::{self, TraceIn};
 use crate::pg::errors;
 use crate::pg::settings;
 use crate::pg::spi;
 use crate::pg::time::wall_clock_us;
+use crate::reads::messages::{self, ListCursor, ListFilter, STATUSES};
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::Obj;
 
@@ -190,14 +191,16 @@ fn messages_list(filters: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         offset,
         cursor,
     };
-    JsonOut::of(&spi::spi(|c| inspect::list(c, &f)))
+    JsonOut::of(&spi::spi(|c| messages::list(c, &f)))
 }
 
 /// One message by its address, live or dead-lettered, with its status over
 /// the consumer groups; 42704 when there is none (or it was deleted).
 #[pg_extern]
 fn message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| inspect::get(c, partition_id, transaction_id)))
+    JsonOut::of(&spi::spi(|c| {
+        messages::get(c, partition_id, transaction_id)
+    }))
 }
 
 /// Deletes a message: no consumer group is handed it again (its segment
@@ -207,6 +210,6 @@ fn message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        inspect::delete(c, partition_id, transaction_id)
+        erase::delete(c, partition_id, transaction_id)
     }))
 }

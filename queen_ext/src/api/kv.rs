@@ -8,9 +8,10 @@ use crate::wire::datum::ArgValue;
 use pgrx::prelude::*;
 use serde_json::{json, Value};
 
-use crate::kv::{answer, browse, parse, store, usage};
+use crate::kv::{answer, parse, store, usage};
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::reads;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 pub(super) fn body_ops(body: Option<JsonbArg>) -> Vec<Value> {
@@ -142,7 +143,7 @@ fn kv_quota(ns: &str, max_keys: Option<i64>, max_bytes: Option<i64>) -> JsonOut 
 /// Every namespace holding a live key: `[{"namespace", "keys"}]`.
 #[pg_extern]
 fn kv_namespaces() -> JsonOut {
-    JsonOut::of(&spi::spi(browse::namespaces))
+    JsonOut::of(&spi::spi(reads::kv::namespaces))
 }
 
 /// A page of one namespace's keys, read-only, as Queen's console lists
@@ -151,5 +152,5 @@ fn kv_namespaces() -> JsonOut {
 #[pg_extern]
 fn kv_list(body: Option<JsonbArg>) -> JsonOut {
     let body = super::required("body", body);
-    JsonOut::of(&spi::spi(|c| browse::list(c, &body)))
+    JsonOut::of(&spi::spi(|c| reads::kv::list(c, &body)))
 }

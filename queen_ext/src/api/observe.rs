@@ -7,27 +7,27 @@ use pgrx::prelude::*;
 use serde_json::json;
 
 use crate::catalog::readers;
-use crate::maintenance::retention::explain;
 use crate::maintenance::sweeper::metrics;
 use crate::pg::spi;
+use crate::reads::retention;
 use crate::wire::datum::JsonOut;
 
 /// Why a queue's disk does (not) shrink, per partition.
 #[pg_extern]
 fn retention_explain(queue: &str, max_partitions: default!(i32, 100)) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| explain::explain(c, queue, max_partitions)))
+    JsonOut::of(&spi::spi(|c| retention::explain(c, queue, max_partitions)))
 }
 
 /// Deleted messages per rule and time bucket since `since`.
 #[pg_extern]
 fn retention_timeseries(since: TimestampWithTimeZone, bucket: default!(&str, "'hour'")) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| explain::timeseries(c, since, bucket)))
+    JsonOut::of(&spi::spi(|c| retention::timeseries(c, since, bucket)))
 }
 
 /// Sizes of the largest tables of the queen schema.
 #[pg_extern]
 fn table_sizes() -> JsonOut {
-    JsonOut::of(&spi::spi(explain::table_sizes))
+    JsonOut::of(&spi::spi(retention::table_sizes))
 }
 
 /// Totals over every queue.

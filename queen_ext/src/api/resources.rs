@@ -4,8 +4,8 @@
 
 use pgrx::prelude::*;
 
-use crate::catalog::resources::{self, Grouping};
 use crate::pg::spi;
+use crate::reads::resources::{self, Grouping};
 use crate::wire::datum::JsonOut;
 
 /// Every queue, newest first, with `id`, `partitions`, `retainedBytes`,

@@ -6,8 +6,8 @@
 use pgrx::prelude::*;
 
 use crate::maintenance::metrics::params::Params;
-use crate::maintenance::metrics::readers;
 use crate::pg::spi;
+use crate::reads::{series, status};
 use crate::wire::datum::{JsonOut, JsonbArg};
 
 fn parse_params(p: Option<JsonbArg>) -> Params {
@@ -19,63 +19,63 @@ fn parse_params(p: Option<JsonbArg>) -> Params {
 #[pg_extern]
 fn status(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::status(c, &p)))
+    JsonOut::of(&spi::spi(|c| status::status(c, &p)))
 }
 
 /// `GET /api/v1/status/queues`: each queue's live counts, newest first.
 #[pg_extern]
 fn status_queues(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::status_queues(c, &p)))
+    JsonOut::of(&spi::spi(|c| status::status_queues(c, &p)))
 }
 
 /// `GET /api/v1/status/queues/:queue`: a queue, its configuration and its
 /// partitions' live counts; 42704 when the queue is unknown.
 #[pg_extern]
 fn status_queue(queue: &str) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| readers::status_queue(c, queue)))
+    JsonOut::of(&spi::spi(|c| status::status_queue(c, queue)))
 }
 
 /// `GET /api/v1/status/analytics`: messages pushed per interval.
 #[pg_extern]
 fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::analytics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::analytics(c, &p)))
 }
 
 /// `GET /api/v1/resources/overview` in Queen's shape (`queen.overview()`
 /// keeps its own).
 #[pg_extern]
 fn system_overview() -> JsonOut {
-    JsonOut::of(&spi::spi(readers::overview))
+    JsonOut::of(&spi::spi(status::overview))
 }
 
 /// `GET /api/v1/analytics/system-metrics`: the database servers' samples.
 #[pg_extern]
 fn system_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::system_metrics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::system_metrics(c, &p)))
 }
 
 /// `GET /api/v1/analytics/worker-metrics`: the server-wide series.
 #[pg_extern]
 fn worker_metrics_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::worker_metrics(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::worker_metrics(c, &p)))
 }
 
 /// `GET /api/v1/analytics/queue-lag`: per bucket and queue, the lag pops saw.
 #[pg_extern]
 fn queue_lag(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::queue_lag(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::queue_lag(c, &p)))
 }
 
 /// `GET /api/v1/analytics/queue-ops`: per bucket and queue, the operations.
 #[pg_extern]
 fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::queue_ops(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::queue_ops(c, &p)))
 }
 
 /// `GET /api/v1/analytics/retention`: what retention deleted, by rule, per
@@ -83,19 +83,19 @@ fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
 #[pg_extern]
 fn retention_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);
-    JsonOut::of(&spi::spi(|c| readers::retention_series(c, &p)))
+    JsonOut::of(&spi::spi(|c| series::retention_series(c, &p)))
 }
 
 /// `GET /metrics`: uptime, request and message totals, connections.
 #[pg_extern]
 fn metrics_summary() -> JsonOut {
-    JsonOut::of(&spi::spi(readers::metrics_summary))
+    JsonOut::of(&spi::spi(status::metrics_summary))
 }
 
 /// `POST /api/v1/stats/refresh`: counts are live; reports what they cover.
 #[pg_extern]
 fn stats_refresh() -> JsonOut {
-    JsonOut::of(&spi::spi(readers::stats_refresh))
+    JsonOut::of(&spi::spi(status::stats_refresh))
 }
 
 /// A front-end's figures since its last report, added to the minute's row

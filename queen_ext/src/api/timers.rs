@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::reads;
 use crate::timers;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
@@ -80,7 +81,7 @@ fn timers_set_aside(
 /// or `{"found": false, "queue", "timerKey"}`.
 #[pg_extern]
 fn timer_peek(queue: &str, timer_key: &str) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| timers::reads::peek(c, queue, timer_key)))
+    JsonOut::of(&spi::spi(|c| reads::timers::peek(c, queue, timer_key)))
 }
 
 /// A page of a queue's pending timers by key in byte order after `after`
@@ -93,6 +94,6 @@ fn timers_list(
     max_rows: default!(Option<i64>, "NULL"),
 ) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
-        timers::reads::list(c, queue, after, max_rows)
+        reads::timers::list(c, queue, after, max_rows)
     }))
 }

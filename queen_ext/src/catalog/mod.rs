@@ -8,7 +8,6 @@ pub mod options;
 pub mod queues;
 pub mod readers;
 pub mod replaced;
-pub mod resources;
 pub mod shard;
 pub mod switches;
 

@@ -4,7 +4,6 @@
 //! answers `{"results": [...]}`, index-aligned. The scalar functions are
 //! conveniences over the same ops. Usage and quota are per namespace.
 
-pub mod browse;
 pub mod locks;
 pub mod ops;
 pub mod parse;

@@ -8,6 +8,7 @@ use std::path::Path;
 /// the folders of one level do not use each other.
 const LEVELS: &[&[&str]] = &[
     &["api"],
+    &["reads"],
     &["maintenance", "streams"],
     &["engine"],
     &["kv", "timers", "ephemeral"],

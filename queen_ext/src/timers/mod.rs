@@ -2,7 +2,6 @@
 
 pub mod compact;
 pub mod floors;
-pub mod reads;
 pub mod wake;
 
 use pgrx::spi::SpiClient;

@@ -1,11 +1,10 @@
-//! Retention: bounded steps, the leased cycle, the work list, and the
-//! operator's readers. Every step and the whole cycle can be called from SQL
-//! (`api::internal`, `api::observe`).
+//! Retention: bounded steps, the leased cycle and the work list (the
+//! operator's readers are in `reads`). Every step and the whole cycle can
+//! be called from SQL (`api::internal`, `api::observe`).
 
 pub mod cleanup;
 pub mod compact;
 pub mod cycle;
-pub mod explain;
 pub mod idle;
 pub mod lease;
 pub mod step;

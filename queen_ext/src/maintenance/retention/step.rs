@@ -536,7 +536,7 @@ fn txns_purge(client: &mut SpiClient<'_>, pid: i64, cutoff: Ts, max_rows: i32) -
 /// The consumer group furthest behind on `pid`, with the next offset it
 /// would read, a group registered on the queue that has not read `pid` yet
 /// included (None: no group has read it).
-pub(super) fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
+pub fn slowest_group(client: &mut SpiClient<'_>, pid: i64) -> Option<(String, i64)> {
     exec(
         client,
         query!("retention_slowest_group"),

@@ -7,8 +7,10 @@ use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
 
-use super::work_list::{rules_sql, Rule};
 use crate::catalog::queues;
+use crate::maintenance::retention::cycle::DLQ_PHASE;
+use crate::maintenance::retention::step::slowest_group;
+use crate::maintenance::retention::work_list::{rules_sql, Rule};
 use crate::pg::errors;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::{micros_to_iso, PG_EPOCH_OFFSET_US};
@@ -36,24 +38,22 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
             .expect("queue row");
         Rule::from_row(&row)
     };
-    let parts: Vec<(i64, String, i64, i64)> = exec(
+    let parts: Vec<Span> = exec(
         client,
         query!("retention_explain_partitions"),
         &[spi::INT8, spi::INT8],
         &[q.id.into(), (max_partitions as i64).into()],
     )
-    .map(|r| {
-        (
-            spi::col(&r, "id"),
-            spi::col(&r, "name"),
-            spi::col(&r, "log_start"),
-            spi::col(&r, "last_offset"),
-        )
+    .map(|r| Span {
+        pid: spi::col(&r, "id"),
+        name: spi::col(&r, "name"),
+        log_start: spi::col(&r, "log_start"),
+        last_offset: spi::col(&r, "last_offset"),
     })
     .collect();
     let mut out = Vec::new();
-    for (pid, name, log_start, last_offset) in parts {
-        out.push(partition(client, &rule, pid, name, log_start, last_offset));
+    for p in parts {
+        out.push(partition(client, &rule, p));
     }
     json!({
         "queue": queue,
@@ -68,22 +68,79 @@ pub fn explain(client: &mut SpiClient<'_>, queue: &str, max_partitions: i32) -> 
     })
 }
 
-/// One partition's answer: where each rule puts the boundary, what the next
-/// cycle would delete, and what pins the rest.
-fn partition(
-    client: &mut SpiClient<'_>,
-    rule: &Rule,
+/// A partition's id, name, first offset kept and last offset written.
+struct Span {
     pid: i64,
     name: String,
     log_start: i64,
     last_offset: i64,
-) -> Value {
+}
+
+/// One partition's answer: where each rule puts the boundary, what the next
+/// cycle would delete, and what pins the rest.
+fn partition(client: &mut SpiClient<'_>, rule: &Rule, p: Span) -> Value {
+    let Boundaries {
+        rule1,
+        rule2,
+        max_wait,
+        slowest,
+        mut pins,
+    } = boundaries(client, rule, &p);
+    let boundary = [Some(p.log_start), rule1, rule2, max_wait]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap();
+    let deletable = exec(
+        client,
+        query!("retention_explain_deletable"),
+        &[spi::INT8, spi::INT8, spi::INT8],
+        &[p.pid.into(), p.log_start.into(), boundary.into()],
+    )
+    .next()
+    .unwrap();
+    let (segments, messages): (i64, i64) = (
+        spi::col(&deletable, "segments"),
+        spi::col(&deletable, "messages"),
+    );
+    if boundary > p.log_start && segments == 0 {
+        pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
+    }
+    let failing = failures(client, p.pid, &mut pins);
+    json!({
+        "partition": p.name,
+        "partitionId": p.pid.to_string(),
+        "logStart": p.log_start,
+        "lastOffset": p.last_offset,
+        "rule1Boundary": rule1,
+        "rule2Boundary": rule2,
+        "maxWaitBoundary": max_wait,
+        "boundary": boundary,
+        "nextCycleDeletes": {"segments": segments, "messages": messages},
+        "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
+        "pinnedBy": pins,
+        "failing": failing,
+    })
+}
+
+/// Where each rule puts a partition's boundary, the consumer group furthest
+/// behind on it with its next offset, and what pins them.
+struct Boundaries {
+    rule1: Option<i64>,
+    rule2: Option<i64>,
+    max_wait: Option<i64>,
+    slowest: Option<(String, i64)>,
+    pins: Vec<String>,
+}
+
+/// The boundaries of partition `p` under `rule`.
+fn boundaries(client: &mut SpiClient<'_>, rule: &Rule, p: &Span) -> Boundaries {
     let mut pins: Vec<String> = Vec::new();
     let boundary_for = |client: &mut SpiClient<'_>, cutoff: TimestampWithTimeZone| {
-        fresh_boundary(client, pid, log_start, cutoff).unwrap_or(last_offset + 1)
+        fresh_boundary(client, p.pid, p.log_start, cutoff).unwrap_or(p.last_offset + 1)
     };
     let rule1 = rule.all_cutoff.map(|c| boundary_for(client, c));
-    let slowest = super::step::slowest_group(client, pid);
+    let slowest = slowest_group(client, p.pid);
     let rule2 = rule.completed_cutoff.and_then(|c| {
         let (group, cap) = slowest.clone()?;
         let time = boundary_for(client, c);
@@ -107,41 +164,13 @@ fn partition(
             "no consumer group has read this partition: rule 2 deletes nothing unconsumed".into(),
         );
     }
-    let boundary = [Some(log_start), rule1, rule2, max_wait]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap();
-    let deletable = exec(
-        client,
-        query!("retention_explain_deletable"),
-        &[spi::INT8, spi::INT8, spi::INT8],
-        &[pid.into(), log_start.into(), boundary.into()],
-    )
-    .next()
-    .unwrap();
-    let (segments, messages): (i64, i64) = (
-        spi::col(&deletable, "segments"),
-        spi::col(&deletable, "messages"),
-    );
-    if boundary > log_start && segments == 0 {
-        pins.push(format!("the segment holding offset {boundary} is not wholly below the boundary; it goes when all of it is"));
+    Boundaries {
+        rule1,
+        rule2,
+        max_wait,
+        slowest,
+        pins,
     }
-    let failing = failures(client, pid, &mut pins);
-    json!({
-        "partition": name,
-        "partitionId": pid.to_string(),
-        "logStart": log_start,
-        "lastOffset": last_offset,
-        "rule1Boundary": rule1,
-        "rule2Boundary": rule2,
-        "maxWaitBoundary": max_wait,
-        "boundary": boundary,
-        "nextCycleDeletes": {"segments": segments, "messages": messages},
-        "slowestGroup": slowest.map(|(g, next)| json!({"consumerGroup": g, "nextOffset": next})),
-        "pinnedBy": pins,
-        "failing": failing,
-    })
 }
 
 /// The first segment of `pid` from `log_start` on created at or after
@@ -168,7 +197,7 @@ fn failures(client: &mut SpiClient<'_>, pid: i64, pins: &mut Vec<String>) -> Vec
         client,
         query!("retention_explain_failures"),
         &[spi::INT8, spi::INT2],
-        &[pid.into(), super::cycle::DLQ_PHASE.into()],
+        &[pid.into(), DLQ_PHASE.into()],
     )
     .map(|r| {
         let (phase, state, error): (i16, String, String) =

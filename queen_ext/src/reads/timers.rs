@@ -12,6 +12,7 @@ use crate::pg::settings;
 use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
 use crate::query;
+use crate::timers;
 use crate::wire::json::check_name;
 
 /// The timers one page lists when no limit is given.
@@ -47,7 +48,7 @@ fn row_fields(r: &pgrx::spi::SpiHeapTupleData<'_>) -> Map<String, Value> {
 pub fn peek(c: &mut SpiClient<'_>, queue: &str, timer_key: &str) -> Value {
     let queue = check_name("queue", queue);
     let timer_key = check_name("timerKey", timer_key);
-    let sql = if super::as_log() {
+    let sql = if timers::as_log() {
         query!("timers_peek_log")
     } else {
         query!("timers_peek")
@@ -83,7 +84,7 @@ pub fn list(c: &mut SpiClient<'_>, queue: &str, after: Option<&str>, limit: Opti
     let limit = limit
         .unwrap_or(DEFAULT_PAGE_ROWS)
         .clamp(1, settings::read_page_max_rows());
-    let sql = if super::as_log() {
+    let sql = if timers::as_log() {
         query!("timers_list_log")
     } else {
         query!("timers_list")

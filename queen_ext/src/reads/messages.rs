@@ -1,20 +1,20 @@
-//! The message readers and the delete: any message by its address (live,
-//! dead-lettered, or only kept by its dead letters), the listing of a
-//! window of messages newest first, each with its status across the
-//! consumer groups, and the deletion of a message (a tombstone over its
-//! offsets, which pop skips for every group, and its dead letters). Answers
-//! are shaped as Queen's server shapes them.
+//! The message readers: any message by its address (live, dead-lettered,
+//! or only kept by its dead letters), and the listing of a window of
+//! messages newest first, each with its status across the consumer groups.
+//! Answers are shaped as Queen's server shapes them.
 
 use std::collections::HashMap;
 
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
+use queen_frames::FrameRef;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::catalog::queues;
 use crate::engine::deleted;
 use crate::engine::dlq::raw_payload;
+use crate::engine::erase::locate;
 use crate::engine::push::txn_hash;
 use crate::engine::segments;
 use crate::pg::errors;
@@ -114,7 +114,7 @@ fn dead_letters(client: &mut SpiClient<'_>, pid: i64, offsets: &[i64]) -> HashMa
     }
     for r in exec(
         client,
-        query!("dlq_partition_groups", "messages_dead_letters"),
+        query!("messages_dead_letters_at_offsets"),
         &[spi::INT8, spi::INT8_ARRAY],
         &[pid.into(), offsets.to_vec().into()],
     ) {
@@ -205,47 +205,6 @@ fn mode<'a>(names: impl Iterator<Item = &'a str>) -> Value {
     json!({"hasQueueMode": has_queue_mode, "busGroupsCount": bus.len(), "type": kind})
 }
 
-/// The offsets of `pid` whose frame carries transaction id `txn`, among the
-/// newest `queen.message_lookup_segments` sidecar rows, each with the
-/// segment holding it; oldest first.
-fn locate(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Vec<(i64, Segment)> {
-    let hash = txn_hash(txn);
-    let mut offsets = Vec::new();
-    for r in exec(
-        client,
-        query!("messages_sidecar_find"),
-        &[spi::INT8, spi::INT8, spi::INT8],
-        &[
-            pid.into(),
-            hash.into(),
-            settings::message_lookup_segments().into(),
-        ],
-    ) {
-        let base: i64 = spi::col(&r, "base_offset");
-        let hashes: Vec<Option<i64>> = spi::col(&r, "txn_hashes");
-        for (i, h) in hashes.iter().enumerate() {
-            if *h == Some(hash) {
-                offsets.push(base + i as i64);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for offset in offsets {
-        // The hash may collide: the frame says whether it is this id.
-        let Some(seg) = segments::covering(client, pid, offset) else {
-            continue;
-        };
-        let same = seg
-            .frames()
-            .nth((offset - seg.base_offset) as usize)
-            .is_some_and(|f| f.transaction_id == txn);
-        if same {
-            out.push((offset, seg));
-        }
-    }
-    out
-}
-
 /// What a message answer takes from its frame.
 struct FrameCopy {
     id: Option<String>,
@@ -283,46 +242,9 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Box<RawValue> {
     let Some(p) = partition(client, pid) else {
         missing()
     };
-    let mut live = locate(client, pid, txn);
-    if let (Some(first), Some(last)) = (live.first(), live.last()) {
-        let gone = deleted::in_range(client, pid, first.0, last.0);
-        live.retain(|(o, _)| gone.binary_search(o).is_err());
-    }
-    let (offset, frame) = match live.pop() {
-        Some((offset, seg)) => (offset, copy_frame(&seg, offset)),
-        None => {
-            // Only dead letters may still name it.
-            let row = exec(
-                client,
-                query!("messages_dead_by_txn"),
-                &[spi::INT8, spi::TEXT],
-                &[pid.into(), txn.into()],
-            )
-            .next()
-            .map(|r| {
-                let payload: Option<Vec<u8>> = spi::opt(&r, "payload");
-                let offset: i64 = spi::col(&r, "message_offset");
-                let wide = FrameCopy {
-                    id: spi::opt(&r, "message_id"),
-                    transaction_id: txn.to_owned(),
-                    trace_id: spi::opt(&r, "trace_id"),
-                    producer: None,
-                    data: payload.as_deref().map_or_else(splice::null, raw_payload),
-                    encrypted: false,
-                    created_us: spi::opt(&r, "created_us"),
-                };
-                (offset, wide)
-            });
-            let Some((offset, wide)) = row else { missing() };
-            // A narrow row's frame is still in its segment.
-            let frame = segments::covering(client, pid, offset)
-                .and_then(|seg| copy_frame(&seg, offset))
-                .filter(|f| f.transaction_id == txn)
-                .unwrap_or(wide);
-            (offset, Some(frame))
-        }
+    let Some((offset, frame)) = newest_copy(client, pid, txn) else {
+        missing()
     };
-    let Some(frame) = frame else { missing() };
     let groups = groups(client, &p);
     let dead = dead_letters(client, pid, &[offset])
         .remove(&offset)
@@ -330,22 +252,7 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Box<RawValue> {
     let st = status(&groups, !dead.is_empty(), offset);
     let newest_dead = dead.first();
     let queue_config = queues::find(client, &p.queue).map(|q| q.options.to_json());
-    let consumer_groups: Vec<Value> = groups
-        .iter()
-        .map(|g| {
-            let d = dead.iter().find(|d| d.group == g.name);
-            json!({
-                "consumerGroup": g.name,
-                "status": if d.is_some() { "dead_letter" } else { group_status(g, offset) },
-                "committedOffset": g.committed,
-                "leaseExpiresAt": g.lease
-                    .filter(|(s, e)| *s <= offset && offset <= *e)
-                    .and(g.lease_expires_us)
-                    .map(micros_to_iso),
-                "errorMessage": d.and_then(|d| d.error.clone()),
-            })
-        })
-        .collect();
+    let consumer_groups = group_views(&groups, &dead, offset);
     let mut payloads = Splice::new();
     let data = payloads.hold(frame.data);
     payloads.answer(&json!({
@@ -378,75 +285,71 @@ pub fn get(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Box<RawValue> {
     }))
 }
 
-/// Deletes a message: every live copy of the transaction id in the
-/// partition gets a tombstone (its frame stays in its segment; no group is
-/// handed it again), and its dead letters are deleted. Answers Queen's
-/// success body with what went; raises 42704 when nothing did.
-pub fn delete(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Value {
-    let missing = || errors::undefined("message", &format!("{pid}/{txn}"));
-    // The lock order: the partition first (a push, a retention step and a
-    // dead-letter move take it before any leaf), then the segments, the
-    // tombstones and the dead letters; everything below is read under it.
-    let locked = exec(
-        client,
-        query!("messages_delete_lock_partition"),
-        &[spi::INT8],
-        &[pid.into()],
-    )
-    .next()
-    .is_some();
-    if !locked {
-        missing()
+/// The offset and frame of the newest live copy of `txn` in `pid` that was
+/// not deleted, else of what its dead letters kept (None: neither).
+fn newest_copy(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Option<(i64, FrameCopy)> {
+    let mut live = locate(client, pid, txn);
+    if let (Some(first), Some(last)) = (live.first(), live.last()) {
+        let gone = deleted::in_range(client, pid, first.0, last.0);
+        live.retain(|(o, _)| gone.binary_search(o).is_err());
     }
-    let mut located: Vec<i64> = locate(client, pid, txn)
-        .into_iter()
-        .map(|(o, _)| o)
-        .collect();
-    located.sort_unstable();
-    let mut offsets = Vec::new();
-    for offset in located {
-        // The segment is held (FOR NO KEY UPDATE) until this transaction
-        // ends: a dead-letter write of it waits, then sees the tombstone
-        // and writes nothing. A retention step deleting it waits for the
-        // partition, and then deletes the tombstone with it.
-        let held = exec(
-            client,
-            query!("messages_delete_lock_segment"),
-            &[spi::INT8, spi::INT8],
-            &[pid.into(), offset.into()],
-        )
-        .next()
-        .and_then(|r| spi::opt::<i64>(&r, "end_offset"))
-        .is_some_and(|end| end >= offset);
-        if held {
-            offsets.push(offset);
-        }
+    match live.pop() {
+        Some((offset, seg)) => copy_frame(&seg, offset).map(|frame| (offset, frame)),
+        // Only dead letters may still name it.
+        None => dead_copy(client, pid, txn),
     }
-    let tombstoned = if offsets.is_empty() {
-        Vec::new()
-    } else {
-        deleted::mark(client, pid, &offsets, txn)
-    };
-    let dead = exec(
+}
+
+/// The offset and frame of `txn` in `pid` as its newest dead letter kept
+/// it: a narrow row's frame is read from its segment, still there.
+fn dead_copy(client: &mut SpiClient<'_>, pid: i64, txn: &str) -> Option<(i64, FrameCopy)> {
+    let (offset, wide) = exec(
         client,
-        query!("messages_delete_dead"),
+        query!("messages_dead_by_txn"),
         &[spi::INT8, spi::TEXT],
         &[pid.into(), txn.into()],
     )
     .next()
-    .map(|r| spi::col::<i64>(&r, "deleted"))
-    .unwrap_or(0);
-    if tombstoned.is_empty() && dead == 0 {
-        missing()
-    }
-    json!({
-        "success": true,
-        "partitionId": pid.to_string(),
-        "transactionId": txn,
-        "message": "Message deleted successfully",
-        "deletedOffsets": tombstoned,
-        "deadLettersDeleted": dead,
-    })
+    .map(|r| {
+        let payload: Option<Vec<u8>> = spi::opt(&r, "payload");
+        let offset: i64 = spi::col(&r, "message_offset");
+        let wide = FrameCopy {
+            id: spi::opt(&r, "message_id"),
+            transaction_id: txn.to_owned(),
+            trace_id: spi::opt(&r, "trace_id"),
+            producer: None,
+            data: payload.as_deref().map_or_else(splice::null, raw_payload),
+            encrypted: false,
+            created_us: spi::opt(&r, "created_us"),
+        };
+        (offset, wide)
+    })?;
+    let frame = segments::covering(client, pid, offset)
+        .and_then(|seg| copy_frame(&seg, offset))
+        .filter(|f| f.transaction_id == txn)
+        .unwrap_or(wide);
+    Some((offset, frame))
+}
+
+/// Each group's view of the message at `offset`: its status there, its
+/// cursor, the lease holding it and its dead letter's error.
+fn group_views(groups: &[Group], dead: &[Dead], offset: i64) -> Vec<Value> {
+    groups
+        .iter()
+        .map(|g| {
+            let d = dead.iter().find(|d| d.group == g.name);
+            json!({
+                "consumerGroup": g.name,
+                "status": if d.is_some() { "dead_letter" } else { group_status(g, offset) },
+                "committedOffset": g.committed,
+                "leaseExpiresAt": g.lease
+                    .filter(|(s, e)| *s <= offset && offset <= *e)
+                    .and(g.lease_expires_us)
+                    .map(micros_to_iso),
+                "errorMessage": d.and_then(|d| d.error.clone()),
+            })
+        })
+        .collect()
 }
 
 /// The statuses a listing filters on.
@@ -527,8 +430,41 @@ fn ts(us: i64) -> TimestampWithTimeZone {
 /// length, as Queen answers it). Deleted messages are left out.
 pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Box<RawValue> {
     let scan_max = settings::messages_scan_max();
-    let mut payloads = Splice::new();
-    let parts: Vec<Partition> = exec(
+    let parts = list_partitions(client, f, scan_max);
+    // Every segment holds at least one message: without a status filter the
+    // page needs no more segments than messages.
+    let to_skip = f.cursor.map_or(f.offset, |c| c.skip);
+    let segment_limit = if f.status.is_some() {
+        scan_max
+    } else {
+        (to_skip + f.limit).min(scan_max)
+    };
+    let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
+    let mut heads = if ids.is_empty() {
+        Vec::new()
+    } else {
+        segment_heads(client, f, ids, segment_limit)
+    };
+    let bounded = keep_within_bytes(&mut heads, segment_limit);
+    let read = Read::of(client, &parts, &heads);
+    let mut page = Page {
+        f,
+        to_skip,
+        skipped: 0,
+        out: Vec::new(),
+        payloads: Splice::new(),
+    };
+    page.fill(&read);
+    page.answer(heads.last(), bounded, read.modes())
+}
+
+/// The partitions a listing may read (at most `scan_max`), with their queues.
+fn list_partitions(
+    client: &mut SpiClient<'_>,
+    f: &ListFilter<'_>,
+    scan_max: i64,
+) -> Vec<Partition> {
+    exec(
         client,
         query!("messages_list_partitions"),
         &[
@@ -549,59 +485,59 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Box<RawValue> {
         ],
     )
     .map(|r| Partition::of_row(&r))
-    .collect();
-    let by_id: HashMap<i64, &Partition> = parts.iter().map(|p| (p.id, p)).collect();
-    // Every segment holds at least one message: without a status filter the
-    // page needs no more segments than messages.
-    let to_skip = f.cursor.map_or(f.offset, |c| c.skip);
-    let segment_limit = if f.status.is_some() {
-        scan_max
-    } else {
-        (to_skip + f.limit).min(scan_max)
-    };
-    let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
-    let mut heads: Vec<Head> = Vec::new();
-    if !ids.is_empty() {
-        let after = f
-            .cursor
-            .map(|c| crate::pg::time::us_to_timestamptz("cursor", c.created_us));
-        heads = exec(
-            client,
-            query!("messages_list_segments"),
-            &[
-                spi::INT8_ARRAY,
-                spi::TIMESTAMPTZ,
-                spi::TIMESTAMPTZ,
-                spi::INT8,
-                spi::TIMESTAMPTZ,
-                spi::INT8,
-                spi::INT8,
-            ],
-            &[
-                ids.into(),
-                ts(f.from_us).into(),
-                ts(f.to_us).into(),
-                segment_limit.into(),
-                after.into(),
-                f.cursor.map(|c| c.pid).into(),
-                f.cursor.map(|c| c.base).into(),
-            ],
-        )
-        .map(|r| Head {
-            pid: spi::col(&r, "partition_id"),
-            base: spi::col(&r, "base_offset"),
-            created_us: spi::col(&r, "created_us"),
-            bytes: spi::opt(&r, "bytes").unwrap_or(0),
-        })
-        .collect();
-    }
-    // The segments read stop at the byte bound (the first is always read);
-    // more may follow them when the bound or the segment limit stopped the
-    // read.
+    .collect()
+}
+
+/// The segments of partitions `ids` created within the window, newest
+/// first, after the cursor's segment when there is one; at most `limit`.
+fn segment_heads(
+    client: &mut SpiClient<'_>,
+    f: &ListFilter<'_>,
+    ids: Vec<i64>,
+    limit: i64,
+) -> Vec<Head> {
+    let after = f
+        .cursor
+        .map(|c| crate::pg::time::us_to_timestamptz("cursor", c.created_us));
+    exec(
+        client,
+        query!("messages_list_segments"),
+        &[
+            spi::INT8_ARRAY,
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::INT8,
+            spi::TIMESTAMPTZ,
+            spi::INT8,
+            spi::INT8,
+        ],
+        &[
+            ids.into(),
+            ts(f.from_us).into(),
+            ts(f.to_us).into(),
+            limit.into(),
+            after.into(),
+            f.cursor.map(|c| c.pid).into(),
+            f.cursor.map(|c| c.base).into(),
+        ],
+    )
+    .map(|r| Head {
+        pid: spi::col(&r, "partition_id"),
+        base: spi::col(&r, "base_offset"),
+        created_us: spi::col(&r, "created_us"),
+        bytes: spi::opt(&r, "bytes").unwrap_or(0),
+    })
+    .collect()
+}
+
+/// Cuts `heads` at the byte bound (the first is always read); whether more
+/// segments may follow them, because the bound or the segment limit
+/// stopped the read.
+fn keep_within_bytes(heads: &mut Vec<Head>, segment_limit: i64) -> bool {
     let budget = settings::messages_scan_max_bytes();
     let mut used = 0i64;
     let mut kept = 0usize;
-    for h in &heads {
+    for h in heads.iter() {
         if kept > 0 && used + h.bytes > budget {
             break;
         }
@@ -610,6 +546,68 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Box<RawValue> {
     }
     let bounded = kept < heads.len() || heads.len() as i64 >= segment_limit;
     heads.truncate(kept);
+    bounded
+}
+
+/// What a listing knows of a partition it read: its groups, and its
+/// tombstones and dead letters over the offsets read.
+struct Seen {
+    groups: Vec<Group>,
+    gone: Vec<i64>,
+    dead: HashMap<i64, Vec<Dead>>,
+}
+
+/// What a listing read: the partitions by id, the segments in the order
+/// read, and what it knows of each partition read.
+struct Read<'a> {
+    by_id: HashMap<i64, &'a Partition>,
+    segs: Vec<(i64, Segment)>,
+    seen: HashMap<i64, Seen>,
+}
+
+impl<'a> Read<'a> {
+    /// Loads the segments of `heads` and what the listing needs of their
+    /// partitions.
+    fn of(client: &mut SpiClient<'_>, parts: &'a [Partition], heads: &[Head]) -> Read<'a> {
+        let by_id: HashMap<i64, &Partition> = parts.iter().map(|p| (p.id, p)).collect();
+        let segs = load(client, heads);
+        // Per partition read: its groups, tombstones and dead letters over
+        // the offsets read.
+        let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
+        for (pid, s) in &segs {
+            let e = spans.entry(*pid).or_insert((s.base_offset, s.end_offset));
+            e.0 = e.0.min(s.base_offset);
+            e.1 = e.1.max(s.end_offset);
+        }
+        let mut seen: HashMap<i64, Seen> = HashMap::new();
+        for (pid, (lo, hi)) in &spans {
+            let p = by_id[pid];
+            let offsets: Vec<i64> = (*lo..=*hi).collect();
+            seen.insert(
+                *pid,
+                Seen {
+                    groups: groups(client, p),
+                    gone: deleted::in_range(client, *pid, *lo, *hi),
+                    dead: dead_letters(client, *pid, &offsets),
+                },
+            );
+        }
+        Read { by_id, segs, seen }
+    }
+
+    /// The mode of every group of the partitions read.
+    fn modes(&self) -> Value {
+        mode(
+            self.seen
+                .values()
+                .flat_map(|s| s.groups.iter().map(|g| g.name.as_str())),
+        )
+    }
+}
+
+/// The segments of `heads`, in their order; a segment retention deleted
+/// meanwhile is left out.
+fn load(client: &mut SpiClient<'_>, heads: &[Head]) -> Vec<(i64, Segment)> {
     let mut loaded: HashMap<(i64, i64), Segment> = HashMap::new();
     if !heads.is_empty() {
         let pids: Vec<i64> = heads.iter().map(|h| h.pid).collect();
@@ -626,118 +624,118 @@ pub fn list(client: &mut SpiClient<'_>, f: &ListFilter<'_>) -> Box<RawValue> {
             }
         }
     }
-    // In the order read; a segment retention deleted meanwhile is left out.
-    let segs: Vec<(i64, Segment)> = heads
+    heads
         .iter()
         .filter_map(|h| loaded.remove(&(h.pid, h.base)).map(|s| (h.pid, s)))
-        .collect();
-    // Per partition read: its groups, tombstones and dead letters over the
-    // offsets read.
-    let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
-    for (pid, s) in &segs {
-        let e = spans.entry(*pid).or_insert((s.base_offset, s.end_offset));
-        e.0 = e.0.min(s.base_offset);
-        e.1 = e.1.max(s.end_offset);
-    }
-    struct Seen {
-        groups: Vec<Group>,
-        gone: Vec<i64>,
-        dead: HashMap<i64, Vec<Dead>>,
-    }
-    let mut seen: HashMap<i64, Seen> = HashMap::new();
-    for (pid, (lo, hi)) in &spans {
-        let p = by_id[pid];
-        let offsets: Vec<i64> = (*lo..=*hi).collect();
-        seen.insert(
-            *pid,
-            Seen {
-                groups: groups(client, p),
-                gone: deleted::in_range(client, *pid, *lo, *hi),
-                dead: dead_letters(client, *pid, &offsets),
-            },
-        );
-    }
-    let mut skipped = 0i64;
-    let mut out: Vec<Value> = Vec::new();
-    'segments: for (pid, seg) in &segs {
-        let p = by_id[pid];
-        let s = &seen[pid];
-        let frames: Vec<_> = seg.frames().collect();
-        for (i, fr) in frames.iter().enumerate().rev() {
-            let offset = seg.base_offset + i as i64;
-            if offset < p.log_start || s.gone.binary_search(&offset).is_ok() {
-                continue;
-            }
-            let st = status(&s.groups, s.dead.contains_key(&offset), offset);
-            if f.status.is_some_and(|want| want != st.status) {
-                continue;
-            }
-            if skipped < to_skip {
-                skipped += 1;
-                continue;
-            }
-            let encrypted = fr.is_encrypted();
-            let data = payloads.hold(if encrypted {
-                splice::null()
-            } else {
-                raw_payload(fr.payload)
-            });
-            out.push(json!({
-                "id": queen_frames::id_text(&fr.message_id),
-                "transactionId": fr.transaction_id,
-                "txnHash": format!("{:016x}", txn_hash(fr.transaction_id) as u64),
-                "partitionId": pid.to_string(),
-                "queuePath": format!("{}/{}", p.queue, p.name),
-                "queue": p.queue,
-                "partition": p.name,
-                "namespace": p.namespace,
-                "task": p.task,
-                "offset": offset,
-                "status": st.status,
-                "queueStatus": st.queue_status,
-                "busStatus": {"consumedBy": st.consumed_by, "totalGroups": st.total_groups},
-                "traceId": fr.trace_id.map(|t| queen_frames::id_text(&t)),
-                "producerSub": fr.producer,
-                "queuePriority": p.priority,
-                "payloadAvailable": !encrypted,
-                "segment": {"seq": seg.base_offset, "frameIdx": i},
-                "createdAt": micros_to_iso(seg.created_at_us),
-                "leaseExpiresAt": st.lease_expires_us.map(micros_to_iso),
-                "data": data,
-                "payload": data,
-                "isEncrypted": encrypted,
-            }));
-            if out.len() as i64 >= f.limit {
-                break 'segments;
+        .collect()
+}
+
+/// A page being filled: the matching messages to pass first and how many
+/// were, the messages kept and their payloads.
+struct Page<'f> {
+    f: &'f ListFilter<'f>,
+    to_skip: i64,
+    skipped: i64,
+    out: Vec<Value>,
+    payloads: Splice,
+}
+
+impl Page<'_> {
+    /// Walks the segments in the order read, each one's messages newest
+    /// first, until the page is full.
+    fn fill(&mut self, read: &Read<'_>) {
+        for (pid, seg) in &read.segs {
+            let p = read.by_id[pid];
+            let s = &read.seen[pid];
+            let frames: Vec<_> = seg.frames().collect();
+            for (i, fr) in frames.iter().enumerate().rev() {
+                let offset = seg.base_offset + i as i64;
+                if offset < p.log_start || s.gone.binary_search(&offset).is_ok() {
+                    continue;
+                }
+                let st = status(&s.groups, s.dead.contains_key(&offset), offset);
+                if self.f.status.is_some_and(|want| want != st.status) {
+                    continue;
+                }
+                if self.skipped < self.to_skip {
+                    self.skipped += 1;
+                    continue;
+                }
+                let message = self.message(p, seg, i, fr, &st);
+                self.out.push(message);
+                if self.out.len() as i64 >= self.f.limit {
+                    return;
+                }
             }
         }
     }
-    let total = out.len();
-    let modes = mode(
-        seen.values()
-            .flat_map(|s| s.groups.iter().map(|g| g.name.as_str())),
-    );
-    // A full page may have more after it (the next offset reads them); a
-    // page cut short by the bounds has more after its last segment, where
-    // the cursor reads on.
-    let full = total as i64 >= f.limit;
-    let cursor = match heads.last() {
-        Some(last) if bounded && !full => Some(
-            ListCursor {
-                created_us: last.created_us,
-                pid: last.pid,
-                base: last.base,
-                skip: to_skip - skipped,
-            }
-            .text(),
-        ),
-        _ => None,
-    };
-    payloads.answer(&json!({
-        "messages": out,
-        "mode": modes,
-        "total": total,
-        "hasMore": full || cursor.is_some(),
-        "cursor": cursor,
-    }))
+
+    /// Message `i` of `seg` as a listing answers it, its payload held.
+    fn message(
+        &mut self,
+        p: &Partition,
+        seg: &Segment,
+        i: usize,
+        fr: &FrameRef<'_>,
+        st: &Status,
+    ) -> Value {
+        let encrypted = fr.is_encrypted();
+        let data = self.payloads.hold(if encrypted {
+            splice::null()
+        } else {
+            raw_payload(fr.payload)
+        });
+        json!({
+            "id": queen_frames::id_text(&fr.message_id),
+            "transactionId": fr.transaction_id,
+            "txnHash": format!("{:016x}", txn_hash(fr.transaction_id) as u64),
+            "partitionId": p.id.to_string(),
+            "queuePath": format!("{}/{}", p.queue, p.name),
+            "queue": p.queue,
+            "partition": p.name,
+            "namespace": p.namespace,
+            "task": p.task,
+            "offset": seg.base_offset + i as i64,
+            "status": st.status,
+            "queueStatus": st.queue_status,
+            "busStatus": {"consumedBy": st.consumed_by, "totalGroups": st.total_groups},
+            "traceId": fr.trace_id.map(|t| queen_frames::id_text(&t)),
+            "producerSub": fr.producer,
+            "queuePriority": p.priority,
+            "payloadAvailable": !encrypted,
+            "segment": {"seq": seg.base_offset, "frameIdx": i},
+            "createdAt": micros_to_iso(seg.created_at_us),
+            "leaseExpiresAt": st.lease_expires_us.map(micros_to_iso),
+            "data": data,
+            "payload": data,
+            "isEncrypted": encrypted,
+        })
+    }
+
+    /// The page's answer. A full page may have more after it (the next
+    /// offset reads them); a page cut short by the bounds has more after
+    /// its last segment, `last`, where the cursor reads on.
+    fn answer(self, last: Option<&Head>, bounded: bool, modes: Value) -> Box<RawValue> {
+        let total = self.out.len();
+        let full = total as i64 >= self.f.limit;
+        let cursor = match last {
+            Some(last) if bounded && !full => Some(
+                ListCursor {
+                    created_us: last.created_us,
+                    pid: last.pid,
+                    base: last.base,
+                    skip: self.to_skip - self.skipped,
+                }
+                .text(),
+            ),
+            _ => None,
+        };
+        self.payloads.answer(&json!({
+            "messages": self.out,
+            "mode": modes,
+            "total": total,
+            "hasMore": full || cursor.is_some(),
+            "cursor": cursor,
+        }))
+    }
 }

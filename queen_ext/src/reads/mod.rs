@@ -1,0 +1,13 @@
+//! The readers a request asks, answering JSON in the shapes Queen's server
+//! answers, one file per surface: the messages, the resource views of
+//! queues, the status, the metrics series, retention, the KV rows and the
+//! timers. They run no write; what the write side or the background work
+//! also uses stays below and is imported.
+
+pub mod kv;
+pub mod messages;
+pub mod resources;
+pub mod retention;
+pub mod series;
+pub mod status;
+pub mod timers;
