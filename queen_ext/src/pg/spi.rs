@@ -321,19 +321,18 @@ pub fn in_recovery() -> bool {
     unsafe { pg_sys::RecoveryInProgress() }
 }
 
-/// The text of the statement kept in `sql/queries/<name>.sql`: a
-/// `&'static str`, so it keys the plan cache as an inline literal would.
-/// Several names make one statement of their files in turn, for a part two
-/// statements share.
+/// The text of the statement kept in `sql/queries/<name>.sql`, one whole
+/// statement per file: a `&'static str`, so it keys the plan cache as an
+/// inline literal would.
 #[macro_export]
 macro_rules! query {
-    ($($name:literal),+) => {
-        concat!($(include_str!(concat!(
+    ($name:literal) => {
+        include_str!(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../sql/queries/",
             $name,
             ".sql"
-        ))),+)
+        ))
     };
 }
 

@@ -117,3 +117,41 @@ fn the_sql_agrees_with_the_shard_count() {
         }
     }
 }
+
+/// Every file under `sql/queries/` is a statement some `query!` runs, and
+/// every `query!` names a file there: no fragment is left behind.
+#[test]
+fn every_query_file_is_a_statement_in_use() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let mut used = std::collections::BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (at, _) in text.match_indices("query!(\"") {
+            let rest = &text[at + 8..];
+            used.insert(rest[..rest.find('"').unwrap()].to_owned());
+        }
+    }
+    let dir = root.join("../sql/queries");
+    let mut have = std::collections::BTreeSet::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "sql") {
+                let rel = path.strip_prefix(&dir).unwrap().with_extension("");
+                have.insert(rel.to_str().unwrap().to_owned());
+            }
+        }
+    }
+    let unused: Vec<_> = have.difference(&used).collect();
+    let missing: Vec<_> = used.difference(&have).collect();
+    assert!(unused.is_empty(), "statements no query! runs: {unused:?}");
+    assert!(
+        missing.is_empty(),
+        "query! names without a file: {missing:?}"
+    );
+}
