@@ -195,6 +195,19 @@ const ADMIN: &[&str] = &[
     "shard_set",
 ];
 
+/// The names kept for one version after the operation got one name: each
+/// with the function that answers in its place. A deprecated name keeps
+/// its rights; its description in the catalogue (`\df+`, `COMMENT ON
+/// FUNCTION`) says what to call instead.
+pub const DEPRECATED: &[(&str, &str)] = &[
+    ("system_overview", "overview"),
+    ("consumer_group_drop", "consumer_group_delete"),
+    ("delete_queue_if_exists", "delete_queue"),
+];
+
+/// The version that removes the names of [`DEPRECATED`].
+pub const DEPRECATED_UNTIL: &str = "0.13.0";
+
 /// Each role with the functions it may call.
 pub const ROLES: &[(&str, &[&str])] = &[
     ("queen_app", APP),
@@ -270,6 +283,29 @@ pub fn grant(schema: &str) {
             run(&format!(
                 "GRANT EXECUTE ON FUNCTION {list} TO {}",
                 ident(role)
+            ));
+        }
+    }
+}
+
+/// Describes every function of `schema` named in [`DEPRECATED`] as
+/// deprecated, naming the function to call instead.
+pub fn mark_deprecated(schema: &str) {
+    for (old, new) in DEPRECATED {
+        let names = vec![(*old).to_owned()];
+        let list = Spi::get_one_with_args::<Vec<String>>(
+            "SELECT array_agg(p.oid::pg_catalog.regprocedure::text ORDER BY p.oid)
+               FROM pg_catalog.pg_proc p
+              WHERE p.pronamespace = $1::text::pg_catalog.regnamespace AND p.proname = ANY ($2)",
+            &[schema.into(), names.into()],
+        )
+        .unwrap_or_else(|e| error!("{e}"));
+        for f in list.unwrap_or_default() {
+            let text =
+                format!("deprecated: call {schema}.{new} instead; removed in {DEPRECATED_UNTIL}");
+            run(&format!(
+                "COMMENT ON FUNCTION {f} IS '{}'",
+                text.replace('\'', "''")
             ));
         }
     }

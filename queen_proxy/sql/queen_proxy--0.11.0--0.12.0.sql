@@ -3,7 +3,10 @@
 -- The proxy's version follows the shards' (the workspace version). 0.12.0
 -- takes who may call what from the shards' one list
 -- (queen_datum/src/rights.rs), applied by queen_remote.grant_rights(), with
--- the group role queen_operator. This file is frozen once shipped.
+-- the group role queen_operator. The overview merges every shard's as one
+-- overview (its lag statistics weighted by each shard's partitions, not
+-- added up), and queen.system_overview() is a deprecated name of it. This
+-- file is frozen once shipped.
 
 CREATE FUNCTION queen_remote."grant_rights"() RETURNS void
 STRICT
@@ -11,6 +14,8 @@ LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'grant_rights_wrapper';
 ALTER FUNCTION queen_remote.grant_rights() SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION queen_remote.grant_rights() FROM PUBLIC;
+
+DROP FUNCTION queen_remote.system_overview_all();
 
 SELECT queen_remote.grant_rights();
 GRANT USAGE ON SCHEMA queen TO queen_operator;

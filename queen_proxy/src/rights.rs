@@ -3,11 +3,13 @@
 
 use pgrx::prelude::*;
 
-/// Makes queen's group roles and gives each, and `pg_monitor`, exactly its
-/// rights on the proxy's functions of schema `queen`. Run by `CREATE
-/// EXTENSION queen_proxy` and by each update script; no role is granted it.
+/// Makes queen's group roles, gives each, and `pg_monitor`, exactly its
+/// rights on the proxy's functions of schema `queen`, and describes the
+/// deprecated names as such. Run by `CREATE EXTENSION queen_proxy` and by
+/// each update script; no role is granted it.
 #[pg_extern(schema = "queen_remote")]
 fn grant_rights() {
     queen_datum::rights::ensure_roles("queen_proxy");
     queen_datum::rights::grant("queen");
+    queen_datum::rights::mark_deprecated("queen");
 }

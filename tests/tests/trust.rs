@@ -825,6 +825,58 @@ fn the_group_roles_hold_the_rights_of_their_use() {
         .unwrap();
 }
 
+/// A deprecated name says so in the catalogue and names the function to
+/// call instead, which exists; it keeps its rights until it is removed.
+#[test]
+fn deprecated_names_point_to_the_one_name() {
+    let mut c = connect();
+    let rows = c
+        .query(
+            "SELECT p.proname::text, obj_description(p.oid, 'pg_proc')
+               FROM pg_proc p
+              WHERE p.pronamespace = 'queen'::regnamespace
+                AND obj_description(p.oid, 'pg_proc') LIKE 'deprecated:%'
+              ORDER BY 1",
+            &[],
+        )
+        .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    for expected in [
+        "consumer_group_drop",
+        "delete_queue_if_exists",
+        "system_overview",
+    ] {
+        assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
+    }
+    for r in rows {
+        let (name, text): (String, String) = (r.get(0), r.get(1));
+        let instead = text
+            .strip_prefix("deprecated: call queen.")
+            .and_then(|t| t.split(' ').next())
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let exists: bool = c
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_proc
+                                 WHERE pronamespace = 'queen'::regnamespace AND proname = $1)",
+                &[&instead],
+            )
+            .unwrap()
+            .get(0);
+        assert!(exists, "{name} points to {instead}, which does not exist");
+        assert!(text.ends_with("removed in 0.13.0"), "{name}: {text}");
+    }
+    let (old, new): (Value, Value) = {
+        let row = c
+            .query_one(
+                "SELECT queen.system_overview()::jsonb, queen.overview()::jsonb",
+                &[],
+            )
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert_eq!(old["queues"], new["queues"], "{old} {new}");
+}
+
 /// Makes a role the owner of the database under test, and gives it back.
 struct OwnsDatabase;
 

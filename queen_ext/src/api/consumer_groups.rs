@@ -110,10 +110,12 @@ fn consumer_groups_lagging(min_lag_seconds: default!(i64, 3600)) -> JsonOut {
     JsonOut::of(&spi::spi(|c| groups::lagging(c, min_lag_seconds)))
 }
 
-/// Deletes a group's cursors (on one queue, or everywhere) and with
-/// `delete_metadata` its subscription: `consumer_group_delete` answered as
-/// Queen's server answers it (`deletedPartitions`, `metadataDeleted`,
-/// `queueName`); an unknown queue deletes nothing and is no error.
+/// Deprecated (0.12.0; removed in 0.13.0): `consumer_group_delete`, whose
+/// answer the front-end turns into Queen's. Deletes a group's cursors (on
+/// one queue, or everywhere) and with `delete_metadata` its subscription,
+/// answered as Queen's server answers it (`deletedPartitions`,
+/// `metadataDeleted`, `queueName`); an unknown queue deletes nothing and is
+/// no error.
 #[pg_extern]
 fn consumer_group_drop(
     consumer_group: &str,

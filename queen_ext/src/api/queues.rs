@@ -54,9 +54,10 @@ fn delete_queue(queue: Option<&str>) -> JsonOut {
     JsonOut::of(&spi::spi(|client| admin::delete_queue(client, queue)))
 }
 
-/// Deletes a queue as `delete_queue` does, and answers a missing queue as
-/// Queen's server does: `{"deleted": false, "queue", "existed": false,
-/// "message"}`, not an error.
+/// Deprecated (0.12.0; removed in 0.13.0): `delete_queue`, whose 42704 for
+/// a missing queue the front-end turns into Queen's answer. Deletes a queue
+/// as `delete_queue` does, and answers a missing queue as Queen's server
+/// does: `{"deleted": false, "queue", "existed": false, "message"}`.
 #[pg_extern]
 fn delete_queue_if_exists(queue: Option<&str>) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));

@@ -5,9 +5,9 @@
 
 use axum::extract::{Path, State};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::call::{json_body, pass, Answer};
+use super::call::{call, json_body, ok, pass, Answer};
 use crate::access::{Admin, Authorized, ReadOnly, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -72,7 +72,9 @@ pub struct DeleteQuery {
 }
 
 /// Deletes a group's cursors everywhere or on one queue; `deleteMetadata`
-/// (default true) drops its subscription too.
+/// (default true) drops its subscription too. Answered as Queen's server
+/// answers it (`deletedPartitions`, `metadataDeleted`, `queueName`); an
+/// unknown queue deletes nothing and is no error.
 async fn delete_group(
     state: &AppState,
     group: &str,
@@ -80,12 +82,25 @@ async fn delete_group(
     q: &DeleteQuery,
 ) -> Answer {
     let metadata = qbool("deleteMetadata", &q.delete_metadata, true)?;
-    pass(
+    let deleted = match call(
         state,
-        "SELECT queen.consumer_group_drop($1, $2, $3)",
+        "SELECT queen.consumer_group_delete($1, $2, $3)",
         &[&group, &queue, &metadata],
     )
     .await
+    {
+        Ok(answer) => answer["partitionsDeleted"].as_i64().unwrap_or(0),
+        // Queen's server deletes nothing on an unknown queue, and says so
+        // as a success.
+        Err(e) if queue.is_some() && e.sqlstate.as_deref() == Some("42704") => 0,
+        Err(e) => return Err(e),
+    };
+    let mut answer = json!({"success": true, "consumerGroup": group,
+                            "deletedPartitions": deleted, "metadataDeleted": metadata});
+    if let Some(queue) = queue {
+        answer["queueName"] = json!(queue);
+    }
+    ok(answer)
 }
 
 /// Deletes a group on every queue.

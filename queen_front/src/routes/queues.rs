@@ -3,7 +3,7 @@
 use axum::extract::{Path, State};
 use serde_json::{json, Value};
 
-use super::call::{json_body, pass, Answer};
+use super::call::{json_body, ok, pass, Answer};
 use crate::access::{Admin, Authorized, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
@@ -51,5 +51,11 @@ pub async fn delete_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    pass(&state, "SELECT queen.delete_queue_if_exists($1)", &[&queue]).await
+    match pass(&state, "SELECT queen.delete_queue($1)", &[&queue]).await {
+        Err(e) if e.sqlstate.as_deref() == Some("42704") => ok(json!({
+            "success": true, "deleted": false, "queue": queue, "existed": false,
+            "message": "Queue not found, nothing was deleted"
+        })),
+        answer => answer,
+    }
 }

@@ -133,8 +133,8 @@ async fn the_other_routes_read_their_parameters_as_before() {
             Reply::json(&[JSONB], json!({"results": [{"status": "cancelled"}]})),
         ),
         (
-            "queen.consumer_group_drop(",
-            Reply::json(&[TEXT, TEXT, BOOL], json!({"deleted": true})),
+            "queen.consumer_group_delete(",
+            Reply::json(&[TEXT, TEXT, BOOL], json!({"partitionsDeleted": 1})),
         ),
         (
             "queen.retention_timeseries(",
@@ -207,7 +207,7 @@ async fn the_other_routes_read_their_parameters_as_before() {
     ] {
         let uri = format!("/api/v1/consumer-groups/g/queues/q{query}");
         assert_eq!(send(&app, delete(&uri)).await.status, StatusCode::OK);
-        let params = pg.params_of("queen.consumer_group_drop(").unwrap();
+        let params = pg.params_of("queen.consumer_group_delete(").unwrap();
         assert_eq!(text(&params[1]).as_deref(), Some("q"));
         assert_eq!(params[2].as_deref(), Some(&[metadata as u8][..]), "{query}");
     }
@@ -222,7 +222,7 @@ async fn the_other_routes_read_their_parameters_as_before() {
         delete("/api/v1/consumer-groups/g?deleteMetadata=false"),
     )
     .await;
-    let params = pg.params_of("queen.consumer_group_drop(").unwrap();
+    let params = pg.params_of("queen.consumer_group_delete(").unwrap();
     assert_eq!(
         (params[1].clone(), params[2].clone()),
         (None, Some(vec![0]))
