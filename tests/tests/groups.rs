@@ -155,3 +155,72 @@ fn consumer_group_routes_refuse_bad_inputs() {
         assert_eq!(status, 400, "{body}: {answer}");
     }
 }
+
+/// The routes the front-end answers in Queen's shapes from the one name of
+/// each operation: a group's subscription, a group deleted on a queue, a
+/// queue deleted, the overview; a missing group or queue is a 200 that
+/// changed nothing, as Queen's server answers it.
+#[test]
+fn queen_shaped_answers_come_from_the_one_name() {
+    let queue = unique("onename");
+    let group = unique("onename-g");
+    let mut c = connect();
+    push(&mut c, &json!([{"queue": queue, "payload": 1}]));
+    pop(&mut c, &queue, Some(&group), 1, &json!({}));
+
+    let sub = format!("/api/v1/consumer-groups/{group}/subscription");
+    let ts = "2026-01-01T00:00:00Z";
+    let (status, answer) = send("POST", &sub, Some(&json!({"subscriptionTimestamp": ts})));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        json!({"success": true, "consumerGroup": group, "newTimestamp": ts, "rowsUpdated": 1})
+    );
+    let none = unique("onename-none");
+    let (status, answer) = send(
+        "POST",
+        &format!("/api/v1/consumer-groups/{none}/subscription"),
+        Some(&json!({"subscriptionTimestamp": ts})),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["rowsUpdated"], 0, "{answer}");
+
+    let missing = unique("onename-missing");
+    let (status, answer) = send(
+        "DELETE",
+        &format!("/api/v1/consumer-groups/{group}/queues/{missing}"),
+        None,
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        json!({"success": true, "consumerGroup": group, "deletedPartitions": 0,
+               "metadataDeleted": true, "queueName": missing})
+    );
+    let (status, answer) = send(
+        "DELETE",
+        &format!("/api/v1/consumer-groups/{group}/queues/{queue}?deleteMetadata=false"),
+        None,
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        json!({"success": true, "consumerGroup": group, "deletedPartitions": 1,
+               "metadataDeleted": false, "queueName": queue})
+    );
+
+    let (status, answer) = send("GET", "/api/v1/resources/overview", None);
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["queues"].as_i64().unwrap() >= 1, "{answer}");
+
+    let (status, answer) = send("DELETE", &format!("/api/v1/resources/queues/{queue}"), None);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["deleted"], true, "{answer}");
+    let (status, answer) = send("DELETE", &format!("/api/v1/resources/queues/{queue}"), None);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer,
+        json!({"success": true, "deleted": false, "queue": queue, "existed": false,
+               "message": "Queue not found, nothing was deleted"})
+    );
+}

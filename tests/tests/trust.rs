@@ -843,6 +843,7 @@ fn deprecated_names_point_to_the_one_name() {
     let names: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
     for expected in [
         "consumer_group_drop",
+        "consumer_group_set_timestamp",
         "delete_queue_if_exists",
         "system_overview",
     ] {

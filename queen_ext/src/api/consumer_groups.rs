@@ -71,10 +71,13 @@ fn consumer_group_seek(
     }))
 }
 
-/// Sets where a group starts on partitions it has not read yet.
+/// Sets where a group starts on partitions it has not read yet:
+/// `{"success", "consumerGroup", "queues"}` (the group's subscriptions
+/// changed); a group with none is 42704, a timestamp that is not one 22023.
 #[pg_extern]
 fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &str) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
+    check_timestamp("subscription_timestamp", subscription_timestamp);
     JsonOut::of(&spi::spi(|c| {
         groups::set_subscription(c, group, subscription_timestamp)
     }))
@@ -130,9 +133,11 @@ fn consumer_group_drop(
     }))
 }
 
-/// Sets where a group starts on partitions it has not read yet:
-/// `{"success", "consumerGroup", "newTimestamp", "rowsUpdated"}`, also when
-/// no subscription of the group was there to change.
+/// Deprecated (0.12.0; removed in 0.13.0): `consumer_group_subscription`,
+/// whose answer the front-end turns into Queen's. Sets where a group starts
+/// on partitions it has not read yet: `{"success", "consumerGroup",
+/// "newTimestamp", "rowsUpdated"}`, also when no subscription of the group
+/// was there to change.
 #[pg_extern]
 fn consumer_group_set_timestamp(consumer_group: &str, subscription_timestamp: &str) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);

@@ -169,10 +169,19 @@ pub async fn consumer_group_subscription(
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ApiError::bad_request("subscriptionTimestamp is required"))?
         .to_owned();
-    pass(
+    let updated = match call(
         &state,
-        "SELECT queen.consumer_group_set_timestamp($1, $2)",
+        "SELECT queen.consumer_group_subscription($1, $2)",
         &[&group, &ts],
     )
     .await
+    {
+        Ok(answer) => answer["queues"].as_i64().unwrap_or(0),
+        // Queen's server answers a group with no subscription to change as
+        // a success that updated nothing.
+        Err(e) if e.sqlstate.as_deref() == Some("42704") => 0,
+        Err(e) => return Err(e),
+    };
+    ok(json!({"success": true, "consumerGroup": group, "newTimestamp": ts,
+              "rowsUpdated": updated}))
 }
