@@ -203,7 +203,10 @@ pub const DEPRECATED: &[(&str, &str)] = &[
     ("system_overview", "overview"),
     ("consumer_group_drop", "consumer_group_delete"),
     ("delete_queue_if_exists", "delete_queue"),
-    ("consumer_group_set_timestamp", "consumer_group_subscription"),
+    (
+        "consumer_group_set_timestamp",
+        "consumer_group_subscription",
+    ),
 ];
 
 /// The version that removes the names of [`DEPRECATED`].

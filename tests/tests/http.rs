@@ -556,11 +556,28 @@ fn kv_and_locks_over_http() {
     assert_eq!(status, 400, "{bad}");
 }
 
-/// Every route of the front-end, as (method, path), read from the router's
-/// own source (`queen_front/src/routes/mod.rs`): a route added there is
-/// walked here without anyone listing it again.
+/// The source of the front-end's routes: every file of
+/// `queen_front/src/routes/`, where each area declares its routes.
+fn routes_source() -> String {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../queen_front/src/routes");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// Every route of the front-end, as (method, path), read from the routes'
+/// own source: a route added beside its handler is walked here without
+/// anyone listing it again.
 fn router_routes() -> Vec<(&'static str, String)> {
-    let src = include_str!("../../queen_front/src/routes/mod.rs");
+    let src = routes_source();
+    let src = src.as_str();
     let mut out = Vec::new();
     let mut rest = src;
     while let Some(at) = rest.find(".route(") {

@@ -4,6 +4,8 @@
 //! answers them.
 
 use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -13,6 +15,35 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::{number, qbool, Params};
 use crate::state::AppState;
+
+/// The consumer-group routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/consumer-groups", get(consumer_groups))
+        // Static segments: matched before `{group}`.
+        .route("/api/v1/consumer-groups/lagging", get(lagging))
+        .route("/api/v1/consumer-groups/positions", post(positions))
+        .route(
+            "/api/v1/consumer-groups/{group}",
+            get(consumer_group).delete(delete_consumer_group),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}",
+            axum::routing::delete(delete_consumer_group_on_queue),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}/seek",
+            post(seek_consumer_group),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/queues/{queue}/partitions/{partition}/seek",
+            post(seek_partition),
+        )
+        .route(
+            "/api/v1/consumer-groups/{group}/subscription",
+            post(consumer_group_subscription),
+        )
+}
 
 /// Every consumer group on every queue: a bare array, one element per
 /// (group, queue), queue mode included.
@@ -182,6 +213,8 @@ pub async fn consumer_group_subscription(
         Err(e) if e.sqlstate.as_deref() == Some("42704") => 0,
         Err(e) => return Err(e),
     };
-    ok(json!({"success": true, "consumerGroup": group, "newTimestamp": ts,
-              "rowsUpdated": updated}))
+    ok(
+        json!({"success": true, "consumerGroup": group, "newTimestamp": ts,
+              "rowsUpdated": updated}),
+    )
 }

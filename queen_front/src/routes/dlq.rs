@@ -5,7 +5,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use axum::routing::{get, post};
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -15,6 +17,17 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
+
+/// The dead-letter routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/dlq", get(dlq).delete(purge))
+        .route("/api/v1/dlq/{id}/replay", post(replay))
+        .route(
+            "/api/v1/messages/{partition_id}/{transaction_id}/retry",
+            post(retry_message),
+        )
+}
 
 /// The query of the dead-letter list: filters, and a page.
 #[derive(Deserialize)]

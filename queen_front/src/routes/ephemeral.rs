@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use axum::routing::{get, post};
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -23,6 +25,22 @@ use crate::error::ApiError;
 use crate::longpoll::Key;
 use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
+
+/// The ephemeral queues' routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/ephemeral/configure", post(configure))
+        .route("/api/v1/ephemeral/reset", post(reset))
+        .route(
+            "/api/v1/ephemeral/queue/{queue}",
+            axum::routing::delete(delete),
+        )
+        .route("/api/v1/ephemeral/push", post(push))
+        .route("/api/v1/ephemeral/pop", get(pop))
+        .route("/api/v1/ephemeral/ack", post(ack))
+        .route("/api/v1/ephemeral/queues", get(queues))
+        .route("/api/v1/ephemeral/queues/{queue}/depth", get(depth))
+}
 
 /// The longest a waiting pop waits before it pops again, even unwoken (a
 /// lease ran out). A push through this front-end wakes it at once, and one

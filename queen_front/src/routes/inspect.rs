@@ -6,6 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -14,6 +15,16 @@ use crate::access::{Authorized, ReadOnly, ReadWrite};
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
+
+/// The message routes: one message, its deletion, the listing. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/v1/messages/{partition_id}/{transaction_id}",
+            axum::routing::get(get).delete(delete),
+        )
+        .route("/api/v1/messages", axum::routing::get(list))
+}
 
 /// What a message answer says when there is no such message.
 const NOT_FOUND: &str = "Message not found";

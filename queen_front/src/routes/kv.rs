@@ -1,6 +1,8 @@
 //! The key-value store and its one-key routes, locks and semaphores.
 
 use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -10,6 +12,17 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::Params;
 use crate::state::AppState;
+
+/// The KV and lock routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/kv", post(kv))
+        .route(
+            "/api/v1/kv/{ns}/{*key}",
+            get(kv_get).put(kv_put).delete(kv_delete),
+        )
+        .route("/api/v1/locks", post(locks))
+}
 
 /// KV ops in one transaction: `{"operations": [...]}` -> `{"results": [...]}`.
 /// A lost precondition is a verdict in the answer (HTTP 200), never an error.

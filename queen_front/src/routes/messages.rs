@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_postgres::types::ToSql;
@@ -19,6 +21,22 @@ use crate::fusion::Job;
 use crate::longpoll::Key;
 use crate::query::{flag, number, text, Params};
 use crate::state::AppState;
+
+/// The message path: push, pop, ack, transactions, leases. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/push", post(push))
+        .route("/api/v1/pop", get(pop_filtered))
+        .route("/api/v1/pop/queue/{queue}", get(pop_queue))
+        .route(
+            "/api/v1/pop/queue/{queue}/partition/{partition}",
+            get(pop_partition),
+        )
+        .route("/api/v1/ack", post(ack))
+        .route("/api/v1/ack/batch", post(ack))
+        .route("/api/v1/transaction", post(transaction))
+        .route("/api/v1/lease/{lease}/extend", post(extend_lease))
+}
 
 const POP_FRAMES: &str = "application/x-queen-pop";
 

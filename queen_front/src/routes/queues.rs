@@ -1,6 +1,8 @@
 //! Queues: configure and delete (the resource views are in `resources`).
 
 use axum::extract::{Path, State};
+use axum::routing::post;
+use axum::Router;
 use serde_json::{json, Value};
 
 use super::call::{json_body, ok, pass, Answer};
@@ -8,6 +10,11 @@ use crate::access::{Admin, Authorized, ReadWrite};
 use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::state::AppState;
+
+/// The routes of this file: configure. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new().route("/api/v1/configure", post(configure))
+}
 
 /// Creates or changes a queue: `options` (with `namespace` and `task`
 /// from the body's top level), merged unless `mode` says otherwise.

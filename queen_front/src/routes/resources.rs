@@ -6,6 +6,8 @@
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::Router;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -15,6 +17,29 @@ use crate::body::JsonBody;
 use crate::longpoll::Key;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
+
+/// The resource views, the KV browser, reads by offset, and a queue's deletion. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/resources/queues", get(queues))
+        .route(
+            "/api/v1/resources/queues/{queue}",
+            get(queue).delete(super::queues::delete_queue),
+        )
+        .route("/api/v1/resources/queues/{queue}/depth", get(depth))
+        .route("/api/v1/resources/queues/{queue}/retention", get(retention))
+        .route("/api/v1/resources/queues/{queue}/counts", get(counts))
+        .route("/api/v1/resources/sweeper", get(sweeper))
+        .route("/api/v1/resources/maintenance", get(maintenance))
+        .route("/api/v1/resources/kv/usage", get(kv_usage))
+        .route("/api/v1/resources/namespaces", get(namespaces))
+        .route("/api/v1/resources/tasks", get(tasks))
+        .route("/api/v1/resources/partitions", get(partitions))
+        .route("/api/v1/resources/kv/namespaces", get(kv_namespaces))
+        .route("/api/v1/resources/kv/list", post(kv_list))
+        .route("/api/v1/fetch", post(fetch))
+        .route("/api/v1/partitions/changed", post(partitions_changed))
+}
 
 /// Every queue with its counts. Query parameters are ignored, as Queen's
 /// server ignores them.

@@ -7,7 +7,9 @@ use axum::extract::Path;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -16,6 +18,26 @@ use super::call::{call, ok, pass, Answer};
 use crate::access::{Authorized, Public, ReadOnly};
 use crate::query::{number, Params};
 use crate::state::AppState;
+
+/// The health check, status, analytics and metrics routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/health", get(health))
+        .route("/api/v1/status", get(status))
+        .route("/api/v1/status/queues", get(status_queues))
+        .route("/api/v1/status/queues/{queue}", get(status_queue))
+        .route("/api/v1/status/analytics", get(status_analytics))
+        .route("/api/v1/stats/refresh", post(stats_refresh))
+        .route("/api/v1/analytics/system-metrics", get(system_metrics))
+        .route("/api/v1/analytics/worker-metrics", get(worker_metrics))
+        .route("/api/v1/analytics/queue-lag", get(queue_lag))
+        .route("/api/v1/analytics/queue-ops", get(queue_ops))
+        .route("/metrics", get(metrics))
+        .route("/api/v1/analytics/retention", get(retention_analytics))
+        .route("/api/v1/analytics/postgres-stats", get(postgres_stats))
+        .route("/metrics/prometheus", get(prometheus))
+        .route("/api/v1/resources/overview", get(overview))
+}
 
 /// What `/health` names as the engine answering (Queen's server names its own).
 const ENGINE: &str = "queen-postgres";

@@ -5,7 +5,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use axum::routing::{get, post};
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -15,6 +17,19 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
+
+/// The streaming queries' routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/streams/v1/queries", post(register))
+        .route("/streams/v1/state/get", post(state_get))
+        .route("/streams/v1/cycle", post(cycle))
+        .route("/api/v1/resources/streams", get(list))
+        .route(
+            "/api/v1/resources/streams/{name}",
+            axum::routing::delete(delete),
+        )
+}
 
 /// Registers a query, or finds it; a changed operator chain without
 /// `reset` is a 409 naming the query.

@@ -3,11 +3,34 @@
 //! database (`queen.system_state`), so every front-end obeys it.
 
 use axum::extract::State;
+use axum::routing::get;
+use axum::Router;
 
 use super::call::{json_body, pass, Answer};
 use crate::access::{Admin, Authorized};
 use crate::body::JsonBody;
 use crate::state::AppState;
+
+/// The switches. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/v1/system/maintenance",
+            get(maintenance).post(set_maintenance),
+        )
+        .route(
+            "/api/v1/system/maintenance/pop",
+            get(pop_maintenance).post(set_pop_maintenance),
+        )
+        .route(
+            "/api/v1/system/kv-timers",
+            get(kv_timers).post(set_kv_timers),
+        )
+        .route(
+            "/api/v1/system/ephemeral",
+            get(ephemeral).post(set_ephemeral),
+        )
+}
 
 async fn read(state: &AppState, surface: &str) -> Answer {
     pass(state, "SELECT queen.system_switches($1)", &[&surface]).await

@@ -2,6 +2,8 @@
 //! route, and the reads: one timer by key, a queue's timers page by page.
 
 use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::Router;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -10,6 +12,17 @@ use crate::access::{Authorized, ReadOnly, ReadWrite, WriteOnly};
 use crate::body::JsonBody;
 use crate::query::{number, text, Params};
 use crate::state::AppState;
+
+/// The timer routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/timers", post(timers))
+        .route("/api/v1/timers/{queue}", get(list_timers))
+        .route(
+            "/api/v1/timers/{queue}/{*timer_key}",
+            get(peek_timer).delete(cancel_timer),
+        )
+}
 
 /// Timer operations in one body: schedule and the rest.
 pub async fn timers(

@@ -5,7 +5,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use axum::routing::{get, post};
 use axum::Json;
+use axum::Router;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -15,6 +17,18 @@ use crate::body::JsonBody;
 use crate::error::ApiError;
 use crate::query::{number, Params};
 use crate::state::AppState;
+
+/// The trace routes. Merged into the router by `routes::router`.
+pub(super) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/traces", post(record))
+        .route("/api/v1/traces/names", get(names))
+        .route("/api/v1/traces/by-name/{name}", get(by_name))
+        .route(
+            "/api/v1/traces/{partition_id}/{transaction_id}",
+            get(for_message),
+        )
+}
 
 /// Records a trace (the body `message.trace()` sends); 201 `{"success":
 /// true, "traceId"}`.
