@@ -109,6 +109,7 @@ const APP: &[&str] = &[
     "table_sizes",
     "sweeper_metrics",
     "maintenance_status",
+    "rights",
     // A proxy's shard list and routing.
     "shards",
     "route_queue",
@@ -152,6 +153,7 @@ const MONITOR: &[&str] = &[
     "table_sizes",
     "sweeper_metrics",
     "maintenance_status",
+    "rights",
     "shards",
     "route_queue",
     "route_namespace",
@@ -208,6 +210,24 @@ pub const DEPRECATED: &[(&str, &str)] = &[
         "consumer_group_subscription",
     ),
 ];
+
+/// Each role of `$1` with the functions of schema `queen` it may call, as
+/// the database grants them (what `queen.rights()` reads).
+pub const GRANTED: &str = "SELECT r.rolname::text AS role,
+        array_agg(DISTINCT p.proname::text ORDER BY p.proname::text) AS functions
+   FROM pg_catalog.pg_roles r CROSS JOIN pg_catalog.pg_proc p
+  WHERE r.rolname = ANY ($1) AND p.pronamespace = 'queen'::pg_catalog.regnamespace
+    AND pg_catalog.has_function_privilege(r.oid, p.oid, 'EXECUTE')
+  GROUP BY r.rolname ORDER BY r.rolname";
+
+/// The functions of schema `queen` described as deprecated, with their
+/// description.
+pub const DEPRECATED_NOW: &str = "SELECT DISTINCT p.proname::text AS name,
+        pg_catalog.obj_description(p.oid, 'pg_catalog.pg_proc') AS note
+   FROM pg_catalog.pg_proc p
+  WHERE p.pronamespace = 'queen'::pg_catalog.regnamespace
+    AND pg_catalog.obj_description(p.oid, 'pg_catalog.pg_proc') LIKE 'deprecated:%'
+  ORDER BY 1";
 
 /// The version that removes the names of [`DEPRECATED`].
 pub const DEPRECATED_UNTIL: &str = "0.13.0";

@@ -17,6 +17,49 @@ fn health_answers() {
     assert_eq!(body["status"], "healthy");
 }
 
+/// Who may call what, read over HTTP as the database grants it: an
+/// application's role pushes and reads, an operator's changes queues, the
+/// monitoring role reads status, and the deprecated names say what to call.
+#[test]
+fn rights_over_http() {
+    let (status, body) = get("/api/v1/resources/rights");
+    assert_eq!(status, 200, "{body}");
+    let functions = |role: &str| -> Vec<String> {
+        body["roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["role"] == role)
+            .unwrap_or_else(|| panic!("{role} in {body}"))["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let app = functions("queen_app");
+    assert!(app.contains(&"push".to_owned()) && app.contains(&"rights".to_owned()));
+    assert!(!app.contains(&"configure".to_owned()), "{app:?}");
+    let operator = functions("queen_operator");
+    assert!(operator.contains(&"configure".to_owned()), "{operator:?}");
+    assert!(!operator.contains(&"push".to_owned()), "{operator:?}");
+    let admin = functions("queen_admin");
+    assert!(admin.contains(&"kv_quota".to_owned()) && admin.contains(&"push".to_owned()));
+    assert!(functions("pg_monitor").contains(&"status".to_owned()));
+    let deprecated = body["deprecated"].as_array().unwrap();
+    let overview = deprecated
+        .iter()
+        .find(|d| d["name"] == "system_overview")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert!(
+        overview["note"]
+            .as_str()
+            .unwrap()
+            .contains("queen.overview"),
+        "{overview}"
+    );
+}
+
 #[test]
 fn push_pop_ack_over_http() {
     let q = unique("http");

@@ -52,3 +52,10 @@ fn partition_backlog(
 ) -> JsonOut {
     JsonOut::of(&spi::spi(|c| resources::backlog(c, queue, max_rows)))
 }
+
+/// Who may call what: each of queen's group roles and `pg_monitor` with the
+/// functions it may call, as granted now, and the deprecated names.
+#[pg_extern]
+fn rights() -> JsonOut {
+    JsonOut::of(&spi::spi(resources::rights))
+}

@@ -1,6 +1,6 @@
 //! The resource views of queues: the list and one queue with counts,
 //! namespaces and tasks, a queue's depth for a group, and the partitions
-//! holding the most backlog. Every count is computed when asked, from the
+//! holding the most backlog; and who may call what. Every count is computed when asked, from the
 //! partitions' watermarks and the consumers' cursors (no cache): retained =
 //! last offset − log start + 1, pending = last offset − max(committed, log
 //! start − 1), processing = the open span of live leases.
@@ -343,4 +343,29 @@ pub fn backlog(c: &mut SpiClient<'_>, queue: Option<&str>, limit: Option<i64>) -
     })
     .collect();
     json!({"partitions": rows, "limit": limit})
+}
+
+/// Who may call what, as the database grants it: each of queen's group
+/// roles (and `pg_monitor`) with the functions of schema `queen` it may
+/// call, and the deprecated names with what to call instead.
+pub fn rights(c: &mut SpiClient<'_>) -> Value {
+    let roles: Vec<String> = queen_datum::rights::ROLES
+        .iter()
+        .map(|(role, _)| (*role).to_owned())
+        .collect();
+    let granted: Vec<Value> = exec(
+        c,
+        queen_datum::rights::GRANTED,
+        &[spi::TEXT_ARRAY],
+        &[roles.into()],
+    )
+    .map(|r| {
+        json!({"role": spi::col::<String>(&r, "role"),
+               "functions": spi::col::<Vec<String>>(&r, "functions")})
+    })
+    .collect();
+    let deprecated: Vec<Value> = exec(c, queen_datum::rights::DEPRECATED_NOW, &[], &[])
+        .map(|r| json!({"name": spi::col::<String>(&r, "name"), "note": spi::col::<String>(&r, "note")}))
+        .collect();
+    json!({"roles": granted, "deprecated": deprecated})
 }

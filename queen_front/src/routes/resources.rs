@@ -37,6 +37,7 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/api/v1/resources/partitions", get(partitions))
         .route("/api/v1/resources/kv/namespaces", get(kv_namespaces))
         .route("/api/v1/resources/kv/list", post(kv_list))
+        .route("/api/v1/resources/rights", get(rights))
         .route("/api/v1/fetch", post(fetch))
         .route("/api/v1/partitions/changed", post(partitions_changed))
 }
@@ -251,4 +252,10 @@ pub async fn kv_usage(_: Authorized<ReadOnly>, State(state): State<AppState>) ->
 /// finished, last error, next due.
 pub async fn maintenance(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
     pass(&state, "SELECT queen.maintenance_status()", &[]).await
+}
+
+/// Who may call what: each of queen's group roles with the functions it may
+/// call, and the deprecated names.
+pub async fn rights(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
+    pass(&state, "SELECT queen.rights()", &[]).await
 }
