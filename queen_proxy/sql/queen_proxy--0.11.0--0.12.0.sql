@@ -5,8 +5,9 @@
 -- (queen_datum/src/rights.rs), applied by queen_remote.grant_rights(), with
 -- the group role queen_operator. The overview merges every shard's as one
 -- overview (its lag statistics weighted by each shard's partitions, not
--- added up), and queen.system_overview() is a deprecated name of it. This
--- file is frozen once shipped.
+-- added up), and queen.system_overview() is a deprecated name of it.
+-- queen.rights() reads who may call what as the proxy grants it. This file
+-- is frozen once shipped.
 
 CREATE FUNCTION queen_remote."grant_rights"() RETURNS void
 STRICT
@@ -16,6 +17,11 @@ ALTER FUNCTION queen_remote.grant_rights() SET search_path = pg_catalog, pg_temp
 REVOKE EXECUTE ON FUNCTION queen_remote.grant_rights() FROM PUBLIC;
 
 DROP FUNCTION queen_remote.system_overview_all();
+
+CREATE FUNCTION "rights"() RETURNS json /* queen_datum::JsonOut */
+STRICT VOLATILE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'rights_wrapper';
 
 SELECT queen_remote.grant_rights();
 GRANT USAGE ON SCHEMA queen TO queen_operator;
