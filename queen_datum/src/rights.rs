@@ -20,7 +20,8 @@
 
 use pgrx::prelude::*;
 
-/// The message path, KV, locks, timers, streaming queries and the reads.
+/// The message path, KV, locks, timers, streaming queries and the reads a
+/// monitoring role is not given: `queen_app` (which also has [`READERS`]).
 const APP: &[&str] = &[
     // The message path.
     "push",
@@ -59,15 +60,7 @@ const APP: &[&str] = &[
     "stream_state_get",
     "stream_cycle",
     // Reads of queues, messages, groups, dead letters, KV and timers.
-    "list_queues",
     "get_queue",
-    "queue_counts",
-    "resource_queues",
-    "resource_queue",
-    "resource_namespaces",
-    "resource_tasks",
-    "queue_depth",
-    "partition_backlog",
     "messages_list",
     "message_get",
     "traces_for_message",
@@ -78,49 +71,17 @@ const APP: &[&str] = &[
     "get_dlq_message",
     "consumer_groups_list",
     "consumer_group_get",
-    "consumer_groups_summary",
     "consumer_group_detail",
-    "consumer_groups_lagging",
     "consumer_group_positions",
-    "kv_usage",
     "kv_namespaces",
     "kv_list",
     "timer_peek",
     "timers_list",
-    "ephemeral_queues",
-    "ephemeral_depth",
-    "stream_queries",
-    // Status, series and maintenance readers.
-    "overview",
-    "system_overview",
-    "status",
-    "status_queues",
-    "status_queue",
-    "status_analytics",
-    "system_metrics_series",
-    "worker_metrics_series",
-    "queue_lag",
-    "queue_ops",
-    "retention_series",
-    "retention_explain",
-    "retention_timeseries",
-    "metrics_summary",
-    "stats_refresh",
-    "table_sizes",
-    "sweeper_metrics",
-    "maintenance_status",
-    "rights",
-    // A proxy's shard list and routing.
-    "shards",
-    "route_queue",
-    "route_namespace",
-    "route_partition",
-    "route_dlq",
-    "queue_slot",
 ];
 
-/// The readers a monitoring role may call.
-const MONITOR: &[&str] = &[
+/// The readers a monitoring role may call (`pg_monitor`), and an
+/// application too.
+const READERS: &[&str] = &[
     "list_queues",
     "queue_counts",
     "resource_queues",
@@ -232,12 +193,12 @@ pub const DEPRECATED_NOW: &str = "SELECT DISTINCT p.proname::text AS name,
 /// The version that removes the names of [`DEPRECATED`].
 pub const DEPRECATED_UNTIL: &str = "0.13.0";
 
-/// Each role with the functions it may call.
-pub const ROLES: &[(&str, &[&str])] = &[
-    ("queen_app", APP),
-    ("pg_monitor", MONITOR),
-    ("queen_operator", OPERATOR),
-    ("queen_admin", ADMIN),
+/// Each role with the lists of functions it may call.
+pub const ROLES: &[(&str, &[&[&str]])] = &[
+    ("queen_app", &[APP, READERS]),
+    ("pg_monitor", &[READERS]),
+    ("queen_operator", &[OPERATOR]),
+    ("queen_admin", &[ADMIN]),
 ];
 
 /// The group roles the extensions make (NOLOGIN), and which of them each
@@ -294,8 +255,11 @@ pub fn grant(schema: &str) {
         ident(schema),
         roles.join(", ")
     ));
-    for (role, names) in ROLES {
-        let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+    for (role, lists) in ROLES {
+        let names: Vec<String> = lists
+            .iter()
+            .flat_map(|l| l.iter().map(|n| (*n).to_owned()))
+            .collect();
         let list = Spi::get_one_with_args::<String>(
             "SELECT string_agg(p.oid::pg_catalog.regprocedure::text, ', ' ORDER BY p.oid)
                FROM pg_catalog.pg_proc p
