@@ -163,7 +163,6 @@ const ADMIN: &[&str] = &[
 /// its rights; its description in the catalogue (`\df+`, `COMMENT ON
 /// FUNCTION`) says what to call instead.
 pub const DEPRECATED: &[(&str, &str)] = &[
-    ("system_overview", "overview"),
     ("consumer_group_drop", "consumer_group_delete"),
     ("delete_queue_if_exists", "delete_queue"),
     (

@@ -3,11 +3,8 @@
 -- The proxy's version follows the shards' (the workspace version). 0.12.0
 -- takes who may call what from the shards' one list
 -- (queen_datum/src/rights.rs), applied by queen_remote.grant_rights(), with
--- the group role queen_operator. The overview merges every shard's as one
--- overview (its lag statistics weighted by each shard's partitions, not
--- added up), and queen.system_overview() is a deprecated name of it.
--- queen.rights() reads who may call what as the proxy grants it. This file
--- is frozen once shipped.
+-- the group role queen_operator, and queen.rights() reads who may call what
+-- as the proxy grants it. This file is frozen once shipped.
 
 CREATE FUNCTION queen_remote."grant_rights"() RETURNS void
 STRICT
@@ -15,8 +12,6 @@ LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'grant_rights_wrapper';
 ALTER FUNCTION queen_remote.grant_rights() SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION queen_remote.grant_rights() FROM PUBLIC;
-
-DROP FUNCTION queen_remote.system_overview_all();
 
 CREATE FUNCTION "rights"() RETURNS json /* queen_datum::JsonOut */
 STRICT VOLATILE

@@ -60,6 +60,18 @@ fn list_queues() -> JsonOut {
     JsonOut(serde_json::json!({"queues": queues, "total": total}).to_string())
 }
 
+/// The totals of every shard, added up.
+#[pg_extern(volatile)]
+fn overview() -> JsonOut {
+    let mut sum = Map::new();
+    for a in each("SELECT queen_remote.overview_all()::text") {
+        if let Value::Object(o) = a {
+            add(&mut sum, &o);
+        }
+    }
+    JsonOut(Value::Object(sum).to_string())
+}
+
 pub(crate) fn by_text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
 }
@@ -502,20 +514,13 @@ fn metrics_summary() -> JsonOut {
     JsonOut(Value::Object(out).to_string())
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queen.overview()`, which
-/// answers the same.
-#[pg_extern(volatile)]
-fn system_overview() -> JsonOut {
-    overview()
-}
-
 /// The overview of every shard: counts added up; namespaces and tasks
 /// counted once over the shards; lag minimum and maximum over the shards,
 /// its average and median weighted by each shard's partitions (the median
 /// of the whole can not be had from the shards' medians).
 #[pg_extern(volatile)]
-fn overview() -> JsonOut {
-    let answers = each("SELECT queen_remote.overview_all()::text");
+fn system_overview() -> JsonOut {
+    let answers = each("SELECT queen_remote.system_overview_all()::text");
     let weights: Vec<f64> = answers.iter().map(|a| by_number(a, "partitions")).collect();
     let total_weight: f64 = weights.iter().sum();
     let mut out = summed(answers.clone());

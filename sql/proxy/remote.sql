@@ -277,6 +277,13 @@ LANGUAGE plproxy AS $$
     SELECT queen.metrics_summary();
 $$;
 
+CREATE FUNCTION queen_remote.system_overview_all() RETURNS SETOF text
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON ALL;
+    SELECT queen.system_overview();
+$$;
+
 CREATE FUNCTION queen_remote.kv_usage_all() RETURNS SETOF text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';

@@ -47,16 +47,16 @@ fn rights_over_http() {
     assert!(admin.contains(&"kv_quota".to_owned()) && admin.contains(&"push".to_owned()));
     assert!(functions("pg_monitor").contains(&"status".to_owned()));
     let deprecated = body["deprecated"].as_array().unwrap();
-    let overview = deprecated
+    let drop = deprecated
         .iter()
-        .find(|d| d["name"] == "system_overview")
+        .find(|d| d["name"] == "consumer_group_drop")
         .unwrap_or_else(|| panic!("{body}"));
     assert!(
-        overview["note"]
+        drop["note"]
             .as_str()
             .unwrap()
-            .contains("queen.overview"),
-        "{overview}"
+            .contains("queen.consumer_group_delete"),
+        "{drop}"
     );
 }
 

@@ -845,7 +845,6 @@ fn deprecated_names_point_to_the_one_name() {
         "consumer_group_drop",
         "consumer_group_set_timestamp",
         "delete_queue_if_exists",
-        "system_overview",
     ] {
         assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
     }
@@ -866,16 +865,6 @@ fn deprecated_names_point_to_the_one_name() {
         assert!(exists, "{name} points to {instead}, which does not exist");
         assert!(text.ends_with("removed in 0.13.0"), "{name}: {text}");
     }
-    let (old, new): (Value, Value) = {
-        let row = c
-            .query_one(
-                "SELECT queen.system_overview()::jsonb, queen.overview()::jsonb",
-                &[],
-            )
-            .unwrap();
-        (row.get(0), row.get(1))
-    };
-    assert_eq!(old["queues"], new["queues"], "{old} {new}");
 }
 
 /// Makes a role the owner of the database under test, and gives it back.

@@ -43,8 +43,8 @@ fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| series::analytics(c, &p)))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queen.overview()`, which
-/// answers the same.
+/// `GET /api/v1/resources/overview` in Queen's shape (`queen.overview()`
+/// keeps its own).
 #[pg_extern]
 fn system_overview() -> JsonOut {
     JsonOut::of(&spi::spi(status::overview))

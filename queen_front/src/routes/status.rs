@@ -74,7 +74,7 @@ pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Res
 
 /// The overview of every queue, in Queen's shape.
 pub async fn overview(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    pass(&state, "SELECT queen.overview()", &[]).await
+    pass(&state, "SELECT queen.system_overview()", &[]).await
 }
 
 /// A route's query parameters as one JSON object of texts (a parameter
