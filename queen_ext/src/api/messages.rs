@@ -4,7 +4,6 @@
 use pgrx::prelude::*;
 
 use super::{optional, required, required_text};
-use crate::catalog::readers;
 use crate::catalog::switches::{self, Surface};
 use crate::engine::{ack, pop, push, transaction};
 use crate::pg::errors;
@@ -109,7 +108,7 @@ fn queue_version(
     if queue.is_none() && namespace.is_none() && task.is_none() {
         errors::invalid("queue", "is required unless namespace or task is given");
     }
-    spi::spi(|c| readers::version(c, queue, namespace, task))
+    spi::spi(|c| crate::catalog::queues::version(c, queue, namespace, task))
 }
 
 /// Acknowledges messages: one ack object, an array, or

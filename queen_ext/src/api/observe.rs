@@ -6,9 +6,9 @@ use pgrx::datum::TimestampWithTimeZone;
 use pgrx::prelude::*;
 use serde_json::json;
 
-use crate::catalog::readers;
 use crate::maintenance::sweeper::metrics;
 use crate::pg::spi;
+use crate::reads::queues as readers;
 use crate::reads::retention;
 use crate::wire::datum::JsonOut;
 

@@ -4,11 +4,11 @@ use pgrx::prelude::*;
 use serde_json::json;
 
 use super::optional;
-use crate::catalog::readers;
 use crate::catalog::{admin, queues};
 use crate::engine::dlq;
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::reads::queues as readers;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::check_name;
 

@@ -6,7 +6,6 @@ pub mod cursors;
 pub mod ends;
 pub mod options;
 pub mod queues;
-pub mod readers;
 pub mod replaced;
 pub mod shard;
 pub mod switches;

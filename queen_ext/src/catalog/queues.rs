@@ -258,3 +258,28 @@ pub fn write_kept_options(client: &mut SpiClient<'_>, id: i64, kept: &KeptOption
         );
     }
 }
+
+/// A number that grows whenever a message is pushed to the queue `queue`,
+/// or (queue NULL) to any queue carrying `namespace` / `task`; 0 for a queue
+/// that does not exist.
+pub fn version(
+    c: &mut SpiClient<'_>,
+    queue: Option<&str>,
+    namespace: Option<&str>,
+    task: Option<&str>,
+) -> i64 {
+    exec(
+        c,
+        query!("queues_version"),
+        &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
+        &[
+            default_tenant().into(),
+            queue.into(),
+            namespace.into(),
+            task.into(),
+        ],
+    )
+    .next()
+    .and_then(|r| spi::opt::<i64>(&r, "version"))
+    .unwrap_or(0)
+}

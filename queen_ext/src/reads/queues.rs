@@ -1,5 +1,5 @@
-//! What the catalogue answers about queues: the list with counts, one
-//! queue's partitions, the totals, and the number a long poll watches.
+//! Queen's own views of queues (`list_queues`, `get_queue`, `overview`):
+//! the list with counts, one queue's partitions, the totals.
 
 use pgrx::spi::SpiClient;
 use serde_json::{json, Value};
@@ -57,29 +57,4 @@ pub fn partitions(c: &mut SpiClient<'_>, queue_id: i64) -> Vec<Value> {
         })
     })
     .collect()
-}
-
-/// A number that grows whenever a message is pushed to the queue `queue`,
-/// or (queue NULL) to any queue carrying `namespace` / `task`; 0 for a queue
-/// that does not exist.
-pub fn version(
-    c: &mut SpiClient<'_>,
-    queue: Option<&str>,
-    namespace: Option<&str>,
-    task: Option<&str>,
-) -> i64 {
-    exec(
-        c,
-        query!("queues_version"),
-        &[spi::UUID, spi::TEXT, spi::TEXT, spi::TEXT],
-        &[
-            crate::catalog::queues::default_tenant().into(),
-            queue.into(),
-            namespace.into(),
-            task.into(),
-        ],
-    )
-    .next()
-    .and_then(|r| spi::opt::<i64>(&r, "version"))
-    .unwrap_or(0)
 }
