@@ -9,6 +9,7 @@ use crate::catalog::queues;
 use crate::engine::groups;
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::reads::groups as group_reads;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::{check_name, Obj};
 
@@ -16,14 +17,14 @@ use crate::wire::json::{check_name, Obj};
 /// kept past its cursors).
 #[pg_extern]
 fn consumer_groups_list() -> JsonOut {
-    JsonOut::of(&spi::spi(groups::list))
+    JsonOut::of(&spi::spi(group_reads::list))
 }
 
 /// One group: its cursor and lease on every partition it has read.
 #[pg_extern]
 fn consumer_group_get(consumer_group: &str) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
-    JsonOut::of(&spi::spi(|c| groups::get(c, group)))
+    JsonOut::of(&spi::spi(|c| group_reads::get(c, group)))
 }
 
 /// Deletes a group's cursors (on one queue, or everywhere), and with
@@ -88,7 +89,7 @@ fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &st
 /// the subscription.
 #[pg_extern]
 fn consumer_groups_summary() -> JsonOut {
-    JsonOut::of(&spi::spi(groups::summary))
+    JsonOut::of(&spi::spi(group_reads::summary))
 }
 
 /// One group as Queen's server details it: an object keyed by queue name;
@@ -96,7 +97,7 @@ fn consumer_groups_summary() -> JsonOut {
 #[pg_extern]
 fn consumer_group_detail(consumer_group: &str) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
-    JsonOut::of(&spi::spi(|c| groups::detail(c, group)))
+    JsonOut::of(&spi::spi(|c| group_reads::detail(c, group)))
 }
 
 /// The cursors whose oldest unconsumed message is at least
@@ -110,7 +111,7 @@ fn consumer_groups_lagging(min_lag_seconds: default!(i64, 3600)) -> JsonOut {
             format!("{min_lag_seconds} must not be negative"),
         );
     }
-    JsonOut::of(&spi::spi(|c| groups::lagging(c, min_lag_seconds)))
+    JsonOut::of(&spi::spi(|c| group_reads::lagging(c, min_lag_seconds)))
 }
 
 /// Deprecated (0.12.0; removed in 0.13.0): `consumer_group_delete`, whose
@@ -265,13 +266,13 @@ fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
         .opt_name("consumerGroup")
         .unwrap_or_else(|| errors::invalid(&o.field("consumerGroup"), "is required"));
     let asked: Option<Vec<(String, String)>> = o.opt_array("entries").map(|entries| {
-        if entries.len() > groups::MAX_POSITION_ENTRIES {
+        if entries.len() > group_reads::MAX_POSITION_ENTRIES {
             errors::program_limit(
                 &o.field("entries"),
                 format!(
                     "{} entries, at most {} may be asked",
                     entries.len(),
-                    groups::MAX_POSITION_ENTRIES
+                    group_reads::MAX_POSITION_ENTRIES
                 ),
             );
         }
@@ -291,5 +292,7 @@ fn consumer_group_positions(body: Option<JsonbArg>) -> JsonOut {
             })
             .collect()
     });
-    JsonOut::of(&spi::spi(|c| groups::positions(c, group, asked.as_deref())))
+    JsonOut::of(&spi::spi(|c| {
+        group_reads::positions(c, group, asked.as_deref())
+    }))
 }

@@ -10,6 +10,7 @@ use crate::catalog::queues;
 use crate::engine::dlq::{self, DeadLetter};
 use crate::pg::errors;
 use crate::pg::spi;
+use crate::reads::dlq as dlq_reads;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::Obj;
 
@@ -135,7 +136,7 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     } = Filter::parse(&options);
     spi::spi(|c| {
         let qid = queue.map(|q| queues::require_id(c, q));
-        let (messages, total) = dlq::list(c, qid, group, partition, from, to, limit, offset);
+        let (messages, total) = dlq_reads::list(c, qid, group, partition, from, to, limit, offset);
         // Serialized as they are: a payload becomes no value tree on its way out.
         #[derive(serde::Serialize)]
         struct Page<'a> {
@@ -159,7 +160,7 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
 fn queue_counts(queue: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let qid = queues::require_id(c, queue);
-        dlq::queue_counts(c, queue, qid)
+        dlq_reads::queue_counts(c, queue, qid)
     }))
 }
 
@@ -197,9 +198,11 @@ fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     } = Filter::parse(&options);
     spi::spi(|c| {
         let messages = match queue {
-            None => dlq::page(c, None, group, partition, from, to, limit, offset),
+            None => dlq_reads::page(c, None, group, partition, from, to, limit, offset),
             Some(q) => match queues::find(c, q) {
-                Some(q) => dlq::page(c, Some(q.id), group, partition, from, to, limit, offset),
+                Some(q) => {
+                    dlq_reads::page(c, Some(q.id), group, partition, from, to, limit, offset)
+                }
                 None => Vec::new(),
             },
         };
@@ -210,7 +213,7 @@ fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         }
         #[derive(serde::Serialize)]
         struct Page<'a> {
-            messages: &'a [dlq::ListedDeadLetter],
+            messages: &'a [dlq_reads::ListedDeadLetter],
             pagination: Pagination,
             total: usize,
         }
