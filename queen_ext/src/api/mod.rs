@@ -5,6 +5,7 @@
 pub mod consumer_groups;
 pub mod dlq;
 pub mod ephemeral;
+pub mod fetch;
 pub mod fused;
 pub mod inspect;
 pub mod internal;
@@ -13,7 +14,6 @@ pub mod locks;
 pub mod messages;
 pub mod observe;
 pub mod queues;
-pub mod reads;
 pub mod resources;
 pub mod rights;
 pub mod shard;

@@ -4,7 +4,7 @@
 use pgrx::prelude::*;
 
 use super::required;
-use crate::engine::reads;
+use crate::engine::fetch;
 use crate::pg::spi;
 use crate::wire::datum::{JsonOut, JsonbArg};
 
@@ -14,8 +14,8 @@ use crate::wire::datum::{JsonOut, JsonbArg};
 /// checked and not waited on here (queen_front waits).
 #[pg_extern]
 fn fetch(body: Option<JsonbArg>) -> JsonOut {
-    let req = reads::parse_fetch(&required("body", body));
-    JsonOut(spi::spi(|c| reads::fetch(c, &req)).text)
+    let req = fetch::parse_fetch(&required("body", body));
+    JsonOut(spi::spi(|c| fetch::fetch(c, &req)).text)
 }
 
 /// The partitions of queues written since a time (or all, by name), a page
@@ -24,5 +24,5 @@ fn fetch(body: Option<JsonbArg>) -> JsonOut {
 #[pg_extern]
 fn partitions_changed(body: Option<JsonbArg>) -> JsonOut {
     let body = required("body", body);
-    JsonOut::of(&spi::spi(|c| reads::changed(c, &body)))
+    JsonOut::of(&spi::spi(|c| fetch::changed(c, &body)))
 }
