@@ -61,6 +61,7 @@ const APP: &[&str] = &[
     "stream_cycle",
     // Reads of queues, messages, groups, dead letters, KV and timers.
     "get_queue",
+    "queue_get",
     "messages_list",
     "message_get",
     "traces_for_message",
@@ -69,6 +70,7 @@ const APP: &[&str] = &[
     "dlq_messages",
     "dlq_list",
     "get_dlq_message",
+    "dlq_message_get",
     "consumer_groups_list",
     "consumer_group_get",
     "consumer_group_detail",
@@ -83,6 +85,7 @@ const APP: &[&str] = &[
 /// application too.
 const READERS: &[&str] = &[
     "list_queues",
+    "queues_list",
     "queue_counts",
     "resource_queues",
     "resource_queue",
@@ -127,10 +130,12 @@ const READERS: &[&str] = &[
 const OPERATOR: &[&str] = &[
     "configure",
     "delete_queue",
+    "queue_delete",
     "delete_queue_if_exists",
     "message_delete",
     "retry_dlq_message",
     "delete_dlq_message",
+    "dlq_message_delete",
     "dlq_replay",
     "dlq_retry_message",
     "dlq_purge",
@@ -164,7 +169,12 @@ const ADMIN: &[&str] = &[
 /// FUNCTION`) says what to call instead.
 pub const DEPRECATED: &[(&str, &str)] = &[
     ("consumer_group_drop", "consumer_group_delete"),
-    ("delete_queue_if_exists", "delete_queue"),
+    ("delete_queue_if_exists", "queue_delete"),
+    ("delete_queue", "queue_delete"),
+    ("get_queue", "queue_get"),
+    ("list_queues", "queues_list"),
+    ("get_dlq_message", "dlq_message_get"),
+    ("delete_dlq_message", "dlq_message_delete"),
     (
         "consumer_group_set_timestamp",
         "consumer_group_subscription",

@@ -20,5 +20,59 @@ STRICT
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'rights_wrapper';
 
+-- One name per operation, its noun first: the old names stay for one
+-- version as deprecated functions (described so by grant_rights()).
+CREATE FUNCTION "queues_list"() RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'queues_list_wrapper';
+
+CREATE FUNCTION "queue_get"(
+	"queue" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'queue_get_wrapper';
+
+CREATE FUNCTION "queue_delete"(
+	"queue" TEXT /* Option < & str > */
+) RETURNS json /* JsonOut */
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'queue_delete_wrapper';
+
+CREATE FUNCTION "dlq_message_get"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_message_get_wrapper';
+
+CREATE FUNCTION "dlq_message_delete"(
+	"partition_id" bigint, /* i64 */
+	"transaction_id" TEXT /* & str */
+) RETURNS json /* JsonOut */
+STRICT
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'dlq_message_delete_wrapper';
+
+-- The functions above run with the owner's rights and a pinned
+-- search_path, and PUBLIC may execute none of them, as sql/privileges.sql
+-- makes every function of a fresh install.
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA queen FROM PUBLIC;
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+              WHERE p.pronamespace = 'queen'::regnamespace
+                AND p.proname IN ('rights', 'queues_list', 'queue_get', 'queue_delete',
+                                  'dlq_message_get', 'dlq_message_delete')
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SECURITY DEFINER SET search_path = pg_catalog, pg_temp', f);
+    END LOOP;
+END
+$$;
+
 SELECT queen_internal.grant_rights();
 GRANT USAGE ON SCHEMA queen TO queen_operator;

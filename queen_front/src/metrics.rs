@@ -1,5 +1,5 @@
 //! The Prometheus text exposition of the per-queue figures
-//! `queen.list_queues()` answers, of each consumer group's lag
+//! `queen.queues_list()` answers, of each consumer group's lag
 //! (`queen.consumer_groups_summary()`), of the timers
 //! (`queen.sweeper_metrics()`), of the background tasks and the retention
 //! cycle's work list (`queen.maintenance_status()`), and of the
@@ -87,7 +87,7 @@ impl QueueListing {
     }
 }
 
-/// `list` is the answer of `queen.list_queues()`: `{"queues": [{"name", ...}]}`;
+/// `list` is the answer of `queen.queues_list()`: `{"queues": [{"name", ...}]}`;
 /// at most `max` queues are exported (by name), the rest counted.
 pub fn prometheus_text(list: &Value, max: usize) -> String {
     let all = list["queues"]

@@ -37,9 +37,15 @@ fn add(into: &mut Map<String, Value>, from: &Map<String, Value>) {
     }
 }
 
-/// Every queue of every shard, by name; `total` added up.
+/// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
 #[pg_extern(volatile)]
 fn list_queues() -> JsonOut {
+    queues_list()
+}
+
+/// Every queue of every shard, by name; `total` added up.
+#[pg_extern(volatile)]
+fn queues_list() -> JsonOut {
     let mut queues: Vec<Value> = Vec::new();
     let mut total = 0i64;
     for a in each("SELECT queen_remote.list_queues_all()::text") {

@@ -127,7 +127,7 @@ CREATE FUNCTION queen_remote.list_queues_all() RETURNS SETOF text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON ALL;
-    SELECT queen.list_queues();
+    SELECT queen.queues_list();
 $$;
 
 CREATE FUNCTION queen_remote.overview_all() RETURNS SETOF text

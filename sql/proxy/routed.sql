@@ -9,6 +9,31 @@ LANGUAGE plproxy AS $$
     RUN ON queen.route_queue(queue);
 $$;
 
+CREATE FUNCTION queen.queue_get(queue text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+
+CREATE FUNCTION queen.queue_delete(queue text) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+
+CREATE FUNCTION queen.dlq_message_get(partition_id bigint, transaction_id text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_partition(partition_id);
+$$;
+
+CREATE FUNCTION queen.dlq_message_delete(partition_id bigint, transaction_id text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_partition(partition_id);
+$$;
+
+-- The deprecated names of the four above (removed in 0.13.0).
 CREATE FUNCTION queen.get_queue(queue text) RETURNS json
 STRICT LANGUAGE plproxy AS $$
     CLUSTER 'queen';

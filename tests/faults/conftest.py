@@ -97,7 +97,7 @@ def check_leases(conn):
 def drop_all_queues(conn):
     for (name,) in conn.execute("SELECT name FROM queen.queues ORDER BY name").fetchall():
         try:
-            conn.execute("SELECT queen.delete_queue(%s)", (name,))
+            conn.execute("SELECT queen.queue_delete(%s)", (name,))
         except psycopg.Error:
             pass
     conn.execute("DELETE FROM queen.log_timers")

@@ -133,7 +133,7 @@ def main():
     q, tq, xq = "soak", "soak-timers", "soak-tx"
     with cluster.connect() as c:
         for name in ("soak", "soak-timers", "soak-tx"):
-            c.execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name = %s", (name,))
+            c.execute("SELECT queen.queue_delete(name) FROM queen.queues WHERE name = %s", (name,))
         # What an earlier soak left in KV.
         c.execute("DELETE FROM queen.kv WHERE ns IN ('soak', 'soak-count')")
         c.execute("""SELECT queen.configure(%s, '{"leaseTime": 5, "retryLimit": 1000, "retentionEnabled": true,

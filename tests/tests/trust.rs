@@ -844,7 +844,12 @@ fn deprecated_names_point_to_the_one_name() {
     for expected in [
         "consumer_group_drop",
         "consumer_group_set_timestamp",
+        "delete_dlq_message",
+        "delete_queue",
         "delete_queue_if_exists",
+        "get_dlq_message",
+        "get_queue",
+        "list_queues",
     ] {
         assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
     }
@@ -865,6 +870,30 @@ fn deprecated_names_point_to_the_one_name() {
         assert!(exists, "{name} points to {instead}, which does not exist");
         assert!(text.ends_with("removed in 0.13.0"), "{name}: {text}");
     }
+    // A renamed call answers as its new name does.
+    let queue = unique("renamed");
+    c.query_one("SELECT queen.configure($1)", &[&queue])
+        .unwrap();
+    let row = c
+        .query_one(
+            "SELECT queen.get_queue($1)::jsonb, queen.queue_get($1)::jsonb,
+                    queen.list_queues()::jsonb, queen.queues_list()::jsonb",
+            &[&queue],
+        )
+        .unwrap();
+    let (old, new): (Value, Value) = (row.get(0), row.get(1));
+    assert_eq!(old, new);
+    let (old, new): (Value, Value) = (row.get(2), row.get(3));
+    assert_eq!(old["total"], new["total"], "{old} {new}");
+    let gone: Value = c
+        .query_one("SELECT queen.queue_delete($1)::jsonb", &[&queue])
+        .unwrap()
+        .get(0);
+    assert_eq!(gone["deleted"], true, "{gone}");
+    let err = c
+        .query_one("SELECT queen.delete_queue($1)", &[&queue])
+        .unwrap_err();
+    assert_eq!(sqlstate(&err), "42704", "{err}");
 }
 
 /// Makes a role the owner of the database under test, and gives it back.

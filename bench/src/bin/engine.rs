@@ -361,7 +361,7 @@ fn main() {
             c.execute("SELECT pgmq.create($1)", &[&q]).unwrap();
         }
     }
-    c.batch_execute("SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE 'bench%'")
+    c.batch_execute("SELECT queen.queue_delete(name) FROM queen.queues WHERE name LIKE 'bench%'")
         .unwrap();
 
     // QUEEN_BENCH_ONLY=push or pop runs one half; pop:100 one pop batch;

@@ -299,7 +299,7 @@ fn main() {
         .unwrap();
     let (small, r_small) = timed_cycle(&mut c);
     due_partitions(&mut c, "due2", 100);
-    c.batch_execute("SELECT queen.delete_queue('due')").unwrap();
+    c.batch_execute("SELECT queen.queue_delete('due')").unwrap();
     idle_partitions(&mut c, "idle", 490_000);
     c.batch_execute("VACUUM ANALYZE queen.log_partitions")
         .unwrap();

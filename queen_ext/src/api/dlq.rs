@@ -107,9 +107,15 @@ fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     }))
 }
 
-/// Deletes the dead letters of one message.
+/// Deprecated (0.12.0; removed in 0.13.0): `dlq_message_delete`.
 #[pg_extern]
 fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    dlq_message_delete(partition_id, transaction_id)
+}
+
+/// Deletes the dead letters of one message.
+#[pg_extern]
+fn dlq_message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let rows = dlq::by_message(c, partition_id, transaction_id, true);
         if rows.is_empty() {
@@ -164,9 +170,15 @@ fn queue_counts(queue: &str) -> JsonOut {
     }))
 }
 
-/// The dead letters of one message (every group that dead-lettered it).
+/// Deprecated (0.12.0; removed in 0.13.0): `dlq_message_get`.
 #[pg_extern]
 fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
+    dlq_message_get(partition_id, transaction_id)
+}
+
+/// The dead letters of one message (every group that dead-lettered it).
+#[pg_extern]
+fn dlq_message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
     spi::spi(|c| {
         let rows = dlq::by_message(c, partition_id, transaction_id, false);
         if rows.is_empty() {

@@ -1,4 +1,5 @@
-//! The queues surface: configure, delete, list and read one queue.
+//! The queues surface: configure, delete, list and read one queue (and
+//! the deprecated names of the last three).
 
 use pgrx::prelude::*;
 use serde_json::json;
@@ -14,13 +15,25 @@ use crate::wire::json::check_name;
 
 /// Every queue with its counts and options, by name.
 #[pg_extern]
-fn list_queues() -> JsonOut {
+fn queues_list() -> JsonOut {
     JsonOut::of(&spi::spi(readers::list))
+}
+
+/// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
+#[pg_extern]
+fn list_queues() -> JsonOut {
+    queues_list()
+}
+
+/// Deprecated (0.12.0; removed in 0.13.0): `queue_get`.
+#[pg_extern]
+fn get_queue(queue: &str) -> JsonOut {
+    queue_get(queue)
 }
 
 /// One queue: its options and counts.
 #[pg_extern]
-fn get_queue(queue: &str) -> JsonOut {
+fn queue_get(queue: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
         let q = queues::find(c, check_name("queue", queue))
             .unwrap_or_else(|| errors::undefined("queue", queue));
@@ -47,16 +60,23 @@ fn configure(
     }))
 }
 
-/// Deletes a queue with all its partitions, messages, cursors and dead letters.
+/// Deletes a queue with all its partitions, messages, cursors and dead
+/// letters; 42704 for a missing queue.
 #[pg_extern]
-fn delete_queue(queue: Option<&str>) -> JsonOut {
+fn queue_delete(queue: Option<&str>) -> JsonOut {
     let queue = queue.unwrap_or_else(|| errors::invalid("queue", "is required"));
     JsonOut::of(&spi::spi(|client| admin::delete_queue(client, queue)))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `delete_queue`, whose 42704 for
+/// Deprecated (0.12.0; removed in 0.13.0): `queue_delete`.
+#[pg_extern]
+fn delete_queue(queue: Option<&str>) -> JsonOut {
+    queue_delete(queue)
+}
+
+/// Deprecated (0.12.0; removed in 0.13.0): `queue_delete`, whose 42704 for
 /// a missing queue the front-end turns into Queen's answer. Deletes a queue
-/// as `delete_queue` does, and answers a missing queue as Queen's server
+/// as `queue_delete` does, and answers a missing queue as Queen's server
 /// does: `{"deleted": false, "queue", "existed": false, "message"}`.
 #[pg_extern]
 fn delete_queue_if_exists(queue: Option<&str>) -> JsonOut {

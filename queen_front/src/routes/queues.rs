@@ -58,7 +58,7 @@ pub async fn delete_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    match pass(&state, "SELECT queen.delete_queue($1)", &[&queue]).await {
+    match pass(&state, "SELECT queen.queue_delete($1)", &[&queue]).await {
         Err(e) if e.sqlstate.as_deref() == Some("42704") => ok(json!({
             "success": true, "deleted": false, "queue": queue, "existed": false,
             "message": "Queue not found, nothing was deleted"

@@ -231,7 +231,7 @@ pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) 
     let age = state.config.metrics_queues_age;
     let queues = state
         .queue_listing
-        .get(age, || call(&state, "SELECT queen.list_queues()", &[]))
+        .get(age, || call(&state, "SELECT queen.queues_list()", &[]))
         .await?;
     let mut text = crate::metrics::prometheus_text(&queues, state.config.metrics_max_queues);
     // Reads up to 100 000 cursors: shared as the queue listing is.
