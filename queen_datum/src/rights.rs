@@ -193,10 +193,10 @@ pub const GRANTED: &str = "SELECT r.rolname::text AS role,
 /// The functions of schema `queen` described as deprecated, with their
 /// description.
 pub const DEPRECATED_NOW: &str = "SELECT DISTINCT p.proname::text AS name,
-        pg_catalog.obj_description(p.oid, 'pg_catalog.pg_proc') AS note
+        pg_catalog.obj_description(p.oid, 'pg_proc') AS note
    FROM pg_catalog.pg_proc p
   WHERE p.pronamespace = 'queen'::pg_catalog.regnamespace
-    AND pg_catalog.obj_description(p.oid, 'pg_catalog.pg_proc') LIKE 'deprecated:%'
+    AND pg_catalog.obj_description(p.oid, 'pg_proc') LIKE 'deprecated:%'
   ORDER BY 1";
 
 /// The version that removes the names of [`DEPRECATED`].
