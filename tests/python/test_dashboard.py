@@ -20,7 +20,11 @@ from urllib.request import Request, urlopen
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
@@ -36,6 +40,14 @@ SHOTS = Path(os.environ.get("QUEEN_SCREENSHOTS", Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("QUEEN_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("QUEEN_CHROMEDRIVER", "/usr/bin/chromedriver")
 WAIT_S = 20
+
+
+def wait(driver, timeout=WAIT_S):
+    """A wait whose condition may read elements the page replaces meanwhile
+    (a table drawn again after a change): such a read is tried again."""
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+    )
 
 
 def name(prefix: str) -> str:
@@ -204,7 +216,7 @@ def open_page(driver, base, page):
 def shows(driver, text, timeout=WAIT_S):
     """Waits until the page's text holds `text`."""
     try:
-        WebDriverWait(driver, timeout).until(lambda d: text in d.find_element(By.TAG_NAME, "main").text)
+        wait(driver, timeout).until(lambda d: text in d.find_element(By.TAG_NAME, "main").text)
     except TimeoutException:
         shown = driver.find_element(By.TAG_NAME, "body").text
         raise AssertionError(f"{text!r} is not on {driver.current_url}:\n{shown}") from None
@@ -217,7 +229,7 @@ def shot(driver, file):
 
 def button(driver, label, within=None):
     scope = within or driver
-    return WebDriverWait(driver, WAIT_S).until(
+    return wait(driver).until(
         lambda d: next((b for b in scope.find_elements(By.TAG_NAME, "button") if b.text == label and b.is_enabled()), None)
     )
 
@@ -259,7 +271,7 @@ def test_every_page_loads_and_shows_what_was_written(written, browser):
     lag = json.loads(urlopen(f"{URL}/api/v1/consumer-groups").read())
     mine = next(g for g in lag if g["name"] == written["group"])
     assert mine["totalLag"] > 0
-    WebDriverWait(browser, WAIT_S).until(
+    wait(browser).until(
         lambda d: any(
             written["group"] in row.text and str(mine["totalLag"]) in row.text.split()
             for row in d.find_elements(By.CSS_SELECTOR, "#behind tbody tr")
@@ -321,7 +333,7 @@ def test_a_retry_from_the_dead_letter_page_redelivers(written, dead_at, browser)
     row = next(r for r in browser.find_elements(By.CSS_SELECTOR, "tbody tr") if dead in r.text)
     button(browser, "Retry", row).click()
     shows(browser, "pushed back to")
-    WebDriverWait(browser, WAIT_S).until(
+    wait(browser).until(
         lambda d: all(dead not in r.text for r in d.find_elements(By.CSS_SELECTOR, "tbody tr"))
     )
     assert dead not in dlq_txns(written["queue"])
@@ -366,11 +378,11 @@ def test_a_seek_to_the_beginning_from_the_group_page_rewinds_its_cursor(written,
     open_page(browser, URL, f"/groups/{written['group']}")
     browser.execute_script("window.confirm = () => true")
     shows(browser, "cursor per partition")
-    row = WebDriverWait(browser, WAIT_S).until(
+    row = wait(browser).until(
         lambda d: next((r for r in d.find_elements(By.CSS_SELECTOR, "#groups tbody tr") if written["group"] in r.text), None)
     )
     button(browser, "To beginning", row).click()
-    WebDriverWait(browser, WAIT_S).until(lambda d: lag() > before)
+    wait(browser).until(lambda d: lag() > before)
     assert errors(browser) == []
 
 
@@ -388,7 +400,7 @@ def test_an_option_edited_on_the_queue_page_is_visible_through_sql(written, brow
     assert after["leaseTime"] == 123
     # Merge: every other option kept its value.
     assert {k: v for k, v in after.items() if k != "leaseTime"} == {k: v for k, v in before.items() if k != "leaseTime"}
-    WebDriverWait(browser, WAIT_S).until(
+    wait(browser).until(
         lambda d: d.find_element(By.CSS_SELECTOR, '[data-option="leaseTime"]').text == "123"
     )
     assert errors(browser) == []
@@ -402,7 +414,7 @@ def labels(driver):
 
 
 def give_token(driver, roles):
-    box = WebDriverWait(driver, WAIT_S).until(ec.visibility_of_element_located((By.ID, "token-input")))
+    box = wait(driver).until(ec.visibility_of_element_located((By.ID, "token-input")))
     box.send_keys(token(roles))
     button(driver, "Use this token").click()
 
@@ -412,7 +424,7 @@ def test_a_token_is_asked_for_and_a_read_only_one_sees_no_state_changing_button(
     open_page(browser, URL_JWT, f"/queues/{queue}")
     # Asked at once; dismissed, not asked again by the next polls, and
     # without a token nothing that changes state shows.
-    WebDriverWait(browser, WAIT_S).until(ec.visibility_of_element_located((By.ID, "token-input")))
+    wait(browser).until(ec.visibility_of_element_located((By.ID, "token-input")))
     button(browser, "Cancel").click()
     time.sleep(6)
     assert not browser.find_elements(By.CSS_SELECTOR, "dialog[open]")
@@ -455,7 +467,7 @@ def test_a_token_is_asked_for_and_a_read_only_one_sees_no_state_changing_button(
 
 def test_a_database_that_is_down_is_said_so(browser):
     open_page(browser, URL_DOWN, "/")
-    banner = WebDriverWait(browser, WAIT_S).until(ec.visibility_of_element_located((By.CLASS_NAME, "banner")))
+    banner = wait(browser).until(ec.visibility_of_element_located((By.CLASS_NAME, "banner")))
     assert "The database is down or unreachable" in banner.text
     shows(browser, "The database is not answering")
     shot(browser, "database-down.png")
@@ -523,7 +535,7 @@ def test_a_stopped_streaming_query_is_listed_with_its_state_and_deleted_from_its
     shot(browser, "streams.png")
     browser.execute_script("window.confirm = () => true")
     button(browser, "Delete", row).click()
-    WebDriverWait(browser, WAIT_S).until(
+    wait(browser).until(
         lambda d: all(query not in r.text for r in d.find_elements(By.CSS_SELECTOR, "#streams tbody tr"))
     )
     assert sql(f"SELECT count(*) FROM queen.stream_queries WHERE name = '{query}'") == "0"
