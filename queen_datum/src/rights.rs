@@ -13,10 +13,12 @@
 //!   and the maintenance schema `queen_internal`;
 //! - `pg_monitor` (PostgreSQL's own): the readers a monitoring system calls.
 //!
-//! [`ensure_roles`] makes the group roles; [`grant`] applies the list to the functions of a schema that exist there
-//! (a proxy has fewer functions than a shard, and a few of its own), after
-//! taking these roles' rights on that schema's functions away, so a database
-//! created or updated to a version has exactly that version's rights.
+//! [`ensure_roles`] makes the group roles; [`grant`] applies the list to
+//! the functions of a schema that exist there (a proxy has fewer functions
+//! than a shard, and a few of its own), after taking these roles' rights on
+//! that schema's functions away, so a database created or updated to a
+//! version has exactly that version's rights; [`mark_deprecated`] describes
+//! the deprecated names.
 
 use pgrx::prelude::*;
 
