@@ -171,6 +171,7 @@ const ADMIN: &[&str] = &[
 /// FUNCTION`) says what to call instead.
 pub const DEPRECATED: &[(&str, &str)] = &[
     ("consumer_group_drop", "consumer_group_delete"),
+    ("dlq_messages", "dlq_list"),
     ("delete_queue_if_exists", "queue_delete"),
     ("delete_queue", "queue_delete"),
     ("get_queue", "queue_get"),

@@ -224,3 +224,44 @@ fn queen_shaped_answers_come_from_the_one_name() {
                "message": "Queue not found, nothing was deleted"})
     );
 }
+
+/// The dead-letter listing counts every match beside its page, through SQL
+/// and HTTP, and the deprecated listing counted the same.
+#[test]
+fn the_dead_letter_listing_counts_every_match() {
+    let queue = unique("matched");
+    let mut c = connect();
+    for n in 0..3 {
+        push(
+            &mut c,
+            &json!([{"queue": queue, "payload": {"n": n}, "transactionId": format!("m-{n}")}]),
+        );
+        let popped = pop(&mut c, &queue, None, 1, &json!({}));
+        ack(&mut c, &acks_for(&popped, "dlq", None));
+    }
+    let (status, page) = send("GET", &format!("/api/v1/dlq?queue={queue}&limit=2"), None);
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["messages"].as_array().unwrap().len(), 2, "{page}");
+    assert_eq!(
+        (page["total"].clone(), page["matched"].clone()),
+        (json!(2), json!(3))
+    );
+    let old: Value = c
+        .query_one(
+            "SELECT queen.dlq_messages(jsonb_build_object('queue', $1::text, 'limit', 2))::jsonb",
+            &[&queue],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(old["total"], 3, "{old}");
+    let (status, empty) = send(
+        "GET",
+        &format!("/api/v1/dlq?queue={}", unique("none")),
+        None,
+    );
+    assert_eq!(status, 200, "{empty}");
+    assert_eq!(
+        (empty["total"].clone(), empty["matched"].clone()),
+        (json!(0), json!(0))
+    );
+}

@@ -845,6 +845,7 @@ fn deprecated_names_point_to_the_one_name() {
         "consumer_group_drop",
         "consumer_group_set_timestamp",
         "delete_dlq_message",
+        "dlq_messages",
         "delete_queue",
         "delete_queue_if_exists",
         "get_dlq_message",

@@ -126,8 +126,9 @@ fn dlq_message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
     }))
 }
 
-/// Dead letters, newest failure first. Options: queue, consumerGroup,
-/// partition, from, to (ISO timestamps), limit (default 100), offset.
+/// Deprecated (0.12.0; removed in 0.13.0): `dlq_list`, whose `matched` is
+/// this answer's `total`. Dead letters, newest failure first. Options as
+/// `dlq_list`; an unknown queue is 42704.
 #[pg_extern]
 fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
@@ -194,8 +195,10 @@ fn dlq_message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
 
 /// Dead letters as Queen's server lists them, newest failure first: each
 /// with its row `id`, `consumerGroup` `__QUEUE_MODE__` in queue mode;
-/// `pagination: {limit, offset}` and `total`, the rows on this page. An
-/// unknown queue is an empty page. Options as `dlq_messages`.
+/// `pagination: {limit, offset}`, `total` (the rows on this page) and
+/// `matched` (every dead letter the filters match). An unknown queue is an
+/// empty page. Options: queue, consumerGroup, partition, from, to (ISO
+/// timestamps), limit (default 100), offset.
 #[pg_extern]
 fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
@@ -209,14 +212,17 @@ fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         offset,
     } = Filter::parse(&options);
     spi::spi(|c| {
-        let messages = match queue {
-            None => dlq_reads::page(c, None, group, partition, from, to, limit, offset),
-            Some(q) => match queues::find(c, q) {
-                Some(q) => {
-                    dlq_reads::page(c, Some(q.id), group, partition, from, to, limit, offset)
-                }
-                None => Vec::new(),
-            },
+        // None: a queue named that does not exist (an empty page).
+        let found = match queue {
+            None => Some(None),
+            Some(q) => queues::find(c, q).map(|q| Some(q.id)),
+        };
+        let (messages, matched) = match found {
+            Some(queue_id) => (
+                dlq_reads::page(c, queue_id, group, partition, from, to, limit, offset),
+                dlq_reads::matched(c, queue_id, group, partition, from, to),
+            ),
+            None => (Vec::new(), 0),
         };
         #[derive(serde::Serialize)]
         struct Pagination {
@@ -228,11 +234,13 @@ fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
             messages: &'a [dlq_reads::ListedDeadLetter],
             pagination: Pagination,
             total: usize,
+            matched: i64,
         }
         JsonOut::of(&Page {
             messages: &messages,
             pagination: Pagination { limit, offset },
             total: messages.len(),
+            matched,
         })
     })
 }

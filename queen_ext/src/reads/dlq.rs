@@ -1,6 +1,6 @@
-//! Dead letters as they are read: a page with the count of every match
-//! (`dlq_messages`), a page in Queen's shape (`dlq_list`), and a queue's
-//! counts. The rows are read as the dead-letter writer reads them
+//! Dead letters as they are read: a page in Queen's shape with the count
+//! of every match (`dlq_list`; `dlq_messages`, deprecated, in its own), and
+//! a queue's counts. The rows are read as the dead-letter writer reads them
 //! (`engine::dlq`).
 
 use pgrx::spi::SpiClient;
@@ -11,7 +11,8 @@ use crate::engine::dlq::{pruned_failed_count, read_rows, DeadLetter};
 use crate::pg::spi::{self, exec};
 use crate::query;
 
-/// Dead letters matching the filters, newest failure first, one page.
+/// Dead letters matching the filters, newest failure first, one page, and
+/// the count of every match.
 #[allow(clippy::too_many_arguments)]
 pub fn list(
     client: &mut SpiClient<'_>,
@@ -23,7 +24,21 @@ pub fn list(
     limit: i64,
     offset: i64,
 ) -> (Vec<DeadLetter>, i64) {
-    let total: i64 = exec(
+    let total = matched(client, queue_id, group, partition, from, to);
+    let rows = page_rows(client, queue_id, group, partition, from, to, limit, offset);
+    (rows, total)
+}
+
+/// How many dead letters match the filters.
+pub fn matched(
+    client: &mut SpiClient<'_>,
+    queue_id: Option<i64>,
+    group: Option<&str>,
+    partition: Option<&str>,
+    from: Option<pgrx::datum::TimestampWithTimeZone>,
+    to: Option<pgrx::datum::TimestampWithTimeZone>,
+) -> i64 {
+    exec(
         client,
         query!("dlq_list"),
         &[
@@ -43,9 +58,7 @@ pub fn list(
     )
     .next()
     .and_then(|r| spi::opt(&r, "total"))
-    .unwrap_or(0);
-    let rows = page_rows(client, queue_id, group, partition, from, to, limit, offset);
-    (rows, total)
+    .unwrap_or(0)
 }
 
 /// A queue's counts: partitions, live messages, live dead letters, and the
