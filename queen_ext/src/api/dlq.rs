@@ -26,52 +26,42 @@ fn check_limit(field: &str, n: i32) -> i64 {
 }
 
 /// The options of a dead-letter listing, checked: queue, consumerGroup,
-/// partition, from, to (ISO timestamps), limit (default 100), offset.
-struct Filter<'a> {
-    queue: Option<&'a str>,
-    group: Option<&'a str>,
-    partition: Option<&'a str>,
-    from: Option<TimestampWithTimeZone>,
-    to: Option<TimestampWithTimeZone>,
-    limit: i64,
-    offset: i64,
-}
-
-impl<'a> Filter<'a> {
-    fn parse(options: &'a Value) -> Filter<'a> {
-        let o = Obj::new(options, "options");
-        let (queue, group, partition) = (
-            o.opt_name("queue"),
-            o.opt_name("consumerGroup"),
-            o.opt_name("partition"),
-        );
-        let limit = check_limit(
-            "options.limit",
-            o.opt_i64("limit")
-                .unwrap_or(100)
-                .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-        );
-        let offset = o.opt_i64("offset").unwrap_or(0);
-        if offset < 0 {
-            errors::invalid("options.offset", format!("{offset} must not be negative"));
-        }
-        let ts = |key: &str| -> Option<TimestampWithTimeZone> {
-            o.opt_str(key).map(|t| {
-                let field = o.field(key);
-                crate::pg::time::us_to_timestamptz(&field, crate::pg::time::filter_us(&field, t))
-            })
-        };
-        let (from, to) = (ts("from"), ts("to"));
-        Filter {
-            queue,
-            group,
-            partition,
-            from,
-            to,
-            limit,
-            offset,
-        }
+/// partition, from, to (ISO timestamps), limit (default 100), offset. The
+/// queue comes back by name beside the filter, which wants its id.
+fn parse_filter(options: &Value) -> (Option<&str>, dlq_reads::Filter<'_>) {
+    let o = Obj::new(options, "options");
+    let (queue, group, partition) = (
+        o.opt_name("queue"),
+        o.opt_name("consumerGroup"),
+        o.opt_name("partition"),
+    );
+    let limit = check_limit(
+        "options.limit",
+        o.opt_i64("limit")
+            .unwrap_or(100)
+            .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+    );
+    let offset = o.opt_i64("offset").unwrap_or(0);
+    if offset < 0 {
+        errors::invalid("options.offset", format!("{offset} must not be negative"));
     }
+    let ts = |key: &str| -> Option<TimestampWithTimeZone> {
+        o.opt_str(key).map(|t| {
+            let field = o.field(key);
+            crate::pg::time::us_to_timestamptz(&field, crate::pg::time::filter_us(&field, t))
+        })
+    };
+    let (from, to) = (ts("from"), ts("to"));
+    let filter = dlq_reads::Filter {
+        queue_id: None,
+        group,
+        partition,
+        from,
+        to,
+        limit,
+        offset,
+    };
+    (queue, filter)
 }
 
 /// Retries up to `max_rows` dead letters of a queue (one consumer group, or
@@ -132,18 +122,10 @@ fn dlq_message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
-    let Filter {
-        queue,
-        group,
-        partition,
-        from,
-        to,
-        limit,
-        offset,
-    } = Filter::parse(&options);
+    let (queue, mut filter) = parse_filter(&options);
     spi::spi(|c| {
-        let qid = queue.map(|q| queues::require_id(c, q));
-        let (messages, total) = dlq_reads::list(c, qid, group, partition, from, to, limit, offset);
+        filter.queue_id = queue.map(|q| queues::require_id(c, q));
+        let (messages, total) = dlq_reads::list(c, &filter);
         // Serialized as they are: a payload becomes no value tree on its way out.
         #[derive(serde::Serialize)]
         struct Page<'a> {
@@ -155,8 +137,8 @@ fn dlq_messages(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
         JsonOut::of(&Page {
             messages: &messages,
             total,
-            limit,
-            offset,
+            limit: filter.limit,
+            offset: filter.offset,
         })
     })
 }
@@ -202,28 +184,25 @@ fn dlq_message_get(partition_id: i64, transaction_id: &str) -> JsonOut {
 #[pg_extern]
 fn dlq_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
-    let Filter {
-        queue,
-        group,
-        partition,
-        from,
-        to,
-        limit,
-        offset,
-    } = Filter::parse(&options);
+    let (queue, mut filter) = parse_filter(&options);
     spi::spi(|c| {
         // None: a queue named that does not exist (an empty page).
         let found = match queue {
             None => Some(None),
             Some(q) => queues::find(c, q).map(|q| Some(q.id)),
         };
-        let (messages, matched) = match found {
-            Some(queue_id) => (
-                dlq_reads::page(c, queue_id, group, partition, from, to, limit, offset),
-                dlq_reads::matched(c, queue_id, group, partition, from, to),
-            ),
+        let (rows, matched) = match found {
+            Some(queue_id) => {
+                filter.queue_id = queue_id;
+                dlq_reads::list(c, &filter)
+            }
             None => (Vec::new(), 0),
         };
+        let messages: Vec<dlq_reads::ListedDeadLetter> = rows
+            .into_iter()
+            .map(dlq_reads::ListedDeadLetter::from)
+            .collect();
+        let (limit, offset) = (filter.limit, filter.offset);
         #[derive(serde::Serialize)]
         struct Pagination {
             limit: i64,

@@ -3,6 +3,7 @@
 //! a queue's counts. The rows are read as the dead-letter writer reads them
 //! (`engine::dlq`).
 
+use pgrx::datum::TimestampWithTimeZone;
 use pgrx::spi::SpiClient;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -11,34 +12,22 @@ use crate::engine::dlq::{pruned_failed_count, read_rows, DeadLetter};
 use crate::pg::spi::{self, exec};
 use crate::query;
 
-/// Dead letters matching the filters, newest failure first, one page, and
-/// the count of every match.
-#[allow(clippy::too_many_arguments)]
-pub fn list(
-    client: &mut SpiClient<'_>,
-    queue_id: Option<i64>,
-    group: Option<&str>,
-    partition: Option<&str>,
-    from: Option<pgrx::datum::TimestampWithTimeZone>,
-    to: Option<pgrx::datum::TimestampWithTimeZone>,
-    limit: i64,
-    offset: i64,
-) -> (Vec<DeadLetter>, i64) {
-    let total = matched(client, queue_id, group, partition, from, to);
-    let rows = page_rows(client, queue_id, group, partition, from, to, limit, offset);
-    (rows, total)
+/// What a dead-letter listing asks: the rows of a queue (all with None),
+/// of a group, of a partition, failed from and to, and the page.
+pub struct Filter<'a> {
+    pub queue_id: Option<i64>,
+    pub group: Option<&'a str>,
+    pub partition: Option<&'a str>,
+    pub from: Option<TimestampWithTimeZone>,
+    pub to: Option<TimestampWithTimeZone>,
+    pub limit: i64,
+    pub offset: i64,
 }
 
-/// How many dead letters match the filters.
-pub fn matched(
-    client: &mut SpiClient<'_>,
-    queue_id: Option<i64>,
-    group: Option<&str>,
-    partition: Option<&str>,
-    from: Option<pgrx::datum::TimestampWithTimeZone>,
-    to: Option<pgrx::datum::TimestampWithTimeZone>,
-) -> i64 {
-    exec(
+/// Dead letters matching the filter, newest failure first, one page, and
+/// the count of every match.
+pub fn list(client: &mut SpiClient<'_>, f: &Filter<'_>) -> (Vec<DeadLetter>, i64) {
+    let total = exec(
         client,
         query!("dlq_list"),
         &[
@@ -49,16 +38,39 @@ pub fn matched(
             spi::TEXT,
         ],
         &[
-            queue_id.into(),
-            group.into(),
-            from.into(),
-            to.into(),
-            partition.into(),
+            f.queue_id.into(),
+            f.group.into(),
+            f.from.into(),
+            f.to.into(),
+            f.partition.into(),
         ],
     )
     .next()
     .and_then(|r| spi::opt(&r, "total"))
-    .unwrap_or(0)
+    .unwrap_or(0);
+    let rows = exec(
+        client,
+        query!("dlq_page"),
+        &[
+            spi::INT8,
+            spi::TEXT,
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::TEXT,
+            spi::INT8,
+            spi::INT8,
+        ],
+        &[
+            f.queue_id.into(),
+            f.group.into(),
+            f.from.into(),
+            f.to.into(),
+            f.partition.into(),
+            f.limit.into(),
+            f.offset.into(),
+        ],
+    );
+    (read_rows(client, rows), total)
 }
 
 /// A queue's counts: partitions, live messages, live dead letters, and the
@@ -129,61 +141,4 @@ impl From<DeadLetter> for ListedDeadLetter {
             message_created_at: d.created_at,
         }
     }
-}
-
-/// One page of dead letters matching the filters, newest failure first
-/// (no count of every match); queue mode's rows are those of the group
-/// `__QUEUE_MODE__`.
-#[allow(clippy::too_many_arguments)]
-pub fn page(
-    client: &mut SpiClient<'_>,
-    queue_id: Option<i64>,
-    group: Option<&str>,
-    partition: Option<&str>,
-    from: Option<pgrx::datum::TimestampWithTimeZone>,
-    to: Option<pgrx::datum::TimestampWithTimeZone>,
-    limit: i64,
-    offset: i64,
-) -> Vec<ListedDeadLetter> {
-    page_rows(client, queue_id, group, partition, from, to, limit, offset)
-        .into_iter()
-        .map(ListedDeadLetter::from)
-        .collect()
-}
-
-/// The rows of one page of dead letters (`page`, `list`).
-#[allow(clippy::too_many_arguments)]
-fn page_rows(
-    client: &mut SpiClient<'_>,
-    queue_id: Option<i64>,
-    group: Option<&str>,
-    partition: Option<&str>,
-    from: Option<pgrx::datum::TimestampWithTimeZone>,
-    to: Option<pgrx::datum::TimestampWithTimeZone>,
-    limit: i64,
-    offset: i64,
-) -> Vec<DeadLetter> {
-    let rows = exec(
-        client,
-        query!("dlq_page"),
-        &[
-            spi::INT8,
-            spi::TEXT,
-            spi::TIMESTAMPTZ,
-            spi::TIMESTAMPTZ,
-            spi::TEXT,
-            spi::INT8,
-            spi::INT8,
-        ],
-        &[
-            queue_id.into(),
-            group.into(),
-            from.into(),
-            to.into(),
-            partition.into(),
-            limit.into(),
-            offset.into(),
-        ],
-    );
-    read_rows(client, rows)
 }
