@@ -5,24 +5,29 @@ use pgrx::prelude::*;
 use serde_json::json;
 
 use super::optional;
-use crate::catalog::{admin, queues};
-use crate::engine::dlq;
+use crate::catalog::admin;
+use crate::maintenance::metrics::params::Params;
 use crate::pg::errors;
 use crate::pg::spi;
 use crate::reads::queues as readers;
 use crate::wire::datum::{JsonOut, JsonbArg};
-use crate::wire::json::check_name;
 
-/// Every queue with its counts and options, by name.
+/// The queues matching `options` (`queue`, `namespace`, `task`; absent or
+/// empty: any), by name or (`order`: `newest`) newest first, a page of them
+/// (`limit`, at most 1000; none: every queue, at most 100 000; `offset`):
+/// each with its counts under the slowest cursor and over every cursor, its
+/// dead letters and stored segments; `total` counting every match,
+/// `pagination`, and the KV and timer rows stored.
 #[pg_extern]
-fn queues_list() -> JsonOut {
-    JsonOut::of(&spi::spi(readers::list))
+fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let p = Params::parse_named("options", options.as_ref().map(|JsonbArg(t)| t.as_str()));
+    JsonOut::of(&spi::spi(|c| readers::list(c, &p)))
 }
 
 /// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
 #[pg_extern]
 fn list_queues() -> JsonOut {
-    queues_list()
+    queues_list(None)
 }
 
 /// Deprecated (0.12.0; removed in 0.13.0): `queue_get`.
@@ -31,18 +36,13 @@ fn get_queue(queue: &str) -> JsonOut {
     queue_get(queue)
 }
 
-/// One queue: its options and counts.
+/// One queue: its options, its counts under the slowest cursor and over
+/// every cursor, in total and per partition (by name, at most
+/// `queen.resources_max_partitions`), its dead letters and stored segments;
+/// 42704 for an unknown queue.
 #[pg_extern]
 fn queue_get(queue: &str) -> JsonOut {
-    JsonOut::of(&spi::spi(|c| {
-        let q = queues::find(c, check_name("queue", queue))
-            .unwrap_or_else(|| errors::undefined("queue", queue));
-        let parts = readers::partitions(c, q.id);
-        let options = queues::answered_options(c, &q);
-        json!({"name": q.name, "namespace": q.options.namespace, "task": q.options.task,
-               "options": options, "partitions": parts,
-               "pruned_failed": dlq::pruned_failed_count(c, q.id)})
-    }))
+    JsonOut::of(&spi::spi(|c| readers::queue(c, queue)))
 }
 
 /// Creates or edits a queue; mode `merge` (default) or `replace`.

@@ -8,6 +8,7 @@ use crate::pg::spi;
 use crate::reads::resources::{self, Grouping};
 use crate::wire::datum::JsonOut;
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queues_list`, whose answer the front-end turns into Queen's.
 /// Every queue, newest first, with `id`, `partitions`, `retainedBytes`,
 /// `messages: {total, pending, processing}`, `segments`; and the KV and
 /// timer rows stored.
@@ -16,6 +17,7 @@ fn resource_queues() -> JsonOut {
     JsonOut::of(&spi::spi(resources::list))
 }
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queue_get`, whose answer the front-end turns into Queen's.
 /// One queue with its options, its partitions' stats and its totals.
 #[pg_extern]
 fn resource_queue(queue: &str) -> JsonOut {

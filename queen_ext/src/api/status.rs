@@ -22,6 +22,7 @@ fn status(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| status::status(c, &p)))
 }
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queues_list`, whose answer the front-end turns into Queen's.
 /// `GET /api/v1/status/queues`: each queue's live counts, newest first.
 #[pg_extern]
 fn status_queues(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
@@ -29,6 +30,7 @@ fn status_queues(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| status::status_queues(c, &p)))
 }
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queue_get`, whose answer the front-end turns into Queen's.
 /// `GET /api/v1/status/queues/:queue`: a queue, its configuration and its
 /// partitions' live counts; 42704 when the queue is unknown.
 #[pg_extern]

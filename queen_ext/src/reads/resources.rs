@@ -70,7 +70,7 @@ fn queue_stats(c: &mut SpiClient<'_>, queue_id: Option<i64>, max_rows: i64) -> V
 }
 
 /// Done offsets: retained, neither pending nor dead (never below 0).
-fn completed(total: i64, pending: i64, dead_letter: i64) -> i64 {
+pub(super) fn completed(total: i64, pending: i64, dead_letter: i64) -> i64 {
     (total - pending - dead_letter).max(0)
 }
 

@@ -22,7 +22,8 @@ use crate::pg::spi::{self, exec};
 use crate::pg::time::micros_to_iso;
 use crate::query;
 
-/// The most queues a status, overview or refresh reads counts of.
+/// The most queues a status, overview or refresh reads counts of, and a
+/// queue listing given no limit lists.
 pub const MAX_QUEUES: i64 = 100_000;
 /// The most partitions a queue detail lists.
 pub const MAX_DETAIL_PARTITIONS: i64 = 1000;

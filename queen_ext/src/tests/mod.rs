@@ -14,6 +14,7 @@ mod memo;
 mod messages;
 mod metrics;
 mod moves;
+mod queues;
 mod retention;
 mod streams;
 mod support;

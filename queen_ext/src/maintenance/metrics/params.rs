@@ -73,13 +73,19 @@ pub struct Params(Value);
 impl Params {
     /// Reads the parameters object (NULL or `{}`: none given).
     pub fn parse(text: Option<&str>) -> Params {
+        Params::parse_named("params", text)
+    }
+
+    /// Reads the object of the argument named `arg` (NULL or `{}`: none
+    /// given); an error names `arg`.
+    pub fn parse_named(arg: &str, text: Option<&str>) -> Params {
         let v = match text {
             None => Value::Object(Default::default()),
             Some(t) => serde_json::from_str(t)
-                .unwrap_or_else(|e| errors::invalid("params", format!("not JSON: {e}"))),
+                .unwrap_or_else(|e| errors::invalid(arg, format!("not JSON: {e}"))),
         };
         if !v.is_object() {
-            errors::wrong_type("params", "an object");
+            errors::wrong_type(arg, "an object");
         }
         Params(v)
     }
