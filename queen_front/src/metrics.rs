@@ -87,20 +87,24 @@ impl QueueListing {
     }
 }
 
-/// `list` is the answer of `queen.queues_list()`: `{"queues": [{"name", ...}]}`;
-/// at most `max` queues are exported (by name), the rest counted.
+/// `list` is the answer of `queen.queues_list()`: `{"queues": [{"name", ...}],
+/// "total"}`; at most `max` queues are exported (by name), the rest of
+/// `total` (of the listed ones, without it) counted.
 pub fn prometheus_text(list: &Value, max: usize) -> String {
     let all = list["queues"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
     let queues = &all[..all.len().min(max)];
+    let total = list["total"]
+        .as_u64()
+        .map_or(all.len(), |t| (t as usize).max(all.len()));
     let mut out = String::new();
     let _ = writeln!(
         out,
         "# HELP queen_queues_omitted Queues left out of this exposition (past QUEEN_METRICS_MAX_QUEUES).\n\
          # TYPE queen_queues_omitted gauge\nqueen_queues_omitted {}",
-        all.len() - queues.len()
+        total - queues.len()
     );
     for (metric, help, kind, key) in METRICS {
         let _ = writeln!(out, "# HELP {metric} {help}\n# TYPE {metric} {kind}");

@@ -72,6 +72,15 @@ pub async fn call(
     call_as::<Value>(state, sql, params).await
 }
 
+/// The elements of the array at `key` of an extension's answer (none when
+/// it holds no array there).
+pub fn rows<'a>(answer: &'a Value, key: &str) -> &'a [Value] {
+    answer[key]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
 /// A JSON value as a 200.
 pub fn ok(v: Value) -> Answer {
     Ok(Json(v).into_response())

@@ -1,7 +1,8 @@
 //! Resources and reads by offset: queues with their counts, one queue, a
 //! queue's depth, namespaces, tasks, the partitions backlog, the KV
 //! browser, fetch and the partitions changed since a time. Every answer is the extension's,
-//! passed on.
+//! passed on; the queues and one queue in Queen's shapes, made from
+//! `queen.queues_list` and `queen.queue_get`.
 
 use std::time::{Duration, Instant};
 
@@ -9,9 +10,9 @@ use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::call::{call, json_body, ok, pass, Answer};
+use super::call::{call, json_body, ok, pass, rows, Answer};
 use crate::access::{Authorized, ReadOnly};
 use crate::body::JsonBody;
 use crate::longpoll::Key;
@@ -42,19 +43,105 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/api/v1/partitions/changed", post(partitions_changed))
 }
 
-/// Every queue with its counts. Query parameters are ignored, as Queen's
-/// server ignores them.
+/// Every queue with its counts, newest first, in Queen's shape. Query
+/// parameters are ignored, as Queen's server ignores them.
 pub async fn queues(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    pass(&state, "SELECT queen.resource_queues()", &[]).await
+    let sql = r#"SELECT queen.queues_list('{"order": "newest"}')"#;
+    ok(queen_queues(&call(&state, sql, &[]).await?))
 }
 
-/// One queue with its options, partitions and totals; 404 when unknown.
+/// Queen's queue list from `queen.queues_list`'s: per queue `id`, `name`,
+/// `namespace`, `task`, `createdAt`, `partitions`, `retainedBytes`,
+/// `messages: {total, pending, processing}` (under the slowest cursor) and
+/// `segments`; the KV and timer rows stored.
+fn queen_queues(list: &Value) -> Value {
+    let queues: Vec<Value> = rows(list, "queues")
+        .iter()
+        .map(|q| {
+            let slowest = &q["slowestCursor"];
+            json!({
+                "id": q["id"],
+                "name": q["name"],
+                "namespace": q["namespace"],
+                "task": q["task"],
+                "createdAt": q["createdAt"],
+                "partitions": q["partitions"],
+                "retainedBytes": q["retainedBytes"],
+                "messages": {"total": q["messages"], "pending": slowest["pending"],
+                             "processing": slowest["processing"]},
+                "segments": q["segments"],
+            })
+        })
+        .collect();
+    json!({
+        "queues": queues,
+        "kvRows": list["kvRows"],
+        "kvBytes": list["kvBytes"],
+        "timerRows": list["timerRows"],
+        "timerBytes": list["timerBytes"],
+    })
+}
+
+/// One queue with its options, partitions and totals, in Queen's shape;
+/// 404 when unknown.
 pub async fn queue(
     _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    pass(&state, "SELECT queen.resource_queue($1)", &[&queue]).await
+    let one = call(&state, "SELECT queen.queue_get($1)", &[&queue]).await?;
+    ok(queen_queue(&one))
+}
+
+/// Queen's stats of a partition, or totals of a queue, of
+/// `queen.queue_get`: its counts under the slowest cursor; `failed` is
+/// null, the dead letters are `deadLetter`.
+fn stats(counted: &Value) -> Value {
+    let slowest = &counted["slowestCursor"];
+    json!({
+        "total": counted["messages"],
+        "pending": slowest["pending"],
+        "processing": slowest["processing"],
+        "completed": slowest["completed"],
+        "failed": null,
+        "deadLetter": counted["failed"],
+    })
+}
+
+/// Queen's one queue from `queen.queue_get`'s: `id`, `name`, `namespace`,
+/// `task`, `createdAt`, `options`, `partitions` (each with `stats`,
+/// `lastOffset`, `logStart`, `oldestMessage`, `newestMessage`), `totals`,
+/// `retainedBytes` and `segments`.
+fn queen_queue(one: &Value) -> Value {
+    let partitions: Vec<Value> = rows(one, "partitions")
+        .iter()
+        .map(|p| {
+            json!({
+                "id": p["id"],
+                "name": p["name"],
+                "createdAt": p["createdAt"],
+                "stats": stats(p),
+                "lastOffset": p["lastOffset"],
+                "logStart": p["logStart"],
+                "oldestMessage": p["oldestMessage"],
+                "newestMessage": p["newestMessage"],
+            })
+        })
+        .collect();
+    let mut totals = stats(&one["totals"]);
+    totals["partitions"] = one["totals"]["partitions"].clone();
+    json!({
+        "id": one["id"],
+        "name": one["name"],
+        "namespace": one["namespace"],
+        "task": one["task"],
+        "createdAt": one["createdAt"],
+        "options": one["options"],
+        "partitions": partitions,
+        "totals": totals,
+        "retainedBytes": one["retainedBytes"],
+        "segments": one["segments"],
+    })
 }
 
 /// The query of the depth route.

@@ -2,6 +2,8 @@
 //! the metrics (Queen's JSON and the Prometheus text). The status and
 //! analytics routes pass their query parameters to the extension as one
 //! JSON object, which reads and checks them (a bad `from` or `to` is a 400).
+//! The status of the queues and of one queue are Queen's shapes made from
+//! `queen.queues_list` and `queen.queue_get`.
 
 use axum::extract::Path;
 use axum::extract::State;
@@ -14,10 +16,19 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-use super::call::{call, ok, pass, Answer};
+use super::call::{call, ok, pass, rows, Answer};
 use crate::access::{Authorized, Public, ReadOnly};
+use crate::error::ApiError;
 use crate::query::{number, Params};
 use crate::state::AppState;
+
+/// The page of queues the status list answers when `limit` is not given
+/// (Queen: 100).
+const STATUS_PAGE: &str = "100";
+/// The most partitions the status of one queue lists.
+const STATUS_PARTITIONS: usize = 1000;
+/// The live counts the status adds up over a queue's partitions.
+const LIVE_COUNTS: [&str; 5] = ["total", "pending", "processing", "completed", "deadLetter"];
 
 /// The health check, status, analytics and metrics routes. Merged into the router by `routes::router`.
 pub(super) fn routes() -> Router<AppState> {
@@ -104,13 +115,54 @@ pub async fn status(
     with_params(&state, "status", q).await
 }
 
-/// Each queue's live counts, newest first, by `limit` and `offset`.
+/// Each queue's live counts, newest first, by `limit` (100 when absent or
+/// empty) and `offset`, filtered by `queue`, `namespace` and `task`.
 pub async fn status_queues(
     _: Authorized<ReadOnly>,
     State(state): State<AppState>,
-    Params(q): Params<HashMap<String, String>>,
+    Params(mut q): Params<HashMap<String, String>>,
 ) -> Answer {
-    with_params(&state, "status_queues", q).await
+    if q.get("limit").is_none_or(String::is_empty) {
+        q.insert("limit".into(), STATUS_PAGE.into());
+    }
+    q.insert("order".into(), "newest".into());
+    let options = params_json(q).to_string();
+    let sql = "SELECT queen.queues_list($1::text::jsonb)";
+    ok(status_list(&call(&state, sql, &[&options]).await?))
+}
+
+/// Queen's live counts of a queue of `queen.queues_list`, or of a
+/// partition of `queen.queue_get`: over every cursor.
+fn live_counts(counted: &Value) -> Value {
+    let all = &counted["allCursors"];
+    json!({
+        "total": counted["messages"],
+        "pending": all["pending"],
+        "processing": all["processing"],
+        "completed": all["completed"],
+        "deadLetter": counted["failed"],
+    })
+}
+
+/// Queen's status of the queues from `queen.queues_list`'s answer: per
+/// queue `id`, `name`, `namespace`, `task`, `createdAt`, `partitions` and
+/// the live `messages`; the `pagination`.
+fn status_list(list: &Value) -> Value {
+    let queues: Vec<Value> = rows(list, "queues")
+        .iter()
+        .map(|q| {
+            json!({
+                "id": q["id"],
+                "name": q["name"],
+                "namespace": q["namespace"],
+                "task": q["task"],
+                "createdAt": q["createdAt"],
+                "partitions": q["partitions"],
+                "messages": live_counts(q),
+            })
+        })
+        .collect();
+    json!({"queues": queues, "pagination": list["pagination"]})
 }
 
 /// One queue's configuration and partitions; 404 when unknown.
@@ -119,7 +171,85 @@ pub async fn status_queue(
     State(state): State<AppState>,
     Path(queue): Path<String>,
 ) -> Answer {
-    pass(&state, "SELECT queen.status_queue($1)", &[&queue]).await
+    match call(&state, "SELECT queen.queue_get($1)", &[&queue]).await {
+        Ok(one) => ok(status_detail(&one)),
+        // A name longer than any queue's (22001) names no queue: not found,
+        // as Queen's status answers it.
+        Err(e) if e.sqlstate.as_deref() == Some("22001") => Err(unknown_queue(&queue)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The refusal of a queue that does not exist, worded as the extension
+/// words it (42704).
+fn unknown_queue(queue: &str) -> ApiError {
+    ApiError {
+        sqlstate: Some("42704".into()),
+        ..ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("queue {queue:?} does not exist"),
+        )
+    }
+}
+
+/// The `queue` of Queen's status of one queue, from `queen.queue_get`'s
+/// answer: with its `priority` and `config` from its options.
+fn status_of_queue(one: &Value) -> Value {
+    let o = &one["options"];
+    json!({
+        "id": one["id"],
+        "name": one["name"],
+        "namespace": one["namespace"],
+        "task": one["task"],
+        "priority": o["priority"],
+        "createdAt": one["createdAt"],
+        "config": {
+            "leaseTime": o["leaseTime"],
+            "retryLimit": o["retryLimit"],
+            "retryDelay": o["retryDelay"],
+            "maxQueueSize": o["maxQueueSize"],
+            "deadLetterQueue": o["deadLetterQueue"],
+            "ttl": o["ttl"],
+        },
+    })
+}
+
+/// Queen's status of one queue from `queen.queue_get`'s answer: `queue`,
+/// its first [`STATUS_PARTITIONS`] partitions by name with their live
+/// counts, and `totals` adding those up.
+fn status_detail(one: &Value) -> Value {
+    let mut totals = [0i64; LIVE_COUNTS.len()];
+    let partitions: Vec<Value> = rows(one, "partitions")
+        .iter()
+        .take(STATUS_PARTITIONS)
+        .map(|p| {
+            let mut messages = live_counts(p);
+            for (sum, key) in totals.iter_mut().zip(LIVE_COUNTS) {
+                *sum += messages[key].as_i64().unwrap_or(0);
+            }
+            messages["failed"] = Value::Null;
+            json!({
+                "id": p["id"],
+                "name": p["name"],
+                "createdAt": p["createdAt"],
+                "messages": messages,
+                "stats": messages,
+                "cursor": {"totalConsumed": p["consumed"], "batchesConsumed": 0},
+                "lastActivity": p["lastWriteAt"],
+                "oldestMessage": p["oldestMessage"],
+                "newestMessage": p["newestMessage"],
+            })
+        })
+        .collect();
+    let mut messages: Map<String, Value> = LIVE_COUNTS
+        .iter()
+        .zip(totals)
+        .map(|(k, n)| ((*k).to_owned(), json!(n)))
+        .collect();
+    messages.insert("failed".into(), Value::Null);
+    json!({"queue": status_of_queue(one), "partitions": partitions,
+           "totals": {"messages": messages}})
 }
 
 /// Messages pushed per minute, hour or day.

@@ -11,6 +11,7 @@ pub mod fakepg;
 mod layout;
 mod longpolls;
 mod queries;
+mod queues;
 mod startup;
 mod timeouts;
 
