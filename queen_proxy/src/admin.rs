@@ -18,20 +18,7 @@ use crate::remote;
 
 /// Every slot that holds a queue or a KV namespace on some shard.
 fn occupied() -> BTreeSet<i32> {
-    let mut slots = BTreeSet::new();
-    for a in remote::all::<String>("SELECT queen_remote.list_queues_all()::text", &[]) {
-        let v = remote::parse("list_queues", &a);
-        for q in v
-            .get("queues")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = q.get("name").and_then(Value::as_str) {
-                slots.insert(slot_of(name));
-            }
-        }
-    }
+    let mut slots = queue_slots();
     for a in remote::all::<String>("SELECT queen_remote.kv_namespaces_all()::text", &[]) {
         let v = remote::parse("kv_namespaces", &a);
         for ns in v.as_array().into_iter().flatten() {
@@ -41,6 +28,38 @@ fn occupied() -> BTreeSet<i32> {
         }
     }
     slots
+}
+
+/// Every slot that holds a queue on some shard. A shard lists a bounded
+/// number of queues per call: each is asked for its next page until every
+/// queue it counts has been read.
+fn queue_slots() -> BTreeSet<i32> {
+    let mut slots = BTreeSet::new();
+    let mut offset = 0usize;
+    loop {
+        let asked = json!({ "offset": offset }).to_string();
+        let (mut read, mut more) = (0usize, false);
+        for a in remote::all::<String>(
+            "SELECT queen_remote.queues_list_all($1::jsonb)::text",
+            &[asked.as_str().into()],
+        ) {
+            let v = remote::parse("queues_list", &a);
+            let queues = v.get("queues").and_then(Value::as_array);
+            let rows = queues.map_or(0, Vec::len);
+            for q in queues.into_iter().flatten() {
+                if let Some(name) = q.get("name").and_then(Value::as_str) {
+                    slots.insert(slot_of(name));
+                }
+            }
+            let total = v.get("total").and_then(Value::as_u64).unwrap_or(0) as usize;
+            read = read.max(rows);
+            more |= rows > 0 && offset + rows < total;
+        }
+        if !more {
+            return slots;
+        }
+        offset += read;
+    }
 }
 
 /// Adds the shard at `dsn` (a libpq connection string without `user=`:

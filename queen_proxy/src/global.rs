@@ -40,30 +40,81 @@ fn add(into: &mut Map<String, Value>, from: &Map<String, Value>) {
 /// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
 #[pg_extern(volatile)]
 fn list_queues() -> JsonOut {
-    queues_list()
+    queues_list(None)
 }
 
-/// Every queue of every shard, by name; `total` added up.
+/// A page's `limit` or `offset` as a shard reads it (absent, null or empty:
+/// none); Err for a value a shard refuses.
+fn page_number(v: Option<&Value>) -> Result<Option<u64>, ()> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => s.parse().map(Some).map_err(|_| ()),
+        Some(Value::Number(n)) => n.as_u64().map(Some).ok_or(()),
+        Some(_) => Err(()),
+    }
+}
+
+/// The queues of every shard matching `options` (its filters, `order` and
+/// page), as one database lists them: each shard is asked for the first
+/// offset + limit of its own (every one with no limit), the rows put in the
+/// order asked and the page cut from them all, its limit bounded as the
+/// shards bound theirs; `total` and the KV and timer rows added up.
 #[pg_extern(volatile)]
-fn queues_list() -> JsonOut {
-    let mut queues: Vec<Value> = Vec::new();
-    let mut total = 0i64;
-    for a in each("SELECT queen_remote.list_queues_all()::text") {
-        total += a.get("total").and_then(Value::as_i64).unwrap_or(0);
-        if let Some(Value::Array(q)) = a.get("queues") {
-            queues.extend(q.iter().cloned());
+fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+    let mut asked: Value = options
+        .as_ref()
+        .and_then(|a| serde_json::from_str(&a.0).ok())
+        .unwrap_or_else(|| json!({}));
+    // A value a shard refuses goes to it as it is, to be refused there.
+    let page = match (
+        page_number(asked.get("limit")),
+        page_number(asked.get("offset")),
+    ) {
+        (Ok(limit), Ok(offset)) => Some((limit, offset.unwrap_or(0))),
+        _ => None,
+    };
+    if let (Some((limit, offset)), Some(o)) = (page, asked.as_object_mut()) {
+        o.insert("offset".into(), Value::from(0));
+        if let Some(limit) = limit {
+            o.insert("limit".into(), Value::from(limit + offset));
         }
     }
-    queues.sort_by(|a, b| {
-        let name = |v: &Value| {
-            v.get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned()
-        };
-        name(a).cmp(&name(b))
-    });
-    JsonOut(serde_json::json!({"queues": queues, "total": total}).to_string())
+    let answers: Vec<Value> = remote::all::<String>(
+        "SELECT queen_remote.queues_list_all($1::jsonb)::text",
+        &[asked.to_string().into()],
+    )
+    .iter()
+    .map(|a| remote::parse("queues_list", a))
+    .collect();
+    let (limit, offset) = page.unwrap_or((None, 0));
+    // A shard bounds the page it was asked for; the merged page alike.
+    let bound = answers
+        .iter()
+        .filter_map(|a| a["pagination"]["limit"].as_u64())
+        .min();
+    let limit = limit.map(|l| bound.map_or(l, |b| l.min(b)));
+    let mut queues = concat(&answers, Some("queues"));
+    match asked.get("order").and_then(Value::as_str) {
+        Some("newest") => queues.sort_by_key(|q| std::cmp::Reverse(by_text(q, "createdAt"))),
+        _ => queues.sort_by_key(|q| by_text(q, "name")),
+    }
+    let queues: Vec<Value> = queues
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit.map_or(usize::MAX, |l| l as usize))
+        .collect();
+    let mut out = Map::new();
+    for key in ["total", "kvRows", "kvBytes", "timerRows", "timerBytes"] {
+        let sum: i64 = answers.iter().filter_map(|a| a[key].as_i64()).sum();
+        out.insert(key.into(), Value::from(sum));
+    }
+    out.insert("queues".into(), Value::Array(queues));
+    out.insert(
+        "pagination".into(),
+        json!({"limit": limit, "offset": offset}),
+    );
+    JsonOut(Value::Object(out).to_string())
 }
 
 /// The totals of every shard, added up.
@@ -119,6 +170,7 @@ fn grouped(rows: Vec<Value>, key: &str) -> Vec<Value> {
     by.into_values().map(Value::Object).collect()
 }
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queues_list`, whose answer the front-end turns into Queen's.
 /// Every shard's queues, newest first, with the KV and timer figures added up.
 #[pg_extern(volatile)]
 fn resource_queues() -> JsonOut {

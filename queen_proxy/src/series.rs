@@ -73,6 +73,7 @@ fn answer(r: Answers, merge: impl FnOnce(Vec<Value>) -> Value) -> JsonOut {
     }
 }
 
+/// Deprecated (0.13.0; removed in 0.14.0): `queues_list`, whose answer the front-end turns into Queen's.
 /// The queues of every shard, newest first, paged after merging (each shard
 /// is asked for the first offset + limit).
 #[pg_extern(volatile)]

@@ -123,11 +123,11 @@ LANGUAGE plproxy AS $$
     SELECT queen.queue_version(NULL, namespace, task);
 $$;
 
-CREATE FUNCTION queen_remote.list_queues_all() RETURNS SETOF text
+CREATE FUNCTION queen_remote.queues_list_all(options jsonb) RETURNS SETOF text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON ALL;
-    SELECT queen.queues_list();
+    SELECT queen.queues_list(options);
 $$;
 
 CREATE FUNCTION queen_remote.overview_all() RETURNS SETOF text

@@ -64,6 +64,8 @@ STRICT LANGUAGE plproxy AS $$
     RUN ON queen.route_queue(queue);
 $$;
 
+-- Deprecated (0.13.0; removed in 0.14.0): queue_get, whose answer the
+-- front-end turns into Queen's; as is status_queue below.
 CREATE FUNCTION queen.resource_queue(queue text) RETURNS json
 STRICT LANGUAGE plproxy AS $$
     CLUSTER 'queen';
