@@ -73,7 +73,6 @@ const APP: &[&str] = &[
     "dlq_list",
     "get_dlq_message",
     "dlq_message_get",
-    "consumer_groups_list",
     "consumer_group_get",
     "consumer_group_detail",
     "consumer_group_positions",
@@ -95,6 +94,7 @@ const READERS: &[&str] = &[
     "resource_tasks",
     "queue_depth",
     "partition_backlog",
+    "consumer_groups_list",
     "consumer_groups_summary",
     "consumer_groups_lagging",
     "kv_usage",
@@ -159,6 +159,7 @@ const OPERATOR: &[&str] = &[
 /// The calls of `queen_admin` alone: bulk retries, quotas, setting timers
 /// aside, and a shard's id range.
 const ADMIN: &[&str] = &[
+    "dlq_retry_queue",
     "retry_failed_by_queue",
     "kv_quota",
     "timers_set_aside",
@@ -182,6 +183,12 @@ pub const DEPRECATED: &[(&str, &str)] = &[
         "consumer_group_set_timestamp",
         "consumer_group_subscription",
     ),
+    ("consumer_group_seek_queue", "consumer_group_seek"),
+    ("consumer_groups_summary", "consumer_groups_list"),
+    ("consumer_group_detail", "consumer_group_get"),
+    ("retry_failed_by_queue", "dlq_retry_queue"),
+    ("retry_dlq_message", "dlq_retry_message"),
+    ("system_overview", "overview"),
 ];
 
 /// Each role of `$1` with the functions of schema `queen` it may call, as
@@ -203,7 +210,7 @@ pub const DEPRECATED_NOW: &str = "SELECT DISTINCT p.proname::text AS name,
   ORDER BY 1";
 
 /// The version that removes the names of [`DEPRECATED`].
-pub const DEPRECATED_UNTIL: &str = "0.13.0";
+pub const DEPRECATED_UNTIL: &str = "0.14.0";
 
 /// Each role with the lists of functions it may call.
 pub const ROLES: &[(&str, &[&[&str]])] = &[

@@ -1,6 +1,6 @@
 //! The Prometheus text exposition of the per-queue figures
 //! `queen.queues_list()` answers, of each consumer group's lag
-//! (`queen.consumer_groups_summary()`), of the timers
+//! (`queen.consumer_groups_list()`), of the timers
 //! (`queen.sweeper_metrics()`), of the background tasks and the retention
 //! cycle's work list (`queen.maintenance_status()`), and of the
 //! front-end's fusion lanes.
@@ -176,7 +176,7 @@ const GROUPS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The consumer groups' figures, from `queen.consumer_groups_summary()`
+/// The consumer groups' figures, from Queen's listing of them
 /// (a bare array, one element per (group, queue), queue mode included as
 /// `__QUEUE_MODE__`): at most `max` pairs, in the listing's order, the
 /// rest counted in `queen_groups_omitted`.

@@ -37,7 +37,7 @@ fn add(into: &mut Map<String, Value>, from: &Map<String, Value>) {
     }
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
+/// Deprecated (0.12.0; removed in 0.14.0): `queues_list`.
 #[pg_extern(volatile)]
 fn list_queues() -> JsonOut {
     queues_list(None)
@@ -117,16 +117,10 @@ fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut(Value::Object(out).to_string())
 }
 
-/// The totals of every shard, added up.
+/// The overview of every shard, merged as [`overviews`] merges them.
 #[pg_extern(volatile)]
 fn overview() -> JsonOut {
-    let mut sum = Map::new();
-    for a in each("SELECT queen_remote.overview_all()::text") {
-        if let Value::Object(o) = a {
-            add(&mut sum, &o);
-        }
-    }
-    JsonOut(Value::Object(sum).to_string())
+    overviews("SELECT queen_remote.overview_all()::text")
 }
 
 pub(crate) fn by_text(v: &Value, key: &str) -> String {
@@ -204,7 +198,8 @@ fn resource_tasks() -> JsonOut {
     JsonOut(serde_json::json!({ "tasks": rows }).to_string())
 }
 
-/// Every group, its queues on every shard put together.
+/// Every group, its queues on every shard put together; the pops without a
+/// group on every shard's queues.
 #[pg_extern(volatile)]
 fn consumer_groups_list() -> JsonOut {
     let answers = each("SELECT queen_remote.consumer_groups_list_all()::text");
@@ -226,7 +221,12 @@ fn consumer_groups_list() -> JsonOut {
     }
     let total = by.len();
     let groups: Vec<Value> = by.into_values().collect();
-    JsonOut(serde_json::json!({ "consumerGroups": groups, "total": total }).to_string())
+    let mut queue_mode = concat(&answers, Some("queueMode"));
+    queue_mode.sort_by_key(|q| by_text(q, "queue"));
+    JsonOut(
+        serde_json::json!({ "consumerGroups": groups, "total": total, "queueMode": queue_mode })
+            .to_string(),
+    )
 }
 
 /// One row per group and queue, by group then queue.
@@ -572,13 +572,20 @@ fn metrics_summary() -> JsonOut {
     JsonOut(Value::Object(out).to_string())
 }
 
-/// The overview of every shard: counts added up; namespaces and tasks
-/// counted once over the shards; lag minimum and maximum over the shards,
-/// its average and median weighted by each shard's partitions (the median
-/// of the whole can not be had from the shards' medians).
+/// Deprecated (0.13.0; removed in 0.14.0): `overview`. The overview of
+/// every shard in Queen's shape, merged as [`overviews`] merges them.
 #[pg_extern(volatile)]
 fn system_overview() -> JsonOut {
-    let answers = each("SELECT queen_remote.system_overview_all()::text");
+    overviews("SELECT queen_remote.system_overview_all()::text")
+}
+
+/// The overviews `each_call` answers, one per shard, as one: counts added
+/// up; namespaces and tasks counted once over the shards; lag minimum and
+/// maximum over the shards, its average and median weighted by each shard's
+/// partitions (the median of the whole can not be had from the shards'
+/// medians); the latest timestamp.
+fn overviews(each_call: &'static str) -> JsonOut {
+    let answers = each(each_call);
     let weights: Vec<f64> = answers.iter().map(|a| by_number(a, "partitions")).collect();
     let total_weight: f64 = weights.iter().sum();
     let mut out = summed(answers.clone());

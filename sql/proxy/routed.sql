@@ -33,7 +33,7 @@ STRICT LANGUAGE plproxy AS $$
     RUN ON queen.route_partition(partition_id);
 $$;
 
--- The deprecated names of the four above (removed in 0.13.0).
+-- The deprecated names of the four above (removed in 0.14.0).
 CREATE FUNCTION queen.get_queue(queue text) RETURNS json
 STRICT LANGUAGE plproxy AS $$
     CLUSTER 'queen';
@@ -80,6 +80,12 @@ $$;
 
 CREATE FUNCTION queen.status_queue(queue text) RETURNS json
 STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+
+CREATE FUNCTION queen.dlq_retry_queue(queue text, consumer_group text DEFAULT NULL, max_rows integer DEFAULT 100) RETURNS json
+LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON queen.route_queue(queue);
 $$;

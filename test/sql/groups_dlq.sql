@@ -40,9 +40,10 @@ SELECT (s::jsonb) - 'queue' AS seek FROM queen.consumer_group_seek('reader', 'cg
 SELECT partition, txn FROM regress.msgs(queen.pop('cg', NULL, 'reader', 10,
     '{"partitions": 2, "autoAck": true}'));
 -- seek to a timestamp later than every message: as the end.
-SELECT (s::jsonb) - 'queue' AS seek
-  FROM queen.consumer_group_seek('reader', 'cg', jsonb_build_object('timestamp',
-      (now() + interval '1 day')::text)) s;
+SELECT (now() + interval '1 day')::text AS ts \gset
+SELECT (s::jsonb) - 'queue' - 'targetTimestamp' AS seek,
+       (s->>'targetTimestamp')::timestamptz = :'ts'::timestamptz AS target
+  FROM queen.consumer_group_seek('reader', 'cg', jsonb_build_object('timestamp', :'ts')) s;
 SELECT p->>'partition' AS partition, p->'committedOffset' AS committed
   FROM json_array_elements(queen.consumer_group_get('reader')->'partitions') p;
 -- A seek may make a group for a queue it has not read.

@@ -869,7 +869,7 @@ fn deprecated_names_point_to_the_one_name() {
             .unwrap()
             .get(0);
         assert!(exists, "{name} points to {instead}, which does not exist");
-        assert!(text.ends_with("removed in 0.13.0"), "{name}: {text}");
+        assert!(text.ends_with("removed in 0.14.0"), "{name}: {text}");
     }
     // A renamed call answers as its new name does.
     let queue = unique("renamed");

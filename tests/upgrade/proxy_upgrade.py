@@ -14,7 +14,7 @@ import sys
 
 import psycopg
 
-OLD = "0.11.0"
+OLD = "0.12.0"
 SCHEMAS = "('queen', 'queen_remote')"
 ACL = "(SELECT string_agg(a::text, ',' ORDER BY a::text) FROM unnest({}) a)"
 CATALOGUE = {

@@ -13,14 +13,16 @@ use crate::reads::groups as group_reads;
 use crate::wire::datum::{JsonOut, JsonbArg};
 use crate::wire::json::{check_name, Obj};
 
-/// Every consumer group with, per queue, its partitions and lag (messages
-/// kept past its cursors).
+/// Every consumer group with, per queue, its cursors, lag (messages kept
+/// past its cursors), `state` and subscription; the pops without a group
+/// under `queueMode`.
 #[pg_extern]
 fn consumer_groups_list() -> JsonOut {
     JsonOut::of(&spi::spi(group_reads::list))
 }
 
-/// One group: its cursor and lease on every partition it has read.
+/// One group: its cursor, lease and lag on every partition it has read;
+/// an unknown group is 42704.
 #[pg_extern]
 fn consumer_group_get(consumer_group: &str) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
@@ -42,9 +44,12 @@ fn consumer_group_delete(
     }))
 }
 
-/// Moves a group's cursors on a queue: `{"position": "beginning" | "end"}`
-/// or `{"timestamp": "<ISO 8601>"}` (the first message written at or after
-/// it). Open leases are dropped, so the next pop reads from the new cursor.
+/// Moves a group's cursors on every partition of a queue:
+/// `{"position": "beginning" | "end"}`, `{"toEnd": true}` or `{"timestamp":
+/// "<ISO 8601>"}` (the first message written at or after it). Open leases
+/// are dropped, so the next pop reads from the new cursor. Answers
+/// `{"success", "consumerGroup", "queue", "partitions" (how many moved),
+/// "seekToEnd", "targetTimestamp"}`; an unknown queue is 42704.
 #[pg_extern]
 fn consumer_group_seek(
     consumer_group: &str,
@@ -52,23 +57,16 @@ fn consumer_group_seek(
     options: default!(Option<JsonbArg>, "'{}'"),
 ) -> JsonOut {
     let group = check_name("consumer_group", consumer_group);
+    let queue = check_name("queue", queue);
     let options: Value = options.map(|a| a.value("options")).unwrap_or(json!({}));
-    let o = Obj::new(&options, "options");
-    let (position, timestamp) = (o.opt_str("position"), o.opt_str("timestamp"));
-    let to_end = o.opt_bool("toEnd").unwrap_or(false);
-    let target = match (position, timestamp, to_end) {
-        (Some("beginning"), None, false) => "beginning",
-        (Some("end"), None, _) | (None, None, true) => "end",
-        (None, Some(_), false) => "timestamp",
-        (Some(p), None, false) => errors::invalid(
-            &o.field("position"),
-            format!("{p:?} is not one of beginning, end"),
-        ),
-        _ => errors::invalid("options", "give one of position, timestamp or toEnd"),
-    };
+    let target = seek_target(&Obj::new(&options, "options"));
     JsonOut::of(&spi::spi(|c| {
         let qid = queues::require_id(c, queue);
-        groups::seek(c, group, queue, qid, target, timestamp)
+        let moved = groups::seek_partitions(c, group, qid, None, target);
+        let mut out = seek_answer(group, target);
+        out["queue"] = json!(queue);
+        out["partitions"] = json!(moved);
+        out
     }))
 }
 
@@ -84,7 +82,9 @@ fn consumer_group_subscription(consumer_group: &str, subscription_timestamp: &st
     }))
 }
 
-/// Every group on every queue as Queen's server lists them: a bare array,
+/// Deprecated (0.13.0; removed in 0.14.0): `consumer_groups_list`, whose
+/// answer the front-end turns into Queen's. Every group on every queue as
+/// Queen's server lists them: a bare array,
 /// one element per (group, queue), queue mode included, with `state` and
 /// the subscription.
 #[pg_extern]
@@ -92,7 +92,9 @@ fn consumer_groups_summary() -> JsonOut {
     JsonOut::of(&spi::spi(group_reads::summary))
 }
 
-/// One group as Queen's server details it: an object keyed by queue name;
+/// Deprecated (0.13.0; removed in 0.14.0): `consumer_group_get`, whose
+/// answer the front-end turns into Queen's. One group as Queen's server
+/// details it: an object keyed by queue name;
 /// `{}` for an unknown group.
 #[pg_extern]
 fn consumer_group_detail(consumer_group: &str) -> JsonOut {
@@ -114,7 +116,7 @@ fn consumer_groups_lagging(min_lag_seconds: default!(i64, 3600)) -> JsonOut {
     JsonOut::of(&spi::spi(|c| group_reads::lagging(c, min_lag_seconds)))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `consumer_group_delete`, whose
+/// Deprecated (0.12.0; removed in 0.14.0): `consumer_group_delete`, whose
 /// answer the front-end turns into Queen's. Deletes a group's cursors (on
 /// one queue, or everywhere) and with `delete_metadata` its subscription,
 /// answered as Queen's server answers it (`deletedPartitions`,
@@ -134,7 +136,7 @@ fn consumer_group_drop(
     }))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `consumer_group_subscription`,
+/// Deprecated (0.12.0; removed in 0.14.0): `consumer_group_subscription`,
 /// whose answer the front-end turns into Queen's. Sets where a group starts
 /// on partitions it has not read yet: `{"success", "consumerGroup",
 /// "newTimestamp", "rowsUpdated"}`, also when no subscription of the group
@@ -178,16 +180,17 @@ fn seek_target<'a>(o: &Obj<'a>) -> groups::SeekTarget<'a> {
     }
 }
 
-fn seek_answer(group: &str, queue: &str, target: groups::SeekTarget<'_>) -> Value {
+fn seek_answer(group: &str, target: groups::SeekTarget<'_>) -> Value {
     json!({
-        "success": true, "consumerGroup": group, "queueName": queue,
+        "success": true, "consumerGroup": group,
         "seekToEnd": target == groups::SeekTarget::End,
         "targetTimestamp": match target { groups::SeekTarget::Timestamp(t) => Some(t), _ => None },
     })
 }
 
-/// Moves a group's cursors on every partition of a queue, answered as
-/// Queen's server answers it (`queueName`, `seekToEnd`, `targetTimestamp`,
+/// Deprecated (0.13.0; removed in 0.14.0): `consumer_group_seek`, whose
+/// answer the front-end turns into Queen's. Moves a group's cursors on
+/// every partition of a queue, answered as Queen's server answers it (`queueName`, `seekToEnd`, `targetTimestamp`,
 /// `partitionsUpdated`). A queue that does not exist or has no partition is
 /// an unknown object (42704).
 #[pg_extern]
@@ -210,7 +213,8 @@ fn consumer_group_seek_queue(
                 format!("queue {queue:?}: Queue not found or has no partitions"),
             );
         }
-        let mut out = seek_answer(group, queue, target);
+        let mut out = seek_answer(group, target);
+        out["queueName"] = json!(queue);
         out["partitionsUpdated"] = json!(moved);
         out
     }))
@@ -246,7 +250,8 @@ fn consumer_group_seek_partition(
                 format!("partition {partition:?} of queue {queue:?}: Partition not found"),
             );
         }
-        let mut out = seek_answer(group, queue, target);
+        let mut out = seek_answer(group, target);
+        out["queueName"] = json!(queue);
         out["partitionName"] = json!(partition);
         out["updated"] = json!(true);
         out

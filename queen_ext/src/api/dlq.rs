@@ -65,10 +65,12 @@ fn parse_filter(options: &Value) -> (Option<&str>, dlq_reads::Filter<'_>) {
 }
 
 /// Retries up to `max_rows` dead letters of a queue (one consumer group, or
-/// all). `{"retried": [...], "matched": n, "pruned_failed_count": n}`:
-/// `matched - len(retried)` rows are held by a concurrent retry.
+/// all): each message pushed again into its partition under its
+/// transaction id, and its row removed. `{"retried": [...], "matched": n,
+/// "pruned_failed_count": n}`: `matched - len(retried)` rows are held by a
+/// concurrent retry.
 #[pg_extern]
-fn retry_failed_by_queue(
+fn dlq_retry_queue(
     queue: &str,
     consumer_group: default!(Option<&str>, "NULL"),
     max_rows: default!(i32, 100),
@@ -82,7 +84,20 @@ fn retry_failed_by_queue(
     }))
 }
 
-/// Retries the dead letters of one message (every group that dead-lettered it).
+/// Deprecated (0.13.0; removed in 0.14.0): `dlq_retry_queue`.
+#[pg_extern]
+fn retry_failed_by_queue(
+    queue: &str,
+    consumer_group: default!(Option<&str>, "NULL"),
+    max_rows: default!(i32, 100),
+) -> JsonOut {
+    dlq_retry_queue(queue, consumer_group, max_rows)
+}
+
+/// Deprecated (0.13.0; removed in 0.14.0): `dlq_retry_message`, which
+/// moves the newest dead letter of the message back as Queen's server does.
+/// Retries the dead letters of one message (every group that dead-lettered
+/// it) under its transaction id.
 #[pg_extern]
 fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     JsonOut::of(&spi::spi(|c| {
@@ -97,7 +112,7 @@ fn retry_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     }))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `dlq_message_delete`.
+/// Deprecated (0.12.0; removed in 0.14.0): `dlq_message_delete`.
 #[pg_extern]
 fn delete_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     dlq_message_delete(partition_id, transaction_id)
@@ -116,7 +131,7 @@ fn dlq_message_delete(partition_id: i64, transaction_id: &str) -> JsonOut {
     }))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `dlq_list`, whose `matched` is
+/// Deprecated (0.12.0; removed in 0.14.0): `dlq_list`, whose `matched` is
 /// this answer's `total`. Dead letters, newest failure first. Options as
 /// `dlq_list`; an unknown queue is 42704.
 #[pg_extern]
@@ -153,7 +168,7 @@ fn queue_counts(queue: &str) -> JsonOut {
     }))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `dlq_message_get`.
+/// Deprecated (0.12.0; removed in 0.14.0): `dlq_message_get`.
 #[pg_extern]
 fn get_dlq_message(partition_id: i64, transaction_id: &str) -> JsonOut {
     dlq_message_get(partition_id, transaction_id)

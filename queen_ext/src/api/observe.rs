@@ -8,8 +8,8 @@ use serde_json::json;
 
 use crate::maintenance::sweeper::metrics;
 use crate::pg::spi;
-use crate::reads::queues as readers;
 use crate::reads::retention;
+use crate::reads::status;
 use crate::wire::datum::JsonOut;
 
 /// Why a queue's disk does (not) shrink, per partition.
@@ -30,10 +30,13 @@ fn table_sizes() -> JsonOut {
     JsonOut::of(&spi::spi(retention::table_sizes))
 }
 
-/// Totals over every queue.
+/// Every queue at a glance: totals (`queues`, `partitions`, `messages`,
+/// `failed`, `pruned_failed`), `namespaces`, `tasks`, the message counts by
+/// state (`counts`), the cursors' `lag` (time and offset: min, max, avg,
+/// median), the `throughput` of the last minutes, and `timestamp`.
 #[pg_extern]
 fn overview() -> JsonOut {
-    JsonOut::of(&spi::spi(readers::overview))
+    JsonOut::of(&spi::spi(status::overview))
 }
 
 /// What the sweepers did: fired count and lateness, due count, KV rows

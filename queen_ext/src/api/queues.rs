@@ -24,13 +24,13 @@ fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| readers::list(c, &p)))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queues_list`.
+/// Deprecated (0.12.0; removed in 0.14.0): `queues_list`.
 #[pg_extern]
 fn list_queues() -> JsonOut {
     queues_list(None)
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queue_get`.
+/// Deprecated (0.12.0; removed in 0.14.0): `queue_get`.
 #[pg_extern]
 fn get_queue(queue: &str) -> JsonOut {
     queue_get(queue)
@@ -68,13 +68,13 @@ fn queue_delete(queue: Option<&str>) -> JsonOut {
     JsonOut::of(&spi::spi(|client| admin::delete_queue(client, queue)))
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queue_delete`.
+/// Deprecated (0.12.0; removed in 0.14.0): `queue_delete`.
 #[pg_extern]
 fn delete_queue(queue: Option<&str>) -> JsonOut {
     queue_delete(queue)
 }
 
-/// Deprecated (0.12.0; removed in 0.13.0): `queue_delete`, whose 42704 for
+/// Deprecated (0.12.0; removed in 0.14.0): `queue_delete`, whose 42704 for
 /// a missing queue the front-end turns into Queen's answer. Deletes a queue
 /// as `queue_delete` does, and answers a missing queue as Queen's server
 /// does: `{"deleted": false, "queue", "existed": false, "message"}`.

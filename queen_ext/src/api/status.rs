@@ -45,11 +45,12 @@ fn status_analytics(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| series::analytics(c, &p)))
 }
 
-/// `GET /api/v1/resources/overview` in Queen's shape (`queen.overview()`
-/// keeps its own).
+/// Deprecated (0.13.0; removed in 0.14.0): `overview`, whose answer the
+/// front-end turns into Queen's. `GET /api/v1/resources/overview` in
+/// Queen's shape.
 #[pg_extern]
 fn system_overview() -> JsonOut {
-    JsonOut::of(&spi::spi(status::overview))
+    JsonOut::of(&spi::spi(status::queen_overview))
 }
 
 /// `GET /api/v1/analytics/system-metrics`: the database servers' samples.

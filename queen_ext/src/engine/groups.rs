@@ -55,29 +55,6 @@ pub fn delete(
     json!({"success": true, "consumerGroup": group, "partitionsDeleted": deleted, "subscriptionsDeleted": metadata})
 }
 
-/// Moves a group's cursors on a queue to `target` (beginning, end, or
-/// the first message written at or after `timestamp`), dropping open leases.
-pub fn seek(
-    c: &mut SpiClient<'_>,
-    group: &str,
-    queue: &str,
-    qid: i64,
-    target: &str,
-    timestamp: Option<&str>,
-) -> Value {
-    let moved = seek_cursors(
-        c,
-        [
-            query!("consumer_group_seek_create"),
-            query!("consumer_group_seek_move"),
-            query!("cursor_rows/consumer_group_seek"),
-        ],
-        &[spi::INT8, spi::TEXT, spi::TEXT, spi::TEXT],
-        vec![qid.into(), group.into(), target.into(), timestamp.into()],
-    );
-    json!({"success": true, "consumerGroup": group, "queue": queue, "partitions": moved})
-}
-
 /// Sets where a group starts on partitions it has not read yet.
 pub fn set_subscription(c: &mut SpiClient<'_>, group: &str, subscription_timestamp: &str) -> Value {
     let updated = exec(

@@ -10,46 +10,74 @@ use crate::pg::spi::{self, exec};
 use crate::query;
 use crate::wire::QUEUE_MODE;
 
-/// Every consumer group with, per queue, its partitions and lag (messages
-/// kept past its cursors).
+/// Every consumer group with, per queue, its cursors, lag, `state` and
+/// subscription (`consumerGroups`, by group then queue, and `total`, the
+/// number of groups); the pops without a group (queue mode) per queue
+/// under `queueMode`. At most [`MAX_GROUP_ROWS`] (group, queue) rows.
 pub fn list(c: &mut SpiClient<'_>) -> Value {
+    let mut groups: Vec<Value> = Vec::new();
+    let mut queue_mode: Vec<Value> = Vec::new();
     let rows = exec(
         c,
         query!("consumer_groups_list"),
-        &[spi::TEXT],
-        &[QUEUE_MODE.into()],
+        &[spi::INT8],
+        &[MAX_GROUP_ROWS.into()],
     );
-    let mut groups: Vec<Value> = Vec::new();
     for r in rows {
         let group: String = spi::col(&r, "consumer_group");
-        let entry = json!({"queue": spi::col::<String>(&r, "queue"), "partitions": spi::col::<i64>(&r, "partitions"),
-                           "lag": spi::col::<i64>(&r, "lag")});
+        let entry = queue_entry(&r);
         match groups.last_mut() {
+            _ if group == QUEUE_MODE => queue_mode.push(entry),
             Some(g) if g["consumerGroup"] == group.as_str() => {
                 g["queues"].as_array_mut().unwrap().push(entry)
             }
             _ => groups.push(json!({"consumerGroup": group, "queues": [entry]})),
         }
     }
-    json!({"consumerGroups": groups, "total": groups.len()})
+    json!({"consumerGroups": groups, "total": groups.len(), "queueMode": queue_mode})
 }
 
-/// One group: its cursor and lease on every partition it has read.
-pub fn get(c: &mut SpiClient<'_>, group: &str) -> Value {
-    let rows: Vec<Value> = exec(
-        c,
-        query!("consumer_group_get"),
-        &[spi::TEXT],
-        &[group.into()],
-    )
-    .map(|r| {
-        let committed: i64 = spi::col(&r, "committed");
-        let last: i64 = spi::col(&r, "last_offset");
-        json!({"queue": spi::col::<String>(&r, "queue"), "partition": spi::col::<String>(&r, "partition"),
-               "partitionId": spi::col::<i64>(&r, "partition_id").to_string(), "committedOffset": committed,
-               "lastOffset": last, "lag": (last - committed).max(0), "leased": spi::col::<bool>(&r, "leased")})
+/// One (group, queue) row of [`list`].
+fn queue_entry(r: &pgrx::spi::SpiHeapTupleData<'_>) -> Value {
+    let max_lag: f64 = spi::col(r, "max_lag_seconds");
+    let state = if max_lag > LAGGING_AFTER_SECONDS {
+        "Lagging"
+    } else if spi::col::<bool>(r, "consumed") {
+        "Stable"
+    } else {
+        "Dead"
+    };
+    let iso = crate::pg::time::micros_to_iso;
+    json!({
+        "queue": spi::col::<String>(r, "queue"), "partitions": spi::col::<i64>(r, "partitions"),
+        "lag": spi::col::<i64>(r, "lag"), "partitionsWithLag": spi::col::<i64>(r, "with_lag"),
+        "members": spi::col::<i64>(r, "members"), "maxTimeLag": max_lag.floor() as i64,
+        "state": state, "subscriptionMode": spi::opt::<String>(r, "subscription_mode"),
+        "subscriptionTimestamp": spi::opt::<i64>(r, "from_us").map(iso),
+        "subscriptionCreatedAt": spi::opt::<i64>(r, "created_us").map(iso),
+        "conflation": spi::col::<bool>(r, "conflation"),
     })
-    .collect();
+}
+
+/// One group: its cursor and lease on every partition it has read, each
+/// with its lag, how old the oldest message past it is, and whether its
+/// queue's subscription conflates. An unknown group is 42704.
+pub fn get(c: &mut SpiClient<'_>, group: &str) -> Value {
+    let conflating: Vec<String> = subscriptions(c, Some(group))
+        .into_iter()
+        .filter(|s| s.conflation)
+        .map(|s| s.queue)
+        .collect();
+    let rows: Vec<Value> = cursors(c, Some(group))
+        .into_iter()
+        .map(|cur| {
+            json!({"queue": cur.queue, "partition": cur.partition,
+                   "partitionId": cur.partition_id.to_string(), "committedOffset": cur.committed,
+                   "lastOffset": cur.last_offset, "lag": cur.lag, "leased": cur.leased,
+                   "timeLagSeconds": cur.lag_seconds.floor() as i64,
+                   "conflation": conflating.contains(&cur.queue)})
+        })
+        .collect();
     if rows.is_empty() {
         errors::undefined("consumer group", group);
     }
@@ -139,7 +167,8 @@ fn subscriptions(c: &mut SpiClient<'_>, group: Option<&str>) -> Vec<Subscription
     .collect()
 }
 
-/// Every group on every queue as Queen's server lists them: one element per
+/// Deprecated with `consumer_groups_summary` (the front-end builds this
+/// from [`list`]). Every group on every queue as Queen's server lists them: one element per
 /// (group, queue), queue mode (`__QUEUE_MODE__`) included, with its cursors,
 /// lag, `state` and subscription.
 pub fn summary(c: &mut SpiClient<'_>) -> Value {
@@ -194,7 +223,8 @@ pub fn summary(c: &mut SpiClient<'_>) -> Value {
     Value::Array(out)
 }
 
-/// One group as Queen's server details it: an object keyed by queue name,
+/// Deprecated with `consumer_group_detail` (the front-end builds this from
+/// [`get`]). One group as Queen's server details it: an object keyed by queue name,
 /// each with its partitions' lag; `{}` for a group with no cursor.
 pub fn detail(c: &mut SpiClient<'_>, group: &str) -> Value {
     let conflating: Vec<String> = subscriptions(c, Some(group))

@@ -402,8 +402,30 @@ fn summary(mut v: Vec<i64>) -> Value {
     })
 }
 
-/// `GET /api/v1/resources/overview`.
+/// The overview (`queen.overview()`): the totals of every queue
+/// (`queues`, `partitions`, `messages` kept, `failed`, `pruned_failed`),
+/// `namespaces`, `tasks`, the message counts by state (`counts`), the lag
+/// of every cursor, the throughput of the last minutes and when it was
+/// read.
 pub fn overview(c: &mut SpiClient<'_>) -> Value {
+    let totals = super::queues::overview(c);
+    let mut out = queen_overview(c);
+    out["counts"] = out["messages"].take();
+    for key in [
+        "queues",
+        "partitions",
+        "messages",
+        "failed",
+        "pruned_failed",
+    ] {
+        out[key] = totals[key].clone();
+    }
+    out
+}
+
+/// Deprecated with `queen.system_overview()` (the front-end builds this
+/// from [`overview`]): `GET /api/v1/resources/overview` in Queen's shape.
+pub fn queen_overview(c: &mut SpiClient<'_>) -> Value {
     let t = exec(c, query!("status_totals"), &[], &[]).next().unwrap();
     let (queues, partitions, namespaces, tasks) = (
         i(&t, "queues"),

@@ -1145,7 +1145,7 @@ mod tests {
         );
     }
 
-    #[pg_test(error = "options: give one of position, timestamp or toEnd")]
+    #[pg_test(error = "options: Must specify toEnd=true or a timestamp")]
     fn a_seek_needs_a_target() {
         push(json!([{"queue": "cg2", "payload": 0}]));
         js("SELECT queen.consumer_group_seek('g', 'cg2', '{}')");

@@ -1,7 +1,8 @@
 //! Dead-letter moves and Queen-shaped consumer-group reads inside
 //! PostgreSQL: a move puts the message back once and removes its row, a
 //! second move of the same row finds nothing, a move after its queue was
-//! deleted finds nothing, and the purge counts what it removes.
+//! deleted finds nothing, and the purge counts what it removes; the one
+//! name of each read and move carries what its deprecated twin answered.
 
 #[pgrx::pg_schema]
 mod tests {
@@ -221,5 +222,184 @@ mod tests {
             n("SELECT count(*) FROM queen.log_dlq d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = 'qm-dl'"),
             0
         );
+    }
+
+    /// The (group, queue) entry of `consumer_groups_list()`'s answer.
+    fn listed<'a>(list: &'a Value, group: &str, queue: &str) -> &'a Value {
+        let entries: Vec<&Value> = if group == "__QUEUE_MODE__" {
+            list["queueMode"].as_array().unwrap().iter().collect()
+        } else {
+            list["consumerGroups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|g| g["consumerGroup"] == group)
+                .flat_map(|g| g["queues"].as_array().unwrap())
+                .collect()
+        };
+        entries
+            .into_iter()
+            .find(|q| q["queue"] == queue)
+            .unwrap_or_else(|| panic!("{group} on {queue} in {list}"))
+    }
+
+    #[pg_test]
+    fn the_group_list_carries_what_the_summary_said() {
+        js("SELECT queen.push('[{\"queue\": \"cg3\", \"payload\": 1}, {\"queue\": \"cg3\", \"payload\": 2}]')");
+        js("SELECT queen.pop('cg3', NULL, 'g', 1, '{}')");
+        js("SELECT queen.pop('cg3', NULL, NULL, 1, '{}')");
+        let popped = js("SELECT queen.pop('cg3', NULL, 'h', 1, '{}')");
+        crate::tests::support::ack_all(&popped, "completed", Some("h"));
+        let list = js("SELECT queen.consumer_groups_list()");
+        let summary = js("SELECT queen.consumer_groups_summary()");
+        let rows: Vec<&Value> = summary
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["queueName"] == "cg3")
+            .collect();
+        assert_eq!(rows.len(), 3, "{summary}");
+        for r in rows {
+            let e = listed(&list, r["name"].as_str().unwrap(), "cg3");
+            for (theirs, ours) in [
+                ("members", "members"),
+                ("partitionCursors", "partitions"),
+                ("partitionsWithLag", "partitionsWithLag"),
+                ("totalLag", "lag"),
+                ("maxTimeLag", "maxTimeLag"),
+                ("state", "state"),
+                ("subscriptionMode", "subscriptionMode"),
+                ("subscriptionTimestamp", "subscriptionTimestamp"),
+                ("subscriptionCreatedAt", "subscriptionCreatedAt"),
+                ("conflation", "conflation"),
+            ] {
+                assert_eq!(r[theirs], e[ours], "{theirs} of {r} against {e}");
+            }
+        }
+        assert_eq!(listed(&list, "h", "cg3")["state"], "Stable");
+        assert_eq!(listed(&list, "g", "cg3")["members"], 1);
+        let groups = list["consumerGroups"].as_array().unwrap();
+        assert!(groups
+            .iter()
+            .all(|g| g["consumerGroup"] != "__QUEUE_MODE__"));
+        assert_eq!(list["total"], groups.len());
+    }
+
+    #[pg_test]
+    fn the_group_read_carries_what_the_detail_said() {
+        js("SELECT queen.push('[{\"queue\": \"cg4\", \"partition\": \"a\", \"payload\": 1}, {\"queue\": \"cg4\", \"partition\": \"b\", \"payload\": 2}]')");
+        let popped = js("SELECT queen.pop('cg4', 'a', 'g', 1, '{}')");
+        crate::tests::support::ack_all(&popped, "completed", Some("g"));
+        js("SELECT queen.pop('cg4', 'b', 'g', 1, '{}')");
+        let got = js("SELECT queen.consumer_group_get('g')");
+        let detail = js("SELECT queen.consumer_group_detail('g')");
+        let parts = got["partitions"].as_array().unwrap();
+        assert_eq!(parts.len(), 2, "{got}");
+        for p in parts {
+            let queue = p["queue"].as_str().unwrap();
+            let theirs = detail[queue]["partitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["partitionId"] == p["partitionId"])
+                .unwrap_or_else(|| panic!("{p} in {detail}"));
+            for (t, o) in [
+                ("committedOffset", "committedOffset"),
+                ("lastOffset", "lastOffset"),
+                ("offsetLag", "lag"),
+                ("leaseActive", "leased"),
+                ("timeLagSeconds", "timeLagSeconds"),
+                ("partition", "partition"),
+            ] {
+                assert_eq!(theirs[t], p[o], "{t} of {theirs} against {p}");
+            }
+            assert_eq!(detail[queue]["conflation"], p["conflation"]);
+        }
+        let leased: Vec<&Value> = parts.iter().filter(|p| p["leased"] == true).collect();
+        assert_eq!(leased.len(), 1, "b's lease is live: {got}");
+    }
+
+    #[pg_test]
+    fn the_seek_answers_what_the_queue_seek_said() {
+        js("SELECT queen.push('[{\"queue\": \"cg5\", \"partition\": \"a\", \"payload\": 1}, {\"queue\": \"cg5\", \"partition\": \"b\", \"payload\": 2}]')");
+        for options in [
+            json!({"toEnd": true}),
+            json!({"position": "beginning"}),
+            json!({"timestamp": "2000-01-01T00:00:00Z"}),
+        ] {
+            let one = Spi::get_one_with_args::<Json>(
+                "SELECT queen.consumer_group_seek('g', 'cg5', $1)",
+                &[JsonB(options.clone()).into()],
+            )
+            .unwrap()
+            .unwrap()
+            .0;
+            let theirs = Spi::get_one_with_args::<Json>(
+                "SELECT queen.consumer_group_seek_queue('g', 'cg5', $1)",
+                &[JsonB(options.clone()).into()],
+            )
+            .unwrap()
+            .unwrap()
+            .0;
+            assert_eq!(one["partitions"], theirs["partitionsUpdated"], "{options}");
+            assert_eq!(one["partitions"], 2, "{options}: {one}");
+            assert_eq!(one["seekToEnd"], theirs["seekToEnd"], "{options}");
+            assert_eq!(
+                one["targetTimestamp"], theirs["targetTimestamp"],
+                "{options}"
+            );
+            assert_eq!(one["queue"], "cg5");
+        }
+        // After a seek to the beginning both messages are read again.
+        js("SELECT queen.consumer_group_seek('g', 'cg5', '{\"position\": \"beginning\"}')");
+        let popped = js("SELECT queen.pop('cg5', NULL, 'g', 10, '{}')");
+        let read = popped["messages"].as_array().unwrap().len();
+        let popped = js("SELECT queen.pop('cg5', NULL, 'g', 10, '{}')");
+        assert_eq!(read + popped["messages"].as_array().unwrap().len(), 2);
+        // A queue with no partition yet: nothing to move, and no error.
+        js("SELECT queen.configure('cg5-empty')");
+        let none = js("SELECT queen.consumer_group_seek('g', 'cg5-empty', '{\"toEnd\": true}')");
+        assert_eq!(none["partitions"], 0, "{none}");
+    }
+
+    #[pg_test]
+    fn the_overview_carries_what_the_queen_overview_said() {
+        js("SELECT queen.push('[{\"queue\": \"ov1\", \"payload\": 1}, {\"queue\": \"ov1\", \"payload\": 2}]')");
+        js("SELECT queen.configure('ov2', '{\"namespace\": \"ovn\", \"task\": \"ovt\"}')");
+        js("SELECT queen.pop('ov1', NULL, 'g', 1, '{}')");
+        dead_letters("ov3", 1);
+        let one = js("SELECT queen.overview()");
+        let theirs = js("SELECT queen.system_overview()");
+        assert_eq!(one["counts"], theirs["messages"], "{one} {theirs}");
+        for key in ["queues", "partitions", "namespaces", "tasks", "statsAge"] {
+            assert_eq!(one[key], theirs[key], "{key}");
+        }
+        assert_eq!(one["lag"]["offset"], theirs["lag"]["offset"]);
+        assert!(one["throughput"]["ingestedPerSecond"].is_number(), "{one}");
+        assert!(one["timestamp"].is_string(), "{one}");
+        assert_eq!(one["failed"], n("SELECT count(*) FROM queen.log_dlq"));
+        assert_eq!(one["messages"].as_i64().unwrap(), {
+            let listed = js("SELECT queen.queues_list()");
+            listed["queues"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q["messages"].as_i64().unwrap())
+                .sum::<i64>()
+        });
+    }
+
+    #[pg_test]
+    fn the_queue_retry_is_the_bulk_retry_by_its_one_name() {
+        dead_letters("rq1", 2);
+        let r = js("SELECT queen.dlq_retry_queue('rq1')");
+        assert_eq!(r["retried"].as_array().unwrap().len(), 2, "{r}");
+        assert_eq!(r["matched"], 2);
+        assert_eq!(
+            n("SELECT count(*) FROM queen.log_dlq d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = 'rq1'"),
+            0
+        );
+        let popped = js("SELECT queen.pop('rq1', NULL, NULL, 10, '{}')");
+        assert_eq!(popped["messages"].as_array().unwrap().len(), 2, "{popped}");
     }
 }

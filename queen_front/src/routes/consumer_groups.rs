@@ -45,19 +45,80 @@ pub(super) fn routes() -> Router<AppState> {
         )
 }
 
-/// Every consumer group on every queue: a bare array, one element per
-/// (group, queue), queue mode included.
+/// Every consumer group on every queue as Queen's server lists them: a
+/// bare array, one element per (group, queue), queue mode included, by
+/// group then queue.
 pub async fn consumer_groups(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    pass(&state, "SELECT queen.consumer_groups_summary()", &[]).await
+    let list = call(&state, "SELECT queen.consumer_groups_list()", &[]).await?;
+    ok(Value::Array(queen_summary(&list)))
 }
 
-/// One consumer group: an object keyed by queue, `{}` for an unknown group.
+/// Queen's rows of `queen.consumer_groups_list()`'s answer, by group then
+/// queue.
+pub(super) fn queen_summary(list: &Value) -> Vec<Value> {
+    let groups = list["consumerGroups"].as_array().into_iter().flatten();
+    let queue_mode = list["queueMode"].as_array().into_iter().flatten();
+    let entries = groups
+        .flat_map(|g| {
+            let name = g["consumerGroup"].as_str().unwrap_or_default().to_owned();
+            let queues = g["queues"].as_array().into_iter().flatten();
+            queues.map(move |q| (name.clone(), q))
+        })
+        .chain(queue_mode.map(|q| (QUEUE_MODE.to_owned(), q)));
+    let mut rows: Vec<Value> = entries
+        .map(|(name, q)| {
+            json!({
+                "name": name, "topics": [q["queue"]], "queueName": q["queue"],
+                "members": q["members"], "partitionCursors": q["partitions"],
+                "partitionsWithLag": q["partitionsWithLag"], "totalLag": q["lag"],
+                "maxTimeLag": q["maxTimeLag"], "state": q["state"], "storage": "segments",
+                "subscriptionMode": q["subscriptionMode"],
+                "subscriptionTimestamp": q["subscriptionTimestamp"],
+                "subscriptionCreatedAt": q["subscriptionCreatedAt"], "conflation": q["conflation"],
+            })
+        })
+        .collect();
+    let key = |r: &Value| {
+        (
+            r["name"].as_str().unwrap_or_default().to_owned(),
+            r["queueName"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    rows.sort_by_key(key);
+    rows
+}
+
+/// The group name Queen's server lists the pops without a group under.
+const QUEUE_MODE: &str = "__QUEUE_MODE__";
+
+/// One consumer group as Queen's server details it: an object keyed by
+/// queue, each with its partitions' lag; `{}` for an unknown group.
 pub async fn consumer_group(
     _: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Path(group): Path<String>,
 ) -> Answer {
-    pass(&state, "SELECT queen.consumer_group_detail($1)", &[&group]).await
+    let got = match call(&state, "SELECT queen.consumer_group_get($1)", &[&group]).await {
+        Ok(got) => got,
+        Err(e) if e.sqlstate.as_deref() == Some("42704") => return ok(json!({})),
+        Err(e) => return Err(e),
+    };
+    let mut out = serde_json::Map::new();
+    for p in got["partitions"].as_array().into_iter().flatten() {
+        let queue = p["queue"].as_str().unwrap_or_default().to_owned();
+        let entry = out
+            .entry(queue)
+            .or_insert_with(|| json!({"conflation": p["conflation"], "partitions": []}));
+        let committed = p["committedOffset"].as_i64().unwrap_or(-1);
+        entry["partitions"].as_array_mut().unwrap().push(json!({
+            "partition": p["partition"], "partitionId": p["partitionId"],
+            "workerId": null, "lastConsumedAt": null, "totalConsumed": (committed + 1).max(0),
+            "offsetLag": p["lag"], "timeLagSeconds": p["timeLagSeconds"],
+            "leaseActive": p["leased"], "committedOffset": committed,
+            "lastOffset": p["lastOffset"],
+        }));
+    }
+    ok(Value::Object(out))
 }
 
 /// The query of the lagging cursors.
@@ -154,7 +215,10 @@ pub async fn delete_consumer_group_on_queue(
     delete_group(&state, &group, Some(queue), &q).await
 }
 
-/// Moves a group's cursors on a queue; the body holds where to.
+/// Moves a group's cursors on a queue; the body holds where to. Answered
+/// as Queen's server answers it (`queueName`, `seekToEnd`,
+/// `targetTimestamp`, `partitionsUpdated`); a queue that does not exist or
+/// has no partition is 404.
 pub async fn seek_consumer_group(
     _: Authorized<ReadWrite>,
     State(state): State<AppState>,
@@ -162,12 +226,32 @@ pub async fn seek_consumer_group(
     JsonBody(body): JsonBody,
 ) -> Answer {
     let options = json_body(&body)?;
-    pass(
+    let moved = match call(
         &state,
-        "SELECT queen.consumer_group_seek_queue($1, $2, $3::jsonb)",
+        "SELECT queen.consumer_group_seek($1, $2, $3::jsonb)",
         &[&group, &queue, &options],
     )
     .await
+    {
+        Ok(answer) if answer["partitions"].as_i64().unwrap_or(0) > 0 => answer,
+        Ok(_) => return Err(no_partitions(&queue)),
+        Err(e) if e.sqlstate.as_deref() == Some("42704") => return Err(no_partitions(&queue)),
+        Err(e) => return Err(e),
+    };
+    ok(json!({
+        "success": true, "consumerGroup": group, "queueName": queue,
+        "seekToEnd": moved["seekToEnd"], "targetTimestamp": moved["targetTimestamp"],
+        "partitionsUpdated": moved["partitions"],
+    }))
+}
+
+/// Queen's answer to a seek on a queue with no partition to move.
+fn no_partitions(queue: &str) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::NOT_FOUND,
+        "not_found",
+        format!("queue {queue:?}: Queue not found or has no partitions"),
+    )
 }
 
 /// Moves a group's cursor on one partition; an empty body means to the end.

@@ -83,9 +83,18 @@ pub async fn health(_: Authorized<Public>, State(state): State<AppState>) -> Res
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-/// The overview of every queue, in Queen's shape.
+/// The overview of every queue, in Queen's shape: `queen.overview()`'s,
+/// its counts by state as `messages`, without queen's own totals of kept
+/// and dead-lettered messages.
 pub async fn overview(_: Authorized<ReadOnly>, State(state): State<AppState>) -> Answer {
-    pass(&state, "SELECT queen.system_overview()", &[]).await
+    let mut out = call(&state, "SELECT queen.overview()", &[]).await?;
+    if let Some(o) = out.as_object_mut() {
+        let counts = o.remove("counts").unwrap_or(Value::Null);
+        o.insert("messages".into(), counts);
+        o.remove("failed");
+        o.remove("pruned_failed");
+    }
+    ok(out)
 }
 
 /// A route's query parameters as one JSON object of texts (a parameter
@@ -364,15 +373,15 @@ pub async fn prometheus(_: Authorized<ReadOnly>, State(state): State<AppState>) 
         .get(age, || call(&state, "SELECT queen.queues_list()", &[]))
         .await?;
     let mut text = crate::metrics::prometheus_text(&queues, state.config.metrics_max_queues);
-    // Reads up to 100 000 cursors: shared as the queue listing is.
+    // Reads every cursor: shared as the queue listing is.
     let groups = state
         .group_listing
         .get(age, || {
-            call(&state, "SELECT queen.consumer_groups_summary()", &[])
+            call(&state, "SELECT queen.consumer_groups_list()", &[])
         })
         .await?;
     text.push_str(&crate::metrics::groups_text(
-        &groups,
+        &Value::Array(super::consumer_groups::queen_summary(&groups)),
         state.config.metrics_max_queues,
     ));
     // Counters in shared memory and one count: read every scrape.

@@ -7,7 +7,7 @@ The ordering of items is not stable, it is driven by a dependency graph.
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/lib.rs:31
+-- queen_proxy/src/lib.rs:32
 -- bootstrap
 -- queen_proxy: the bootstrap of CREATE EXTENSION queen_proxy, in the proxy
 -- database. The proxy holds no queue data: only its shards and which shard
@@ -54,7 +54,7 @@ SELECT pg_catalog.pg_extension_config_dump('queen.proxy_slots', '');
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/lib.rs:36
+-- queen_proxy/src/lib.rs:37
 -- requires:
 --   bootstrap
 
@@ -187,7 +187,7 @@ CREATE FUNCTION queen_remote.list_queues_all() RETURNS SETOF text
 LANGUAGE plproxy AS $$
     CLUSTER 'queen';
     RUN ON ALL;
-    SELECT queen.list_queues();
+    SELECT queen.queues_list();
 $$;
 
 CREATE FUNCTION queen_remote.overview_all() RETURNS SETOF text
@@ -708,7 +708,7 @@ AS 'MODULE_PATHNAME', 'ack_text_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:322
+-- queen_proxy/src/global.rs:328
 -- queen_proxy::global::consumer_group_delete
 CREATE  FUNCTION "consumer_group_delete"(
 	"consumer_group" TEXT, /* & str */
@@ -721,7 +721,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_delete_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:206
+-- queen_proxy/src/global.rs:212
 -- queen_proxy::global::consumer_group_detail
 CREATE  FUNCTION "consumer_group_detail"(
 	"consumer_group" TEXT /* & str */
@@ -732,7 +732,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_detail_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:337
+-- queen_proxy/src/global.rs:343
 -- queen_proxy::global::consumer_group_drop
 CREATE  FUNCTION "consumer_group_drop"(
 	"consumer_group" TEXT, /* & str */
@@ -745,7 +745,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_drop_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/series.rs:513
+-- queen_proxy/src/series.rs:526
 -- queen_proxy::series::consumer_group_get
 CREATE  FUNCTION "consumer_group_get"(
 	"consumer_group" TEXT /* & str */
@@ -767,7 +767,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_positions_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:728
+-- queen_proxy/src/global.rs:734
 -- queen_proxy::global::consumer_group_set_timestamp
 CREATE  FUNCTION "consumer_group_set_timestamp"(
 	"consumer_group" TEXT, /* & str */
@@ -779,7 +779,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_set_timestamp_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/series.rs:527
+-- queen_proxy/src/series.rs:540
 -- queen_proxy::series::consumer_group_subscription
 CREATE  FUNCTION "consumer_group_subscription"(
 	"consumer_group" TEXT, /* & str */
@@ -791,7 +791,7 @@ AS 'MODULE_PATHNAME', 'consumer_group_subscription_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:189
+-- queen_proxy/src/global.rs:195
 -- queen_proxy::global::consumer_groups_lagging
 CREATE  FUNCTION "consumer_groups_lagging"(
 	"min_lag_seconds" bigint DEFAULT 3600 /* i64 */
@@ -802,7 +802,7 @@ AS 'MODULE_PATHNAME', 'consumer_groups_lagging_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:150
+-- queen_proxy/src/global.rs:156
 -- queen_proxy::global::consumer_groups_list
 CREATE  FUNCTION "consumer_groups_list"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -811,7 +811,7 @@ AS 'MODULE_PATHNAME', 'consumer_groups_list_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:175
+-- queen_proxy/src/global.rs:181
 -- queen_proxy::global::consumer_groups_summary
 CREATE  FUNCTION "consumer_groups_summary"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -820,7 +820,7 @@ AS 'MODULE_PATHNAME', 'consumer_groups_summary_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:454
+-- queen_proxy/src/global.rs:460
 -- queen_proxy::global::dlq_list
 CREATE  FUNCTION "dlq_list"(
 	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
@@ -831,7 +831,7 @@ AS 'MODULE_PATHNAME', 'dlq_list_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:464
+-- queen_proxy/src/global.rs:470
 -- queen_proxy::global::dlq_messages
 CREATE  FUNCTION "dlq_messages"(
 	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
@@ -864,7 +864,7 @@ AS 'MODULE_PATHNAME', 'ephemeral_push_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:495
+-- queen_proxy/src/global.rs:501
 -- queen_proxy::global::ephemeral_queues
 CREATE  FUNCTION "ephemeral_queues"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -906,7 +906,7 @@ AS 'MODULE_PATHNAME', 'kv_list_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:220
+-- queen_proxy/src/global.rs:226
 -- queen_proxy::global::kv_namespaces
 CREATE  FUNCTION "kv_namespaces"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -915,7 +915,7 @@ AS 'MODULE_PATHNAME', 'kv_namespaces_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:228
+-- queen_proxy/src/global.rs:234
 -- queen_proxy::global::kv_usage
 CREATE  FUNCTION "kv_usage"(
 	"ns" TEXT DEFAULT NULL /* Option < & str > */
@@ -946,7 +946,7 @@ AS 'MODULE_PATHNAME', 'locks_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:249
+-- queen_proxy/src/global.rs:255
 -- queen_proxy::global::maintenance_status
 CREATE  FUNCTION "maintenance_status"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -955,7 +955,7 @@ AS 'MODULE_PATHNAME', 'maintenance_status_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/series.rs:347
+-- queen_proxy/src/series.rs:360
 -- queen_proxy::series::messages_list
 CREATE  FUNCTION "messages_list"(
 	"filters" jsonb DEFAULT '{}' /* Option < JsonbArg > */
@@ -966,7 +966,7 @@ AS 'MODULE_PATHNAME', 'messages_list_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:505
+-- queen_proxy/src/global.rs:511
 -- queen_proxy::global::metrics_summary
 CREATE  FUNCTION "metrics_summary"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -975,7 +975,7 @@ AS 'MODULE_PATHNAME', 'metrics_summary_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:64
+-- queen_proxy/src/global.rs:70
 -- queen_proxy::global::overview
 CREATE  FUNCTION "overview"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -984,7 +984,7 @@ AS 'MODULE_PATHNAME', 'overview_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:354
+-- queen_proxy/src/global.rs:360
 -- queen_proxy::global::partition_backlog
 CREATE  FUNCTION "partition_backlog"(
 	"queue" TEXT DEFAULT NULL, /* Option < & str > */
@@ -1132,6 +1132,15 @@ AS 'MODULE_PATHNAME', 'queue_version_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
+-- queen_proxy/src/global.rs:47
+-- queen_proxy::global::queues_list
+CREATE  FUNCTION "queues_list"() RETURNS json /* JsonOut */
+STRICT VOLATILE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'queues_list_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
 -- queen_proxy/src/fused.rs:168
 -- queen_proxy::fused::renew_fused
 CREATE  FUNCTION "renew_fused"(
@@ -1156,7 +1165,7 @@ AS 'MODULE_PATHNAME', 'renew_lease_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:135
+-- queen_proxy/src/global.rs:141
 -- queen_proxy::global::resource_namespaces
 CREATE  FUNCTION "resource_namespaces"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1165,7 +1174,7 @@ AS 'MODULE_PATHNAME', 'resource_namespaces_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:117
+-- queen_proxy/src/global.rs:123
 -- queen_proxy::global::resource_queues
 CREATE  FUNCTION "resource_queues"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1174,7 +1183,7 @@ AS 'MODULE_PATHNAME', 'resource_queues_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:142
+-- queen_proxy/src/global.rs:148
 -- queen_proxy::global::resource_tasks
 CREATE  FUNCTION "resource_tasks"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1194,7 +1203,7 @@ AS 'MODULE_PATHNAME', 'retention_series_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:660
+-- queen_proxy/src/global.rs:666
 -- queen_proxy::global::retention_timeseries
 CREATE  FUNCTION "retention_timeseries"(
 	"since" timestamp with time zone, /* pgrx :: datum :: TimestampWithTimeZone */
@@ -1203,6 +1212,15 @@ CREATE  FUNCTION "retention_timeseries"(
 STRICT VOLATILE
 LANGUAGE c /* Rust */
 AS 'MODULE_PATHNAME', 'retention_timeseries_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_proxy/src/rights.rs:19
+-- queen_proxy::rights::rights
+CREATE  FUNCTION "rights"() RETURNS json /* queen_datum :: JsonOut */
+STRICT VOLATILE
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'rights_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
@@ -1261,7 +1279,7 @@ AS 'MODULE_PATHNAME', 'shard_add_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/admin.rs:177
+-- queen_proxy/src/admin.rs:199
 -- queen_proxy::admin::shards
 CREATE  FUNCTION "shards"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1270,7 +1288,7 @@ AS 'MODULE_PATHNAME', 'shards_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:649
+-- queen_proxy/src/global.rs:655
 -- queen_proxy::global::stats_refresh
 CREATE  FUNCTION "stats_refresh"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1369,7 +1387,7 @@ AS 'MODULE_PATHNAME', 'stream_state_get_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:639
+-- queen_proxy/src/global.rs:645
 -- queen_proxy::global::sweeper_metrics
 CREATE  FUNCTION "sweeper_metrics"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1389,7 +1407,7 @@ AS 'MODULE_PATHNAME', 'system_metrics_series_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:521
+-- queen_proxy/src/global.rs:527
 -- queen_proxy::global::system_overview
 CREATE  FUNCTION "system_overview"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1398,7 +1416,7 @@ AS 'MODULE_PATHNAME', 'system_overview_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:476
+-- queen_proxy/src/global.rs:482
 -- queen_proxy::global::system_switches
 CREATE  FUNCTION "system_switches"(
 	"surface" TEXT, /* & str */
@@ -1410,7 +1428,7 @@ AS 'MODULE_PATHNAME', 'system_switches_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:269
+-- queen_proxy/src/global.rs:275
 -- queen_proxy::global::table_sizes
 CREATE  FUNCTION "table_sizes"() RETURNS json /* JsonOut */
 STRICT VOLATILE
@@ -1430,7 +1448,7 @@ AS 'MODULE_PATHNAME', 'timers_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/global.rs:699
+-- queen_proxy/src/global.rs:705
 -- queen_proxy::global::timers_set_aside
 CREATE  FUNCTION "timers_set_aside"(
 	"queue" TEXT DEFAULT NULL, /* Option < & str > */
@@ -1442,7 +1460,7 @@ AS 'MODULE_PATHNAME', 'timers_set_aside_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/series.rs:405
+-- queen_proxy/src/series.rs:418
 -- queen_proxy::series::trace_names
 CREATE  FUNCTION "trace_names"(
 	"row_limit" INT DEFAULT NULL, /* Option < i32 > */
@@ -1465,7 +1483,7 @@ AS 'MODULE_PATHNAME', 'trace_record_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/series.rs:450
+-- queen_proxy/src/series.rs:463
 -- queen_proxy::series::traces_by_name
 CREATE  FUNCTION "traces_by_name"(
 	"name" TEXT, /* & str */
@@ -1513,7 +1531,21 @@ AS 'MODULE_PATHNAME', 'worker_metrics_series_wrapper';
 /* </end connected objects> */
 
 /* <begin connected objects> */
--- queen_proxy/src/lib.rs:41
+-- queen_proxy/src/lib.rs:46
+CREATE SCHEMA IF NOT EXISTS queen_remote; /* queen_proxy::queen_remote */
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_proxy/src/rights.rs:10
+-- queen_proxy::rights::grant_rights
+CREATE  FUNCTION queen_remote."grant_rights"() RETURNS void
+STRICT 
+LANGUAGE c /* Rust */
+AS 'MODULE_PATHNAME', 'grant_rights_wrapper';
+/* </end connected objects> */
+
+/* <begin connected objects> */
+-- queen_proxy/src/lib.rs:42
 -- finalize
 -- queen_proxy: the calls routed by one argument, as PL/Proxy functions with
 -- the shard's own signatures: by queue (queen.route_queue), by KV namespace
@@ -1526,6 +1558,31 @@ LANGUAGE plproxy AS $$
     RUN ON queen.route_queue(queue);
 $$;
 
+CREATE FUNCTION queen.queue_get(queue text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+
+CREATE FUNCTION queen.queue_delete(queue text) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+
+CREATE FUNCTION queen.dlq_message_get(partition_id bigint, transaction_id text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_partition(partition_id);
+$$;
+
+CREATE FUNCTION queen.dlq_message_delete(partition_id bigint, transaction_id text) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_partition(partition_id);
+$$;
+
+-- The deprecated names of the four above (removed in 0.13.0).
 CREATE FUNCTION queen.get_queue(queue text) RETURNS json
 STRICT LANGUAGE plproxy AS $$
     CLUSTER 'queen';
@@ -1742,11 +1799,20 @@ LANGUAGE plproxy AS $$
     RUN ON queen.route_dlq(id);
 $$;
 
--- Who may call what: the shard's own grants, so a caller is refused by the
--- proxy what a shard would refuse. Calls run with the caller's rights and
--- reach the shards as the caller (PL/Proxy connects as current_user through
--- the user mappings of server queen), so each shard checks them again.
--- Every function pins its search_path.
+-- A front-end's report of its own figures goes to shard 0 alone, so the
+-- merged worker series counts it once.
+CREATE FUNCTION queen.front_metrics_report(worker_id text, hostname text, figures jsonb) RETURNS json
+STRICT LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON 0;
+$$;
+
+-- Who may call what: the shard's own list (queen_datum/src/rights.rs,
+-- applied by queen_remote.grant_rights(), which also makes the roles), so a
+-- caller is refused by the proxy what a shard would refuse. Calls run with
+-- the caller's rights and reach the shards as the caller (PL/Proxy connects
+-- as current_user through the user mappings of server queen), so each shard
+-- checks them again. Every function pins its search_path.
 DO $$
 DECLARE
     f regprocedure;
@@ -1756,23 +1822,6 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, pg_temp', f);
     END LOOP;
-END
-$$;
-
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles
-                WHERE rolname IN ('queen_app', 'queen_admin') AND (rolcanlogin OR rolsuper)) THEN
-        RAISE EXCEPTION 'role queen_app or queen_admin exists and can log in'
-            USING ERRCODE = '42501',
-                  HINT = 'they must be NOLOGIN group roles; grant them to login roles instead';
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_app') THEN
-        CREATE ROLE queen_app NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'queen_admin') THEN
-        CREATE ROLE queen_admin NOLOGIN;
-    END IF;
     -- PL/Proxy 2.10's validator crashes the server when called by hand
     -- with a NULL catalog; only the server definitions need it.
     PERFORM 1 FROM pg_catalog.pg_proc WHERE proname = 'plproxy_fdw_validator';
@@ -1782,85 +1831,19 @@ BEGIN
     END IF;
 END
 $$;
-GRANT queen_app TO queen_admin;
+
+SELECT queen_remote.grant_rights();
 
 REVOKE ALL ON SCHEMA queen, queen_remote FROM PUBLIC;
 REVOKE ALL ON ALL TABLES IN SCHEMA queen FROM PUBLIC;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA queen, queen_remote FROM PUBLIC;
-GRANT USAGE ON SCHEMA queen TO queen_app, pg_monitor;
+GRANT USAGE ON SCHEMA queen TO queen_app, queen_operator, pg_monitor;
 GRANT USAGE ON SCHEMA queen_remote TO queen_app, pg_monitor;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA queen_remote TO queen_app, pg_monitor;
-REVOKE EXECUTE ON FUNCTION queen_remote.shard_set FROM queen_app, pg_monitor;
+REVOKE EXECUTE ON FUNCTION queen_remote.shard_set, queen_remote.grant_rights FROM queen_app, pg_monitor;
 -- The routing reads the slots and counts the shards as the caller; a
 -- shard's connection string stays with the installer's roles.
 GRANT SELECT ON queen.proxy_slots TO queen_app, pg_monitor;
 GRANT SELECT (shard, added_at) ON queen.proxy_shards TO queen_app, pg_monitor;
-GRANT EXECUTE ON FUNCTION
-    queen.route_queue, queen.route_namespace, queen.route_partition, queen.route_dlq,
-    queen.queue_slot
-    TO queen_app, pg_monitor;
-
-GRANT EXECUTE ON FUNCTION
-    queen.push, queen.push_text, queen.push_binary, queen.pop, queen.pop_frames,
-    queen.queue_version, queen.ack, queen.ack_text, queen.renew_lease, queen.push_fused,
-    queen.ack_fused, queen.renew_fused, queen.transaction, queen.transaction_binary,
-    queen.list_queues, queen.overview, queen.shards, queen.get_queue, queen.queue_counts,
-    queen.retention_explain, queen.resource_queue, queen.queue_depth, queen.status_queue,
-    queen.timer_schedule, queen.timer_cancel, queen.timer_peek, queen.timers_list,
-    queen.ephemeral_pop, queen.ephemeral_depth, queen.kv_get, queen.kv_set, queen.kv_cas,
-    queen.kv_delete, queen.kv_incr, queen.message_get, queen.traces_for_message,
-    queen.get_dlq_message, queen.stream_register, queen.stream_state_get, queen.stream_cycle,
-    queen.stream_queries
-    TO queen_app;
-GRANT EXECUTE ON FUNCTION
-    queen.kv, queen.locks, queen.timers, queen.ephemeral_push, queen.ephemeral_ack,
-    queen.kv_list, queen.trace_record, queen.fetch, queen.partitions_changed,
-    queen.consumer_group_positions, queen.resource_queues, queen.resource_namespaces,
-    queen.resource_tasks, queen.consumer_groups_list, queen.consumer_groups_summary,
-    queen.consumer_groups_lagging, queen.consumer_group_detail, queen.kv_namespaces,
-    queen.kv_usage, queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
-    queen.dlq_list, queen.dlq_messages, queen.ephemeral_queues, queen.metrics_summary,
-    queen.system_overview, queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries,
-    queen.status, queen.status_queues, queen.status_analytics, queen.queue_lag, queen.queue_ops,
-    queen.retention_series, queen.system_metrics_series, queen.worker_metrics_series,
-    queen.messages_list, queen.trace_names, queen.traces_by_name, queen.consumer_group_get
-    TO queen_app;
-GRANT EXECUTE ON FUNCTION
-    queen.consumer_group_delete, queen.consumer_group_drop, queen.system_switches,
-    queen.timers_set_aside, queen.consumer_group_set_timestamp, queen.consumer_group_subscription
-    TO queen_admin;
-GRANT EXECUTE ON FUNCTION
-    queen.resource_queues, queen.resource_namespaces, queen.resource_tasks,
-    queen.consumer_groups_summary, queen.consumer_groups_lagging, queen.kv_usage,
-    queen.maintenance_status, queen.table_sizes, queen.partition_backlog,
-    queen.ephemeral_queues, queen.metrics_summary, queen.system_overview,
-    queen.sweeper_metrics, queen.stats_refresh, queen.retention_timeseries,
-    queen.status, queen.status_queues, queen.status_analytics, queen.queue_lag, queen.queue_ops,
-    queen.retention_series, queen.system_metrics_series, queen.worker_metrics_series
-    TO pg_monitor;
-GRANT EXECUTE ON FUNCTION
-    queen.configure, queen.delete_queue, queen.delete_queue_if_exists,
-    queen.retry_failed_by_queue, queen.dlq_purge, queen.consumer_group_seek,
-    queen.consumer_group_seek_queue, queen.consumer_group_seek_partition,
-    queen.ephemeral_configure, queen.ephemeral_reset, queen.ephemeral_delete,
-    queen.kv_quota, queen.message_delete, queen.retry_dlq_message,
-    queen.delete_dlq_message, queen.dlq_retry_message, queen.dlq_replay, queen.stream_delete
-    TO queen_admin;
-GRANT EXECUTE ON FUNCTION
-    queen.list_queues, queen.overview, queen.shards, queen.queue_counts,
-    queen.retention_explain, queen.resource_queue, queen.queue_depth, queen.status_queue,
-    queen.ephemeral_depth, queen.stream_queries
-    TO pg_monitor;
-
--- A front-end's report of its own figures goes to shard 0 alone, so the
--- merged worker series counts it once.
-CREATE FUNCTION queen.front_metrics_report(worker_id text, hostname text, figures jsonb) RETURNS json
-STRICT LANGUAGE plproxy AS $$
-    CLUSTER 'queen';
-    RUN ON 0;
-$$;
-ALTER FUNCTION queen.front_metrics_report SET search_path = pg_catalog, pg_temp;
-REVOKE EXECUTE ON FUNCTION queen.front_metrics_report FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION queen.front_metrics_report TO queen_admin;
 /* </end connected objects> */
 

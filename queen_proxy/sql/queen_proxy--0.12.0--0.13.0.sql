@@ -1,0 +1,18 @@
+-- queen_proxy 0.12.0 -> 0.13.0 (ALTER EXTENSION queen_proxy UPDATE).
+--
+-- The proxy's version follows the shards' (the workspace version). 0.13.0
+-- routes dlq_retry_queue, the new name of retry_failed_by_queue; the
+-- proxy's consumer_groups_list also answers queueMode, and its overview
+-- merges the shards' overviews as system_overview did (both in the proxy's
+-- library). The deprecated names stay until 0.14.0. This file is frozen
+-- once shipped.
+
+CREATE FUNCTION queen.dlq_retry_queue(queue text, consumer_group text DEFAULT NULL, max_rows integer DEFAULT 100) RETURNS json
+LANGUAGE plproxy AS $$
+    CLUSTER 'queen';
+    RUN ON queen.route_queue(queue);
+$$;
+ALTER FUNCTION queen.dlq_retry_queue(text, text, integer) SET search_path = pg_catalog, pg_temp;
+REVOKE EXECUTE ON FUNCTION queen.dlq_retry_queue(text, text, integer) FROM PUBLIC;
+
+SELECT queen_remote.grant_rights();
