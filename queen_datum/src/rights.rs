@@ -63,7 +63,6 @@ const APP: &[&str] = &[
     "stream_cycle",
     // Reads of queues, messages, groups, dead letters, KV and timers.
     "get_queue",
-    "queue_get",
     "messages_list",
     "message_get",
     "traces_for_message",
@@ -87,6 +86,7 @@ const APP: &[&str] = &[
 const READERS: &[&str] = &[
     "list_queues",
     "queues_list",
+    "queue_get",
     "queue_counts",
     "resource_queues",
     "resource_queue",
@@ -189,6 +189,10 @@ pub const DEPRECATED: &[(&str, &str)] = &[
     ("retry_failed_by_queue", "dlq_retry_queue"),
     ("retry_dlq_message", "dlq_retry_message"),
     ("system_overview", "overview"),
+    ("resource_queue", "queue_get"),
+    ("status_queue", "queue_get"),
+    ("resource_queues", "queues_list"),
+    ("status_queues", "queues_list"),
 ];
 
 /// Each role of `$1` with the functions of schema `queen` it may call, as
