@@ -193,6 +193,7 @@ pub const DEPRECATED: &[(&str, &str)] = &[
     ("status_queue", "queue_get"),
     ("resource_queues", "queues_list"),
     ("status_queues", "queues_list"),
+    ("retention_timeseries", "retention_series"),
 ];
 
 /// Each role of `$1` with the functions of schema `queen` it may call, as

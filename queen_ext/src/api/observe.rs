@@ -18,7 +18,9 @@ fn retention_explain(queue: &str, max_partitions: default!(i32, 100)) -> JsonOut
     JsonOut::of(&spi::spi(|c| retention::explain(c, queue, max_partitions)))
 }
 
-/// Deleted messages per rule and time bucket since `since`.
+/// Deprecated (0.13.0; removed in 0.14.0): `retention_series`, whose
+/// answer the front-end turns into this one. Deleted messages per rule and
+/// time bucket since `since`.
 #[pg_extern]
 fn retention_timeseries(since: TimestampWithTimeZone, bucket: default!(&str, "'hour'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| retention::timeseries(c, since, bucket)))

@@ -81,8 +81,9 @@ fn queue_ops(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     JsonOut::of(&spi::spi(|c| series::queue_ops(c, &p)))
 }
 
-/// `GET /api/v1/analytics/retention`: what retention deleted, by rule, per
-/// bucket (`queen.retention_timeseries` keeps its own shape).
+/// What retention deleted, by rule, per bucket (`from`, `to`, `queue`,
+/// `bucket`): messages, segments and deletions (`GET
+/// /api/v1/analytics/retention` is made from it).
 #[pg_extern]
 fn retention_series(params: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = parse_params(params);

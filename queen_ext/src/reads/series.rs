@@ -586,12 +586,41 @@ pub fn queue_ops(c: &mut SpiClient<'_>, p: &Params) -> Value {
     })
 }
 
-/// `GET /api/v1/analytics/retention` in Queen's shape.
+/// The figures of a retention series point, and of its totals: each
+/// (key, column), the three rules' messages, segments and deletions.
+const RETENTION_FIGURES: [(&str, &str); 12] = [
+    ("retentionMsgs", "retention"),
+    ("completedRetentionMsgs", "completed"),
+    ("evictionMsgs", "eviction"),
+    ("totalMsgs", "total"),
+    ("eventCount", "events"),
+    ("retentionSegments", "retention_segments"),
+    ("completedRetentionSegments", "completed_segments"),
+    ("evictionSegments", "eviction_segments"),
+    ("totalSegments", "total_segments"),
+    ("retentionEvents", "retention_events"),
+    ("completedRetentionEvents", "completed_events"),
+    ("evictionEvents", "eviction_events"),
+];
+
+/// What retention deleted from `from` to `to` (for `queue`, or every
+/// queue), per bucket: the width the range implies, or `bucket` (`minute`,
+/// `hour`, `day`). Each bucket with a deletion, oldest first, with each
+/// rule's messages, segments and deletions and their totals; and the
+/// totals of the range.
 pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let range = p.range(DEFAULT_SPAN_US);
-    let bucket = range.bucket_minutes();
+    let bucket = match p.text("bucket").as_deref() {
+        None => range.bucket_minutes(),
+        Some("minute") => 1,
+        Some("hour") => 60,
+        Some("day") => 24 * 60,
+        Some(b) => {
+            crate::pg::errors::invalid("bucket", format!("{b:?} is not one of minute, hour, day"))
+        }
+    };
     let queue = p.text("queue");
-    let mut totals = [0i64; 5];
+    let mut totals = serde_json::Map::new();
     let series: Vec<Value> = exec(
         c,
         query!("metrics_retention_series"),
@@ -604,37 +633,25 @@ pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
         ],
     )
     .map(|r| {
-        let v = [
-            i(&r, "retention"),
-            i(&r, "completed"),
-            i(&r, "eviction"),
-            i(&r, "total"),
-            i(&r, "events"),
-        ];
-        for (t, x) in totals.iter_mut().zip(v) {
-            *t += x;
+        let mut point = serde_json::Map::new();
+        point.insert("bucket".into(), json!(micros_to_iso(i(&r, "bucket_us"))));
+        for (key, column) in RETENTION_FIGURES {
+            let v = i(&r, column);
+            point.insert(key.into(), json!(v));
+            let t = totals.entry(key).or_insert(json!(0));
+            *t = json!(t.as_i64().unwrap_or(0) + v);
         }
-        json!({
-            "bucket": micros_to_iso(i(&r, "bucket_us")),
-            "retentionMsgs": v[0],
-            "completedRetentionMsgs": v[1],
-            "evictionMsgs": v[2],
-            "totalMsgs": v[3],
-            "eventCount": v[4],
-        })
+        Value::Object(point)
     })
     .collect();
+    for (key, _) in RETENTION_FIGURES {
+        totals.entry(key).or_insert(json!(0));
+    }
     json!({
         "timeRange": range.json(),
         "bucketMinutes": bucket,
         "series": series,
-        "totals": {
-            "retentionMsgs": totals[0],
-            "completedRetentionMsgs": totals[1],
-            "evictionMsgs": totals[2],
-            "totalMsgs": totals[3],
-            "eventCount": totals[4],
-        },
+        "totals": totals,
     })
 }
 

@@ -752,4 +752,63 @@ mod tests {
     fn a_step_refuses_an_empty_batch() {
         step(1, "now()", "NULL", 0);
     }
+
+    #[pg_test]
+    fn the_retention_series_carries_what_the_timeseries_said() {
+        push(json!([{"queue": "rs1", "payload": 1}]));
+        Spi::run(
+            "INSERT INTO queen.retention_history (partition_id, retention_type, messages_deleted, segments_deleted, executed_at)
+             SELECT p.id, t.kind, t.m, t.s, now() - t.ago
+               FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id,
+                    (VALUES ('retention', 5, 1, interval '2 hours'), ('retention', 7, 2, interval '2 hours'),
+                            ('completed_retention', 3, 1, interval '2 hours'),
+                            ('max_wait_time_eviction', 4, 0, interval '5 hours'),
+                            ('__partition_deleted__', 0, 0, interval '2 hours')) t(kind, m, s, ago)
+              WHERE q.name = 'rs1'",
+        )
+        .unwrap();
+        let old = js("SELECT queen.retention_timeseries(now() - interval '1 day', 'hour')");
+        let one = js("SELECT queen.retention_series(jsonb_build_object('from', now() - interval '1 day', 'bucket', 'hour', 'queue', 'rs1'))");
+        assert_eq!(one["bucketMinutes"], 60);
+        // The rows two and five hours ago are this test's alone.
+        let points = one["series"].as_array().unwrap();
+        assert_eq!(points.len(), 2, "{one}");
+        let mut compared = 0;
+        for (rule, prefix) in [
+            ("retention", "retention"),
+            ("completed_retention", "completedRetention"),
+            ("max_wait_time_eviction", "eviction"),
+        ] {
+            for point in points.iter().filter(|p| p[format!("{prefix}Events")] != 0) {
+                let row = old
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["bucket"] == point["bucket"] && r["retentionType"] == rule)
+                    .unwrap_or_else(|| panic!("{rule} at {point} in {old}"));
+                assert_eq!(
+                    point[format!("{prefix}Msgs")],
+                    row["messagesDeleted"],
+                    "{row} {point}"
+                );
+                assert_eq!(
+                    point[format!("{prefix}Segments")],
+                    row["segmentsDeleted"],
+                    "{row} {point}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 3);
+        let t = &one["totals"];
+        assert_eq!(
+            (t["totalMsgs"].clone(), t["totalSegments"].clone()),
+            (json!(19), json!(4))
+        );
+        assert_eq!(
+            (t["eventCount"].clone(), t["retentionEvents"].clone()),
+            (json!(4), json!(2))
+        );
+        assert_eq!(t["evictionMsgs"], 4);
+    }
 }

@@ -327,37 +327,85 @@ pub async fn metrics(_: Authorized<ReadOnly>, State(state): State<AppState>) -> 
 /// The query of the retention analytics.
 #[derive(Deserialize)]
 pub struct RetentionQuery {
-    /// The bucket width, `hour` when absent (passed on as given otherwise).
+    /// The bucket width (`minute`, `hour`, `day`), `hour` when absent or
+    /// empty.
     bucket: Option<String>,
     /// How far back, in hours (24 when absent or empty).
     hours: Option<String>,
 }
 
 /// The retention time series in Queen's shape (`from`, `to`, `queue`);
-/// with `hours` or `bucket`, the older series of `queen.retention_timeseries`.
+/// with `hours` or `bucket`, the older shape: one row per bucket and rule.
+/// Both made from `queen.retention_series`.
 pub async fn retention_analytics(
     access: Authorized<ReadOnly>,
     State(state): State<AppState>,
     Params(given): Params<HashMap<String, String>>,
 ) -> Answer {
     if !given.contains_key("hours") && !given.contains_key("bucket") {
-        return with_params(&state, "retention_series", given).await;
+        let params = params_json(given).to_string();
+        let mut series = call(
+            &state,
+            "SELECT queen.retention_series($1::text::jsonb)",
+            &[&params],
+        )
+        .await?;
+        for point in series["series"].as_array_mut().into_iter().flatten() {
+            queen_retention_figures(point);
+        }
+        queen_retention_figures(&mut series["totals"]);
+        return ok(series);
     }
     let q: RetentionQuery = serde_json::from_value(params_json(given))
         .map_err(|e| crate::error::ApiError::bad_request(format!("query: {e}")))?;
     retention_hours(access, state, q).await
 }
 
-/// The retention time series over the last `hours`, by `bucket`.
+/// The rules of the retention series, by name, with the prefix of their
+/// figures there.
+const RETENTION_RULES: [(&str, &str); 3] = [
+    ("completed_retention", "completedRetention"),
+    ("max_wait_time_eviction", "eviction"),
+    ("retention", "retention"),
+];
+
+/// Leaves the figures Queen's series has of a point (or the totals): each
+/// rule's messages, all messages and the number of deletions.
+fn queen_retention_figures(point: &mut Value) {
+    if let Some(o) = point.as_object_mut() {
+        o.retain(|k, _| k == "bucket" || k.ends_with("Msgs") || k == "eventCount");
+    }
+}
+
+/// The retention time series over the last `hours` (24 when absent or
+/// empty), by `bucket` (`hour` when absent or empty): one row per bucket
+/// and rule that deleted, by bucket then rule.
 async fn retention_hours(_: Authorized<ReadOnly>, state: AppState, q: RetentionQuery) -> Answer {
-    let bucket = q.bucket.unwrap_or_else(|| "hour".into());
+    let bucket = q
+        .bucket
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| "hour".into());
     let hours = number("hours", &q.hours)?.unwrap_or(24) as f64;
-    pass(
+    let series = call(
         &state,
-        "SELECT queen.retention_timeseries(now() - make_interval(hours => $1::float8::int), $2)",
+        "SELECT queen.retention_series(jsonb_build_object('bucket', $2::text,
+                'from', now() - make_interval(hours => $1::float8::int)))",
         &[&hours, &bucket],
     )
-    .await
+    .await?;
+    let mut rows = Vec::new();
+    for point in series["series"].as_array().into_iter().flatten() {
+        for (rule, prefix) in RETENTION_RULES {
+            if point[format!("{prefix}Events")].as_i64().unwrap_or(0) > 0 {
+                rows.push(json!({
+                    "bucket": point["bucket"], "retentionType": rule,
+                    "messagesDeleted": point[format!("{prefix}Msgs")],
+                    "segmentsDeleted": point[format!("{prefix}Segments")],
+                }));
+            }
+        }
+    }
+    ok(Value::Array(rows))
 }
 
 /// The sizes of queen's tables.

@@ -137,8 +137,8 @@ async fn the_other_routes_read_their_parameters_as_before() {
             Reply::json(&[TEXT, TEXT, BOOL], json!({"partitionsDeleted": 1})),
         ),
         (
-            "queen.retention_timeseries(",
-            Reply::json(&[FLOAT8, TEXT], json!([])),
+            "queen.retention_series(jsonb_build_object(",
+            Reply::json(&[FLOAT8, TEXT], json!({"series": []})),
         ),
         (
             "queen.retention_series(",
@@ -234,11 +234,11 @@ async fn the_other_routes_read_their_parameters_as_before() {
     let params = pg.params_of("queen.retention_series(").unwrap();
     let given: serde_json::Value = serde_json::from_str(&text(&params[0]).unwrap()).unwrap();
     assert_eq!(given, json!({"from": "2026-01-01T00:00:00Z", "queue": "q"}));
-    // With hours or bucket, the older series: bucket as given (hour when
-    // absent), hours 24 when absent or empty.
+    // With hours or bucket, the older shape from the same series: bucket
+    // as given (hour when absent or empty), hours 24 when absent or empty.
     for (query, hours, bucket) in [
         ("?hours=", 24.0, "hour"),
-        ("?bucket=&hours=", 24.0, ""),
+        ("?bucket=&hours=", 24.0, "hour"),
         ("?bucket=day&hours=48", 48.0, "day"),
     ] {
         let uri = format!("/api/v1/analytics/retention{query}");
@@ -247,7 +247,9 @@ async fn the_other_routes_read_their_parameters_as_before() {
             StatusCode::OK,
             "{query}"
         );
-        let params = pg.params_of("queen.retention_timeseries(").unwrap();
+        let params = pg
+            .params_of("queen.retention_series(jsonb_build_object(")
+            .unwrap();
         assert_eq!(params[0].as_deref(), Some(&f64::to_be_bytes(hours)[..]));
         assert_eq!(text(&params[1]).as_deref(), Some(bucket));
     }
