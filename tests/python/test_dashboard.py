@@ -388,7 +388,7 @@ def test_a_seek_to_the_beginning_from_the_group_page_rewinds_its_cursor(written,
 
 def test_an_option_edited_on_the_queue_page_is_visible_through_sql(written, browser):
     queue = written["queue"]
-    before = json.loads(sql(f"SELECT queen.resource_queue('{queue}')::json -> 'options'"))
+    before = json.loads(sql(f"SELECT queen.queue_get('{queue}')::json -> 'options'"))
     open_page(browser, URL, f"/queues/{queue}")
     button(browser, "Edit options").click()
     lease = browser.find_element(By.ID, "opt-leaseTime")
@@ -396,7 +396,7 @@ def test_an_option_edited_on_the_queue_page_is_visible_through_sql(written, brow
     lease.send_keys("123")
     browser.find_element(By.ID, "save-options").click()
     shows(browser, "Saved: leaseTime.")
-    after = json.loads(sql(f"SELECT queen.resource_queue('{queue}')::json -> 'options'"))
+    after = json.loads(sql(f"SELECT queen.queue_get('{queue}')::json -> 'options'"))
     assert after["leaseTime"] == 123
     # Merge: every other option kept its value.
     assert {k: v for k, v in after.items() if k != "leaseTime"} == {k: v for k, v in before.items() if k != "leaseTime"}

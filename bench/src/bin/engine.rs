@@ -655,7 +655,7 @@ fn wide_pop_fill(c: &mut Client) {
     for queue in ["bench_pop_sparse", "bench_pop_sparse_ns"] {
         fill(c, queue, &every, 1);
         c.execute(
-            "SELECT queen.consumer_group_seek_queue($1, $2, '{\"toEnd\": true}')",
+            "SELECT queen.consumer_group_seek($1, $2, '{\"toEnd\": true}')",
             &[&GROUP, &queue],
         )
         .unwrap();
