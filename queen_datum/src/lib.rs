@@ -8,6 +8,7 @@
 //! again.
 
 pub mod errors;
+pub mod limits;
 pub mod memory;
 pub mod rights;
 

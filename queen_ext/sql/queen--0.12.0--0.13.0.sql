@@ -30,7 +30,7 @@ CREATE FUNCTION "queues_list"(
 	"options" jsonb DEFAULT '{}' /* Option < JsonbArg > */
 ) RETURNS json /* JsonOut */
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'queues_list_wrapper';
+AS 'MODULE_PATHNAME', 'queues_list_with_options_wrapper';
 ALTER FUNCTION queen.queues_list(jsonb) SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION queen.queues_list(jsonb) FROM PUBLIC;
 

@@ -23,7 +23,7 @@ CREATE FUNCTION "queues_list"(
 ) RETURNS json /* JsonOut */
 VOLATILE
 LANGUAGE c /* Rust */
-AS 'MODULE_PATHNAME', 'queues_list_wrapper';
+AS 'MODULE_PATHNAME', 'queues_list_with_options_wrapper';
 ALTER FUNCTION queen.queues_list(jsonb) SET search_path = pg_catalog, pg_temp;
 REVOKE EXECUTE ON FUNCTION queen.queues_list(jsonb) FROM PUBLIC;
 

@@ -40,7 +40,32 @@ fn add(into: &mut Map<String, Value>, from: &Map<String, Value>) {
 /// Deprecated (0.12.0; removed in 0.14.0): `queues_list`.
 #[pg_extern(volatile)]
 fn list_queues() -> JsonOut {
-    queues_list(None)
+    queues_list()
+}
+
+/// `queues_list()` as a proxy before 0.13.0 declares it (no arguments,
+/// this symbol): every queue by name, read through the shards' list of
+/// that version until the proxy is updated.
+#[pg_extern(volatile, sql = false)]
+fn queues_list() -> JsonOut {
+    let updated = Spi::get_one::<bool>(
+        "SELECT to_regprocedure('queen_remote.queues_list_all(jsonb)') IS NOT NULL",
+    )
+    .unwrap_or_else(|e| error!("{e}"))
+    .unwrap_or(false);
+    if updated {
+        return queues_list_with_options(None);
+    }
+    let mut queues: Vec<Value> = Vec::new();
+    let mut total = 0i64;
+    for a in each("SELECT queen_remote.list_queues_all()::text") {
+        total += a.get("total").and_then(Value::as_i64).unwrap_or(0);
+        if let Some(Value::Array(q)) = a.get("queues") {
+            queues.extend(q.iter().cloned());
+        }
+    }
+    queues.sort_by_key(|q| by_text(q, "name"));
+    JsonOut(json!({"queues": queues, "total": total}).to_string())
 }
 
 /// A page's `limit` or `offset` as a shard reads it (absent, null or empty:
@@ -55,13 +80,19 @@ fn page_number(v: Option<&Value>) -> Result<Option<u64>, ()> {
     }
 }
 
+/// The most rows one page of the queue list answers (as on a shard).
+const PAGE_MAX: u64 = queen_datum::limits::LIST_PAGE_MAX as u64;
+
 /// The queues of every shard matching `options` (its filters, `order` and
 /// page), as one database lists them: each shard is asked for the first
-/// offset + limit of its own (every one with no limit), the rows put in the
-/// order asked and the page cut from them all, its limit bounded as the
-/// shards bound theirs; `total` and the KV and timer rows added up.
-#[pg_extern(volatile)]
-fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+/// offset + limit of its own (every one with no limit, or past a shard's
+/// page bound), the rows put in the order asked (names byte by byte, as the
+/// shards order them) and the page cut from them all, its limit bounded as
+/// the shards bound theirs; `total` and the KV and timer rows added up.
+///
+/// Its symbol is new in 0.13.0 (a symbol keeps its arguments for ever).
+#[pg_extern(volatile, name = "queues_list")]
+fn queues_list_with_options(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let mut asked: Value = options
         .as_ref()
         .and_then(|a| serde_json::from_str(&a.0).ok())
@@ -76,9 +107,12 @@ fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     };
     if let (Some((limit, offset)), Some(o)) = (page, asked.as_object_mut()) {
         o.insert("offset".into(), Value::from(0));
-        if let Some(limit) = limit {
-            o.insert("limit".into(), Value::from(limit + offset));
-        }
+        // A shard answers at most PAGE_MAX rows a page: past that, every
+        // row it has (at most its bound on a whole list).
+        match limit.map(|l| l.min(PAGE_MAX) + offset) {
+            Some(rows) if rows <= PAGE_MAX => o.insert("limit".into(), Value::from(rows)),
+            _ => o.remove("limit"),
+        };
     }
     let answers: Vec<Value> = remote::all::<String>(
         "SELECT queen_remote.queues_list_all($1::jsonb)::text",
@@ -88,12 +122,8 @@ fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     .map(|a| remote::parse("queues_list", a))
     .collect();
     let (limit, offset) = page.unwrap_or((None, 0));
-    // A shard bounds the page it was asked for; the merged page alike.
-    let bound = answers
-        .iter()
-        .filter_map(|a| a["pagination"]["limit"].as_u64())
-        .min();
-    let limit = limit.map(|l| bound.map_or(l, |b| l.min(b)));
+    // The merged page is bounded as a shard bounds its own.
+    let limit = limit.map(|l| l.min(PAGE_MAX));
     let mut queues = concat(&answers, Some("queues"));
     match asked.get("order").and_then(Value::as_str) {
         Some("newest") => queues.sort_by_key(|q| std::cmp::Reverse(by_text(q, "createdAt"))),

@@ -1,5 +1,5 @@
 -- The queues of tenant $1 matching $2 name, $3 namespace and $4 task (NULL:
--- any), by name ($5 true) or newest first, $6 rows from $7; each with its
+-- any), by name byte by byte ($5 true) or newest first, $6 rows from $7; each with its
 -- partitions' counts summed (every partition read as queues_partitions.sql
 -- reads it, $8 the queue-mode cursor's group), its dead letters, the dead
 -- letters DLQ retention removed, and its stored segments: count, frames and
@@ -9,7 +9,7 @@ WITH q AS (
       FROM queen.queues
      WHERE tenant_id = $1 AND ($2::text IS NULL OR name = $2)
        AND ($3::text IS NULL OR namespace = $3) AND ($4::text IS NULL OR task = $4)
-     ORDER BY CASE WHEN $5 THEN name END, created_at DESC, id DESC
+     ORDER BY CASE WHEN $5 THEN name END COLLATE "C", created_at DESC, id DESC
      LIMIT $6 OFFSET $7
 ), per_p AS (
     SELECT p.queue_id, n.total, n.slowest_pending,
@@ -73,4 +73,4 @@ SELECT q.id, q.name, q.namespace, q.task, (extract(epoch FROM q.created_at) * 10
   FROM q
   LEFT JOIN parts p ON p.queue_id = q.id
   LEFT JOIN segs s ON s.queue_id = q.id
- ORDER BY CASE WHEN $5 THEN q.name END, q.created_at DESC, q.id DESC
+ ORDER BY CASE WHEN $5 THEN q.name END COLLATE "C", q.created_at DESC, q.id DESC

@@ -121,6 +121,24 @@ fn consumer_group_routes_refuse_bad_inputs() {
         None,
     );
     assert_eq!(status, 404);
+    // A queue that does not exist, or has no partition yet: Queen's 404,
+    // with the SQLSTATE of an unknown object.
+    let empty = unique("cgempty");
+    c.execute("SELECT queen.configure($1)", &[&empty]).unwrap();
+    for q in [empty, unique("cgnone")] {
+        let (status, answer) = send(
+            "POST",
+            &format!("/api/v1/consumer-groups/g/queues/{q}/seek"),
+            Some(&json!({"toEnd": true})),
+        );
+        assert_eq!(status, 404, "{q}: {answer}");
+        assert_eq!(answer["code"], "not_found", "{answer}");
+        assert_eq!(answer["sqlstate"], "42704", "{answer}");
+        assert_eq!(
+            answer["error"],
+            format!("queue {q:?}: Queue not found or has no partitions")
+        );
+    }
     let (status, _) = send(
         "DELETE",
         &format!("/api/v1/consumer-groups/g/queues/{queue}?deleteMetadata=maybe"),

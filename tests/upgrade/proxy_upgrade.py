@@ -4,15 +4,25 @@ PL/Proxy is installed): a proxy database created at the previous version
 tests/upgrade/queen_proxy--OLD.sql) and updated in place (ALTER EXTENSION
 queen_proxy UPDATE) has the schema of a fresh CREATE EXTENSION queen_proxy:
 functions (definition, volatility, strictness, search_path, rights,
-description), tables and their rights, schemas and their rights.
+description), tables and their rights, schemas and their rights; and
+every C symbol a proxy script ever declared is still in the proxy's
+library with the arguments the current version gives it (symbols.py).
 
     proxy_upgrade.py DSN   DSN of a database of the cluster to create both in
 """
 
 import difflib
+import os
 import sys
 
 import psycopg
+
+import symbols
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Every script that ever declared a function of the proxy's library.
+SCRIPTS = [os.path.join(HERE, "..", "..", "queen_proxy", "sql", "queen_proxy--*.sql"),
+           os.path.join(HERE, "queen_proxy--*.sql")]
 
 OLD = "0.12.0"
 SCHEMAS = "('queen', 'queen_remote')"
@@ -77,8 +87,14 @@ def main(dsn):
         updated = make(admin, dsn_of, "queen_proxy_updated", OLD)
         fresh = make(admin, dsn_of, "queen_proxy_fresh", None)
         a, b = lines(dsn_of("queen_proxy_updated")), lines(dsn_of("queen_proxy_fresh"))
+        with psycopg.connect(dsn_of("queen_proxy_fresh"), autocommit=True) as c:
+            found = symbols.problems(c, SCRIPTS, "$libdir/queen_proxy")
         for db in ("queen_proxy_updated", "queen_proxy_fresh"):
             admin.execute(f"DROP DATABASE {db}")
+    if found:
+        print("\n".join(found))
+        print("proxy upgrade: FAILED: a symbol an earlier script declared changed or is gone")
+        return 1
     if updated != fresh:
         print(f"proxy upgrade: FAILED: updated from {OLD} to {updated}, fresh is {fresh}")
         return 1

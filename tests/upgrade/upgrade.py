@@ -13,6 +13,10 @@ updated in place (ALTER EXTENSION queen UPDATE), and then:
   update renew and ack, the group goes on from its cursor, dead letters retry;
 - the workers run: a timer due now fires into its queue, and the
   maintenance lease rows advance;
+- every C symbol an install or update script ever declared is still in the
+  library, with the argument types the current version declares it with
+  (symbols.py: a database not yet updated calls the new library through
+  them);
 - the schema equals a fresh CREATE EXTENSION queen in a second database:
   functions, tables, columns, indexes, constraints, sequences, views,
   types, privileges and extension membership, with OIDs normalised away
@@ -30,11 +34,17 @@ import sys
 import psycopg
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "faults"))
+sys.path.insert(0, os.path.dirname(__file__))
 
 import cluster  # noqa: E402
+import symbols  # noqa: E402
 
 OLD = "0.3.0"
 FRESH_DB = "queen_fresh"
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Every script that ever declared a function of the library.
+SCRIPTS = [os.path.join(HERE, "..", "..", "queen_ext", "sql", "queen--*.sql"),
+           os.path.join(HERE, "queen--*.sql")]
 
 
 def dsn(db):
@@ -522,6 +532,11 @@ def main(db):
         c.execute("CREATE EXTENSION queen")
         new = version(c)
         check(new != OLD, f"a fresh CREATE EXTENSION queen is at {new}")
+        found = symbols.problems(c, SCRIPTS, "$libdir/queen")
+        for f in found:
+            say(f)
+        check(not found, "every symbol an earlier script declared is in the library,"
+              " with the arguments the current version gives it")
     # The workers start on the database under test, still at the old version.
     cluster.restart()
     with connect(db) as c:

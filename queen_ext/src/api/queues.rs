@@ -18,16 +18,25 @@ use crate::wire::datum::{JsonOut, JsonbArg};
 /// each with its counts under the slowest cursor and over every cursor, its
 /// dead letters and stored segments; `total` counting every match,
 /// `pagination`, and the KV and timer rows stored.
-#[pg_extern]
-fn queues_list(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
+///
+/// Its symbol is new in 0.13.0 (a symbol keeps its arguments for ever).
+#[pg_extern(name = "queues_list")]
+fn queues_list_with_options(options: default!(Option<JsonbArg>, "'{}'")) -> JsonOut {
     let p = Params::parse_named("options", options.as_ref().map(|JsonbArg(t)| t.as_str()));
     JsonOut::of(&spi::spi(|c| readers::list(c, &p)))
+}
+
+/// `queues_list()` as a schema before 0.13.0 declares it (no arguments,
+/// this symbol), until the database is updated: every queue by name.
+#[pg_extern(sql = false)]
+fn queues_list() -> JsonOut {
+    queues_list_with_options(None)
 }
 
 /// Deprecated (0.12.0; removed in 0.14.0): `queues_list`.
 #[pg_extern]
 fn list_queues() -> JsonOut {
-    queues_list(None)
+    queues_list_with_options(None)
 }
 
 /// Deprecated (0.12.0; removed in 0.14.0): `queue_get`.

@@ -605,12 +605,13 @@ const RETENTION_FIGURES: [(&str, &str); 12] = [
 
 /// What retention deleted from `from` to `to` (for `queue`, or every
 /// queue), per bucket: the width the range implies, or `bucket` (`minute`,
-/// `hour`, `day`). Each bucket with a deletion, oldest first, with each
+/// `hour`, `day` of the session's time zone). Each bucket with a deletion, oldest first, with each
 /// rule's messages, segments and deletions and their totals; and the
 /// totals of the range.
 pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let range = p.range(DEFAULT_SPAN_US);
-    let bucket = match p.text("bucket").as_deref() {
+    let calendar = p.text("bucket");
+    let bucket = match calendar.as_deref() {
         None => range.bucket_minutes(),
         Some("minute") => 1,
         Some("hour") => 60,
@@ -624,12 +625,19 @@ pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let series: Vec<Value> = exec(
         c,
         query!("metrics_retention_series"),
-        &[spi::TIMESTAMPTZ, spi::TIMESTAMPTZ, spi::INT8, spi::TEXT],
+        &[
+            spi::TIMESTAMPTZ,
+            spi::TIMESTAMPTZ,
+            spi::INT8,
+            spi::TEXT,
+            spi::TEXT,
+        ],
         &[
             range.from().into(),
             range.to().into(),
             bucket.into(),
             queue.as_deref().into(),
+            calendar.as_deref().into(),
         ],
     )
     .map(|r| {

@@ -245,13 +245,17 @@ pub async fn seek_consumer_group(
     }))
 }
 
-/// Queen's answer to a seek on a queue with no partition to move.
+/// Queen's answer to a seek on a queue with no partition to move, as the
+/// database's refusal of an unknown object reads (SQLSTATE 42704).
 fn no_partitions(queue: &str) -> ApiError {
-    ApiError::new(
-        axum::http::StatusCode::NOT_FOUND,
-        "not_found",
-        format!("queue {queue:?}: Queue not found or has no partitions"),
-    )
+    ApiError {
+        sqlstate: Some("42704".into()),
+        ..ApiError::new(
+            axum::http::StatusCode::NOT_FOUND,
+            "not_found",
+            format!("queue {queue:?}: Queue not found or has no partitions"),
+        )
+    }
 }
 
 /// Moves a group's cursor on one partition; an empty body means to the end.

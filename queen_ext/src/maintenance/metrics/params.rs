@@ -21,7 +21,7 @@ pub const ANALYTICS_SPAN_US: i64 = 24 * HOUR_US;
 /// The rows a queue list answers when `limit` is not given (Queen: 100).
 pub const DEFAULT_LIMIT: i64 = 100;
 /// The most rows a queue list answers, whatever `limit` asks.
-pub const MAX_LIMIT: i64 = 1000;
+pub const MAX_LIMIT: i64 = queen_datum::limits::LIST_PAGE_MAX;
 /// The widest range a reader accepts (a year): it bounds the buckets an
 /// analytics answer fills.
 pub const MAX_SPAN_US: i64 = 366 * 24 * HOUR_US;
