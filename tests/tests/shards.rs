@@ -1510,3 +1510,83 @@ fn a_streaming_query_lives_on_its_source_queues_shard_and_its_cycles_stay_there(
         (json!(true), json!(1))
     );
 }
+
+/// The queue list through the proxy is the list one database would give:
+/// every shard's queues of a namespace by name, byte by byte, or newest
+/// first; a page cut after merging, also past the page bound a shard keeps
+/// (1000 rows), which bounds the merged page too.
+#[test]
+fn the_queue_list_through_the_proxy_pages_every_shard_as_one() {
+    let mut p = proxy();
+    let ns = unique("pages");
+    let names: Vec<String> = (0..1010).map(|i| format!("{ns}-{i:04}")).collect();
+    let options = json!({"namespace": ns}).to_string();
+    for n in &names {
+        call(
+            &mut p,
+            "SELECT queen.configure($1, $2::text::jsonb)",
+            &[n, &options],
+        );
+    }
+    let list = |p: &mut Client, asked: Value| -> Value {
+        let mut asked = asked;
+        asked["namespace"] = json!(ns);
+        call(
+            p,
+            "SELECT queen.queues_list($1::text::jsonb)",
+            &[&asked.to_string()],
+        )
+    };
+    let listed = |answer: &Value| -> Vec<String> {
+        answer["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let first = list(&mut p, json!({"limit": 1000}));
+    assert_eq!(listed(&first), names[..1000].to_vec());
+    assert_eq!(first["total"], 1010);
+    let past = list(&mut p, json!({"offset": 1000, "limit": 100}));
+    assert_eq!(listed(&past), names[1000..].to_vec());
+    assert_eq!(past["pagination"], json!({"limit": 100, "offset": 1000}));
+    let across = list(&mut p, json!({"offset": 995, "limit": 10}));
+    assert_eq!(listed(&across), names[995..1005].to_vec());
+    let bounded = list(&mut p, json!({"limit": 5000}));
+    assert_eq!(listed(&bounded).len(), 1000);
+    assert_eq!(bounded["pagination"]["limit"], 1000);
+    let newest = list(&mut p, json!({"order": "newest", "limit": 3}));
+    assert_eq!(
+        listed(&newest),
+        vec![
+            names[1009].clone(),
+            names[1008].clone(),
+            names[1007].clone()
+        ]
+    );
+    // Names in byte order, as every shard orders them.
+    let cased = unique("cased");
+    for n in ["b", "A", "a", "B"] {
+        let opts = json!({"namespace": cased}).to_string();
+        call(
+            &mut p,
+            "SELECT queen.configure($1, $2::text::jsonb)",
+            &[&format!("{cased}-{n}"), &opts],
+        );
+    }
+    let by_bytes = call(
+        &mut p,
+        "SELECT queen.queues_list($1::text::jsonb)",
+        &[&json!({"namespace": cased}).to_string()],
+    );
+    let got: Vec<String> = listed(&by_bytes);
+    let want: Vec<String> = ["A", "B", "a", "b"]
+        .iter()
+        .map(|n| format!("{cased}-{n}"))
+        .collect();
+    assert_eq!(got, want);
+    for n in names.iter().chain(&want) {
+        call(&mut p, "SELECT queen.queue_delete($1)", &[n]);
+    }
+}
