@@ -1513,7 +1513,7 @@ fn a_streaming_query_lives_on_its_source_queues_shard_and_its_cycles_stay_there(
 
 /// The queue list through the proxy is the list one database would give:
 /// every shard's queues of a namespace by name, byte by byte, or newest
-/// first; a page cut after merging, also past the page bound a shard keeps
+/// first (to the millisecond); a page cut after merging, also past the page bound a shard keeps
 /// (1000 rows), which bounds the merged page too.
 #[test]
 fn the_queue_list_through_the_proxy_pages_every_shard_as_one() {
@@ -1556,15 +1556,6 @@ fn the_queue_list_through_the_proxy_pages_every_shard_as_one() {
     let bounded = list(&mut p, json!({"limit": 5000}));
     assert_eq!(listed(&bounded).len(), 1000);
     assert_eq!(bounded["pagination"]["limit"], 1000);
-    let newest = list(&mut p, json!({"order": "newest", "limit": 3}));
-    assert_eq!(
-        listed(&newest),
-        vec![
-            names[1009].clone(),
-            names[1008].clone(),
-            names[1007].clone()
-        ]
-    );
     // Names in byte order, as every shard orders them.
     let cased = unique("cased");
     for n in ["b", "A", "a", "B"] {
@@ -1574,6 +1565,9 @@ fn the_queue_list_through_the_proxy_pages_every_shard_as_one() {
             "SELECT queen.configure($1, $2::text::jsonb)",
             &[&format!("{cased}-{n}"), &opts],
         );
+        // Made a few milliseconds apart: newest first is by the time each
+        // was made, to the millisecond.
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let by_bytes = call(
         &mut p,
@@ -1586,6 +1580,16 @@ fn the_queue_list_through_the_proxy_pages_every_shard_as_one() {
         .map(|n| format!("{cased}-{n}"))
         .collect();
     assert_eq!(got, want);
+    let newest = call(
+        &mut p,
+        "SELECT queen.queues_list($1::text::jsonb)",
+        &[&json!({"namespace": cased, "order": "newest", "limit": 3}).to_string()],
+    );
+    let made_last: Vec<String> = ["B", "a", "A"]
+        .iter()
+        .map(|n| format!("{cased}-{n}"))
+        .collect();
+    assert_eq!(listed(&newest), made_last);
     for n in names.iter().chain(&want) {
         call(&mut p, "SELECT queen.queue_delete($1)", &[n]);
     }
