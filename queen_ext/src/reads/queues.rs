@@ -1,7 +1,6 @@
 //! Queen's own views of queues: the list (`queues_list`) and one queue
 //! (`queue_get`), each with its counts under two readings of its cursors,
-//! which the front-end turns into Queen's resource and status answers; and
-//! the totals (`overview`).
+//! which the front-end turns into Queen's resource and status answers.
 //!
 //! A partition's (and, added up, a queue's) `messages` are the retained
 //! offsets, last offset − log start + 1; `failed` its dead letters.
@@ -323,16 +322,4 @@ fn partitions(c: &mut SpiClient<'_>, queue_id: i64) -> Vec<Value> {
         v
     })
     .collect()
-}
-
-/// Totals over every queue.
-pub fn overview(c: &mut SpiClient<'_>) -> Value {
-    let r = exec(c, query!("queues_overview"), &[], &[]).next().unwrap();
-    json!({
-        "queues": spi::col::<i64>(&r, "queues"),
-        "partitions": spi::col::<i64>(&r, "partitions"),
-        "messages": spi::col::<i64>(&r, "messages"),
-        "failed": spi::col::<i64>(&r, "failed"),
-        "pruned_failed": spi::col::<i64>(&r, "pruned_failed"),
-    })
 }

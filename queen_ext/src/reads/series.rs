@@ -605,9 +605,9 @@ const RETENTION_FIGURES: [(&str, &str); 12] = [
 
 /// What retention deleted from `from` to `to` (for `queue`, or every
 /// queue), per bucket: the width the range implies, or `bucket` (`minute`,
-/// `hour`, `day` of the session's time zone). Each bucket with a deletion, oldest first, with each
-/// rule's messages, segments and deletions and their totals; and the
-/// totals of the range.
+/// `hour`, `day` of the session's time zone). Each bucket with a
+/// deletion, oldest first, with each rule's messages, segments and
+/// deletions and their totals; and the totals of the range.
 pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
     let range = p.range(DEFAULT_SPAN_US);
     let calendar = p.text("bucket");
@@ -621,7 +621,7 @@ pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
         }
     };
     let queue = p.text("queue");
-    let mut totals = serde_json::Map::new();
+    let mut totals = [0i64; RETENTION_FIGURES.len()];
     let series: Vec<Value> = exec(
         c,
         query!("metrics_retention_series"),
@@ -643,18 +643,19 @@ pub fn retention_series(c: &mut SpiClient<'_>, p: &Params) -> Value {
     .map(|r| {
         let mut point = serde_json::Map::new();
         point.insert("bucket".into(), json!(micros_to_iso(i(&r, "bucket_us"))));
-        for (key, column) in RETENTION_FIGURES {
+        for ((key, column), total) in RETENTION_FIGURES.iter().zip(totals.iter_mut()) {
             let v = i(&r, column);
-            point.insert(key.into(), json!(v));
-            let t = totals.entry(key).or_insert(json!(0));
-            *t = json!(t.as_i64().unwrap_or(0) + v);
+            *total += v;
+            point.insert((*key).into(), json!(v));
         }
         Value::Object(point)
     })
     .collect();
-    for (key, _) in RETENTION_FIGURES {
-        totals.entry(key).or_insert(json!(0));
-    }
+    let totals: serde_json::Map<String, Value> = RETENTION_FIGURES
+        .iter()
+        .zip(totals)
+        .map(|((key, _), v)| ((*key).to_owned(), json!(v)))
+        .collect();
     json!({
         "timeRange": range.json(),
         "bucketMinutes": bucket,

@@ -402,30 +402,38 @@ fn summary(mut v: Vec<i64>) -> Value {
     })
 }
 
-/// The overview (`queen.overview()`): the totals of every queue
-/// (`queues`, `partitions`, `messages` kept, `failed`, `pruned_failed`),
-/// `namespaces`, `tasks`, the message counts by state (`counts`), the lag
-/// of every cursor, the throughput of the last minutes and when it was
-/// read.
+/// The overview (`queen.overview()`): Queen's overview ([`queen_overview`])
+/// with its counts by state as `counts`, and queen's own totals: the
+/// messages kept (`messages`, the counts' total), the dead letters
+/// (`failed`) and those DLQ retention removed (`pruned_failed`).
 pub fn overview(c: &mut SpiClient<'_>) -> Value {
-    let totals = super::queues::overview(c);
-    let mut out = queen_overview(c);
+    let (mut out, kept) = read_overview(c);
     out["counts"] = out["messages"].take();
-    for key in [
-        "queues",
-        "partitions",
-        "messages",
-        "failed",
-        "pruned_failed",
-    ] {
-        out[key] = totals[key].clone();
-    }
+    out["messages"] = json!(kept.messages);
+    out["failed"] = json!(kept.failed);
+    out["pruned_failed"] = json!(kept.pruned_failed);
     out
 }
 
 /// Deprecated with `queen.system_overview()` (the front-end builds this
 /// from [`overview`]): `GET /api/v1/resources/overview` in Queen's shape.
 pub fn queen_overview(c: &mut SpiClient<'_>) -> Value {
+    read_overview(c).0
+}
+
+/// What the overview adds up of the messages: kept, dead-lettered, and
+/// removed by DLQ retention.
+struct Kept {
+    messages: i64,
+    failed: i64,
+    pruned_failed: i64,
+}
+
+/// Queen's overview: the server-wide totals, the counts by state of every
+/// queue (at most [`MAX_QUEUES`], newest first), the cursors' lag, the
+/// throughput of the last minutes; and the messages kept, dead-lettered and
+/// pruned, read on the way.
+fn read_overview(c: &mut SpiClient<'_>) -> (Value, Kept) {
     let t = exec(c, query!("status_totals"), &[], &[]).next().unwrap();
     let (queues, partitions, namespaces, tasks) = (
         i(&t, "queues"),
@@ -437,6 +445,11 @@ pub fn queen_overview(c: &mut SpiClient<'_>) -> Value {
     for r in queue_rows(c, None, None, None, MAX_QUEUES, 0) {
         counts.add(&r.counts);
     }
+    let kept = Kept {
+        messages: counts.total,
+        failed: i(&t, "dlq_current"),
+        pruned_failed: i(&t, "dlq_pruned"),
+    };
     let (mut offsets, mut times) = (Vec::new(), Vec::new());
     for r in exec(
         c,
@@ -459,7 +472,7 @@ pub fn queen_overview(c: &mut SpiClient<'_>) -> Value {
         .iter()
         .fold((0, 0), |a, p| (a.0 + p.push_messages, a.1 + p.ack_success));
     let secs = THROUGHPUT_WINDOW_US as f64 / 1e6;
-    json!({
+    let out = json!({
         "queues": queues,
         "partitions": partitions,
         "namespaces": namespaces,
@@ -472,7 +485,8 @@ pub fn queen_overview(c: &mut SpiClient<'_>) -> Value {
         },
         "timestamp": micros_to_iso(now),
         "statsAge": 0,
-    })
+    });
+    (out, kept)
 }
 
 /// `GET /metrics`, in Queen's JSON shape.

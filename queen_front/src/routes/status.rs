@@ -108,11 +108,29 @@ fn params_json(given: HashMap<String, String>) -> Value {
     )
 }
 
-/// Calls `function(params jsonb)` with the query's parameters.
-async fn with_params(state: &AppState, function: &str, given: HashMap<String, String>) -> Answer {
+/// The SQL and argument of `function(params jsonb)` with the query's
+/// parameters.
+fn params_call(function: &str, given: HashMap<String, String>) -> (String, String) {
     let sql = format!("SELECT queen.{function}($1::text::jsonb)");
-    let params = params_json(given).to_string();
+    (sql, params_json(given).to_string())
+}
+
+/// Calls `function(params jsonb)` with the query's parameters and passes
+/// its answer on.
+async fn with_params(state: &AppState, function: &str, given: HashMap<String, String>) -> Answer {
+    let (sql, params) = params_call(function, given);
     pass(state, &sql, &[&params]).await
+}
+
+/// Calls `function(params jsonb)` with the query's parameters, for an
+/// answer to be reshaped.
+async fn call_with_params(
+    state: &AppState,
+    function: &str,
+    given: HashMap<String, String>,
+) -> Result<Value, ApiError> {
+    let (sql, params) = params_call(function, given);
+    call(state, &sql, &[&params]).await
 }
 
 /// The status: throughput, live counts, leases, dead letters, workers.
@@ -135,9 +153,9 @@ pub async fn status_queues(
         q.insert("limit".into(), STATUS_PAGE.into());
     }
     q.insert("order".into(), "newest".into());
-    let options = params_json(q).to_string();
-    let sql = "SELECT queen.queues_list($1::text::jsonb)";
-    ok(status_list(&call(&state, sql, &[&options]).await?))
+    ok(status_list(
+        &call_with_params(&state, "queues_list", q).await?,
+    ))
 }
 
 /// Queen's live counts of a queue of `queen.queues_list`, or of a
@@ -343,13 +361,7 @@ pub async fn retention_analytics(
     Params(given): Params<HashMap<String, String>>,
 ) -> Answer {
     if !given.contains_key("hours") && !given.contains_key("bucket") {
-        let params = params_json(given).to_string();
-        let mut series = call(
-            &state,
-            "SELECT queen.retention_series($1::text::jsonb)",
-            &[&params],
-        )
-        .await?;
+        let mut series = call_with_params(&state, "retention_series", given).await?;
         for point in series["series"].as_array_mut().into_iter().flatten() {
             queen_retention_figures(point);
         }
